@@ -1,0 +1,82 @@
+// @capi/bench-kit: the shared measuring tools behind `pnpm bench`.
+// Timings are only ever reported as ratios against a baseline measured in the same run,
+// because absolute numbers on shared 2-core machines are noise.
+import { build } from 'esbuild';
+import { gzipSync } from 'node:zlib';
+import { performance } from 'node:perf_hooks';
+
+/**
+ * Operations per second of `fn` (sync or async), measured for at least `minTimeMs`
+ * after a warm-up. `fn` is called in batches so that the timer cost is amortised.
+ */
+export async function opsPerSecond(fn, { minTimeMs = 1000, warmupMs = 200, batch = 64 } = {}) {
+  const isAsync = fn.constructor.name === 'AsyncFunction';
+  const runBatch = isAsync
+    ? async () => { for (let i = 0; i < batch; i++) await fn(); }
+    : async () => { for (let i = 0; i < batch; i++) fn(); };
+  let end = performance.now() + warmupMs;
+  while (performance.now() < end) await runBatch();
+  let ops = 0;
+  const start = performance.now();
+  end = start + minTimeMs;
+  while (performance.now() < end) { await runBatch(); ops += batch; }
+  return ops / ((performance.now() - start) / 1000);
+}
+
+/**
+ * Measures a candidate and its baseline in alternating rounds (so that drift in machine
+ * load hits both alike) and returns both rates and the ratio candidate / baseline.
+ */
+export async function compare(candidate, baseline, { rounds = 5, roundMs = 400, batch } = {}) {
+  let c = 0, b = 0;
+  for (let r = 0; r < rounds; r++) {
+    c += await opsPerSecond(candidate, { minTimeMs: roundMs, warmupMs: r === 0 ? 200 : 20, batch });
+    b += await opsPerSecond(baseline, { minTimeMs: roundMs, warmupMs: r === 0 ? 200 : 20, batch });
+  }
+  return { ops: c / rounds, baselineOps: b / rounds, ratio: c / b };
+}
+
+/**
+ * Bundles `entry` with esbuild (ESM, minified, tree-shaken) and returns the minified and
+ * the minified+gzipped size in bytes. `external` names modules left out of the bundle.
+ */
+export async function bundleSize(entry, { platform = 'browser', conditions = [], external = [] } = {}) {
+  const result = await build({
+    entryPoints: [entry], bundle: true, minify: true, format: 'esm', write: false,
+    platform, conditions, external, logLevel: 'silent', metafile: false,
+  });
+  const code = result.outputFiles[0].contents;
+  return { minBytes: code.byteLength, gzipBytes: gzipSync(code, { level: 9 }).byteLength };
+}
+
+/** Percentile (0..100) of an array of numbers. */
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+const rows = [];
+
+/**
+ * Records one figure. `value` in `unit`; optional `baseline` name and `ratio`; `goal` is a
+ * human-readable target such as ">= 0.95". Printed as a `BENCH {json}` line that
+ * tools/bench/run.mjs collects into the final table.
+ */
+export function record(row) {
+  rows.push(row);
+  console.log(`BENCH ${JSON.stringify(row)}`);
+}
+
+/** Prints the rows recorded so far as a table (used when a package bench runs alone). */
+export function printTable(list = rows) {
+  console.log(formatTable(list));
+}
+
+export function formatTable(list) {
+  const fmt = (v) => (typeof v === 'number' ? (Math.abs(v) >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(2)) : (v ?? ''));
+  const header = ['package', 'figure', 'value', 'unit', 'baseline', 'ratio', 'goal', 'met'];
+  const body = list.map((r) => [r.package, r.name, fmt(r.value), r.unit, r.baseline ?? '', r.ratio === undefined ? '' : r.ratio.toFixed(3), r.goal ?? '', r.met === undefined ? '' : r.met ? 'yes' : 'NO']);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => String(row[i]).length)));
+  const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...body.map(line)].join('\n');
+}
