@@ -1,0 +1,86 @@
+// Gate 4: every publishable package this change touches is named in a pending changeset, so
+// the release notes and versions cannot miss it. Tests, benchmarks, examples and markdown do
+// not reach users through npm and need none; a spec source change reaches the packages
+// generated from that spec.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { publishablePackages } from '@capi/release-tools/workspace-packages';
+import { changedFiles, resolveBaseRef } from './base-ref.mjs';
+import { highestBumps, readPendingChangesets } from './pending-changesets.mjs';
+import { bundledSpecFiles, specConsumers } from './spec-consumers.mjs';
+
+/** @typedef {import('./spec-lint-check.mjs').CheckResult} CheckResult */
+
+const notShipped = [/^test\//, /^tests\//, /^bench\//, /^examples\//, /\.md$/, /(^|\/)[^/]+\.test\.[cm]?[jt]s$/];
+
+/**
+ * Whether a file inside a package reaches the package's users.
+ * @param {string} fileInPackage path relative to the package folder
+ */
+export function isShippedFile(fileInPackage) {
+  return !notShipped.some((pattern) => pattern.test(fileInPackage));
+}
+
+/**
+ * The specs (openapi, asyncapi) that a changed file under specs/ feeds.
+ * @param {string} root
+ * @param {string} file repository-relative path
+ * @returns {('openapi' | 'asyncapi')[]}
+ */
+export function specsFedBy(root, file) {
+  if (file === 'specs/openapi.yaml') return ['openapi'];
+  if (file === 'specs/asyncapi.yaml') return ['asyncapi'];
+  const schema = /^specs\/schemas\/([^/]+)\.ya?ml$/.exec(file);
+  if (!schema) return [];
+  const fed = /** @type {('openapi' | 'asyncapi')[]} */ (Object.keys(bundledSpecFiles)).filter((spec) => {
+    const bundled = path.join(root, 'specs/dist', bundledSpecFiles[spec]);
+    // Without a bundle to look in, assume the schema feeds both: over-asking beats missing.
+    return !existsSync(bundled) || new RegExp(`"title"\\s*:\\s*"${schema[1]}"`).test(readFileSync(bundled, 'utf8'));
+  });
+  return fed;
+}
+
+/**
+ * Checks that each publishable package changed since the base has a pending changeset.
+ * @param {{ root: string, env?: NodeJS.ProcessEnv }} options
+ * @returns {Promise<CheckResult>}
+ */
+export async function checkChangesetCoverage({ root, env = process.env }) {
+  const name = 'changeset for each changed package';
+  const base = resolveBaseRef(root, env);
+  const files = changedFiles(root, base.commit);
+  const packages = publishablePackages(root);
+  const names = new Set(packages.map((pkg) => pkg.name));
+  /** @type {Map<string, string[]>} package -> files that changed it */
+  const touched = new Map();
+  const touch = (pkg, file) => touched.set(pkg, [...(touched.get(pkg) ?? []), file]);
+
+  for (const file of files) {
+    const owner = packages.find((pkg) => file.startsWith(`${pkg.relDir}/`));
+    if (owner && isShippedFile(file.slice(owner.relDir.length + 1))) touch(owner.name, file);
+    for (const spec of specsFedBy(root, file)) {
+      for (const consumer of specConsumers[spec]) if (names.has(consumer)) touch(consumer, file);
+    }
+  }
+
+  const bumps = highestBumps(readPendingChangesets(root));
+  const missing = [...touched.keys()].filter((pkg) => !bumps.has(pkg)).sort();
+  const against = `${base.ref} (${base.how}, ${base.commit.slice(0, 10)})`;
+  if (missing.length === 0) {
+    return {
+      name,
+      ok: true,
+      summary: touched.size === 0 ? `no published package changed since ${against}` : `${touched.size} changed package(s) all have a changeset (base ${against})`,
+      details: [],
+    };
+  }
+  return {
+    name,
+    ok: false,
+    summary: `${missing.length} changed package(s) have no changeset (base ${against}): run \`pnpm changeset\``,
+    details: missing.flatMap((pkg) => [
+      `  ${pkg}, changed by:`,
+      ...(touched.get(pkg) ?? []).slice(0, 8).map((file) => `      ${file}`),
+    ]),
+  };
+}

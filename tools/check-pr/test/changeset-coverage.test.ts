@@ -1,0 +1,114 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkChangesetCoverage } from '../src/changeset-coverage-check.mjs';
+import { parseChangeset } from '../src/pending-changesets.mjs';
+import { changeset, createFixtureRepo, released, type FixtureRepo } from './fixture-repo';
+
+let repo: FixtureRepo;
+let base: string;
+beforeEach(() => {
+  repo = createFixtureRepo();
+  repo.write('specs/dist/openapi.json', released('openapi'));
+  repo.write('specs/dist/asyncapi.json', released('asyncapi'));
+  repo.write('specs/schemas/User.yaml', 'title: User\n');
+  repo.write('specs/schemas/AccountLimit.yaml', 'title: AccountLimit\n');
+  base = repo.commit('base');
+  repo.git('checkout', '-q', '-b', 'feature');
+});
+afterEach(() => repo.remove());
+
+const against = (env: Record<string, string> = {}) => checkChangesetCoverage({ root: repo.root, env: { CHECK_PR_BASE: base, ...env } });
+
+describe('fails a changed package without a changeset', () => {
+  it('names the package and the files that changed it', async () => {
+    repo.write('packages/client/src/index.ts', 'export const version = 2;\n');
+    repo.commit('change the client');
+    const result = await against();
+    expect(result.ok).toBe(false);
+    expect(result.summary).toContain('run `pnpm changeset`');
+    expect(result.details.join('\n')).toContain('@capi/client');
+    expect(result.details.join('\n')).toContain('packages/client/src/index.ts');
+  });
+
+  it('does not accept a changeset for a different package', async () => {
+    repo.write('packages/client/src/index.ts', 'export const version = 2;\n');
+    repo.write('.changeset/other.md', changeset({ '@capi/sandbox': 'patch' }));
+    repo.commit('change the client, changeset for the sandbox');
+    const result = await against();
+    expect(result.ok).toBe(false);
+    expect(result.details.join('\n')).toContain('@capi/client');
+    expect(result.details.join('\n')).not.toContain('@capi/sandbox');
+  });
+});
+
+describe('passes a changed package with a changeset', () => {
+  it('accepts any bump for the package', async () => {
+    repo.write('packages/client/src/index.ts', 'export const version = 2;\n');
+    repo.write('.changeset/client-fix.md', changeset({ '@capi/client': 'patch' }));
+    repo.commit('change the client with a changeset');
+    const result = await against();
+    expect(result.ok).toBe(true);
+    expect(result.summary).toContain('1 changed package(s) all have a changeset');
+  });
+});
+
+describe('needs no changeset for what does not reach npm users', () => {
+  it('ignores tests, benchmarks, markdown and private packages', async () => {
+    repo.write('packages/client/test/client.test.ts', 'test\n');
+    repo.write('packages/client/bench/index.mjs', 'bench\n');
+    repo.write('packages/client/README.md', 'docs\n');
+    repo.write('packages/bench-only/index.mjs', 'private\n');
+    repo.commit('internal changes');
+    const result = await against();
+    expect(result.ok).toBe(true);
+    expect(result.summary).toContain('no published package changed');
+  });
+});
+
+describe('treats a spec source change as a change of the packages generated from it', () => {
+  it('asks the event packages for a changeset when an event schema changes', async () => {
+    repo.write('specs/schemas/User.yaml', 'title: User\ndescription: changed\n');
+    repo.commit('change the user schema');
+    const result = await against();
+    expect(result.ok).toBe(false);
+    const report = result.details.join('\n');
+    for (const name of ['@capi/event-types', '@capi/webhook-validator', '@capi/webhook-receiver']) expect(report).toContain(name);
+    expect(report).not.toContain('@capi/client');
+  });
+
+  it('asks the OpenAPI packages for a changeset when specs/openapi.yaml changes', async () => {
+    repo.write('specs/openapi.yaml', 'openapi: 3.1.0\n');
+    repo.write('.changeset/api.md', changeset({ '@capi/openapi-types': 'minor', '@capi/client': 'minor' }));
+    repo.commit('change the OpenAPI spec');
+    const result = await against();
+    expect(result.ok).toBe(false);
+    expect(result.summary).toContain('1 changed package(s) have no changeset');
+    expect(result.details.join('\n')).toContain('@capi/sandbox');
+  });
+});
+
+describe('compares with the base ref from CHECK_PR_BASE, else the fork point from main', () => {
+  it('uses the merge-base with main when CHECK_PR_BASE is unset', async () => {
+    repo.write('packages/sandbox/src/index.ts', 'export const version = 3;\n');
+    repo.commit('change the sandbox');
+    const result = await checkChangesetCoverage({ root: repo.root, env: {} });
+    expect(result.ok).toBe(false);
+    expect(result.summary).toContain('merge-base with main');
+    expect(result.details.join('\n')).toContain('@capi/sandbox');
+  });
+
+  it('rejects a CHECK_PR_BASE that is not a commit, saying how to fix it', async () => {
+    await expect(against({ CHECK_PR_BASE: 'origin/no-such-branch' })).rejects.toThrow(/not a commit.*git fetch/);
+  });
+});
+
+describe('reads changesets the way changesets writes them', () => {
+  it('parses quoted and unquoted package names', () => {
+    const releases = parseChangeset('---\n"@capi/client": major\n\'@capi/sandbox\': minor\n@capi/event-types: patch\n---\n\nSummary\n', 'x.md');
+    expect(Object.fromEntries(releases)).toEqual({ '@capi/client': 'major', '@capi/sandbox': 'minor', '@capi/event-types': 'patch' });
+  });
+
+  it('rejects a file without frontmatter and an unknown bump, naming the file', () => {
+    expect(() => parseChangeset('just text', 'bad.md')).toThrow(/bad\.md: no frontmatter/);
+    expect(() => parseChangeset('---\n"@capi/client": huge\n---\n', 'bump.md')).toThrow(/bump\.md: cannot read the line/);
+  });
+});
