@@ -1,0 +1,45 @@
+/**
+ * The answer of {@link DedupeStore.claim}: `claimed` (this delivery owns the body and must
+ * process it, then `markProcessed` or `release` with the `token`), `processing` (another
+ * delivery owns it right now) or `processed` (it was already processed).
+ */
+export type DedupeClaim =
+  | { readonly state: 'claimed'; readonly token: string }
+  | { readonly state: 'processing' }
+  | { readonly state: 'processed' };
+
+/**
+ * Where the receiver records which bodies it has seen, keyed by the SHA-256 of the raw body
+ * (deliveries carry no id, and a retry is re-signed with a new timestamp, reference 6.2.6).
+ * Implement it to keep the record elsewhere (a SQL table, a KV store); the receiver only
+ * needs these three operations.
+ *
+ * @example
+ * ```ts
+ * const store: DedupeStore = createMemoryDedupeStore({ ttlMs: 48 * 3600_000 });
+ * const claim = await store.claim(bodySha256);
+ * if (claim.state === 'claimed') await store.markProcessed(bodySha256, claim.token);
+ * ```
+ */
+export interface DedupeStore {
+  /**
+   * Atomically claims `key` for one delivery. The claim must expire by itself (a process that
+   * dies mid-handler must not block the retries forever). Throws (or rejects) when the store
+   * cannot answer: the receiver then replies 503.
+   */
+  claim(key: string): DedupeClaim | Promise<DedupeClaim>;
+  /** Records `key` as processed, for the store's TTL. */
+  markProcessed(key: string, token: string): void | Promise<void>;
+  /** Drops the claim so that the next delivery of the same body is processed (a handler failed). */
+  release(key: string, token: string): void | Promise<void>;
+}
+
+/** Default time a processed body is remembered: 24 h, well over the 21 minutes that retries span. */
+export const DEFAULT_DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Default lifetime of a claim whose delivery has neither finished nor failed (its process died).
+ * Longer than the 30-second reply window, short enough that the retries after 6 and 21 minutes
+ * (reference 6.3) find it expired and process the event.
+ */
+export const DEFAULT_CLAIM_TTL_MS = 2 * 60 * 1000;

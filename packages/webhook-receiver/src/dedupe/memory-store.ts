@@ -1,0 +1,69 @@
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore } from './dedupe-store.js';
+import { positiveIntegerOption } from './positive-integer-option.js';
+
+/** Options of {@link createMemoryDedupeStore}. */
+export interface MemoryDedupeStoreOptions {
+  /** How long a processed body is remembered, in ms. Default 24 h (retries span 21 minutes). */
+  ttlMs?: number;
+  /** How long an unfinished claim lives, in ms. Default 2 minutes. */
+  claimTtlMs?: number;
+  /** Most bodies remembered; the least recently seen is forgotten first. Default 100,000 (about 10 MB). */
+  maxEntries?: number;
+  /** Clock in ms, injectable for tests. Default `Date.now`. */
+  now?: () => number;
+}
+
+interface Entry {
+  state: 'processing' | 'processed';
+  token: string;
+  expiresAt: number;
+}
+
+/**
+ * A deduplication store in this process's memory: bounded (least recently seen forgotten
+ * first) and with a TTL. Right for a single receiver process; several processes need a shared
+ * store such as {@link createRedisDedupeStore}.
+ *
+ * @example
+ * ```ts
+ * const receiver = createWebhookReceiver({ publicKey, dedupe: createMemoryDedupeStore({ maxEntries: 10_000 }) });
+ * ```
+ */
+export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}): DedupeStore {
+  const ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
+  const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS);
+  const maxEntries = positiveIntegerOption('maxEntries', options.maxEntries, 100_000);
+  const now = options.now ?? Date.now;
+  // A Map iterates in insertion order, so re-inserting on every hit makes its first key the
+  // least recently seen one: an LRU without a linked list.
+  const entries = new Map<string, Entry>();
+  let nextToken = 0;
+
+  return {
+    claim(key: string): DedupeClaim {
+      const at = now();
+      const entry = entries.get(key);
+      if (entry !== undefined) {
+        entries.delete(key);
+        if (entry.expiresAt > at) {
+          entries.set(key, entry);
+          return { state: entry.state };
+        }
+      }
+      const token = String(++nextToken);
+      entries.set(key, { state: 'processing', token, expiresAt: at + claimTtlMs });
+      if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+      return { state: 'claimed', token };
+    },
+    markProcessed(key: string, token: string): void {
+      const entry = entries.get(key);
+      // A claim that expired and was taken over by another delivery is that delivery's now.
+      if (entry !== undefined && entry.token !== token && entry.expiresAt > now()) return;
+      entries.delete(key);
+      entries.set(key, { state: 'processed', token, expiresAt: now() + ttlMs });
+    },
+    release(key: string, token: string): void {
+      if (entries.get(key)?.token === token) entries.delete(key);
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { DedupeStoreError } from '../errors.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore } from './dedupe-store.js';
+import { positiveIntegerOption } from './positive-integer-option.js';
+import { toRedisCommand, type RedisClientLike } from './redis-command.js';
+
+/** Options of {@link createRedisDedupeStore}. */
+export interface RedisDedupeStoreOptions {
+  /** An ioredis client, a connected node-redis client, or a command function (see {@link RedisClientLike}). */
+  client: RedisClientLike;
+  /** Prefix of every key. Default `capi:webhook:`. */
+  keyPrefix?: string;
+  /** How long a processed body is remembered, in ms. Default 24 h (retries span 21 minutes). */
+  ttlMs?: number;
+  /** How long an unfinished claim lives, in ms (a process that died mid-handler). Default 2 minutes. */
+  claimTtlMs?: number;
+  /**
+   * How long to wait for Redis before answering 503, in ms. Default 2,000. Clients queue
+   * commands while reconnecting, so without this bound a delivery would hang past the
+   * service's 30-second window instead of being retried.
+   */
+  commandTimeoutMs?: number;
+}
+
+const PROCESSED = 'processed';
+const CLAIM_PREFIX = 'processing:';
+// Deletes the key only while it still holds this delivery's claim, so that releasing a claim
+// that expired and was taken over by another process does not delete that process's claim.
+const RELEASE_IF_OWNED = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+
+/**
+ * A deduplication store in Redis, shared by every receiver process that uses the same Redis:
+ * each unique body is processed once across all of them. A claim is `SET key value NX PX`, so
+ * exactly one process wins it; a failed handler releases it; success marks the key processed
+ * for `ttlMs`. When Redis does not answer within `commandTimeoutMs`, the receiver replies 503
+ * and the service retries (fail closed: nothing is dropped).
+ *
+ * @example
+ * ```ts
+ * import Redis from 'ioredis';
+ * const dedupe = createRedisDedupeStore({ client: new Redis(process.env.REDIS_URL!) });
+ * const receiver = createWebhookReceiver({ publicKey, dedupe });
+ * ```
+ */
+export function createRedisDedupeStore(options: RedisDedupeStoreOptions): DedupeStore {
+  const send = toRedisCommand(options?.client);
+  const keyPrefix = options.keyPrefix ?? 'capi:webhook:';
+  const ttl = String(positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS));
+  const claimTtl = String(positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS));
+  const commandTimeoutMs = positiveIntegerOption('commandTimeoutMs', options.commandTimeoutMs, 2_000);
+
+  const command = (args: readonly string[]): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new DedupeStoreError('dedupe_store_unavailable',
+          `Redis did not answer ${args[0]} within ${commandTimeoutMs} ms; the delivery is answered 503 and will be retried. Check that Redis is reachable.`));
+      }, commandTimeoutMs);
+      (timer as { unref?: () => void }).unref?.();
+      send(args).then(
+        (reply) => { clearTimeout(timer); resolve(reply); },
+        (cause: unknown) => {
+          clearTimeout(timer);
+          reject(new DedupeStoreError('dedupe_store_unavailable',
+            `Redis failed ${args[0]}: ${cause instanceof Error ? cause.message : String(cause)}. The delivery is answered 503 and will be retried.`, { cause }));
+        },
+      );
+    });
+
+  const releaseClaim = async (key: string, token: string): Promise<void> => {
+    await command(['EVAL', RELEASE_IF_OWNED, '1', keyPrefix + key, CLAIM_PREFIX + token]);
+  };
+
+  const readState = async (key: string): Promise<DedupeClaim | undefined> => {
+    const value = await command(['GET', keyPrefix + key]);
+    if (value === null || value === undefined) return undefined;
+    const text = String(value);
+    if (text === PROCESSED) return { state: 'processed' };
+    if (text.startsWith(CLAIM_PREFIX)) return { state: 'processing' };
+    throw new DedupeStoreError('unexpected_store_reply',
+      `Redis key ${keyPrefix + key} holds "${text.slice(0, 40)}", which this store did not write; use a keyPrefix of its own.`);
+  };
+
+  return {
+    async claim(key: string): Promise<DedupeClaim> {
+      // Two tries: the key may expire between a lost SET NX and the GET that reads who holds it.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const token = crypto.randomUUID();
+        try {
+          const reply = await command(['SET', keyPrefix + key, CLAIM_PREFIX + token, 'NX', 'PX', claimTtl]);
+          if (reply !== null && reply !== undefined) return { state: 'claimed', token };
+        } catch (error) {
+          // The SET may still be queued in the client and run once Redis is back. A release
+          // queued behind it on the same connection undoes it, so that the retry is not
+          // answered "in progress" for claimTtlMs.
+          releaseClaim(key, token).catch(() => undefined);
+          throw error;
+        }
+        const state = await readState(key);
+        if (state !== undefined) return state;
+      }
+      return { state: 'processing' };
+    },
+    async markProcessed(key: string): Promise<void> {
+      await command(['SET', keyPrefix + key, PROCESSED, 'PX', ttl]);
+    },
+    release: releaseClaim,
+  };
+}

@@ -1,0 +1,62 @@
+/** Machine-readable reasons a {@link WebhookReceiverError} is thrown. */
+export type WebhookReceiverErrorCode =
+  /** An option of `createWebhookReceiver` or of a dedupe store is out of range or of the wrong type. */
+  | 'invalid_options'
+  /** The request body was read (usually parsed by a body parser) before the receiver could read the raw bytes. */
+  | 'body_already_consumed'
+  /** The request body is larger than `maxBodyBytes`. */
+  | 'body_too_large';
+
+/**
+ * A usage or configuration problem of the receiver: wrong options, or a server that hands the
+ * receiver a body it can no longer verify. The message says what to change.
+ *
+ * @example
+ * ```ts
+ * try { createWebhookReceiver({ publicKey, maxBodyBytes: -1 }); }
+ * catch (error) { if (error instanceof WebhookReceiverError) console.log(error.code); } // 'invalid_options'
+ * ```
+ */
+export class WebhookReceiverError extends Error {
+  override readonly name = 'WebhookReceiverError';
+  readonly code: WebhookReceiverErrorCode;
+
+  constructor(code: WebhookReceiverErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** Machine-readable reasons a {@link DedupeStoreError} is thrown. */
+export type DedupeStoreErrorCode =
+  /** The store did not answer, or answered with an error; the delivery is answered 503 and retried. */
+  | 'dedupe_store_unavailable'
+  /** The Redis client passed to `createRedisDedupeStore` is neither ioredis, node-redis nor a command function. */
+  | 'unsupported_redis_client'
+  /** The store answered something the protocol does not allow (for example a key holding a foreign value). */
+  | 'unexpected_store_reply';
+
+/**
+ * A failure of the deduplication store. The receiver answers `503` when a claim fails this
+ * way, so the service retries and nothing is dropped (fail closed).
+ *
+ * @example
+ * ```ts
+ * onError(error) { if (error instanceof DedupeStoreError) metrics.increment('webhook.store_down'); }
+ * ```
+ */
+export class DedupeStoreError extends Error {
+  override readonly name = 'DedupeStoreError';
+  readonly code: DedupeStoreErrorCode;
+
+  constructor(code: DedupeStoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** The `body_too_large` error both adapters throw, so that its wording is one. */
+export function bodyTooLargeError(maxBytes: number): WebhookReceiverError {
+  return new WebhookReceiverError('body_too_large',
+    `The body is larger than maxBodyBytes (${maxBytes} bytes); raise maxBodyBytes if real deliveries are this large.`);
+}

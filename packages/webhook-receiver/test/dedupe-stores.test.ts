@@ -1,0 +1,202 @@
+import { Redis } from 'ioredis';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The stores are imported from their modules, so that this file runs without the packages the receiver builds on.
+import type { DedupeStore } from '../src/dedupe/dedupe-store.js';
+import { createMemoryDedupeStore } from '../src/dedupe/memory-store.js';
+import { createRedisDedupeStore } from '../src/dedupe/redis-store.js';
+import { DedupeStoreError, WebhookReceiverError } from '../src/errors.js';
+import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
+
+let redis: RedisServer;
+let ioredis: Redis;
+let nodeRedis: ReturnType<typeof createClient>;
+let prefixCounter = 0;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  ioredis = new Redis({ port: redis.port, host: '127.0.0.1' });
+  nodeRedis = createClient({ socket: { port: redis.port, host: '127.0.0.1' } });
+  await nodeRedis.connect();
+});
+
+afterAll(async () => {
+  ioredis?.disconnect();
+  await nodeRedis?.close();
+  await redis?.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const freshPrefix = () => `test:${process.pid}:${++prefixCounter}:`;
+
+type StoreFactory = (options: { ttlMs?: number; claimTtlMs?: number }) => DedupeStore;
+
+// One contract, run against every store and every Redis client shape.
+const stores: Array<[string, StoreFactory]> = [
+  ['memory store', (options) => createMemoryDedupeStore(options)],
+  ['Redis store over ioredis', (options) => createRedisDedupeStore({ client: ioredis, keyPrefix: freshPrefix(), ...options })],
+  ['Redis store over node-redis', (options) => createRedisDedupeStore({ client: nodeRedis, keyPrefix: freshPrefix(), ...options })],
+  ['Redis store over a command function', (options) =>
+    createRedisDedupeStore({ client: (args) => ioredis.call(args[0]!, ...args.slice(1)), keyPrefix: freshPrefix(), ...options })],
+];
+
+describe.each(stores)('%s', (_name, createStore) => {
+  it('gives the first claim of a body to one delivery and tells the next it is in progress', async () => {
+    const store = createStore({});
+    const first = await store.claim('a');
+    expect(first.state).toBe('claimed');
+    expect(await store.claim('a')).toEqual({ state: 'processing' });
+    expect((await store.claim('b')).state).toBe('claimed');
+  });
+
+  it('remembers a processed body as processed', async () => {
+    const store = createStore({});
+    const claim = await store.claim('a');
+    if (claim.state !== 'claimed') throw new Error('expected a claim');
+    await store.markProcessed('a', claim.token);
+    expect(await store.claim('a')).toEqual({ state: 'processed' });
+  });
+
+  it('lets the next delivery claim a body whose claim was released (a handler failed)', async () => {
+    const store = createStore({});
+    const claim = await store.claim('a');
+    if (claim.state !== 'claimed') throw new Error('expected a claim');
+    await store.release('a', claim.token);
+    expect((await store.claim('a')).state).toBe('claimed');
+  });
+
+  it('lets an unfinished claim expire after claimTtlMs (a process died mid-handler)', async () => {
+    const store = createStore({ claimTtlMs: 40 });
+    expect((await store.claim('a')).state).toBe('claimed');
+    await sleep(120);
+    expect((await store.claim('a')).state).toBe('claimed');
+  });
+
+  it('forgets a processed body after ttlMs', async () => {
+    const store = createStore({ ttlMs: 40 });
+    const claim = await store.claim('a');
+    if (claim.state !== 'claimed') throw new Error('expected a claim');
+    await store.markProcessed('a', claim.token);
+    await sleep(120);
+    expect((await store.claim('a')).state).toBe('claimed');
+  });
+
+  it('does not release a claim that expired and was taken over by another delivery', async () => {
+    const store = createStore({ claimTtlMs: 40 });
+    const stale = await store.claim('a');
+    if (stale.state !== 'claimed') throw new Error('expected a claim');
+    await sleep(120);
+    expect((await store.claim('a')).state).toBe('claimed');
+    await store.release('a', stale.token);
+    expect(await store.claim('a')).toEqual({ state: 'processing' });
+  });
+
+  it('rejects a ttl that is not a positive integer with invalid_options', () => {
+    expect(() => createStore({ ttlMs: 0 })).toThrow(WebhookReceiverError);
+    expect(() => createStore({ claimTtlMs: 1.5 })).toThrow(/claimTtlMs must be a positive integer, got 1.5/);
+  });
+});
+
+describe('memory store bounds', () => {
+  it('forgets the least recently seen body beyond maxEntries', async () => {
+    const store = createMemoryDedupeStore({ maxEntries: 2 });
+    store.claim('a');
+    store.claim('b');
+    store.claim('a'); // seen again: now b is the least recently seen
+    store.claim('c');
+    expect(store.claim('a')).toEqual({ state: 'processing' });
+    expect(store.claim('b').state).toBe('claimed');
+  });
+
+  it('keeps processed bodies for 24 hours by default, the retries span only 21 minutes', () => {
+    let now = 0;
+    const store = createMemoryDedupeStore({ now: () => now });
+    const claim = store.claim('a');
+    if (claim.state !== 'claimed') throw new Error('expected a claim');
+    store.markProcessed('a', claim.token);
+    now = 24 * 3600_000 - 1;
+    expect(store.claim('a')).toEqual({ state: 'processed' });
+    now = 24 * 3600_000;
+    expect(store.claim('a').state).toBe('claimed');
+  });
+});
+
+describe('Redis store shared by many clients', () => {
+  it('gives a body to exactly one of many concurrent claimers', async () => {
+    const keyPrefix = freshPrefix();
+    const clients = Array.from({ length: 4 }, () => new Redis({ port: redis.port, host: '127.0.0.1' }));
+    try {
+      const claimers = clients.flatMap((client) => Array.from({ length: 5 }, () => createRedisDedupeStore({ client, keyPrefix })));
+      const claims = await Promise.all(claimers.map((store) => store.claim('contended')));
+      expect(claims.filter((claim) => claim.state === 'claimed')).toHaveLength(1);
+      expect(claims.filter((claim) => claim.state === 'processing')).toHaveLength(19);
+    } finally {
+      for (const client of clients) client.disconnect();
+    }
+  });
+
+  it('writes its keys under keyPrefix, with the claim and processed TTLs as PX', async () => {
+    const keyPrefix = freshPrefix();
+    const store = createRedisDedupeStore({ client: ioredis, keyPrefix, claimTtlMs: 60_000, ttlMs: 3_600_000 });
+    const claim = await store.claim('k');
+    expect(await ioredis.get(`${keyPrefix}k`)).toMatch(/^processing:/);
+    expect(await ioredis.pttl(`${keyPrefix}k`)).toBeGreaterThan(50_000);
+    if (claim.state !== 'claimed') throw new Error('expected a claim');
+    await store.markProcessed('k', claim.token);
+    expect(await ioredis.get(`${keyPrefix}k`)).toBe('processed');
+    expect(await ioredis.pttl(`${keyPrefix}k`)).toBeGreaterThan(3_500_000);
+  });
+
+  it('refuses a key it did not write with unexpected_store_reply, naming keyPrefix as the fix', async () => {
+    const keyPrefix = freshPrefix();
+    await ioredis.set(`${keyPrefix}foreign`, 'someone else');
+    const store = createRedisDedupeStore({ client: ioredis, keyPrefix });
+    const error = await store.claim('foreign').then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DedupeStoreError);
+    expect(error).toMatchObject({ code: 'unexpected_store_reply', message: expect.stringContaining('keyPrefix') });
+  });
+});
+
+describe('Redis store failures', () => {
+  it('rejects a client of another shape with unsupported_redis_client', () => {
+    const attempt = () => createRedisDedupeStore({ client: { get: () => undefined } as never });
+    expect(attempt).toThrow(DedupeStoreError);
+    expect(attempt).toThrow(/ioredis client .* node-redis client/);
+  });
+
+  it('answers dedupe_store_unavailable within commandTimeoutMs when Redis does not answer', async () => {
+    const store = createRedisDedupeStore({ client: () => new Promise(() => undefined), commandTimeoutMs: 50 });
+    const error = await Promise.resolve(store.claim('a')).then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DedupeStoreError);
+    expect(error).toMatchObject({ code: 'dedupe_store_unavailable', message: expect.stringMatching(/did not answer SET within 50 ms/) });
+  });
+
+  it('wraps a client error as dedupe_store_unavailable with the cause', async () => {
+    const refused = new Error('connect ECONNREFUSED 127.0.0.1:1');
+    const store = createRedisDedupeStore({ client: () => Promise.reject(refused) });
+    const error = await Promise.resolve(store.claim('a')).then(() => undefined, (caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'dedupe_store_unavailable', cause: refused, message: expect.stringContaining('ECONNREFUSED') });
+  });
+
+  it('undoes a claim that was queued while Redis was down and ran once it was back', async () => {
+    const keyPrefix = freshPrefix();
+    const restarted = await startRedisServer();
+    // ioredis holds commands in its offline queue while it reconnects: the SET outlives the
+    // timeout and runs after the restart, and the release queued behind it must undo it.
+    const client = new Redis({ port: restarted.port, host: '127.0.0.1' });
+    try {
+      await client.ping();
+      await restarted.stop();
+      const store = createRedisDedupeStore({ client, keyPrefix, commandTimeoutMs: 50 });
+      const error = await Promise.resolve(store.claim('queued')).then(() => undefined, (caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'dedupe_store_unavailable' });
+      await restarted.start();
+      await client.ping();
+      expect(await client.exists(`${keyPrefix}queued`)).toBe(0);
+      expect((await store.claim('queued')).state).toBe('claimed');
+    } finally {
+      client.disconnect();
+      await restarted.close();
+    }
+  });
+});
