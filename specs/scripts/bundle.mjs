@@ -1,0 +1,42 @@
+// `pnpm --filter @capi/specs build`: writes the bundled specs the generators and the sandbox read.
+//   dist/openapi.json         OpenAPI 3.1, every schema under components/schemas by title
+//   dist/asyncapi.json        AsyncAPI 3.0, self-contained the same way
+//   dist/schemas/<Title>.json each schema with its $id, refs pointing to the siblings' $ids
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleSpec, standaloneSchema, toJsonText } from './lib/bundle-specs.mjs';
+import { parseYamlFile, readSchemaFiles } from './lib/schema-files.mjs';
+
+const specsDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Builds every output in memory; returns a Map relative path -> file text. */
+export function buildSpecOutputs(dir = specsDir) {
+  const schemas = readSchemaFiles(join(dir, 'schemas'));
+  const outputs = new Map();
+  outputs.set('openapi.json', toJsonText(bundleSpec(parseYamlFile(join(dir, 'openapi.yaml')), schemas)));
+  outputs.set('asyncapi.json', toJsonText(bundleSpec(parseYamlFile(join(dir, 'asyncapi.yaml')), schemas)));
+  for (const [title, schema] of schemas) outputs.set(`schemas/${title}.json`, toJsonText(standaloneSchema(title, schema)));
+  return outputs;
+}
+
+/** Writes the outputs to `outDir`, replacing what was there. */
+export function writeSpecOutputs(outDir, outputs) {
+  rmSync(outDir, { recursive: true, force: true });
+  for (const [path, text] of outputs) {
+    const file = join(outDir, path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  try {
+    const outputs = buildSpecOutputs();
+    writeSpecOutputs(join(specsDir, 'dist'), outputs);
+    console.log(`specs: wrote ${outputs.size} files to specs/dist`);
+  } catch (error) {
+    console.error(`specs: bundle failed: ${error.message}`);
+    process.exitCode = 1;
+  }
+}
