@@ -1,0 +1,159 @@
+// The key behind {webhooks_url}/api/v1/public-key, fetched once and shared: concurrent
+// callers wait on one request, and refetches are rate-limited so that forged webhooks
+// (which fail verification and ask for a refetch) cannot turn into a flood of key requests.
+import { describeValue } from './describe-value.js';
+import { PublicKeyFetchError } from './errors.js';
+import { importPublicKeyWithWebCrypto } from './import-key.js';
+
+/** Where the webhook public key comes from; `verifyWebhookSignature` accepts one as `publicKey`. */
+export interface PublicKeyProvider {
+  /** The current key: cached, fetched when there is none or it is older than the cache TTL. */
+  get(): Promise<CryptoKey>;
+  /** Refetches the key, unless a fetch started less than `minRefreshIntervalMs` ago. */
+  refresh(): Promise<CryptoKey>;
+}
+
+/** Options of {@link createPublicKeyProvider}. */
+export interface PublicKeyProviderOptions {
+  /** The endpoint's full URL: `{webhooks_url}/api/v1/public-key`. */
+  url: string | URL;
+  /** The fetch to use (default: the global fetch). */
+  fetch?: typeof fetch;
+  /** How long a fetched key is used before it is fetched again (default 1 hour). */
+  cacheTtlMs?: number;
+  /** The least time between two fetches triggered by `refresh()` (default 1 minute). */
+  minRefreshIntervalMs?: number;
+  /** How long one fetch may take, answer included (default 10 seconds). */
+  timeoutMs?: number;
+  /** The clock in milliseconds (default `Date.now`); injectable for tests. */
+  now?: () => number;
+}
+
+function durationOption(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number' && value >= 0) return value;
+  throw new TypeError(`createPublicKeyProvider: ${name} must be a number of milliseconds >= 0; got ${describeValue(value)} ${String(value)}.`);
+}
+
+function endpointUrl(url: unknown): string {
+  try {
+    const parsed = new URL(url as string);
+    if (parsed.protocol === 'https:' || parsed.protocol === 'http:') return parsed.href;
+  } catch {
+    // reported below with the value that was passed
+  }
+  throw new TypeError(
+    `createPublicKeyProvider: url must be the absolute http(s) URL of the public-key endpoint, such as "https://webhooks.example.com/api/v1/public-key"; got ${JSON.stringify(String(url))}.`,
+  );
+}
+
+async function fetchPublicKeyText(url: string, fetchImpl: typeof fetch, timeoutMs: number): Promise<string> {
+  const failed = (cause: unknown): PublicKeyFetchError => {
+    const name = (cause as Error | undefined)?.name;
+    if (name === 'TimeoutError' || name === 'AbortError') {
+      return new PublicKeyFetchError('timeout', `GET ${url} did not answer within ${timeoutMs} ms. Check that the key service is reachable; raise timeoutMs if it is slow.`, { url, cause });
+    }
+    const reason = ((cause as { cause?: { code?: string } }).cause?.code ?? String(cause));
+    return new PublicKeyFetchError('network_error', `GET ${url} failed (${reason}). Check the URL and this server's network access to it.`, { url, cause });
+  };
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetchImpl(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
+    text = await response.text();
+  } catch (cause) {
+    throw failed(cause);
+  }
+  const { status } = response;
+  if (!response.ok) {
+    throw new PublicKeyFetchError(
+      'http_error',
+      `GET ${url} answered HTTP ${status}; expected 200 with { success: true, publicKey }. Check that url is the full endpoint {webhooks_url}/api/v1/public-key.`,
+      { url, status },
+    );
+  }
+  const malformed = (saw: string, cause?: unknown) =>
+    new PublicKeyFetchError('malformed_response', `GET ${url} answered ${saw}; expected { "success": true, "publicKey": "<Ed25519 public key>" }.`, { url, status, cause });
+  let answer: { success?: unknown; publicKey?: unknown; message?: unknown; error?: unknown };
+  try {
+    answer = JSON.parse(text);
+  } catch (cause) {
+    throw malformed(`a body that is not JSON (${JSON.stringify(text.slice(0, 40))})`, cause);
+  }
+  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) throw malformed(describeValue(answer));
+  if (answer.success === false) {
+    const reason = answer.message ?? answer.error;
+    throw new PublicKeyFetchError(
+      'key_unavailable',
+      `GET ${url} answered success: false${typeof reason === 'string' ? ` (${reason})` : ''}: the key service has no key to give now. Answer webhooks with 5xx so they are retried.`,
+      { url, status },
+    );
+  }
+  if (answer.success !== true || typeof answer.publicKey !== 'string') {
+    throw malformed(`an object with the fields [${Object.keys(answer).join(', ')}] and success ${JSON.stringify(answer.success)}`);
+  }
+  return answer.publicKey;
+}
+
+/**
+ * A cached, single-flight, rate-limited source of the webhook public key.
+ *
+ * @example
+ * ```ts
+ * const publicKey = createPublicKeyProvider({ url: 'https://webhooks.example.com/api/v1/public-key' });
+ * await verifyWebhookSignature({ rawBody, timestamp, signature, publicKey });
+ * ```
+ */
+export function createPublicKeyProvider(options: PublicKeyProviderOptions): PublicKeyProvider {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError('createPublicKeyProvider takes an options object: { url: "{webhooks_url}/api/v1/public-key" }.');
+  }
+  const url = endpointUrl(options.url);
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  if (typeof fetchImpl !== 'function') {
+    throw new TypeError('createPublicKeyProvider: this runtime has no global fetch; pass one as options.fetch.');
+  }
+  const cacheTtlMs = durationOption(options.cacheTtlMs, 3_600_000, 'cacheTtlMs');
+  const minRefreshIntervalMs = durationOption(options.minRefreshIntervalMs, 60_000, 'minRefreshIntervalMs');
+  const timeoutMs = durationOption(options.timeoutMs, 10_000, 'timeoutMs');
+  const now = options.now ?? Date.now;
+
+  let key: CryptoKey | undefined;
+  let keyText: string | undefined;
+  let fetchedAt = 0;
+  let lastFetchStartedAt = -Infinity;
+  let inFlight: Promise<CryptoKey> | undefined;
+
+  const fetchKey = async (): Promise<CryptoKey> => {
+    lastFetchStartedAt = now();
+    try {
+      const text = await fetchPublicKeyText(url, fetchImpl, timeoutMs);
+      // Same text, same CryptoKey: callers compare identities to see whether the key rotated.
+      if (text !== keyText || !key) {
+        try {
+          key = await importPublicKeyWithWebCrypto(text);
+        } catch (cause) {
+          throw new PublicKeyFetchError('malformed_response', `GET ${url} answered a publicKey that is not usable: ${(cause as Error).message}`, { url, status: 200, cause });
+        }
+        keyText = text;
+      }
+      fetchedAt = now();
+      return key;
+    } finally {
+      inFlight = undefined;
+    }
+  };
+  const load = (): Promise<CryptoKey> => (inFlight ??= fetchKey());
+
+  return {
+    async get() {
+      if (key && now() - fetchedAt < cacheTtlMs) return key;
+      return load();
+    },
+    async refresh() {
+      if (inFlight) return inFlight;
+      if (key && now() - lastFetchStartedAt < minRefreshIntervalMs) return key;
+      return load();
+    },
+  };
+}

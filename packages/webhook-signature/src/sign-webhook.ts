@@ -1,0 +1,52 @@
+import { encodeBase64 } from './base64.js';
+import { describeValue } from './describe-value.js';
+import type { Ed25519Engine } from './engine.js';
+import { WebhookSignatureError } from './errors.js';
+import { resolvePrivateKey } from './import-key.js';
+import type { PrivateKeyInput } from './key-material.js';
+import { type RawBody, readRawBody, signedMessage } from './signed-message.js';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook-headers.js';
+
+/** Options of `signWebhook`. */
+export interface SignWebhookOptions {
+  /** The exact body that will be sent. */
+  rawBody: RawBody;
+  /** The private key: key text or bytes, or a CryptoKey. */
+  privateKey: PrivateKeyInput | CryptoKey;
+  /** Unix seconds, as a number or decimal digits (default: now). */
+  timestamp?: number | string;
+}
+
+/** What `signWebhook` returns: the two header values, and the headers ready to send. */
+export interface SignedWebhook {
+  /** The `X-Webhook-Timestamp` value. */
+  timestamp: string;
+  /** The `X-Webhook-Signature` value. */
+  signature: string;
+  /** Both headers by name, for `fetch(url, { method: 'POST', headers, body })`. */
+  headers: { 'X-Webhook-Timestamp': string; 'X-Webhook-Signature': string };
+}
+
+// Above this a timestamp is almost surely milliseconds (year 5138 in seconds).
+const LARGEST_SECONDS = 1e11;
+
+function timestampText(value: unknown): string {
+  if (value === undefined) return String(Math.floor(Date.now() / 1000));
+  const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+  if (typeof text === 'string' && /^[0-9]{1,15}$/.test(text) && Number(text) < LARGEST_SECONDS) return text;
+  throw new WebhookSignatureError(
+    'malformed_timestamp',
+    `timestamp must be Unix seconds (a whole number >= 0, not milliseconds), as a number or decimal digits; got ${describeValue(value)} ${String(value)}.`,
+  );
+}
+
+export async function signWebhookWith(engine: Ed25519Engine, options: SignWebhookOptions): Promise<SignedWebhook> {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError('signWebhook takes one options object: { rawBody, privateKey, timestamp? }.');
+  }
+  const body = readRawBody(options.rawBody);
+  const timestamp = timestampText(options.timestamp);
+  const key = await resolvePrivateKey(options.privateKey);
+  const signature = encodeBase64(await engine.sign(key, signedMessage(timestamp, body)));
+  return { timestamp, signature, headers: { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: signature } };
+}

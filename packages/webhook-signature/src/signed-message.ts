@@ -1,0 +1,36 @@
+// The bytes that are signed: `${timestamp}.${rawBody}` as UTF-8 (reference section 6.2).
+import { describeValue } from './describe-value.js';
+import { WebhookSignatureError } from './errors.js';
+
+/**
+ * The request body exactly as received: a string, or bytes (a Node `Buffer` is a Uint8Array).
+ * Never a parsed object: re-serializing JSON changes the bytes and breaks the signature.
+ */
+export type RawBody = string | Uint8Array | ArrayBuffer;
+
+const encoder = new TextEncoder();
+
+/** The body as a string or a byte view (no copy), or `body_not_raw` saying how to keep it raw. */
+export function readRawBody(rawBody: unknown): string | Uint8Array {
+  if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return rawBody;
+  if (rawBody instanceof ArrayBuffer) return new Uint8Array(rawBody);
+  if (ArrayBuffer.isView(rawBody)) return new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  const parsed = typeof rawBody === 'object' && rawBody !== null ? ' (already parsed JSON?)' : '';
+  throw new WebhookSignatureError(
+    'body_not_raw',
+    `rawBody must be the body exactly as received (string, Uint8Array/Buffer or ArrayBuffer); got ${describeValue(rawBody)}${parsed}. ` +
+      "The signature covers the original bytes: use express.raw({ type: 'application/json' }) and pass req.body, or pass await request.text() in fetch handlers, and JSON.parse only after verifying.",
+  );
+}
+
+/** UTF-8 bytes of `${timestamp}.${body}`; a byte body is copied once, after the prefix. */
+export function signedMessage(timestamp: string, body: string | Uint8Array): Uint8Array<ArrayBuffer> {
+  if (typeof body === 'string') return encoder.encode(`${timestamp}.${body}`);
+  const prefixLength = timestamp.length + 1;
+  const message = new Uint8Array(prefixLength + body.length);
+  // The timestamp is ASCII digits (checked before), so each character is one byte.
+  for (let i = 0; i < timestamp.length; i++) message[i] = timestamp.charCodeAt(i);
+  message[timestamp.length] = 46; // '.'
+  message.set(body, prefixLength);
+  return message;
+}
