@@ -1,0 +1,20 @@
+/**
+ * Thrown when an option has an impossible value: a programming error, never bad input
+ * (bad bodies always give a result, never an exception).
+ *
+ * @example
+ * try { parseWebhookEvent(body, { maxBytes: -1 }); }
+ * catch (error) { if (error instanceof WebhookValidatorOptionError) console.error(error.option, error.message); }
+ */
+export class WebhookValidatorOptionError extends TypeError {
+  /** Machine-readable code of this failure family. */
+  readonly code = 'invalid_option';
+  /** The name of the offending option. */
+  readonly option: string;
+
+  constructor(option: string, message: string) {
+    super(message);
+    this.name = 'WebhookValidatorOptionError';
+    this.option = option;
+  }
+}

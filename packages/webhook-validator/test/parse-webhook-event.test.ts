@@ -1,0 +1,155 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, parseWebhookEvent, WebhookValidatorOptionError, type WebhookEventValidationResult } from '../src/index.js';
+import userCreatedEvent from './fixtures/user-created-event.json' with { type: 'json' };
+
+const realisticBody = JSON.stringify(userCreatedEvent);
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+function expectError(result: WebhookEventValidationResult, keyword: string, path = '') {
+  expect(result.ok).toBe(false);
+  if (result.ok) throw new Error('unreachable');
+  expect(result.unknownEventType).toBe(false);
+  expect(result.errors).toEqual([expect.objectContaining({ path, keyword })]);
+  return result.errors[0]!.message;
+}
+
+describe('parses a raw body (string or Uint8Array) and validates it', () => {
+  it('gives the same event for the text and the bytes of a body', () => {
+    const fromText = parseWebhookEvent(realisticBody);
+    const fromBytes = parseWebhookEvent(bytes(realisticBody));
+    expect(fromText).toEqual({ ok: true, event: userCreatedEvent });
+    expect(fromBytes).toEqual(fromText);
+    expect(parseWebhookEvent(Buffer.from(realisticBody), { strict: true })).toEqual(fromText);
+  });
+
+  it('ignores a UTF-8 byte order mark', () => {
+    expect(parseWebhookEvent(`\uFEFF${realisticBody}`).ok).toBe(true);
+    expect(parseWebhookEvent(new Uint8Array([0xef, 0xbb, 0xbf, ...bytes(realisticBody)])).ok).toBe(true);
+  });
+
+  it('passes strict on to the validation', () => {
+    const body = JSON.stringify({ ...userCreatedEvent, data: { ...userCreatedEvent.data, nickname: 'ada' } });
+    expect(parseWebhookEvent(body).ok).toBe(true);
+    expectError(parseWebhookEvent(body, { strict: true }), 'additionalProperties', '/data/nickname');
+  });
+
+  it('reports an unknown event type like validateWebhookEvent', () => {
+    expect(parseWebhookEvent('{"eventType":"account.closed","data":{}}')).toMatchObject({ ok: false, unknownEventType: true, eventType: 'account.closed' });
+  });
+});
+
+describe('reports malformed JSON as an error result', () => {
+  it.each(['', ' ', '{', '{"eventType":"user.created",}', "{'eventType':'user.created'}", 'undefined', 'NaN', '{"a":1}{"b":2}', '\u0000'])('%j', (body) => {
+    expect(expectError(parseWebhookEvent(body), 'json')).toMatch(/^the body is not valid JSON \(.+\): pass the raw body exactly as received$/);
+  });
+
+  it('reports valid JSON that is not an object as a type error', () => {
+    for (const body of ['null', '42', '"user.created"', '[]', 'true']) expectError(parseWebhookEvent(body), 'type');
+  });
+});
+
+describe('rejects a body larger than maxBytes without parsing it', () => {
+  it('a 10 MB body, as text and as bytes', () => {
+    const huge = `{"eventType":"card.transaction.created","data":{"padding":"${'x'.repeat(10 * 1024 * 1024)}"}}`;
+    expect(expectError(parseWebhookEvent(huge), 'maxBytes')).toContain(`larger than ${DEFAULT_MAX_BYTES} bytes`);
+    expectError(parseWebhookEvent(bytes(huge)), 'maxBytes');
+  });
+
+  it('counts UTF-8 bytes, not characters, and accepts a body of exactly maxBytes', () => {
+    const body = '{"eventType":"card.transaction.created","data":{"note":"€€"}}';
+    const size = bytes(body).byteLength;
+    expect(size).toBe(body.length + 4);
+    expect(parseWebhookEvent(body, { maxBytes: size }).ok).toBe(true);
+    expect(parseWebhookEvent(bytes(body), { maxBytes: size }).ok).toBe(true);
+    expectError(parseWebhookEvent(body, { maxBytes: size - 1 }), 'maxBytes');
+    expectError(parseWebhookEvent(bytes(body), { maxBytes: size - 1 }), 'maxBytes');
+    const astral = '{"eventType":"card.transaction.created","data":{"note":"😀"}}';
+    expectError(parseWebhookEvent(astral, { maxBytes: astral.length + 1 }), 'maxBytes');
+    expect(parseWebhookEvent(astral, { maxBytes: astral.length + 2 }).ok).toBe(true);
+  });
+});
+
+describe('rejects nesting deeper than maxDepth without parsing it', () => {
+  it('10,000-deep arrays and objects inside data', () => {
+    const arrays = `{"eventType":"card.transaction.created","data":{"x":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`;
+    const objects = `{"eventType":"card.transaction.created","data":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`;
+    expect(expectError(parseWebhookEvent(arrays), 'maxDepth')).toContain(`deeper than ${DEFAULT_MAX_DEPTH} levels`);
+    expectError(parseWebhookEvent(objects), 'maxDepth');
+    expectError(parseWebhookEvent('['.repeat(10_000)), 'maxDepth');
+  });
+
+  it('counts the levels exactly, and not the brackets inside strings', () => {
+    const nested = (depth: number) => `{"eventType":"card.transaction.created","data":${'{"a":'.repeat(depth - 1)}{}${'}'.repeat(depth - 1)}}`;
+    expect(parseWebhookEvent(nested(DEFAULT_MAX_DEPTH - 1)).ok).toBe(true);
+    expectError(parseWebhookEvent(nested(DEFAULT_MAX_DEPTH)), 'maxDepth');
+    expect(parseWebhookEvent(nested(10), { maxDepth: 11 }).ok).toBe(true);
+    expectError(parseWebhookEvent(nested(10), { maxDepth: 10 }), 'maxDepth');
+    const brackets = JSON.stringify({ eventType: 'card.transaction.created', data: { note: '[[[{{{\\"[[[' } });
+    expect(parseWebhookEvent(brackets, { maxDepth: 2 }).ok).toBe(true);
+  });
+});
+
+describe('rejects a body that is not UTF-8', () => {
+  it.each([[[0xff]], [[0x7b, 0xc3, 0x28, 0x7d]], [[0xed, 0xa0, 0x80]]])('%j', (invalid) => {
+    expect(expectError(parseWebhookEvent(new Uint8Array(invalid)), 'encoding')).toContain('not valid UTF-8');
+  });
+});
+
+describe('rejects __proto__ and constructor.prototype keys without polluting Object.prototype', () => {
+  it.each([
+    ['{"eventType":"user.created","data":{"__proto__":{"polluted":true}}}', '/data/__proto__'],
+    ['{"__proto__":{"polluted":true},"eventType":"card.transaction.created","data":{}}', '/__proto__'],
+    ['{"eventType":"card.transaction.created","data":{"list":[{"\\u005f_proto__":{"polluted":true}}]}}', '/data/list/0/__proto__'],
+    ['{"eventType":"card.transaction.created","data":{"constructor":{"prototype":{"polluted":true}}}}', '/data/constructor'],
+    ['{"eventType":"card.transaction.created","data":{"\\u0063onstructor":{"prototype":{"polluted":true}}}}', '/data/constructor'],
+  ])('%s', (body, path) => {
+    for (const raw of [body, bytes(body)]) {
+      expect(expectError(parseWebhookEvent(raw), 'forbiddenKey', path)).toContain('prototype-pollution');
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.prototype).not.toHaveProperty('polluted');
+  });
+
+  it('accepts a harmless "constructor" or "prototype" field', () => {
+    const body = '{"eventType":"card.transaction.created","data":{"constructor":"Acme Ltd","prototype":true,"note":"__proto__"}}';
+    expect(parseWebhookEvent(body).ok).toBe(true);
+  });
+});
+
+describe('reports an already-parsed body instead of throwing', () => {
+  it.each([[userCreatedEvent], [null], [42], [undefined]])('%j', (value) => {
+    expect(expectError(parseWebhookEvent(value as never), 'rawBody')).toMatch(/raw body as a string or Uint8Array .*validateWebhookEvent/);
+  });
+});
+
+describe('never throws on arbitrary bodies', () => {
+  it('fast-check: strings, bytes, JSON values and mutated events', () => {
+    const options = fc.record({ strict: fc.boolean(), maxDepth: fc.integer({ min: 1, max: 80 }) }, { requiredKeys: [] });
+    const realisticChars = [...realisticBody];
+    const mutatedEvent = fc.tuple(fc.nat({ max: realisticChars.length - 1 }), fc.string({ maxLength: 3 })).map(([at, text]) => {
+      const chars = [...realisticChars];
+      chars.splice(at, 1, text);
+      return chars.join('');
+    });
+    const bodies = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.json({ depthSize: 'large' }),
+      fc.jsonValue().map((data) => JSON.stringify({ eventType: 'user.created', data })),
+      mutatedEvent,
+      fc.uint8Array({ maxLength: 200 }),
+    );
+    fc.assert(fc.property(bodies, options, (body, parseOptions) => {
+      const result = parseWebhookEvent(body, parseOptions);
+      return result.ok || result.errors.length > 0;
+    }), { numRuns: 1500 });
+  });
+});
+
+describe('rejects an invalid option with WebhookValidatorOptionError', () => {
+  it.each([['maxBytes', 0], ['maxBytes', -1], ['maxBytes', 1.5], ['maxBytes', '1000'], ['maxDepth', 0], ['maxDepth', Number.POSITIVE_INFINITY], ['maxDepth', Number.NaN]])('%s: %j', (option, value) => {
+    const call = () => parseWebhookEvent(realisticBody, { [option]: value });
+    expect(call).toThrow(WebhookValidatorOptionError);
+    expect(call).toThrow(new RegExp(`options\\.${option} must be a positive integer`));
+  });
+});
