@@ -1,0 +1,114 @@
+import type { Client } from 'openapi-fetch';
+import type { AccountLimit, paths } from '@capi/openapi-types';
+import { abortableSleep } from './abortable-sleep.js';
+import { AbortError, errorFromResponse, TimeoutError, UnexpectedResponseError } from './errors.js';
+import { assertDailyLimitInput, DAILY_LIMIT_CURRENCY } from './daily-limit-input.js';
+import { assertMilliseconds } from './milliseconds-option.js';
+import type { RequestOptions } from './transport.js';
+
+/** The new limit for `setDailyLimit`. */
+export interface SetDailyLimitParams {
+  /** Whole cents, more than 0 and at most 1,000,000 (or the `maxDailyLimitCents` agreed at onboarding). */
+  amount: number;
+  /** Only `USD`. Default `USD`. */
+  currency?: 'USD';
+}
+
+/** Options of `waitForLimitSync`. */
+export interface WaitForLimitSyncOptions {
+  /** Give up after this long with a `TimeoutError` (code `limit_sync_timeout`). Default 30 000 ms. */
+  timeoutMs?: number;
+  /** Stops polling; the call rejects with `AbortError`. */
+  signal?: AbortSignal;
+  /** First wait between polls; it grows by half each time. Default 500 ms. */
+  pollIntervalMs?: number;
+  /** Longest wait between polls. Default 5 000 ms. */
+  maxPollIntervalMs?: number;
+}
+
+/** The client parts the limit operations work with. */
+export interface DailyLimitContext {
+  raw: Client<paths>;
+  maxDailyLimitCents: number;
+  /** The client's per-request timeout; polls never wait longer than what is left of theirs. */
+  requestTimeoutMs: number;
+}
+
+/**
+ * Reads the account's daily spending limit (4.3).
+ *
+ * @example
+ * const { amount, syncStatus } = await getDailyLimit(context);
+ */
+export async function getDailyLimit(context: DailyLimitContext, options: RequestOptions = {}): Promise<AccountLimit> {
+  const { data, error, response } = await context.raw.GET('/user-api/user/account/limit', options);
+  if (!response.ok) throw errorFromResponse(response, error);
+  return readAccountLimit(data);
+}
+
+/**
+ * Sets the account's daily spending limit (4.4), after checking the amount and currency
+ * locally. The answer has `syncStatus: 'pending'`; see `waitForLimitSync`.
+ *
+ * @example
+ * await setDailyLimit(context, { amount: 50_000 });
+ */
+export async function setDailyLimit(context: DailyLimitContext, params: SetDailyLimitParams, options: RequestOptions = {}): Promise<AccountLimit> {
+  const currency = params?.currency ?? DAILY_LIMIT_CURRENCY;
+  assertDailyLimitInput({ amount: params?.amount, currency }, context.maxDailyLimitCents);
+  const { data, error, response } = await context.raw.PUT('/user-api/user/account/limit', {
+    ...options,
+    body: { amount: params.amount, currency: DAILY_LIMIT_CURRENCY },
+  });
+  if (!response.ok) throw errorFromResponse(response, error);
+  return readAccountLimit(data);
+}
+
+/**
+ * Polls the limit, waiting longer each time, until its `syncStatus` is `synced`.
+ *
+ * @example
+ * await setDailyLimit(context, { amount: 50_000 });
+ * const limit = await waitForLimitSync(context, { timeoutMs: 60_000 });
+ */
+export async function waitForLimitSync(context: DailyLimitContext, options: WaitForLimitSyncOptions = {}): Promise<AccountLimit> {
+  const { timeoutMs = 30_000, signal, pollIntervalMs = 500, maxPollIntervalMs = 5_000 } = options;
+  assertMilliseconds(timeoutMs, 'timeoutMs', { allowInfinity: true });
+  assertMilliseconds(pollIntervalMs, 'pollIntervalMs');
+  assertMilliseconds(maxPollIntervalMs, 'maxPollIntervalMs');
+  const deadline = Date.now() + timeoutMs;
+  const abort = () => new AbortError('waitForLimitSync was cancelled by the caller\'s AbortSignal.', { code: 'aborted' });
+  const giveUp = () =>
+    new TimeoutError(
+      `The daily limit was still pending after ${timeoutMs} ms. The change is applied downstream asynchronously: wait longer (timeoutMs) or check again later.`,
+      { code: 'limit_sync_timeout', timeoutMs },
+    );
+  let interval = pollIntervalMs;
+  for (;;) {
+    if (signal?.aborted) throw abort();
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw giveUp();
+    let limit: AccountLimit;
+    try {
+      limit = await getDailyLimit(context, { signal, timeoutMs: Math.min(context.requestTimeoutMs, remaining) });
+    } catch (error) {
+      if (error instanceof TimeoutError && Date.now() >= deadline) throw giveUp();
+      throw error;
+    }
+    if (limit.syncStatus === 'synced') return limit;
+    if (Date.now() + interval >= deadline) throw giveUp();
+    await abortableSleep(interval, signal, abort);
+    interval = Math.min(maxPollIntervalMs, Math.round(interval * 1.5));
+  }
+}
+
+function readAccountLimit(data: unknown): AccountLimit {
+  const limit = data as Partial<AccountLimit> | undefined;
+  if (typeof limit?.amount !== 'number' || typeof limit.syncStatus !== 'string') {
+    throw new UnexpectedResponseError(
+      `The limit answer is not an AccountLimit (expected {amount, syncStatus}), got ${JSON.stringify(data)?.slice(0, 120)}. Check baseUrl.`,
+      { code: 'unexpected_limit_body' },
+    );
+  }
+  return limit as AccountLimit;
+}

@@ -1,0 +1,322 @@
+import { readErrorBody } from './error-body.js';
+import { redactTokens, redactTokensDeep } from './redact-tokens.js';
+import { parseRetryAfter } from './retry-after.js';
+
+/** Options shared by every error of this package. */
+export interface PartnerClientErrorOptions {
+  /** Machine-readable reason, stable across versions. */
+  code: string;
+  /** The underlying error, when there is one. */
+  cause?: unknown;
+}
+
+/**
+ * Base class of every error thrown by `@capi/client`: catch this to handle them all.
+ *
+ * @example
+ * try { await client.getDailyLimit(); } catch (error) {
+ *   if (error instanceof PartnerClientError) console.error(error.code, error.message);
+ * }
+ */
+export class PartnerClientError extends Error {
+  override name = 'PartnerClientError';
+  /** Machine-readable reason, stable across versions. */
+  readonly code: string;
+
+  constructor(message: string, options: PartnerClientErrorOptions) {
+    super(redactTokens(message), options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options.code;
+  }
+
+  /** A plain object for structured logs; it never holds a token. */
+  toJSON(): Record<string, unknown> {
+    return { name: this.name, code: this.code, message: this.message };
+  }
+}
+
+/**
+ * An argument was rejected before any request was sent (an amount out of range, a `127.0.0.1`
+ * SIWE domain, a `ttlInSeconds` outside 3600..86400, ...). Fix the call; retrying cannot help.
+ *
+ * @example
+ * await client.setDailyLimit({ amount: 0 }); // throws InvalidArgumentError, code 'amount_out_of_range'
+ */
+export class InvalidArgumentError extends PartnerClientError {
+  override name = 'InvalidArgumentError';
+  /** The name of the argument or option that was rejected. */
+  readonly argument: string;
+
+  constructor(argument: string, message: string, code: string) {
+    super(message, { code });
+    this.argument = argument;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), argument: this.argument };
+  }
+}
+
+/**
+ * The service answered 2xx with a body this client cannot use (no token in the challenge
+ * answer, an unusable nonce, a limit without `amount`, a public key with `success: false`).
+ *
+ * @example
+ * if (error instanceof UnexpectedResponseError) reportToSupport(error.toJSON());
+ */
+export class UnexpectedResponseError extends PartnerClientError {
+  override name = 'UnexpectedResponseError';
+}
+
+/** What {@link ApiError} is built from. */
+export interface ApiErrorInit {
+  status: number;
+  /** The parsed error body (JSON when it parsed, else the text), tokens redacted. */
+  body: unknown;
+  requestId?: string | undefined;
+  /** The service's code when the body had one, else the class's default code. */
+  code: string;
+  message: string;
+}
+
+/**
+ * The service answered with an error status. Subclasses narrow it by status family; `code` is
+ * the service's own code when its body carries one (for example `WAFForbidden`).
+ *
+ * @example
+ * catch (error) { if (error instanceof ApiError) log(error.status, error.code, error.requestId); }
+ */
+export class ApiError extends PartnerClientError {
+  override name = 'ApiError';
+  readonly status: number;
+  readonly body: unknown;
+  readonly requestId: string | undefined;
+
+  constructor(init: ApiErrorInit) {
+    super(init.message, { code: init.code });
+    this.status = init.status;
+    this.body = init.body;
+    this.requestId = init.requestId;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), status: this.status, requestId: this.requestId, body: this.body };
+  }
+}
+
+/**
+ * 401: the access token is missing, expired or revoked, or the signer has no account. When the
+ * client has a TokenManager that can renew, this is thrown only after one renewal was tried.
+ *
+ * @example
+ * catch (error) { if (error instanceof AuthenticationError) await signInAgain(); }
+ */
+export class AuthenticationError extends ApiError {
+  override name = 'AuthenticationError';
+}
+
+/**
+ * 403: the service refuses this request (for example `DomainNotWhitelisted` for a SIWE domain
+ * that is not registered in the partner dashboard).
+ *
+ * @example
+ * catch (error) { if (error instanceof ForbiddenError && error.code === 'DomainNotWhitelisted') showSetupHelp(); }
+ */
+export class ForbiddenError extends ApiError {
+  override name = 'ForbiddenError';
+}
+
+/**
+ * 403 `WAFForbidden`: the service's firewall blocked the request, typically a SIWE message
+ * whose domain is `127.0.0.1`. Use `localhost` instead.
+ *
+ * @example
+ * catch (error) { if (error instanceof WafForbiddenError) console.error(error.message); }
+ */
+export class WafForbiddenError extends ForbiddenError {
+  override name = 'WafForbiddenError';
+}
+
+/**
+ * 400 or 422: the service rejected the request's content. Sending it again fails the same way.
+ *
+ * @example
+ * catch (error) { if (error instanceof ValidationError) showFormError(error.message); }
+ */
+export class ValidationError extends ApiError {
+  override name = 'ValidationError';
+}
+
+/**
+ * 404: no such resource; usually a wrong `baseUrl` or `webhooksUrl`.
+ *
+ * @example
+ * catch (error) { if (error instanceof NotFoundError) console.error('check baseUrl', error.message); }
+ */
+export class NotFoundError extends ApiError {
+  override name = 'NotFoundError';
+}
+
+/**
+ * 429: too many requests. `retryAfterMs` is the service's `Retry-After`, when it sent one.
+ *
+ * @example
+ * catch (error) { if (error instanceof RateLimitError) setTimeout(again, error.retryAfterMs ?? 1000); }
+ */
+export class RateLimitError extends ApiError {
+  override name = 'RateLimitError';
+  readonly retryAfterMs: number | undefined;
+
+  constructor(init: ApiErrorInit & { retryAfterMs?: number | undefined }) {
+    super(init);
+    this.retryAfterMs = init.retryAfterMs;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), retryAfterMs: this.retryAfterMs };
+  }
+}
+
+/**
+ * 5xx: the service failed. Idempotent requests have already been retried when this is thrown.
+ *
+ * @example
+ * catch (error) { if (error instanceof ServerError) showTryLater(); }
+ */
+export class ServerError extends ApiError {
+  override name = 'ServerError';
+}
+
+/**
+ * No response came: DNS, refused connection, reset socket, TLS failure, CORS in a browser.
+ *
+ * @example
+ * catch (error) { if (error instanceof ConnectionError) showOffline(); }
+ */
+export class ConnectionError extends PartnerClientError {
+  override name = 'ConnectionError';
+}
+
+/**
+ * No complete response within the time allowed (`timeoutMs` of a request, or of `waitForLimitSync`).
+ *
+ * @example
+ * await client.getDailyLimit({ timeoutMs: 2000 }); // may throw TimeoutError, code 'request_timeout'
+ */
+export class TimeoutError extends PartnerClientError {
+  override name = 'TimeoutError';
+  /** The time limit that was exceeded. */
+  readonly timeoutMs: number;
+
+  constructor(message: string, options: PartnerClientErrorOptions & { timeoutMs: number }) {
+    super(message, options);
+    this.timeoutMs = options.timeoutMs;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), timeoutMs: this.timeoutMs };
+  }
+}
+
+/**
+ * The caller's `AbortSignal` fired; nothing is retried after that.
+ *
+ * @example
+ * const controller = new AbortController();
+ * const pending = client.getDailyLimit({ signal: controller.signal });
+ * controller.abort(); // pending rejects with AbortError
+ */
+export class AbortError extends PartnerClientError {
+  override name = 'AbortError';
+}
+
+const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amzn-requestid'];
+
+/** Options of {@link errorFromResponse}. */
+export interface ErrorFromResponseOptions {
+  /** What the caller should do, when the operation knows better than the status alone. */
+  advice?: string;
+}
+
+/**
+ * Builds the typed error for an error response, reading the body tolerantly (`{error}`,
+ * `{message}`, `{code, message}` or text). Useful with `client.raw`, which does not throw.
+ *
+ * @example
+ * const { data, error, response } = await client.raw.GET('/user-api/user/account/limit');
+ * if (error !== undefined) throw errorFromResponse(response, error);
+ */
+export function errorFromResponse(response: Response, body: unknown, options: ErrorFromResponseOptions = {}): ApiError {
+  const { status } = response;
+  const safeBody = redactTokensDeep(body);
+  const said = readErrorBody(safeBody);
+  const requestId = REQUEST_ID_HEADERS.map((name) => response.headers.get(name)).find((value) => value) ?? undefined;
+  const isWaf = status === 403 && /WAFForbidden/i.test(`${said.code ?? ''} ${said.message ?? ''}`);
+  const family = describeStatus(status, isWaf, said.code);
+  const retryAfterMs = status === 429 ? parseRetryAfter(response.headers.get('retry-after')) : undefined;
+  const advice = options.advice ?? family.advice(retryAfterMs);
+  const message =
+    `${family.title} (HTTP ${status}${said.code ? ` ${said.code}` : ''})` +
+    `${said.message ? `: ${said.message}` : ''}. ${advice}` +
+    `${requestId ? ` [request id ${requestId}]` : ''}`;
+  const init: ApiErrorInit = { status, body: safeBody, requestId, code: said.code ?? family.code, message };
+  if (isWaf) return new WafForbiddenError(init);
+  switch (family.code) {
+    case 'unauthorized': return new AuthenticationError(init);
+    case 'forbidden': return new ForbiddenError(init);
+    case 'validation_failed': return new ValidationError(init);
+    case 'not_found': return new NotFoundError(init);
+    case 'rate_limited': return new RateLimitError({ ...init, retryAfterMs });
+    case 'server_error': return new ServerError(init);
+    default: return new ApiError(init);
+  }
+}
+
+interface StatusFamily {
+  code: string;
+  title: string;
+  advice: (retryAfterMs: number | undefined) => string;
+}
+
+function describeStatus(status: number, isWaf: boolean, serviceCode: string | undefined): StatusFamily {
+  if (isWaf) {
+    return {
+      code: 'WAFForbidden',
+      title: 'The service firewall blocked the request',
+      advice: () => 'SIWE messages whose domain is 127.0.0.1 are blocked by the firewall: use localhost (any port) as the domain',
+    };
+  }
+  if (status === 401) {
+    return {
+      code: 'unauthorized',
+      title: 'Authentication failed',
+      advice: () => 'Sign in again with signInWithEthereum(), or give the client a TokenManager with a reauthenticate callback so that it renews the token itself',
+    };
+  }
+  if (status === 403) {
+    return {
+      code: 'forbidden',
+      title: 'The service refused the request',
+      advice: () =>
+        serviceCode === 'DomainNotWhitelisted'
+          ? 'Register the SIWE domain in the partner dashboard; localhost (any port) is always allowed'
+          : 'This user or partner is not allowed to do this; retrying will not help',
+    };
+  }
+  if (status === 400 || status === 422) {
+    return { code: 'validation_failed', title: 'The service rejected the request', advice: () => 'Fix the request as described; sending it again unchanged fails the same way' };
+  }
+  if (status === 404) {
+    return { code: 'not_found', title: 'Not found', advice: () => 'Check baseUrl (or webhooksUrl) and the path' };
+  }
+  if (status === 429) {
+    return {
+      code: 'rate_limited',
+      title: 'Too many requests',
+      advice: (retryAfterMs) => (retryAfterMs === undefined ? 'Slow down and retry later' : `Retry after ${Math.ceil(retryAfterMs / 1000)} s`),
+    };
+  }
+  if (status >= 500) {
+    return { code: 'server_error', title: 'The service failed', advice: () => 'Retry later; if it persists, report the request id to the platform' };
+  }
+  return { code: 'api_error', title: 'Unexpected status', advice: () => 'See the status and body' };
+}

@@ -1,0 +1,29 @@
+export { createPartnerClient, type PartnerClient, type PartnerClientOptions } from './partner-client.js';
+export { createTokenManager, TokenManager, TokenRenewalError, type TokenGeneration, type TokenManagerOptions, type TokenSet } from './token-manager.js';
+export { signerFromViemAccount, signerFromWalletClient, type MessageSigningAccount, type MessageSigningWalletClient, type SignMessage, type SiweSigner } from './signers.js';
+export type { SignInResult, SignInWithEthereumParams } from './sign-in.js';
+export type { SetDailyLimitParams, WaitForLimitSyncOptions } from './daily-limit.js';
+export type { RequestOptions, RetryEvent } from './transport.js';
+export type { RetriesOption, RetryPolicy } from './retry-policy.js';
+export {
+  AbortError,
+  ApiError,
+  AuthenticationError,
+  ConnectionError,
+  errorFromResponse,
+  ForbiddenError,
+  InvalidArgumentError,
+  NotFoundError,
+  PartnerClientError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  UnexpectedResponseError,
+  ValidationError,
+  WafForbiddenError,
+  type ApiErrorInit,
+  type ErrorFromResponseOptions,
+  type PartnerClientErrorOptions,
+} from './errors.js';
+export { readJwtExpiry } from './jwt-expiry.js';
+export type { AccountLimit, WebhookPublicKey } from '@capi/openapi-types';

@@ -1,0 +1,28 @@
+// The client reads `exp` only to know when to renew; it never trusts the token's content
+// for anything else, so no signature check is needed (the service checks every request).
+
+/**
+ * Reads the `exp` claim of a JWT without verifying it. Returns `undefined` when the token is
+ * not a JWT or has no numeric `exp`.
+ *
+ * @example
+ * readJwtExpiry(token)?.toISOString() // '2026-11-22T11:00:00.000Z'
+ */
+export function readJwtExpiry(token: string): Date | undefined {
+  const payload = token.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    const claims: unknown = JSON.parse(decodeBase64Url(payload));
+    const exp = typeof claims === 'object' && claims !== null ? (claims as { exp?: unknown }).exp : undefined;
+    return typeof exp === 'number' && Number.isFinite(exp) ? new Date(exp * 1000) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function decodeBase64Url(segment: string): string {
+  const base64 = segment.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(segment.length / 4) * 4, '=');
+  const binary = atob(base64);
+  const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
+  return new TextDecoder().decode(bytes);
+}

@@ -1,0 +1,106 @@
+import createClient, { type Client } from 'openapi-fetch';
+import type { AccountLimit, paths, WebhookPublicKey } from '@capi/openapi-types';
+import { getDailyLimit, setDailyLimit, waitForLimitSync, type DailyLimitContext, type SetDailyLimitParams, type WaitForLimitSyncOptions } from './daily-limit.js';
+import { DEFAULT_MAX_DAILY_LIMIT_CENTS } from './daily-limit-input.js';
+import { InvalidArgumentError } from './errors.js';
+import { assertMilliseconds } from './milliseconds-option.js';
+import { resolveRetryPolicy, type RetriesOption } from './retry-policy.js';
+import { signInWithEthereum, type SignInResult, type SignInWithEthereumParams } from './sign-in.js';
+import { TokenManager } from './token-manager.js';
+import { createTransport, type RequestOptions, type RetryEvent } from './transport.js';
+import { getWebhookPublicKey } from './webhook-public-key.js';
+
+/** Options of {@link createPartnerClient}. */
+export interface PartnerClientOptions {
+  /** The core user API base, e.g. the sandbox or production deployment's address. */
+  baseUrl: string;
+  /** The webhook key service's address, needed by `getWebhookPublicKey`. */
+  webhooksUrl?: string;
+  /** A fetch implementation; default the global `fetch`. */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Holds and renews the tokens; default a TokenManager that can only store them. */
+  tokenManager?: TokenManager;
+  /** Time allowed for each request attempt, to the last byte. Default 30 000 ms. */
+  timeoutMs?: number;
+  /** Retries of idempotent requests on connection errors, timeouts, 408, 429 and 5xx. Default 2. */
+  retries?: RetriesOption;
+  /** The highest daily limit `setDailyLimit` accepts, in cents, if a higher one was agreed at onboarding. Default 1,000,000. */
+  maxDailyLimitCents?: number;
+  /** Called before each retry, e.g. for logging. */
+  onRetry?: (event: RetryEvent) => void;
+}
+
+/** The client returned by {@link createPartnerClient}. */
+export interface PartnerClient {
+  /** The openapi-fetch client: every path of the spec typed; does not throw on error statuses. */
+  readonly raw: Client<paths>;
+  /** The TokenManager holding this client's tokens. */
+  readonly tokenManager: TokenManager;
+  /** Signs in with a wallet (SIWE) and stores the tokens. */
+  signInWithEthereum(params: SignInWithEthereumParams): Promise<SignInResult>;
+  /** Reads the daily spending limit. */
+  getDailyLimit(options?: RequestOptions): Promise<AccountLimit>;
+  /** Sets the daily spending limit; checked locally first, never retried unless `options.retries` is given. */
+  setDailyLimit(params: SetDailyLimitParams, options?: RequestOptions): Promise<AccountLimit>;
+  /** Polls until the limit's `syncStatus` is `synced`. */
+  waitForLimitSync(options?: WaitForLimitSyncOptions): Promise<AccountLimit>;
+  /** Fetches the webhook signing key from `webhooksUrl`. */
+  getWebhookPublicKey(options?: RequestOptions): Promise<WebhookPublicKey>;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * Creates a client of the partner interface: typed requests, SIWE sign-in, token renewal,
+ * typed errors, retries and timeouts.
+ *
+ * @example
+ * const client = createPartnerClient({ baseUrl: 'https://api.sandbox.example.com' });
+ * await client.signInWithEthereum({ ...signerFromViemAccount(account), domain: 'localhost:3000', uri: 'http://localhost:3000', chainId: 100 });
+ * await client.setDailyLimit({ amount: 50_000 });
+ * await client.waitForLimitSync();
+ */
+export function createPartnerClient(options: PartnerClientOptions): PartnerClient {
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidArgumentError('options', 'createPartnerClient needs an options object with at least baseUrl.', 'invalid_option');
+  }
+  const baseUrl = assertHttpUrl(options.baseUrl, 'baseUrl');
+  const webhooksUrl = options.webhooksUrl === undefined ? undefined : assertHttpUrl(options.webhooksUrl, 'webhooksUrl');
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  assertMilliseconds(timeoutMs, 'timeoutMs', { allowInfinity: true });
+  const maxDailyLimitCents = options.maxDailyLimitCents ?? DEFAULT_MAX_DAILY_LIMIT_CENTS;
+  if (!Number.isSafeInteger(maxDailyLimitCents) || maxDailyLimitCents <= 0) {
+    throw new InvalidArgumentError('maxDailyLimitCents', `maxDailyLimitCents must be a positive whole number of cents, got ${String(options.maxDailyLimitCents)}.`, 'invalid_option');
+  }
+  for (const name of ['fetch', 'onRetry'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function') {
+      throw new InvalidArgumentError(name, `${name} must be a function.`, 'invalid_option');
+    }
+  }
+  const tokenManager = options.tokenManager ?? new TokenManager();
+  if (typeof tokenManager.getToken !== 'function' || typeof tokenManager.renewAfterUnauthorized !== 'function') {
+    throw new InvalidArgumentError('tokenManager', 'tokenManager must be a TokenManager (createTokenManager() makes one).', 'invalid_option');
+  }
+  // Looked up per call, so that a fetch installed later (test tooling, polyfills) is used.
+  const fetchOnce = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const transport = createTransport({ fetch: fetchOnce, tokenManager, timeoutMs, retryPolicy: resolveRetryPolicy(options.retries), onRetry: options.onRetry });
+  const raw = createClient<paths>({ baseUrl, fetch: transport });
+  const limitContext: DailyLimitContext = { raw, maxDailyLimitCents, requestTimeoutMs: timeoutMs };
+
+  return {
+    raw,
+    tokenManager,
+    signInWithEthereum: (params) => signInWithEthereum({ raw, tokenManager }, params),
+    getDailyLimit: (callOptions) => getDailyLimit(limitContext, callOptions),
+    setDailyLimit: (params, callOptions) => setDailyLimit(limitContext, params, callOptions),
+    waitForLimitSync: (waitOptions) => waitForLimitSync(limitContext, waitOptions),
+    getWebhookPublicKey: (callOptions) => getWebhookPublicKey(raw, webhooksUrl, callOptions),
+  };
+}
+
+function assertHttpUrl(value: unknown, argument: string): string {
+  if (typeof value !== 'string' || !URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
+    throw new InvalidArgumentError(argument, `${argument} must be an absolute http(s) URL such as "https://api.example.com", got ${JSON.stringify(value)}.`, 'invalid_base_url');
+  }
+  return value;
+}

@@ -1,0 +1,36 @@
+// Access and refresh tokens are bearer credentials: anyone who reads one from a log can act as
+// the user. Everything this package puts into an error message or an error's JSON goes
+// through here first, so that a service echoing a token back cannot leak it either.
+
+const JWT_PATTERN = /\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
+const BEARER_PATTERN = /\b(Bearer\s+)[^\s"',;]+/gi;
+const REDACTED = '[redacted token]';
+const MAX_DEPTH = 8;
+
+/**
+ * Replaces anything that looks like a JWT or a bearer credential in `text`.
+ *
+ * @example
+ * redactTokens('Bearer eyJhbGciOi.eyJzdWIi.sig expired') // 'Bearer [redacted token] expired'
+ */
+export function redactTokens(text: string): string {
+  return text.replace(JWT_PATTERN, REDACTED).replace(BEARER_PATTERN, `$1${REDACTED}`);
+}
+
+/**
+ * Returns a copy of a parsed JSON value with every string passed through {@link redactTokens}.
+ *
+ * @example
+ * redactTokensDeep({ error: 'bad token eyJa.eyJb.c' }) // { error: 'bad token [redacted token]' }
+ */
+export function redactTokensDeep(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redactTokens(value);
+  if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => redactTokensDeep(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    // Own keys only: a body such as {"__proto__": ...} must not change the copy's prototype.
+    Object.defineProperty(copy, key, { value: redactTokensDeep(item, depth + 1), enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}

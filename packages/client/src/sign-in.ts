@@ -1,0 +1,96 @@
+import type { Client } from 'openapi-fetch';
+import type { paths } from '@capi/openapi-types';
+import { errorFromResponse, InvalidArgumentError, UnexpectedResponseError } from './errors.js';
+import { readJwtExpiry } from './jwt-expiry.js';
+import { readNonce } from './nonce.js';
+import { assertSignInInput, TTL_IN_SECONDS_RANGE } from './sign-in-input.js';
+import type { SignMessage } from './signers.js';
+import type { TokenManager, TokenSet } from './token-manager.js';
+import type { RequestOptions } from './transport.js';
+
+/** Parameters of `signInWithEthereum`. */
+export interface SignInWithEthereumParams extends Pick<RequestOptions, 'signal' | 'timeoutMs'> {
+  /** The signer's address: the owner of a registered account. */
+  address: string;
+  /** Signs the SIWE message; see `signerFromViemAccount` and `signerFromWalletClient`. */
+  signMessage: SignMessage;
+  /** Host (and port) of the page asking for the signature: a whitelisted domain or `localhost`. Never `127.0.0.1`. */
+  domain: string;
+  /** The URI the sign-in is for, usually the page's URL. */
+  uri: string;
+  /** EIP-155 chain id of the wallet (100, Gnosis chain, in production). */
+  chainId: number;
+  /** The line the wallet shows. Default "Sign in with Ethereum to the app.". */
+  statement?: string;
+  /** Requested token lifetime, 3600..86400 (older generation). Default 86400. */
+  ttlInSeconds?: number;
+}
+
+/** The outcome of a sign-in: the tokens and when the access token expires. */
+export interface SignInResult extends TokenSet {
+  /** When the access token expires (its `exp`, read without verification). */
+  expiresAt: Date;
+}
+
+/** The client parts sign-in works with. */
+export interface SignInContext {
+  raw: Client<paths>;
+  tokenManager: TokenManager;
+}
+
+const DEFAULT_STATEMENT = 'Sign in with Ethereum to the app.';
+
+/**
+ * Signs in with a wallet: nonce (4.1), EIP-4361 message, signature, challenge (4.2). Stores the
+ * tokens in the client's TokenManager and returns them.
+ *
+ * @example
+ * const { expiresAt } = await signInWithEthereum({ raw, tokenManager }, { ...signerFromViemAccount(account), domain: 'localhost:3000', uri: 'http://localhost:3000', chainId: 100 });
+ */
+export async function signInWithEthereum(context: SignInContext, params: SignInWithEthereumParams): Promise<SignInResult> {
+  assertSignInInput(params);
+  const ttlInSeconds = params.ttlInSeconds ?? TTL_IN_SECONDS_RANGE.max;
+  const call = { auth: false, signal: params.signal, timeoutMs: params.timeoutMs };
+  const { buildSiweMessage } = await import('./siwe-message.js');
+  const fields = {
+    address: params.address,
+    chainId: params.chainId,
+    domain: params.domain,
+    uri: params.uri,
+    statement: params.statement ?? DEFAULT_STATEMENT,
+  };
+  // Build once with a placeholder nonce so that a field viem refuses fails before any request.
+  buildSiweMessage({ ...fields, nonce: 'placeholder0' });
+
+  const nonceAnswer = await context.raw.GET('/api/v1/auth/nonce', { ...call, parseAs: 'text' });
+  if (!nonceAnswer.response.ok) throw errorFromResponse(nonceAnswer.response, nonceAnswer.error);
+  const nonce = readNonce(String(nonceAnswer.data ?? ''));
+  const message = buildSiweMessage({ ...fields, nonce });
+
+  const signature = await params.signMessage(message);
+  if (typeof signature !== 'string' || !/^0x[0-9a-fA-F]+$/.test(signature)) {
+    throw new InvalidArgumentError('signMessage', 'signMessage must resolve to a 0x-prefixed hex signature.', 'invalid_signature');
+  }
+
+  const challenge = await context.raw.POST('/api/v1/auth/challenge', { ...call, body: { message, signature, ttlInSeconds } });
+  if (!challenge.response.ok) {
+    throw errorFromResponse(challenge.response, challenge.error, {
+      advice:
+        challenge.response.status === 401
+          ? 'The signature was refused: signMessage must sign the exact message with the key of `address`, and that wallet must own a registered account'
+          : undefined,
+    });
+  }
+  const token = (challenge.data as { token?: unknown } | undefined)?.token;
+  if (typeof token !== 'string' || token === '') {
+    throw new UnexpectedResponseError('The challenge answer holds no access token (expected {"token": "<JWT>"}). Check baseUrl.', { code: 'missing_token' });
+  }
+  const refreshToken = (challenge.data as { refreshToken?: unknown }).refreshToken;
+  const result: SignInResult = {
+    token,
+    expiresAt: readJwtExpiry(token) ?? new Date(Date.now() + ttlInSeconds * 1000),
+    ...(typeof refreshToken === 'string' && refreshToken !== '' ? { refreshToken } : {}),
+  };
+  context.tokenManager.setTokens(result);
+  return result;
+}

@@ -1,0 +1,246 @@
+import { InvalidArgumentError, PartnerClientError } from './errors.js';
+import { readJwtExpiry } from './jwt-expiry.js';
+
+/**
+ * The two infrastructure generations: `legacy` issues one token valid `ttlInSeconds` (1 to 24 h);
+ * `current` issues a 15-minute access token plus a 7-day refresh token that rotates.
+ */
+export type TokenGeneration = 'legacy' | 'current';
+
+/** The tokens of a signed-in session, as returned by sign-in, `reauthenticate` and `refresh`. */
+export interface TokenSet {
+  /** The access token (a JWT), sent as `Authorization: Bearer <token>`. */
+  token: string;
+  /** When the access token expires; read from the JWT's `exp` when not given. */
+  expiresAt?: Date | undefined;
+  /** The newer generation's refresh token; each refresh returns a new one (rotation). */
+  refreshToken?: string | undefined;
+}
+
+/** Options of {@link TokenManager}. */
+export interface TokenManagerOptions {
+  /**
+   * Signs the user in again (a new nonce and a wallet signature, so usually user interaction).
+   * Called at most once at a time, however many requests need it.
+   */
+  reauthenticate?: () => Promise<TokenSet | string>;
+  /**
+   * Newer generation: trades the refresh token for new tokens. The operation is outside the
+   * reference, so it is yours to supply. When it fails, `reauthenticate` is tried.
+   */
+  refresh?: (refreshToken: string) => Promise<TokenSet>;
+  /**
+   * Renew this long before `exp`. Default 60 000 ms. Keep it well below the token lifetime
+   * (15 minutes in the newer generation), or every request renews.
+   */
+  renewBeforeMs?: number;
+  /** Fix the generation; by default it is `current` when the tokens carry a refresh token. */
+  generation?: TokenGeneration;
+  /** Tokens to start with, for example restored from secure storage. */
+  tokens?: TokenSet | string;
+}
+
+/**
+ * A token could not be renewed because `reauthenticate` or `refresh` failed with an error of
+ * its own (for example the user rejected the wallet prompt); `cause` holds that error.
+ *
+ * @example
+ * catch (error) { if (error instanceof TokenRenewalError) showSignInButton(); }
+ */
+export class TokenRenewalError extends PartnerClientError {
+  override name = 'TokenRenewalError';
+}
+
+const DEFAULT_RENEW_BEFORE_MS = 60_000;
+
+/**
+ * Holds the session's tokens, renews them ahead of expiry and after a 401, one renewal at a
+ * time (single flight), through `refresh` (newer generation) or `reauthenticate`.
+ * Tokens are kept in private fields and never appear in its JSON, string or inspect output.
+ *
+ * @example
+ * const tokenManager = new TokenManager({
+ *   reauthenticate: () => client.signInWithEthereum({ address, signMessage, domain, uri, chainId: 100 }),
+ * });
+ * const client = createPartnerClient({ baseUrl, tokenManager });
+ */
+export class TokenManager {
+  #token: string | undefined;
+  #refreshToken: string | undefined;
+  #expiresAt: number | undefined;
+  readonly #renewBeforeMs: number;
+  #renewal: Promise<string | undefined> | undefined;
+  #inferredGeneration: TokenGeneration = 'legacy';
+  readonly #fixedGeneration: TokenGeneration | undefined;
+  readonly #reauthenticate: TokenManagerOptions['reauthenticate'];
+  readonly #refresh: TokenManagerOptions['refresh'];
+
+  constructor(options: TokenManagerOptions = {}) {
+    const renewBeforeMs = options.renewBeforeMs ?? DEFAULT_RENEW_BEFORE_MS;
+    if (!Number.isFinite(renewBeforeMs) || renewBeforeMs < 0) {
+      throw new InvalidArgumentError('renewBeforeMs', `renewBeforeMs must be a number of milliseconds >= 0, got ${String(options.renewBeforeMs)}`, 'invalid_option');
+    }
+    for (const name of ['reauthenticate', 'refresh'] as const) {
+      if (options[name] !== undefined && typeof options[name] !== 'function') {
+        throw new InvalidArgumentError(name, `${name} must be a function returning a Promise of tokens`, 'invalid_option');
+      }
+    }
+    if (options.generation !== undefined && options.generation !== 'legacy' && options.generation !== 'current') {
+      throw new InvalidArgumentError('generation', `generation must be 'legacy' or 'current', got ${String(options.generation)}`, 'invalid_option');
+    }
+    this.#renewBeforeMs = renewBeforeMs;
+    this.#reauthenticate = options.reauthenticate;
+    this.#refresh = options.refresh;
+    this.#fixedGeneration = options.generation;
+    if (options.tokens !== undefined) this.setTokens(options.tokens);
+  }
+
+  /** The generation: the `generation` option, else inferred from the last tokens stored. */
+  get generation(): TokenGeneration {
+    return this.#fixedGeneration ?? this.#inferredGeneration;
+  }
+
+  /** When the current access token expires, if known. */
+  get expiresAt(): Date | undefined {
+    return this.#expiresAt === undefined ? undefined : new Date(this.#expiresAt);
+  }
+
+  /** Whether an access token is held (it may have expired). */
+  get hasToken(): boolean {
+    return this.#token !== undefined;
+  }
+
+  /**
+   * Stores new tokens (a {@link TokenSet} or a bare access token). The expiry is taken from
+   * `expiresAt`, else from the JWT's `exp`.
+   *
+   * @example
+   * tokenManager.setTokens(await client.signInWithEthereum(params));
+   */
+  setTokens(tokens: TokenSet | string): void {
+    const set = typeof tokens === 'string' ? { token: tokens } : tokens;
+    if (typeof set?.token !== 'string' || set.token === '') {
+      throw new InvalidArgumentError('tokens', 'setTokens needs a non-empty access token string, or { token, expiresAt?, refreshToken? }', 'invalid_tokens');
+    }
+    const expiresAt = set.expiresAt ?? readJwtExpiry(set.token);
+    this.#token = set.token;
+    this.#refreshToken = set.refreshToken;
+    this.#expiresAt = expiresAt?.getTime();
+    this.#inferredGeneration = set.refreshToken ? 'current' : 'legacy';
+  }
+
+  /** Forgets every token (sign-out). */
+  clear(): void {
+    this.#token = undefined;
+    this.#refreshToken = undefined;
+    this.#expiresAt = undefined;
+  }
+
+  /**
+   * The access token to send now: renewed first when it is absent or within `renewBeforeMs`
+   * of `exp`. If renewal fails while the old token is still valid, the old token is used.
+   *
+   * @example
+   * const token = await tokenManager.getToken();
+   */
+  async getToken(): Promise<string | undefined> {
+    if (this.#token !== undefined && this.#renewal === undefined && !this.#isDue(Date.now())) return this.#token;
+    if (!this.#canRenew()) return this.#token;
+    try {
+      return await this.#renew();
+    } catch (error) {
+      if (this.#token !== undefined && !this.#isExpired(Date.now())) return this.#token;
+      throw error;
+    }
+  }
+
+  /**
+   * Called when a request sent with `rejectedToken` got a 401: drops that token and renews
+   * once for everyone. Returns the token to retry with, or `undefined` when none can be had.
+   *
+   * @example
+   * const next = await tokenManager.renewAfterUnauthorized(sentToken);
+   */
+  async renewAfterUnauthorized(rejectedToken: string | undefined): Promise<string | undefined> {
+    if (this.#renewal !== undefined) return this.#renewal;
+    // Another request already renewed while this one was in flight.
+    if (this.#token !== undefined && this.#token !== rejectedToken) return this.#token;
+    this.#token = undefined;
+    this.#expiresAt = undefined;
+    if (!this.#canRenew()) return undefined;
+    return this.#renew();
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { generation: this.generation, hasToken: this.hasToken, expiresAt: this.expiresAt?.toISOString() };
+  }
+
+  toString(): string {
+    return `TokenManager ${JSON.stringify(this.toJSON())}`;
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return this.toString();
+  }
+
+  #isDue(now: number): boolean {
+    return this.#expiresAt !== undefined && this.#expiresAt - now <= this.#renewBeforeMs;
+  }
+
+  #isExpired(now: number): boolean {
+    return this.#expiresAt !== undefined && this.#expiresAt <= now;
+  }
+
+  #canRenew(): boolean {
+    return this.#reauthenticate !== undefined || (this.#refresh !== undefined && this.#refreshToken !== undefined);
+  }
+
+  #renew(): Promise<string | undefined> {
+    this.#renewal ??= this.#runRenewal().finally(() => {
+      this.#renewal = undefined;
+    });
+    return this.#renewal;
+  }
+
+  async #runRenewal(): Promise<string | undefined> {
+    const refreshToken = this.#refreshToken;
+    if (refreshToken !== undefined && this.#refresh !== undefined && this.generation === 'current') {
+      try {
+        this.setTokens(await this.#refresh(refreshToken));
+        return this.#token;
+      } catch (error) {
+        // A rotated refresh token must never be offered twice: reusing it ends the session.
+        this.#refreshToken = undefined;
+        if (this.#reauthenticate === undefined) throw asRenewalError(error, 'refresh');
+      }
+    }
+    if (this.#reauthenticate === undefined) return undefined;
+    let tokens: TokenSet | string;
+    try {
+      tokens = await this.#reauthenticate();
+    } catch (error) {
+      throw asRenewalError(error, 'reauthenticate');
+    }
+    this.setTokens(tokens);
+    return this.#token;
+  }
+}
+
+/**
+ * Creates a {@link TokenManager}.
+ *
+ * @example
+ * const tokenManager = createTokenManager({ refresh: (refreshToken) => myRefresh(refreshToken) });
+ */
+export function createTokenManager(options: TokenManagerOptions = {}): TokenManager {
+  return new TokenManager(options);
+}
+
+function asRenewalError(error: unknown, callback: 'refresh' | 'reauthenticate'): PartnerClientError {
+  if (error instanceof PartnerClientError) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new TokenRenewalError(
+    `The access token could not be renewed: the ${callback} callback failed (${reason}). Sign the user in again.`,
+    { code: 'token_renewal_failed', cause: error },
+  );
+}

@@ -1,0 +1,31 @@
+import type { Client } from 'openapi-fetch';
+import type { paths, WebhookPublicKey } from '@capi/openapi-types';
+import { errorFromResponse, InvalidArgumentError, UnexpectedResponseError } from './errors.js';
+import type { RequestOptions } from './transport.js';
+
+/**
+ * Fetches the Ed25519 public key that signs the platform's webhooks (4.5) from `webhooksUrl`.
+ * A key with `success: false` is refused, since the reference says it is then unusable.
+ *
+ * @example
+ * const { publicKey } = await getWebhookPublicKey(raw, 'https://webhooks.example.com');
+ */
+export async function getWebhookPublicKey(raw: Client<paths>, webhooksUrl: string | undefined, options: RequestOptions = {}): Promise<WebhookPublicKey> {
+  if (webhooksUrl === undefined) {
+    throw new InvalidArgumentError(
+      'webhooksUrl',
+      'getWebhookPublicKey needs the webhook key service address: pass webhooksUrl to createPartnerClient.',
+      'missing_webhooks_url',
+    );
+  }
+  const { data, error, response } = await raw.GET('/api/v1/public-key', { ...options, baseUrl: webhooksUrl, auth: false });
+  if (!response.ok) throw errorFromResponse(response, error);
+  const key = data as Partial<WebhookPublicKey> | undefined;
+  if (key?.success !== true || typeof key.publicKey !== 'string' || key.publicKey.trim() === '') {
+    throw new UnexpectedResponseError(
+      `The webhook key service answered without a usable key (success must be true and publicKey a string), got ${JSON.stringify(data)?.slice(0, 120)}. Retry later; check webhooksUrl.`,
+      { code: 'public_key_unavailable' },
+    );
+  }
+  return key as WebhookPublicKey;
+}

@@ -1,0 +1,177 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { inspect } from 'node:util';
+import {
+  AbortError,
+  ApiError,
+  AuthenticationError,
+  ConnectionError,
+  createPartnerClient,
+  errorFromResponse,
+  ForbiddenError,
+  NotFoundError,
+  PartnerClientError,
+  RateLimitError,
+  ServerError,
+  signerFromViemAccount,
+  TimeoutError,
+  ValidationError,
+  WafForbiddenError,
+  type PartnerClient,
+} from '../src/index.js';
+import { buildSiweMessage } from '../src/siwe.js';
+import { startPartnerService, type PartnerService } from './support/partner-service.js';
+import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
+
+const LIMIT_PATH = '/user-api/user/account/limit';
+let service: PartnerService;
+let client: PartnerClient;
+
+beforeEach(async () => {
+  service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+  client = createPartnerClient({ baseUrl: service.url, retries: 0 });
+});
+afterEach(() => service.close());
+
+const signIn = () => client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+const caught = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+
+describe('maps each error status of the service to its error class', () => {
+  it('401 without a token is an AuthenticationError', async () => {
+    const error = await caught(client.getDailyLimit());
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toBeInstanceOf(PartnerClientError);
+    expect(error).toMatchObject({ status: 401, code: 'unauthorized', body: { message: 'Unauthorized' }, requestId: 'req-1' });
+    expect((error as Error).message).toMatch(/^Authentication failed \(HTTP 401\): Unauthorized\. Sign in again/);
+  });
+
+  it('400 for a body that is not JSON is a ValidationError', async () => {
+    await signIn();
+    const { error, response } = await client.raw.PUT(LIMIT_PATH, { body: 'not json' as never, bodySerializer: (body: unknown) => body as string });
+    const typed = errorFromResponse(response, error);
+    expect(typed).toBeInstanceOf(ValidationError);
+    expect(typed).toMatchObject({ status: 400, code: 'validation_failed', body: { error: 'Body must be JSON' } });
+  });
+
+  it('422 for an out-of-range amount is a ValidationError with the service code', async () => {
+    await signIn();
+    // raw skips the client's own range check, so the service's answer is what is tested.
+    const { error, response } = await client.raw.PUT(LIMIT_PATH, { body: { amount: 2_000_000, currency: 'USD' } });
+    const typed = errorFromResponse(response, error);
+    expect(typed).toBeInstanceOf(ValidationError);
+    expect(typed).toMatchObject({ status: 422, code: 'ValidationError' });
+    expect(typed.message).toContain('amount must be an integer between 1 and 1000000');
+  });
+
+  it('403 WAFForbidden for a SIWE message on 127.0.0.1 is a WafForbiddenError', async () => {
+    const { data: nonce } = await client.raw.GET('/api/v1/auth/nonce', { parseAs: 'text' });
+    const message = buildSiweMessage({ address: registeredAccount.address, chainId: 100, domain: '127.0.0.1:3000', uri: 'http://127.0.0.1:3000', nonce: String(nonce) });
+    const signature = await registeredAccount.signMessage({ message });
+    const { error, response } = await client.raw.POST('/api/v1/auth/challenge', { body: { message, signature, ttlInSeconds: 3600 } });
+    const typed = errorFromResponse(response, error);
+    expect(typed).toBeInstanceOf(WafForbiddenError);
+    expect(typed).toBeInstanceOf(ForbiddenError);
+    expect(typed).toMatchObject({ status: 403, code: 'WAFForbidden' });
+    expect(typed.message).toMatch(/use localhost/);
+  });
+
+  it('404 from a wrong base URL is a NotFoundError', async () => {
+    const wrong = createPartnerClient({ baseUrl: `${service.url}/v2`, retries: 0 });
+    const error = await caught(wrong.getDailyLimit());
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as Error).message).toMatch(/Check baseUrl/);
+  });
+
+  it('429 is a RateLimitError with retryAfterMs', async () => {
+    service.script('GET', LIMIT_PATH, { status: 429, headers: { 'retry-after': '120' }, body: { message: 'Slow down' } });
+    const error = await caught(client.getDailyLimit());
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 120_000, code: 'rate_limited' });
+    expect((error as Error).message).toMatch(/Retry after 120 s/);
+  });
+
+  it.each([500, 502, 503, 504])('%i is a ServerError', async (status) => {
+    service.script('GET', LIMIT_PATH, { status, body: { error: 'upstream failed' } });
+    const error = await caught(client.getDailyLimit());
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ status, code: 'server_error' });
+  });
+
+  it('another status is a plain ApiError', async () => {
+    service.script('GET', LIMIT_PATH, { status: 409, body: { message: 'Conflict' } });
+    const error = await caught(client.getDailyLimit());
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).not.toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ status: 409, code: 'api_error' });
+  });
+});
+
+describe('reads error bodies of every shape the service uses', () => {
+  it.each([
+    ['{error}', { error: 'Invalid signature' }, 'Invalid signature', 'server_error'],
+    ['{message}', { message: 'Something broke' }, 'Something broke', 'server_error'],
+    ['{code, message}', { code: 'UpstreamDown', message: 'Card processor unavailable' }, 'Card processor unavailable', 'UpstreamDown'],
+    ['plain text', 'Bad gateway from proxy', 'Bad gateway from proxy', 'server_error'],
+    ['an empty body', '', undefined, 'server_error'],
+  ])('%s', async (_shape, body, message, code) => {
+    service.script('GET', LIMIT_PATH, { status: 502, body });
+    const error = (await caught(client.getDailyLimit())) as ServerError;
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error.code).toBe(code);
+    if (message === undefined) expect(error.message).toMatch(/^The service failed \(HTTP 502\)\. Retry later/);
+    else expect(error.message).toContain(`: ${message}.`);
+  });
+});
+
+describe('reports a request that got no response as ConnectionError, TimeoutError or AbortError', () => {
+  it('a refused connection is a ConnectionError with the cause', async () => {
+    const closed = await startPartnerService();
+    const url = closed.url;
+    await closed.close();
+    const offline = createPartnerClient({ baseUrl: url, retries: 0 });
+    const error = await caught(offline.getDailyLimit());
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).code).toBe('connection_failed');
+    expect((error as Error).message).toMatch(/ECONNREFUSED/);
+    expect((error as Error).cause).toBeInstanceOf(Error);
+  });
+
+  it('a dropped connection is a ConnectionError', async () => {
+    service.script('GET', LIMIT_PATH, { dropConnection: true });
+    await expect(client.getDailyLimit()).rejects.toBeInstanceOf(ConnectionError);
+  });
+
+  it('no answer within timeoutMs is a TimeoutError', async () => {
+    service.script('GET', LIMIT_PATH, { hang: true });
+    const error = await caught(client.getDailyLimit({ timeoutMs: 50 }));
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ code: 'request_timeout', timeoutMs: 50 });
+  });
+
+  it('an aborted signal is an AbortError', async () => {
+    service.script('GET', LIMIT_PATH, { hang: true });
+    const controller = new AbortController();
+    const pending = caught(client.getDailyLimit({ signal: controller.signal }));
+    while (service.count('GET', LIMIT_PATH) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    const error = await pending;
+    expect(error).toBeInstanceOf(AbortError);
+    expect((error as AbortError).code).toBe('aborted');
+  });
+});
+
+describe('errors serialize for structured logs', () => {
+  it('toJSON holds name, code, message, status, request id and body; inspect shows the class', async () => {
+    const error = (await caught(client.getDailyLimit())) as AuthenticationError;
+    expect(JSON.parse(JSON.stringify(error))).toEqual({
+      name: 'AuthenticationError',
+      code: 'unauthorized',
+      message: error.message,
+      status: 401,
+      requestId: 'req-1',
+      body: { message: 'Unauthorized' },
+    });
+    expect(inspect(error)).toContain('AuthenticationError');
+    expect(String(error)).toMatch(/^AuthenticationError: Authentication failed/);
+  });
+});

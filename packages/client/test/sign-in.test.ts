@@ -1,0 +1,218 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createWalletClient, custom } from 'viem';
+import { gnosis } from 'viem/chains';
+import {
+  AuthenticationError,
+  createPartnerClient,
+  ForbiddenError,
+  InvalidArgumentError,
+  signerFromViemAccount,
+  signerFromWalletClient,
+  UnexpectedResponseError,
+  WafForbiddenError,
+  type PartnerClient,
+} from '../src/index.js';
+import { buildSiweMessage } from '../src/siwe.js';
+import { startPartnerService, type PartnerService } from './support/partner-service.js';
+import { registeredAccount, SIGN_IN_PAGE, unregisteredAccount } from './support/wallet.js';
+
+let service: PartnerService;
+let client: PartnerClient;
+
+beforeEach(async () => {
+  service = await startPartnerService({ registeredAddresses: [registeredAccount.address], whitelistedDomains: ['app.example.com'] });
+  client = createPartnerClient({ baseUrl: service.url, retries: { baseDelayMs: 1 } });
+});
+afterEach(() => service.close());
+
+const signIn = (overrides: Record<string, unknown> = {}) =>
+  client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE, ...overrides } as Parameters<PartnerClient['signInWithEthereum']>[0]);
+
+describe('signs in with a wallet: nonce, EIP-4361 message, signature, challenge', () => {
+  it('sends a message the independent siwe parser reads with the right nonce, domain, address and chain id', async () => {
+    const before = Date.now();
+    const result = await signIn({ ttlInSeconds: 7200 });
+
+    const issuedNonce = service.requests.find((request) => request.path === '/api/v1/auth/nonce');
+    expect(issuedNonce).toBeDefined();
+    expect(service.siweMessages).toHaveLength(1);
+    const message = service.siweMessages[0]!;
+    expect(message.domain).toBe('localhost:3000');
+    expect(message.address).toBe(registeredAccount.address);
+    expect(message.chainId).toBe(100);
+    expect(message.uri).toBe('http://localhost:3000/login');
+    expect(message.version).toBe('1');
+    expect(message.statement).toBe('Sign in with Ethereum to the app.');
+    expect(message.nonce).toMatch(/^[0-9a-f]{12}$/);
+    const challenge = JSON.parse(service.requests.find((request) => request.path === '/api/v1/auth/challenge')!.body) as { ttlInSeconds: number };
+    expect(challenge.ttlInSeconds).toBe(7200);
+
+    expect(result.token.split('.')).toHaveLength(3);
+    expect(result.refreshToken).toBeUndefined();
+    // expiresAt is the JWT's exp, which the service set to now + ttlInSeconds.
+    expect(result.expiresAt.getTime()).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 7_200_000);
+    expect(result.expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + 7_200_000);
+  });
+
+  it('sends no bearer token to the nonce and challenge endpoints', async () => {
+    await signIn();
+    expect(service.requests.map((request) => request.authorization)).toEqual([undefined, undefined]);
+  });
+
+  it('uses a custom statement', async () => {
+    await signIn({ statement: 'Sign in to Example Pay.' });
+    expect(service.siweMessages[0]!.statement).toBe('Sign in to Example Pay.');
+  });
+
+  it('defaults ttlInSeconds to 86400 (24 hours)', async () => {
+    await signIn();
+    const challenge = JSON.parse(service.requests.at(-1)!.body) as { ttlInSeconds: number };
+    expect(challenge.ttlInSeconds).toBe(86_400);
+  });
+});
+
+describe('sends the bearer token on later requests', () => {
+  it('authorizes the limit request with the token from sign-in', async () => {
+    const { token } = await signIn();
+    await client.getDailyLimit();
+    const limitRequest = service.requests.find((request) => request.path === '/user-api/user/account/limit');
+    expect(limitRequest?.authorization).toBe(`Bearer ${token}`);
+    expect(client.tokenManager.hasToken).toBe(true);
+  });
+});
+
+describe('reads the nonce tolerantly (text/plain, a JSON string or {nonce})', () => {
+  it.each([
+    ['a JSON string', '"abcdef123456"'],
+    ['a JSON object', '{"nonce":"abcdef123456"}'],
+    ['text with whitespace', '  abcdef123456\n'],
+  ])('accepts %s', async (_shape, body) => {
+    service.script('GET', '/api/v1/auth/nonce', { status: 200, headers: { 'content-type': 'text/plain' }, body });
+    // The scripted nonce was never issued, so the service refuses it: proof it reached the message.
+    await expect(signIn()).rejects.toBeInstanceOf(AuthenticationError);
+    expect(service.siweMessages[0]!.nonce).toBe('abcdef123456');
+  });
+
+  it('rejects a nonce that is not 8+ letters and digits with UnexpectedResponseError', async () => {
+    service.script('GET', '/api/v1/auth/nonce', { status: 200, body: '<html>login</html>' });
+    const error = await signIn().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as UnexpectedResponseError).code).toBe('invalid_nonce');
+    expect(service.count('POST', '/api/v1/auth/challenge')).toBe(0);
+  });
+});
+
+describe('checks sign-in arguments before any request', () => {
+  it.each([
+    ['a 127.0.0.1 domain', { domain: '127.0.0.1:3000' }, 'domain', 'domain_blocked_by_waf', /firewall.*localhost/],
+    ['a 127.0.0.1 uri', { uri: 'http://127.0.0.1:3000/login' }, 'uri', 'domain_blocked_by_waf', /firewall.*localhost/],
+    ['ttlInSeconds below 1 hour', { ttlInSeconds: 3599 }, 'ttlInSeconds', 'ttl_out_of_range', /3600.*86400/],
+    ['ttlInSeconds above 24 hours', { ttlInSeconds: 86_401 }, 'ttlInSeconds', 'ttl_out_of_range', /3600.*86400/],
+    ['a fractional ttlInSeconds', { ttlInSeconds: 3600.5 }, 'ttlInSeconds', 'ttl_out_of_range', /whole number/],
+    ['a domain with a scheme', { domain: 'https://app.example.com' }, 'domain', 'invalid_domain', /without scheme/],
+    ['a malformed address', { address: '0x1234' }, 'address', 'invalid_address', /20-byte/],
+    ['a non-integer chain id', { chainId: 1.5 }, 'chainId', 'invalid_chain_id', /positive integer/],
+    ['a missing signer', { signMessage: undefined }, 'signMessage', 'invalid_signer', /signerFromViemAccount/],
+    ['a multi-line statement', { statement: 'a\nb' }, 'statement', 'invalid_statement', /single line/],
+    ['a relative uri', { uri: '/login' }, 'uri', 'invalid_uri', /absolute/],
+    ['a domain viem refuses', { domain: 'not a domain' }, 'domain', 'invalid_siwe_field', /domain/],
+  ])('rejects %s with InvalidArgumentError', async (_case, overrides, argument, code, message) => {
+    const error = await signIn(overrides).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect(error).toMatchObject({ argument, code });
+    expect((error as Error).message).toMatch(message);
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('rejects a signer that does not return a hex signature', async () => {
+    const error = await signIn({ signMessage: async () => 'not hex' }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'InvalidArgumentError', code: 'invalid_signature' });
+    expect(service.count('POST', '/api/v1/auth/challenge')).toBe(0);
+  });
+});
+
+describe('reports refused sign-ins with typed errors', () => {
+  it('answers a signer without an account with AuthenticationError (401)', async () => {
+    const error = await client
+      .signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect((error as AuthenticationError).status).toBe(401);
+    expect((error as Error).message).toMatch(/registered account/);
+    expect(client.tokenManager.hasToken).toBe(false);
+  });
+
+  it('answers a signature by another key with AuthenticationError', async () => {
+    const impostor = { address: registeredAccount.address, signMessage: (message: string) => unregisteredAccount.signMessage({ message }) };
+    await expect(client.signInWithEthereum({ ...impostor, ...SIGN_IN_PAGE })).rejects.toBeInstanceOf(AuthenticationError);
+  });
+
+  it('answers a domain that is not whitelisted with ForbiddenError code DomainNotWhitelisted', async () => {
+    const error = await signIn({ domain: 'evil.example.org', uri: 'https://evil.example.org' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect(error).not.toBeInstanceOf(WafForbiddenError);
+    expect((error as ForbiddenError).code).toBe('DomainNotWhitelisted');
+    expect((error as Error).message).toMatch(/partner dashboard/);
+  });
+
+  it('accepts a whitelisted domain', async () => {
+    await expect(signIn({ domain: 'app.example.com', uri: 'https://app.example.com' })).resolves.toMatchObject({ token: expect.any(String) });
+  });
+
+  it('answers a WAF block with WafForbiddenError', async () => {
+    service.script('POST', '/api/v1/auth/challenge', { status: 403, body: { code: 'WAFForbidden', message: 'Request blocked' } });
+    const error = await signIn().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(WafForbiddenError);
+    expect((error as Error).message).toMatch(/use localhost/);
+  });
+
+  it('rejects a 200 challenge answer without a token with UnexpectedResponseError', async () => {
+    service.script('POST', '/api/v1/auth/challenge', { status: 200, body: { ok: true } });
+    await expect(signIn()).rejects.toMatchObject({ name: 'UnexpectedResponseError', code: 'missing_token' });
+  });
+});
+
+describe('adapts viem accounts and wallet clients as signers', () => {
+  it('signs in through a viem wallet client', async () => {
+    const walletClient = createWalletClient({
+      account: registeredAccount,
+      chain: gnosis,
+      // A local account signs without the transport; reaching it would be a bug.
+      transport: custom({ request: async () => { throw new Error('no RPC expected'); } }),
+    });
+    const result = await client.signInWithEthereum({ ...signerFromWalletClient(walletClient), ...SIGN_IN_PAGE });
+    expect(result.token).toEqual(expect.any(String));
+  });
+
+  it('signs in through a browser-style wallet (EIP-1193 personal_sign) by address', async () => {
+    const methods: string[] = [];
+    const injectedWallet = custom({
+      request: async ({ method, params }: { method: string; params?: unknown }) => {
+        methods.push(method);
+        if (method !== 'personal_sign') throw new Error(`unexpected ${method}`);
+        const [hexMessage] = params as [`0x${string}`, string];
+        return registeredAccount.signMessage({ message: { raw: hexMessage } });
+      },
+    });
+    const walletClient = createWalletClient({ chain: gnosis, transport: injectedWallet });
+    const result = await client.signInWithEthereum({ ...signerFromWalletClient(walletClient, registeredAccount.address), ...SIGN_IN_PAGE });
+    expect(result.token).toEqual(expect.any(String));
+    expect(methods).toEqual(['personal_sign']);
+  });
+
+  it('asks for an address when the wallet client has none', () => {
+    const walletClient = createWalletClient({ chain: gnosis, transport: custom({ request: async () => null }) });
+    expect(() => signerFromWalletClient(walletClient)).toThrow(InvalidArgumentError);
+  });
+});
+
+describe('builds EIP-4361 messages from @capi/client/siwe', () => {
+  it('checksums the address and names a refused field', () => {
+    const message = buildSiweMessage({ address: registeredAccount.address.toLowerCase(), chainId: 100, domain: 'localhost', uri: 'http://localhost', nonce: 'abcdefgh1', issuedAt: new Date('2026-01-01T00:00:00Z') });
+    expect(message).toContain(`\n${registeredAccount.address}\n`);
+    expect(message).toContain('Issued At: 2026-01-01T00:00:00.000Z');
+    expect(() => buildSiweMessage({ address: registeredAccount.address, chainId: 100, domain: 'localhost', uri: 'http://localhost', nonce: 'short' })).toThrow(
+      expect.objectContaining({ argument: 'nonce', code: 'invalid_siwe_field' }),
+    );
+  });
+});

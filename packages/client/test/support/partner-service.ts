@@ -1,0 +1,263 @@
+// A small, real HTTP service on loopback that behaves like the partner interface as the
+// reference and service-facts.md describe it: text/plain nonces, SIWE challenge verified with
+// viem, HS256 JWTs, the daily limit with its sync status, the error body shapes the live service
+// uses, plus scripted answers (statuses, Retry-After, hangs, dropped sockets) for failure tests.
+import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SiweMessage } from 'siwe';
+import { verifyMessage } from 'viem';
+
+export type Generation = 'legacy' | 'current';
+
+/** One scripted answer, served instead of the normal behaviour. */
+export type ScriptedAnswer =
+  | { status: number; headers?: Record<string, string>; body?: unknown }
+  | { hang: true }
+  | { dropConnection: true };
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+  body: string;
+}
+
+export interface PartnerServiceOptions {
+  generation?: Generation;
+  /** Addresses that own a registered account (any case). */
+  registeredAddresses?: string[];
+  /** Whitelisted SIWE domains besides localhost. */
+  whitelistedDomains?: string[];
+  /** Lifetime of access tokens; default ttlInSeconds (legacy) or 900 s (current). */
+  accessTokenLifetimeSeconds?: number;
+  /** GET polls answered `pending` after a PUT before the limit turns `synced`. */
+  pendingPollsAfterUpdate?: number;
+}
+
+export interface PartnerService {
+  url: string;
+  /** The SIWE messages the challenge accepted or refused, parsed by the `siwe` package. */
+  siweMessages: SiweMessage[];
+  requests: RecordedRequest[];
+  count(method: string, path: string): number;
+  script(method: string, path: string, ...answers: ScriptedAnswer[]): void;
+  /** Makes every access token issued so far invalid (as if expired). */
+  revokeAccessTokens(): void;
+  /** Issues an access token directly, as the challenge would. */
+  issueAccessToken(address: string, lifetimeSeconds: number): string;
+  limit: { amount: number; currency: string; syncStatus: 'pending' | 'synced' };
+  close(): Promise<void>;
+}
+
+export const REFRESH_PATH = '/test-only/refresh';
+
+export async function startPartnerService(options: PartnerServiceOptions = {}): Promise<PartnerService> {
+  const generation = options.generation ?? 'legacy';
+  const registered = new Set((options.registeredAddresses ?? []).map((address) => address.toLowerCase()));
+  const whitelist = new Set(options.whitelistedDomains ?? []);
+  const secret = randomBytes(32);
+  const issuedNonces = new Set<string>();
+  const scripts = new Map<string, ScriptedAnswer[]>();
+  const requests: RecordedRequest[] = [];
+  const siweMessages: SiweMessage[] = [];
+  const refreshTokens = new Map<string, { address: string; used: boolean; session: string }>();
+  const endedSessions = new Set<string>();
+  let tokensValidAfter = 0;
+  let tokenSerial = 0;
+  let pendingPolls = 0;
+  const limit = { amount: 1_000_000, currency: 'USD', syncStatus: 'synced' as 'pending' | 'synced' };
+
+  function issueAccessToken(address: string, lifetimeSeconds: number): string {
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { iat: now, exp: now + lifetimeSeconds, signerAddress: address, chainId: '100', hasSignedUp: true, userId: `user-${address.slice(2, 10)}`, serial: ++tokenSerial };
+    const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
+    const signature = createHmac('sha256', secret).update(`${header}.${payload}`).digest('base64url');
+    return `${header}.${payload}.${signature}`;
+  }
+
+  function issueRefreshToken(address: string, session: string): string {
+    const refreshToken = randomBytes(24).toString('hex');
+    refreshTokens.set(refreshToken, { address, used: false, session });
+    return refreshToken;
+  }
+
+  function isValidAccessToken(authorization: string | undefined): boolean {
+    const token = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
+    if (!token) return false;
+    const [header, payload, signature] = token.split('.');
+    if (!header || !payload || !signature) return false;
+    const expected = createHmac('sha256', secret).update(`${header}.${payload}`).digest('base64url');
+    if (expected !== signature) return false;
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp: number; serial: number };
+    return claims.exp * 1000 > Date.now() && claims.serial > tokensValidAfter;
+  }
+
+  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json', 'x-request-id': `req-${requests.length}`, ...headers });
+    res.end(text);
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse, path: string, body: string): Promise<void> {
+    const route = `${req.method} ${path}`;
+    if (route === 'GET /api/v1/auth/nonce') {
+      const nonce = randomBytes(6).toString('hex');
+      issuedNonces.add(nonce);
+      return send(res, 200, nonce);
+    }
+    if (route === 'POST /api/v1/auth/challenge') return challenge(res, body);
+    if (route === `POST ${REFRESH_PATH}`) return refresh(res, body);
+    if (path === '/user-api/user/account/limit') {
+      if (!isValidAccessToken(req.headers.authorization)) return send(res, 401, { message: 'Unauthorized' });
+      if (req.method === 'GET') {
+        if (limit.syncStatus === 'pending' && pendingPolls-- <= 0) limit.syncStatus = 'synced';
+        return send(res, 200, limit);
+      }
+      if (req.method === 'PUT') return putLimit(res, body);
+    }
+    return send(res, 404, { error: `No route ${route}` });
+  }
+
+  async function challenge(res: ServerResponse, body: string): Promise<void> {
+    let input: { message?: unknown; signature?: unknown; ttlInSeconds?: unknown };
+    try {
+      input = JSON.parse(body);
+    } catch {
+      return send(res, 400, { error: 'Body must be JSON' });
+    }
+    const { message, signature, ttlInSeconds } = input;
+    if (typeof message !== 'string' || typeof signature !== 'string' || typeof ttlInSeconds !== 'number') {
+      return send(res, 422, { message: 'message, signature and ttlInSeconds are required' });
+    }
+    if (!Number.isInteger(ttlInSeconds) || ttlInSeconds < 3600 || ttlInSeconds > 86400) {
+      return send(res, 422, { message: 'ttlInSeconds must be between 3600 and 86400' });
+    }
+    if (/127\.0\.0\.1/.test(message)) return send(res, 403, { code: 'WAFForbidden', message: 'Request blocked' });
+    let siwe: SiweMessage;
+    try {
+      siwe = new SiweMessage(message);
+    } catch {
+      return send(res, 422, { message: 'message is not an EIP-4361 message' });
+    }
+    siweMessages.push(siwe);
+    if (!/^localhost(:\d+)?$/.test(siwe.domain) && !whitelist.has(siwe.domain)) {
+      return send(res, 403, { code: 'DomainNotWhitelisted', message: `Domain ${siwe.domain} is not whitelisted` });
+    }
+    if (!issuedNonces.delete(siwe.nonce)) return send(res, 401, { error: 'Invalid nonce' });
+    const valid = await verifyMessage({ address: siwe.address as `0x${string}`, message, signature: signature as `0x${string}` }).catch(() => false);
+    if (!valid) return send(res, 401, { error: 'Invalid signature' });
+    if (!registered.has(siwe.address.toLowerCase())) return send(res, 401, { message: 'Unauthorized' });
+    if (generation === 'legacy') {
+      return send(res, 200, { token: issueAccessToken(siwe.address, options.accessTokenLifetimeSeconds ?? ttlInSeconds) });
+    }
+    const session = randomBytes(8).toString('hex');
+    return send(res, 200, {
+      token: issueAccessToken(siwe.address, options.accessTokenLifetimeSeconds ?? 900),
+      refreshToken: issueRefreshToken(siwe.address, session),
+    });
+  }
+
+  function refresh(res: ServerResponse, body: string): void {
+    const { refreshToken } = JSON.parse(body) as { refreshToken: string };
+    const record = refreshTokens.get(refreshToken);
+    if (!record || endedSessions.has(record.session)) return send(res, 401, { code: 'InvalidRefreshToken', message: 'Refresh token is not valid' });
+    if (record.used) {
+      // Reuse of a rotated refresh token ends the whole session (service-facts.md).
+      endedSessions.add(record.session);
+      return send(res, 401, { code: 'RefreshTokenReused', message: 'Session ended' });
+    }
+    record.used = true;
+    return send(res, 200, {
+      token: issueAccessToken(record.address, options.accessTokenLifetimeSeconds ?? 900),
+      refreshToken: issueRefreshToken(record.address, record.session),
+    });
+  }
+
+  function putLimit(res: ServerResponse, body: string): void {
+    let input: { amount?: unknown; currency?: unknown };
+    try {
+      input = JSON.parse(body);
+    } catch {
+      return send(res, 400, { error: 'Body must be JSON' });
+    }
+    const { amount, currency } = input;
+    if (typeof amount !== 'number' || !Number.isInteger(amount) || amount <= 0 || amount > 1_000_000) {
+      return send(res, 422, { code: 'ValidationError', message: 'amount must be an integer between 1 and 1000000' });
+    }
+    if (currency !== 'USD') return send(res, 422, { message: 'currency must be USD' });
+    limit.amount = amount;
+    limit.syncStatus = 'pending';
+    pendingPolls = options.pendingPollsAfterUpdate ?? 2;
+    return send(res, 200, limit);
+  }
+
+  const hanging = new Set<ServerResponse>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+      const body = Buffer.concat(chunks).toString('utf8');
+      requests.push({ method: req.method ?? '', path, authorization: req.headers.authorization, body });
+      const answer = scripts.get(`${req.method} ${path}`)?.shift();
+      if (answer && 'hang' in answer) {
+        hanging.add(res);
+        return;
+      }
+      if (answer && 'dropConnection' in answer) {
+        req.socket.destroy();
+        return;
+      }
+      if (answer) return send(res, answer.status, answer.body ?? '', answer.headers);
+      handle(req, res, path, body).catch((error: Error) => send(res, 500, { error: error.message }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    siweMessages,
+    requests,
+    limit,
+    count: (method, path) => requests.filter((request) => request.method === method && request.path === path).length,
+    script: (method, path, ...answers) => {
+      const key = `${method} ${path}`;
+      scripts.set(key, [...(scripts.get(key) ?? []), ...answers]);
+    },
+    revokeAccessTokens: () => {
+      tokensValidAfter = tokenSerial;
+    },
+    issueAccessToken,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of hanging) res.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The webhook key service (4.5): answers the Ed25519 public key as a PEM string. */
+export async function startWebhookKeyService(answer?: { status: number; body: unknown }): Promise<{ url: string; publicKey: string; close: () => Promise<void> }> {
+  const { publicKey } = generateKeyPairSync('ed25519');
+  const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/api/v1/public-key') {
+      res.writeHead(answer?.status ?? 200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(answer?.body ?? { success: true, publicKey: pem }));
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: 'Not found' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    publicKey: pem,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

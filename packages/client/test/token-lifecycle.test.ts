@@ -1,0 +1,268 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { inspect } from 'node:util';
+import {
+  AuthenticationError,
+  createPartnerClient,
+  createTokenManager,
+  InvalidArgumentError,
+  signerFromViemAccount,
+  TokenManager,
+  TokenRenewalError,
+  type PartnerClient,
+  type TokenSet,
+} from '../src/index.js';
+import { REFRESH_PATH, startPartnerService, type PartnerService } from './support/partner-service.js';
+import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
+
+const LIMIT_PATH = '/user-api/user/account/limit';
+const CHALLENGE_PATH = '/api/v1/auth/challenge';
+let service: PartnerService;
+afterEach(() => service?.close());
+
+/** A client whose TokenManager signs in again through the real SIWE flow when asked. */
+function clientWithReauthentication(options: { renewBeforeMs?: number; refresh?: (refreshToken: string) => Promise<TokenSet> } = {}) {
+  const calls = { reauthenticate: 0, refresh: 0 };
+  let client: PartnerClient;
+  const tokenManager = new TokenManager({
+    renewBeforeMs: options.renewBeforeMs,
+    reauthenticate: () => {
+      calls.reauthenticate += 1;
+      return client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    },
+    refresh: options.refresh
+      ? (refreshToken) => {
+          calls.refresh += 1;
+          return options.refresh!(refreshToken);
+        }
+      : undefined,
+  });
+  client = createPartnerClient({ baseUrl: service.url, tokenManager, retries: { baseDelayMs: 1 } });
+  return { client, tokenManager, calls };
+}
+
+/** The newer generation's refresh call, which is outside the reference: here the test service's. */
+async function refreshAtTestService(refreshToken: string): Promise<TokenSet> {
+  const response = await fetch(`${service.url}${REFRESH_PATH}`, { method: 'POST', body: JSON.stringify({ refreshToken }) });
+  if (!response.ok) throw new Error(`refresh refused with ${response.status}`);
+  return (await response.json()) as TokenSet;
+}
+
+describe('on 401, runs exactly one reauthentication however many requests failed, then retries each once', () => {
+  it('20 concurrent requests hitting 401 cause one sign-in and 20 retries', async () => {
+    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    const { client, calls } = clientWithReauthentication();
+    const first = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    service.revokeAccessTokens();
+
+    const limits = await Promise.all(Array.from({ length: 20 }, () => client.getDailyLimit()));
+
+    expect(limits).toHaveLength(20);
+    expect(limits.every((limit) => limit.amount === 1_000_000)).toBe(true);
+    expect(calls.reauthenticate).toBe(1);
+    expect(service.count('POST', CHALLENGE_PATH)).toBe(2); // the first sign-in and the one renewal
+    const limitRequests = service.requests.filter((request) => request.path === LIMIT_PATH);
+    expect(limitRequests).toHaveLength(40);
+    expect(limitRequests.filter((request) => request.authorization === `Bearer ${first.token}`)).toHaveLength(20);
+    const retried = limitRequests.filter((request) => request.authorization !== `Bearer ${first.token}`);
+    expect(retried).toHaveLength(20);
+    expect(new Set(retried.map((request) => request.authorization)).size).toBe(1);
+  });
+
+  it('throws AuthenticationError when the retried request gets a 401 again', async () => {
+    service = await startPartnerService();
+    let reauthentications = 0;
+    const tokenManager = createTokenManager({
+      tokens: 'rejected-token-1',
+      reauthenticate: async () => {
+        reauthentications += 1;
+        return 'rejected-token-2';
+      },
+    });
+    const client = createPartnerClient({ baseUrl: service.url, tokenManager });
+    const error = await client.getDailyLimit().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect((error as AuthenticationError).status).toBe(401);
+    expect(reauthentications).toBe(1);
+    expect(service.count('GET', LIMIT_PATH)).toBe(2);
+  });
+
+  it('throws AuthenticationError at once when nothing can renew the token', async () => {
+    service = await startPartnerService();
+    const client = createPartnerClient({ baseUrl: service.url });
+    await expect(client.getDailyLimit()).rejects.toBeInstanceOf(AuthenticationError);
+    expect(service.count('GET', LIMIT_PATH)).toBe(1);
+  });
+
+  it('retries a PUT once after the renewal too, since the service never processed it', async () => {
+    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    const { client, calls } = clientWithReauthentication();
+    await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    service.revokeAccessTokens();
+    await expect(client.setDailyLimit({ amount: 25_000 })).resolves.toMatchObject({ amount: 25_000, syncStatus: 'pending' });
+    expect(calls.reauthenticate).toBe(1);
+    expect(service.count('PUT', LIMIT_PATH)).toBe(2);
+  });
+
+  it('wraps a failing reauthenticate callback in TokenRenewalError with the cause', async () => {
+    service = await startPartnerService();
+    const refusal = new Error('User rejected the request.');
+    const client = createPartnerClient({
+      baseUrl: service.url,
+      tokenManager: new TokenManager({ tokens: 'stale-token-value', reauthenticate: () => Promise.reject(refusal) }),
+    });
+    const error = await client.getDailyLimit().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TokenRenewalError);
+    expect((error as TokenRenewalError).cause).toBe(refusal);
+    expect((error as Error).message).toMatch(/reauthenticate callback failed \(User rejected the request\.\)/);
+  });
+});
+
+describe('renews the token ahead of its expiry', () => {
+  it('signs in again before a request when the token expires within renewBeforeMs', async () => {
+    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    const { client, tokenManager, calls } = clientWithReauthentication({ renewBeforeMs: 60_000 });
+    const shortLived = service.issueAccessToken(registeredAccount.address, 30);
+    tokenManager.setTokens(shortLived);
+
+    await client.getDailyLimit();
+
+    expect(calls.reauthenticate).toBe(1);
+    const limitRequest = service.requests.find((request) => request.path === LIMIT_PATH)!;
+    expect(limitRequest.authorization).not.toBe(`Bearer ${shortLived}`);
+    expect(tokenManager.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 3_600_000);
+  });
+
+  it('keeps a token that is not yet due', async () => {
+    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    const { client, tokenManager, calls } = clientWithReauthentication({ renewBeforeMs: 60_000 });
+    const token = service.issueAccessToken(registeredAccount.address, 600);
+    tokenManager.setTokens(token);
+    await client.getDailyLimit();
+    expect(calls.reauthenticate).toBe(0);
+    expect(service.requests[0]!.authorization).toBe(`Bearer ${token}`);
+  });
+
+  it('signs in lazily when there is no token yet', async () => {
+    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    const { client, calls } = clientWithReauthentication();
+    await client.getDailyLimit();
+    expect(calls.reauthenticate).toBe(1);
+    expect(service.requests.map((request) => request.path)).toEqual(['/api/v1/auth/nonce', CHALLENGE_PATH, LIMIT_PATH]);
+  });
+
+  it('uses the still-valid token when an early renewal fails', async () => {
+    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    const token = service.issueAccessToken(registeredAccount.address, 30);
+    const tokenManager = new TokenManager({ tokens: token, reauthenticate: () => Promise.reject(new Error('wallet closed')) });
+    const client = createPartnerClient({ baseUrl: service.url, tokenManager });
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 });
+    expect(service.requests[0]!.authorization).toBe(`Bearer ${token}`);
+  });
+});
+
+describe('newer generation: refreshes the 15-minute access token with a rotating refresh token', () => {
+  it('infers the generation from the refresh token and refreshes once on 401, with rotation', async () => {
+    service = await startPartnerService({ generation: 'current', registeredAddresses: [registeredAccount.address] });
+    const seen: string[] = [];
+    const { client, tokenManager, calls } = clientWithReauthentication({
+      refresh: (refreshToken) => {
+        seen.push(refreshToken);
+        return refreshAtTestService(refreshToken);
+      },
+    });
+    const signedIn = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    expect(signedIn.refreshToken).toEqual(expect.any(String));
+    expect(tokenManager.generation).toBe('current');
+    // 15-minute access token.
+    expect(signedIn.expiresAt.getTime() - Date.now()).toBeLessThanOrEqual(900_000);
+
+    service.revokeAccessTokens();
+    await Promise.all(Array.from({ length: 5 }, () => client.getDailyLimit()));
+    service.revokeAccessTokens();
+    await client.getDailyLimit();
+
+    expect(calls.refresh).toBe(2);
+    expect(calls.reauthenticate).toBe(0);
+    // Each refresh used the newest refresh token: the first from sign-in, the second from the first refresh.
+    expect(seen[0]).toBe(signedIn.refreshToken);
+    expect(seen[1]).not.toBe(seen[0]);
+    expect(service.count('POST', REFRESH_PATH)).toBe(2);
+  });
+
+  it('refreshes ahead of expiry', async () => {
+    service = await startPartnerService({ generation: 'current', registeredAddresses: [registeredAccount.address], accessTokenLifetimeSeconds: 30 });
+    const { client, calls } = clientWithReauthentication({ refresh: refreshAtTestService });
+    await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    await client.getDailyLimit();
+    expect(calls.refresh).toBe(1);
+    expect(service.requests.filter((request) => request.path === LIMIT_PATH && request.authorization === undefined)).toHaveLength(0);
+  });
+
+  it('falls back to signing in when the refresh token is refused, and never offers it again', async () => {
+    service = await startPartnerService({ generation: 'current', registeredAddresses: [registeredAccount.address] });
+    const { client, calls } = clientWithReauthentication({ refresh: () => Promise.reject(new Error('refresh token reused')) });
+    await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    service.revokeAccessTokens();
+    await client.getDailyLimit();
+    expect(calls.refresh).toBe(1);
+    expect(calls.reauthenticate).toBe(1);
+  });
+
+  it('uses reauthenticate for the legacy generation even when refresh is configured', async () => {
+    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    const { client, tokenManager, calls } = clientWithReauthentication({ refresh: refreshAtTestService });
+    await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    expect(tokenManager.generation).toBe('legacy');
+    service.revokeAccessTokens();
+    await client.getDailyLimit();
+    expect(calls).toEqual({ reauthenticate: 1, refresh: 0 });
+  });
+});
+
+describe('never shows tokens in logs or error messages', () => {
+  it('keeps tokens out of the TokenManager JSON, string and inspect output', async () => {
+    service = await startPartnerService({ generation: 'current', registeredAddresses: [registeredAccount.address] });
+    const client = createPartnerClient({ baseUrl: service.url });
+    const { token, refreshToken } = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    for (const output of [JSON.stringify(client.tokenManager), String(client.tokenManager), inspect(client.tokenManager, { depth: 5 }), inspect(client, { depth: 5 })]) {
+      expect(output).not.toContain(token);
+      expect(output).not.toContain(refreshToken!);
+    }
+    expect(JSON.parse(JSON.stringify(client.tokenManager))).toMatchObject({ generation: 'current', hasToken: true });
+  });
+
+  it('redacts a token that the service echoes in an error body', async () => {
+    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    const client = createPartnerClient({ baseUrl: service.url });
+    const { token } = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    service.script('GET', LIMIT_PATH, { status: 401, body: { message: `Token ${token} expired`, detail: { authorization: `Bearer ${token}` } } });
+    const error = await client.getDailyLimit().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    for (const output of [(error as Error).message, String(error), JSON.stringify(error), inspect(error, { depth: 10 }), (error as Error).stack ?? '']) {
+      expect(output).not.toContain(token);
+    }
+    expect((error as Error).message).toContain('[redacted token]');
+  });
+});
+
+describe('checks TokenManager options', () => {
+  it.each([
+    [{ renewBeforeMs: -1 }, 'renewBeforeMs'],
+    [{ renewBeforeMs: Number.NaN }, 'renewBeforeMs'],
+    [{ reauthenticate: 'sign in' }, 'reauthenticate'],
+    [{ generation: 'v2' }, 'generation'],
+    [{ tokens: '' }, 'tokens'],
+  ])('rejects %o', (options, argument) => {
+    expect(() => new TokenManager(options as never)).toThrow(expect.objectContaining({ name: 'InvalidArgumentError', argument }));
+  });
+
+  it('reads the expiry from the JWT and forgets everything on clear()', () => {
+    const exp = Math.floor(Date.now() / 1000) + 3600;
+    const jwt = `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify({ exp })).toString('base64url')}.sig`;
+    const tokenManager = new TokenManager({ tokens: jwt });
+    expect(tokenManager.expiresAt?.getTime()).toBe(exp * 1000);
+    tokenManager.clear();
+    expect(tokenManager.hasToken).toBe(false);
+    expect(() => tokenManager.setTokens({ token: 42 } as never)).toThrow(InvalidArgumentError);
+  });
+});
