@@ -72,6 +72,9 @@ export const variants = { tolerant: toTolerantSchema, strict: toStrictSchema };
 /**
  * Generates the files of `src/generated/` and returns them as a map of path (relative to the
  * package) to content. Pure: writes nothing, so tests can compare it with what is committed.
+ *
+ * @param {{ schemasDir?: string }} [options]
+ * @returns {Promise<Record<string, string>>}
  */
 export async function generate({ schemasDir = defaultSchemasDir } = {}) {
   const { schemas, events } = loadEventSchemas(schemasDir);
