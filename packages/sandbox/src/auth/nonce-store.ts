@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+
+/** How long an issued nonce can be used: 5 minutes. */
+export const NONCE_LIFETIME_MS = 5 * 60 * 1000;
+
+/** Why a nonce was refused. */
+export type NonceRefusal = 'unknown' | 'expired';
+
+/**
+ * Issues nonces (unique, single use, expiring after 5 minutes) and consumes them.
+ * `consume` checks and deletes in one synchronous step, so however many challenges race
+ * with the same nonce, exactly one gets it.
+ */
+export class NonceStore {
+  readonly #expiresAt = new Map<string, number>();
+
+  constructor(private readonly now: () => number) {}
+
+  issue(): string {
+    this.#sweep();
+    // 24 hex characters: alphanumeric and longer than the 8 characters EIP-4361 requires.
+    const nonce = randomBytes(12).toString('hex');
+    this.#expiresAt.set(nonce, this.now() + NONCE_LIFETIME_MS);
+    return nonce;
+  }
+
+  /** Takes the nonce out of the store; `ok: false` when it was never issued, already used or expired. */
+  consume(nonce: string): { ok: true } | { ok: false; reason: NonceRefusal } {
+    const expiresAt = this.#expiresAt.get(nonce);
+    if (expiresAt === undefined) return { ok: false, reason: 'unknown' };
+    this.#expiresAt.delete(nonce);
+    if (expiresAt <= this.now()) return { ok: false, reason: 'expired' };
+    return { ok: true };
+  }
+
+  // Issued but never used nonces would otherwise accumulate forever in a long-running sandbox.
+  #sweep(): void {
+    if (this.#expiresAt.size < 1024) return;
+    const now = this.now();
+    for (const [nonce, expiresAt] of this.#expiresAt) if (expiresAt <= now) this.#expiresAt.delete(nonce);
+  }
+}

@@ -1,0 +1,42 @@
+import { verifyMessage, type Address, type Hex } from 'viem';
+
+/**
+ * Checks an EIP-1271 (smart account) signature, for example with
+ * `publicClient.verifyMessage` of viem against a chain. Resolve `true` when the contract at
+ * `address` accepts `signature` for `message`.
+ *
+ * @example
+ * ```ts
+ * const client = createPublicClient({ chain: gnosis, transport: http() });
+ * const verifySmartAccountSignature: SmartAccountSignatureVerifier = (input) =>
+ *   client.verifyMessage({ address: input.address, message: input.message, signature: input.signature });
+ * ```
+ */
+export type SmartAccountSignatureVerifier = (input: {
+  address: Address;
+  message: string;
+  signature: Hex;
+  chainId: number;
+}) => Promise<boolean> | boolean;
+
+/** How a signature was accepted. */
+export type SignatureKind = 'eoa' | 'eip1271';
+
+/**
+ * Verifies the SIWE signature: first as an EOA `personal_sign` signature (viem
+ * `verifyMessage`), then, if a smart-account verifier is configured, through EIP-1271.
+ */
+export async function verifySiweSignature(
+  input: { address: Address; message: string; signature: string; chainId: number },
+  verifySmartAccountSignature: SmartAccountSignatureVerifier | undefined,
+): Promise<SignatureKind | undefined> {
+  if (!/^0x[0-9a-fA-F]*$/.test(input.signature)) return undefined;
+  const signature = input.signature as Hex;
+  try {
+    if (await verifyMessage({ address: input.address, message: input.message, signature })) return 'eoa';
+  } catch {
+    // A signature of the wrong length cannot be an EOA signature; it may still be EIP-1271.
+  }
+  if (verifySmartAccountSignature && (await verifySmartAccountSignature({ ...input, signature }))) return 'eip1271';
+  return undefined;
+}

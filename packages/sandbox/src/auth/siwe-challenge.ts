@@ -1,0 +1,82 @@
+import { isAddress, type Address } from 'viem';
+import { parseSiweMessage, validateSiweMessage } from 'viem/siwe';
+import { ApiError } from '../http/api-error.js';
+import type { UserRegistry } from '../users/user-registry.js';
+import type { DomainWhitelist } from './domain-whitelist.js';
+import type { NonceStore } from './nonce-store.js';
+import { verifySiweSignature, type SmartAccountSignatureVerifier } from './signature-verifier.js';
+import type { IssuedTokens, TokenService } from './token-service.js';
+
+/** The body of `POST /api/v1/auth/challenge`, already checked against the spec's schema. */
+export interface ChallengeRequest {
+  message: string;
+  signature: string;
+  ttlInSeconds: number;
+}
+
+export interface SiweChallengeDependencies {
+  nonces: NonceStore;
+  whitelist: DomainWhitelist;
+  users: UserRegistry;
+  tokens: TokenService;
+  now: () => number;
+  verifySmartAccountSignature?: SmartAccountSignatureVerifier;
+}
+
+const REQUIRED_FIELDS = ['domain', 'address', 'uri', 'version', 'chainId', 'nonce', 'issuedAt'] as const;
+
+// Older-generation authentication answers its refusals as `{ error }` (see http/error-body.ts).
+const rejected = (error: string) => new ApiError(401, { error });
+
+/**
+ * Verifies a SIWE challenge the way the live service does (reference 4.2 and 5) and issues
+ * the tokens. The nonce is consumed before the first `await`, so concurrent challenges with
+ * one nonce cannot both pass.
+ */
+export async function answerSiweChallenge(request: ChallengeRequest, deps: SiweChallengeDependencies): Promise<IssuedTokens> {
+  const parsed = parseSiweMessage(request.message);
+  const missing = REQUIRED_FIELDS.filter((field) => parsed[field] === undefined);
+  if (missing.length > 0) {
+    throw new ApiError(422, {
+      message: `message is not a complete EIP-4361 SIWE message (missing ${missing.join(', ')}); build it with viem's createSiweMessage or the siwe package.`,
+    });
+  }
+  if (!isAddress(parsed.address!, { strict: true })) {
+    throw new ApiError(422, { message: `message address ${parsed.address} is not an EIP-55 checksummed address; pass it through getAddress() before building the message.` });
+  }
+  if (!deps.whitelist.allows(parsed.domain!)) {
+    const allowed = ['localhost (any port)', ...deps.whitelist.domains].join(', ');
+    throw new ApiError(403, {
+      code: 'DomainNotWhitelisted',
+      message: `The SIWE domain "${parsed.domain}" is not whitelisted for this partner; use one of: ${allowed} (sandbox: --whitelist DOMAIN).`,
+    });
+  }
+  const nonce = deps.nonces.consume(parsed.nonce!);
+  if (!nonce.ok) {
+    throw rejected(
+      nonce.reason === 'expired'
+        ? 'The nonce has expired (nonces live 5 minutes); get a new one from GET /api/v1/auth/nonce and sign again.'
+        : 'The nonce is unknown or was already used; every sign-in needs a new nonce from GET /api/v1/auth/nonce.',
+    );
+  }
+  if (!validateSiweMessage({ message: parsed, time: new Date(deps.now()) })) {
+    throw rejected('The SIWE message is not valid at this time (check expirationTime and notBefore); sign a fresh message.');
+  }
+  const address = parsed.address as Address;
+  const kind = await verifySiweSignature(
+    { address, message: request.message, signature: request.signature, chainId: parsed.chainId! },
+    deps.verifySmartAccountSignature,
+  );
+  if (!kind) {
+    throw rejected(
+      deps.verifySmartAccountSignature
+        ? `The signature does not match the message and address ${address} (neither an EOA signature nor accepted by the EIP-1271 verifier).`
+        : `The signature does not match the message and address ${address}. Smart-account (EIP-1271) signatures need the sandbox's verifySmartAccountSignature option.`,
+    );
+  }
+  const user = deps.users.findByWallet(address);
+  if (!user) {
+    throw rejected(`The signer ${address} owns no registered account; register it first (sandbox: --user ${address} or POST /__sandbox/users).`);
+  }
+  return deps.tokens.issue({ userId: user.id, signerAddress: address, chainId: String(parsed.chainId), ttlInSeconds: request.ttlInSeconds });
+}

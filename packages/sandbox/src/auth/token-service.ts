@@ -1,0 +1,138 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { ApiError } from '../http/api-error.js';
+
+/**
+ * Which infrastructure generation the sandbox imitates (reference 5 and 9):
+ * - `older`: one JWT whose lifetime is the requested `ttlInSeconds` (1 to 24 hours);
+ * - `newer`: a 15-minute access token plus a 7-day refresh token that rotates on every
+ *   refresh; presenting a refresh token twice ends the whole session.
+ */
+export type Generation = 'older' | 'newer';
+
+export const ACCESS_TOKEN_LIFETIME_NEWER_SECONDS = 15 * 60;
+export const REFRESH_TOKEN_LIFETIME_SECONDS = 7 * 24 * 60 * 60;
+
+/** The claims the live service puts in its JWT (service facts), plus `sub` and, newer generation, `sid`. */
+export interface AccessTokenClaims {
+  sub: string;
+  userId: string;
+  signerAddress: string;
+  chainId: string;
+  hasSignedUp: boolean;
+  iat: number;
+  exp: number;
+  sid?: string;
+}
+
+/** The body of a successful sign-in or refresh (the spec's AccessToken). */
+export interface IssuedTokens {
+  token: string;
+  refreshToken?: string;
+}
+
+interface RefreshRecord {
+  sessionId: string;
+  userId: string;
+  signerAddress: string;
+  chainId: string;
+  expiresAt: number;
+  used: boolean;
+}
+
+const unauthorized = (code: string, message: string) => new ApiError(401, { code, message });
+
+/**
+ * Issues and checks the sandbox's JWTs (HS256 with a secret made at start, so tokens of one
+ * sandbox run are worthless to another) and, in the newer generation, the rotating
+ * refresh tokens and their sessions.
+ */
+export class TokenService {
+  readonly #secret = new Uint8Array(randomBytes(32));
+  readonly #refreshTokens = new Map<string, RefreshRecord>();
+  readonly #revokedSessions = new Set<string>();
+
+  constructor(
+    readonly generation: Generation,
+    private readonly now: () => number,
+  ) {}
+
+  async issue(input: { userId: string; signerAddress: string; chainId: string; ttlInSeconds: number }): Promise<IssuedTokens> {
+    if (this.generation === 'older') {
+      return { token: await this.#sign(input, input.ttlInSeconds) };
+    }
+    return this.#startSessionTokens({ ...input, sessionId: randomUUID() });
+  }
+
+  /** Checks a bearer token; throws a 401 {@link ApiError} that says what to do when it is unusable. */
+  async verify(token: string): Promise<AccessTokenClaims> {
+    let claims: AccessTokenClaims;
+    try {
+      const result = await jwtVerify(token, this.#secret, {
+        algorithms: ['HS256'],
+        issuer: 'capi-sandbox',
+        currentDate: new Date(this.now()),
+        clockTolerance: 0,
+      });
+      claims = result.payload as unknown as AccessTokenClaims;
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) {
+        throw unauthorized('TokenExpired', 'The access token has expired; sign in again (new nonce, sign the SIWE message, POST /api/v1/auth/challenge) or refresh it.');
+      }
+      throw unauthorized('InvalidToken', 'The access token is not one this sandbox issued (bad signature, malformed, or from an earlier sandbox run); sign in again.');
+    }
+    if (claims.sid !== undefined && this.#revokedSessions.has(claims.sid)) {
+      throw unauthorized('SessionRevoked', 'This session was ended because one of its refresh tokens was used twice; sign in again.');
+    }
+    return claims;
+  }
+
+  /** Newer generation: trades a refresh token for a new pair; reuse of a spent one ends the session. */
+  async refresh(refreshToken: string): Promise<IssuedTokens> {
+    const record = this.#refreshTokens.get(refreshToken);
+    if (!record) throw unauthorized('InvalidRefreshToken', 'This refresh token was not issued by this sandbox run; sign in again.');
+    if (this.#revokedSessions.has(record.sessionId)) {
+      throw unauthorized('SessionRevoked', 'This session was ended because one of its refresh tokens was used twice; sign in again.');
+    }
+    if (record.used) {
+      // Reuse means the token leaked or a client kept a stale copy: end the session for everyone.
+      this.#revokedSessions.add(record.sessionId);
+      throw unauthorized('RefreshTokenReused', 'This refresh token was already used, so the session has been ended; sign in again and always keep the newest refresh token.');
+    }
+    if (record.expiresAt <= this.now()) throw unauthorized('RefreshTokenExpired', 'This refresh token has expired (7 days); sign in again.');
+    record.used = true;
+    return this.#startSessionTokens(record);
+  }
+
+  async #startSessionTokens(input: { userId: string; signerAddress: string; chainId: string; sessionId: string }): Promise<IssuedTokens> {
+    const token = await this.#sign(input, ACCESS_TOKEN_LIFETIME_NEWER_SECONDS, input.sessionId);
+    const refreshToken = randomBytes(32).toString('base64url');
+    this.#refreshTokens.set(refreshToken, {
+      sessionId: input.sessionId,
+      userId: input.userId,
+      signerAddress: input.signerAddress,
+      chainId: input.chainId,
+      expiresAt: this.now() + REFRESH_TOKEN_LIFETIME_SECONDS * 1000,
+      used: false,
+    });
+    return { token, refreshToken };
+  }
+
+  async #sign(input: { userId: string; signerAddress: string; chainId: string }, lifetimeSeconds: number, sessionId?: string): Promise<string> {
+    const issuedAt = Math.floor(this.now() / 1000);
+    const claims: Record<string, unknown> = {
+      userId: input.userId,
+      signerAddress: input.signerAddress,
+      chainId: input.chainId,
+      hasSignedUp: true,
+    };
+    if (sessionId !== undefined) claims.sid = sessionId;
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer('capi-sandbox')
+      .setSubject(input.userId)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + lifetimeSeconds)
+      .sign(this.#secret);
+  }
+}

@@ -1,0 +1,78 @@
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../webhooks/delivery-scheduler.js';
+import { eventProblems } from '../webhooks/event-conformance.js';
+import { parseEndpointUrl } from '../webhooks/event-publisher.js';
+import { postWebhook } from '../webhooks/post-webhook.js';
+import { sampleEventData, SANDBOX_EVENT_TYPES } from '../webhooks/sample-event-data.js';
+import { createWebhookSigner } from '../webhooks/webhook-signer.js';
+import { CliUsageError } from './cli-usage-error.js';
+import type { CliStreams } from './run-cli.js';
+
+async function readFlagFile(flag: string, path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new CliUsageError(`Cannot read the --${flag} file ${path}: ${(error as Error).message}.`);
+  }
+}
+
+/**
+ * `capi-sandbox send-event TYPE --to URL`: signs one event and POSTs it once, like
+ * `stripe trigger`. Exit code 0 when the receiver answers 2xx, 1 otherwise.
+ */
+export async function runSendEvent(args: string[], { out, err }: CliStreams): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: true,
+      options: { to: { type: 'string' }, data: { type: 'string' }, 'private-key': { type: 'string' } },
+    });
+  } catch (error) {
+    throw new CliUsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [eventType, ...extra] = positionals;
+  if (eventType === undefined || extra.length > 0) throw new CliUsageError('send-event takes exactly one event TYPE, e.g. "send-event user.created --to http://localhost:3000/webhooks".');
+  if (!(SANDBOX_EVENT_TYPES as readonly string[]).includes(eventType)) {
+    throw new CliUsageError(`Unknown event type "${eventType}"; use one of ${SANDBOX_EVENT_TYPES.join(', ')}.`);
+  }
+  if (values.to === undefined) throw new CliUsageError('send-event needs --to URL, the receiver to POST the event to.');
+  let url: URL;
+  try {
+    url = parseEndpointUrl(values.to);
+  } catch (error) {
+    throw new CliUsageError(`--to: ${(error as Error).message}`);
+  }
+  let data: unknown = sampleEventData(eventType);
+  if (values.data !== undefined) {
+    try {
+      data = JSON.parse(await readFlagFile('data', values.data));
+    } catch (error) {
+      if (error instanceof CliUsageError) throw error;
+      throw new CliUsageError(`The --data file ${values.data} is not JSON: ${(error as Error).message}.`);
+    }
+  }
+  const event = { eventType, data };
+  const problems = eventProblems(event);
+  if (problems.length > 0) throw new CliUsageError(`The ${eventType} event does not match the spec: ${problems.join('; ')}.`);
+  const privateKeyPem = values['private-key'] === undefined ? undefined : await readFlagFile('private-key', values['private-key']);
+  let signer;
+  try {
+    signer = await createWebhookSigner(privateKeyPem);
+  } catch (error) {
+    throw new CliUsageError(`--private-key must be a PKCS8 PEM Ed25519 private key (openssl genpkey -algorithm ed25519): ${(error as Error).message}.`);
+  }
+  if (privateKeyPem === undefined) err.write(`Signed with a fresh key; its public key (PEM SPKI):\n${signer.publicKey.trimEnd()}\n`);
+  const rawBody = JSON.stringify(event);
+  const signed = await signer.sign(rawBody);
+  const result = await postWebhook(url, rawBody, signed.headers, DEFAULT_DELIVERY_TIMEOUT_MS, new AbortController().signal);
+  if (result.status === null) {
+    out.write(`${eventType} -> ${url.href}: ${result.outcome} (${result.error})\n`);
+    return 1;
+  }
+  out.write(`${eventType} -> ${url.href}: HTTP ${result.status} ${result.outcome}${result.responseBody ? `\n${result.responseBody}` : ''}\n`);
+  return result.outcome === 'succeeded' ? 0 : 1;
+}

@@ -1,0 +1,88 @@
+import { parseArgs } from 'node:util';
+import { isAddress } from 'viem';
+import type { Generation } from '../auth/token-service.js';
+import { DEV_WALLET, type SandboxOptions } from '../options.js';
+import { startSandbox } from '../sandbox.js';
+import { CliUsageError } from './cli-usage-error.js';
+import { parseNumberFlag } from './parse-number.js';
+import type { CliStreams } from './run-cli.js';
+
+/** The port `capi-sandbox serve` uses without `--port`. */
+export const DEFAULT_CLI_PORT = 4010;
+
+function parseServeArgs(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        'webhooks-port': { type: 'string' },
+        host: { type: 'string' },
+        users: { type: 'string' },
+        user: { type: 'string', multiple: true },
+        'webhook-url': { type: 'string', multiple: true },
+        'time-scale': { type: 'string' },
+        'delivery-timeout': { type: 'string' },
+        'limit-sync-delay': { type: 'string' },
+        generation: { type: 'string' },
+        whitelist: { type: 'string', multiple: true },
+      },
+    }).values;
+  } catch (error) {
+    throw new CliUsageError((error as Error).message);
+  }
+}
+
+/** `capi-sandbox serve`: starts the sandbox, prints its URLs and key, runs until SIGINT/SIGTERM. */
+export async function runServe(args: string[], { out }: CliStreams): Promise<number> {
+  const flags = parseServeArgs(args);
+  const port = parseNumberFlag('port', flags.port) ?? DEFAULT_CLI_PORT;
+  const generation = flags.generation;
+  if (generation !== undefined && generation !== 'older' && generation !== 'newer') {
+    throw new CliUsageError(`--generation must be "older" or "newer"; got "${generation}".`);
+  }
+  for (const address of flags.user ?? []) {
+    if (!isAddress(address, { strict: false })) throw new CliUsageError(`--user must be a wallet address (0x and 40 hex digits); got "${address}".`);
+  }
+  const options: SandboxOptions = {
+    port,
+    webhooksPort: parseNumberFlag('webhooks-port', flags['webhooks-port']) ?? (port === 0 ? 0 : port + 1),
+    ...(flags.host !== undefined ? { host: flags.host } : {}),
+    ...(flags.users !== undefined ? { usersFile: flags.users } : {}),
+    ...(flags.user ? { users: flags.user.map((address) => ({ signInWallets: [address] })) } : {}),
+    webhookUrls: flags['webhook-url'] ?? [],
+    ...(flags['time-scale'] !== undefined ? { timeScale: parseNumberFlag('time-scale', flags['time-scale'])! } : {}),
+    ...(flags['delivery-timeout'] !== undefined ? { deliveryTimeoutMs: parseNumberFlag('delivery-timeout', flags['delivery-timeout'])! } : {}),
+    ...(flags['limit-sync-delay'] !== undefined ? { limitSyncDelayMs: parseNumberFlag('limit-sync-delay', flags['limit-sync-delay'])! } : {}),
+    ...(generation !== undefined ? { generation: generation as Generation } : {}),
+    whitelist: flags.whitelist ?? [],
+  };
+  const sandbox = await startSandbox(options);
+  const users = sandbox.users.list();
+  const devUser = sandbox.users.findByWallet(DEV_WALLET.address);
+  out.write(
+    [
+      `capi sandbox is running (${options.generation ?? 'older'} generation, time scale ${options.timeScale ?? 1})`,
+      `  base URL          ${sandbox.baseUrl}`,
+      `  webhooks URL      ${sandbox.webhooksUrl}`,
+      `  admin             ${sandbox.baseUrl}/__sandbox`,
+      `  delivery log      ${sandbox.baseUrl}/__sandbox/deliveries`,
+      `  webhook endpoints ${options.webhookUrls!.length > 0 ? options.webhookUrls!.join(', ') : '(none; POST /__sandbox/webhook-endpoints to add one)'}`,
+      `  users             ${users.length}${devUser ? ` (dev wallet ${DEV_WALLET.address}, private key ${DEV_WALLET.privateKey}: public, never use it for value)` : ''}`,
+      `  SIWE domains      localhost (any port)${options.whitelist!.length > 0 ? `, ${options.whitelist!.join(', ')}` : ''}`,
+      'Webhook public key (Ed25519, PEM SPKI), also at GET <webhooks URL>/api/v1/public-key:',
+      sandbox.publicKey.trimEnd(),
+      '',
+    ].join('\n'),
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await sandbox.close();
+  out.write('capi sandbox stopped\n');
+  return 0;
+}

@@ -1,0 +1,26 @@
+export const USAGE = `capi-sandbox: a local capi service (SIWE auth, users, daily limits, signed webhooks)
+
+Usage:
+  capi-sandbox serve [options]
+  capi-sandbox send-event TYPE --to URL [--data FILE] [--private-key FILE]
+
+serve options:
+  --port N                 core API port (default 4010; 0 picks a free port)
+  --webhooks-port N        webhook key service port (default: --port + 1, or free when --port is 0)
+  --host HOST              interface to listen on (default 127.0.0.1)
+  --users FILE             JSON file of users to seed: an array, or {"users": [...]}
+  --user ADDRESS           seed a user signing in with this wallet (repeatable)
+  --webhook-url URL        POST every event to this partner endpoint (repeatable)
+  --time-scale N           divide the webhook retry delays (1, 5, 15 min) by N (default 1)
+  --delivery-timeout MS    how long a receiver has to answer (default 30000)
+  --limit-sync-delay MS    how long a new daily limit stays pending (default 2000)
+  --generation G           older (default): one token, ttlInSeconds; newer: 15-min access + 7-day refresh token
+  --whitelist DOMAIN       accept this SIWE domain besides localhost (repeatable)
+
+send-event:
+  TYPE                     user.created | kyc.status.changed | kyc.phone-validation.changed |
+                           kyc.source-of-funds.changed | card.transaction.created
+  --to URL                 the receiver to POST to (required)
+  --data FILE              JSON file with the event's data (default: a sample user or transaction)
+  --private-key FILE       PKCS8 PEM Ed25519 key to sign with (default: a fresh key, printed)
+`;

@@ -1,0 +1,22 @@
+/**
+ * The sandbox's notion of "now" for nonces and tokens. It can be moved forward
+ * (`advance`) so that tests and partners can see a token expire without waiting an hour.
+ * Webhook timestamps deliberately use the real time: receivers check them against their
+ * own clock.
+ */
+export interface SandboxClock {
+  /** Milliseconds since the epoch, including every `advance`. */
+  now(): number;
+  /** Moves the clock forward by `ms` milliseconds. */
+  advance(ms: number): void;
+}
+
+export function createSandboxClock(baseNow: () => number = Date.now): SandboxClock {
+  let offsetMs = 0;
+  return {
+    now: () => baseNow() + offsetMs,
+    advance(ms) {
+      offsetMs += ms;
+    },
+  };
+}

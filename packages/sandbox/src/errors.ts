@@ -1,0 +1,26 @@
+/** Machine-readable reasons a sandbox cannot start or an option is unusable. */
+export type SandboxConfigErrorCode =
+  | 'invalid_option'
+  | 'invalid_users_file'
+  | 'invalid_user'
+  | 'missing_spec';
+
+/**
+ * Thrown when the sandbox is given an option, a users file or a user it cannot use.
+ * The message names the option and says what to pass instead.
+ *
+ * @example
+ * ```ts
+ * try { await startSandbox({ timeScale: 0 }); }
+ * catch (error) { if (error instanceof SandboxConfigError) console.error(error.code, error.message); }
+ * ```
+ */
+export class SandboxConfigError extends Error {
+  override readonly name = 'SandboxConfigError';
+  constructor(
+    readonly code: SandboxConfigErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,12 @@
+export { startSandbox, type Sandbox } from './sandbox.js';
+export { DEV_WALLET, type SandboxOptions } from './options.js';
+export { SandboxConfigError, type SandboxConfigErrorCode } from './errors.js';
+export { EventPublishError } from './webhooks/event-publisher.js';
+export { RETRY_DELAYS_MS, DEFAULT_DELIVERY_TIMEOUT_MS, type Delivery, type DeliveryAttempt } from './webhooks/delivery-scheduler.js';
+export { SANDBOX_EVENT_TYPES, type SandboxEventType } from './webhooks/sample-event-data.js';
+export type { SmartAccountSignatureVerifier } from './auth/signature-verifier.js';
+export type { Generation } from './auth/token-service.js';
+export { NONCE_LIFETIME_MS } from './auth/nonce-store.js';
+export { DEFAULT_DAILY_LIMIT_CENTS } from './limits/limit-store.js';
+export { KYC_STATUSES, type KycStatus, type User, type UserSeed } from './users/user.js';
+export { UserRegistryError, type UserEventType } from './users/user-registry.js';

@@ -1,0 +1,97 @@
+import type { SmartAccountSignatureVerifier } from './auth/signature-verifier.js';
+import type { Generation } from './auth/token-service.js';
+import { SandboxConfigError } from './errors.js';
+import type { UserSeed } from './users/user.js';
+
+/** Options of {@link startSandbox}; every one is optional. */
+export interface SandboxOptions {
+  /** Port of the core API (`baseUrl`). Default 0: a free port chosen by the OS. */
+  port?: number;
+  /** Port of the webhook key service (`webhooksUrl`). Default 0: a free port chosen by the OS. */
+  webhooksPort?: number;
+  /** Interface to listen on. Default `127.0.0.1`. */
+  host?: string;
+  /** Users to seed (any subset of the User fields each). Default: the {@link DEV_WALLET} user, unless `usersFile` is given. */
+  users?: UserSeed[];
+  /** A JSON file of users to seed: an array, or `{ "users": [...] }`. Added after `users`. */
+  usersFile?: string;
+  /** Partner endpoints every event is POSTed to. More can be added at run time. */
+  webhookUrls?: string[];
+  /** Divides the webhook retry delays (1, 5, 15 minutes). Default 1; 60 turns minutes into seconds. */
+  timeScale?: number;
+  /** How long a receiver has to answer a webhook. Default 30,000 ms (reference 4.6). */
+  deliveryTimeoutMs?: number;
+  /** How long a new daily limit stays `pending` before it becomes `synced`. Default 2,000 ms. */
+  limitSyncDelayMs?: number;
+  /** Token behaviour of the older (default) or newer infrastructure generation. */
+  generation?: Generation;
+  /** SIWE domains accepted besides `localhost`, e.g. `app.example.com` or `app.example.com:8443`. */
+  whitelist?: string[];
+  /** Verifies EIP-1271 smart-account signatures; without it only EOA signatures are accepted. */
+  verifySmartAccountSignature?: SmartAccountSignatureVerifier;
+  /** The time source for nonces and tokens, in milliseconds. Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * A well-known development wallet (the first account of Anvil and Hardhat), seeded as a
+ * user when no users are given, so that `capi-sandbox serve` can be signed in to at once.
+ * Its private key is public: never use it for anything of value.
+ */
+export const DEV_WALLET = {
+  address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+  privateKey: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+} as const;
+
+export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'usersFile' | 'verifySmartAccountSignature'>> &
+  Pick<SandboxOptions, 'usersFile' | 'verifySmartAccountSignature'>;
+
+function positiveNumber(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new SandboxConfigError('invalid_option', `${name} must be a number greater than 0; got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+function nonNegativeNumber(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new SandboxConfigError('invalid_option', `${name} must be a number of milliseconds >= 0; got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+function port(name: string, value: number | undefined): number {
+  if (value === undefined) return 0;
+  if (!Number.isInteger(value) || value < 0 || value > 65535) {
+    throw new SandboxConfigError('invalid_option', `${name} must be an integer port from 0 to 65535 (0: any free port); got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+/** Checks every option and fills in the defaults; a bad option throws {@link SandboxConfigError}. */
+export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSandboxOptions {
+  const generation = options.generation ?? 'older';
+  if (generation !== 'older' && generation !== 'newer') {
+    throw new SandboxConfigError('invalid_option', `generation must be "older" or "newer"; got ${JSON.stringify(generation)}.`);
+  }
+  for (const [name, list] of [['users', options.users], ['webhookUrls', options.webhookUrls], ['whitelist', options.whitelist]] as const) {
+    if (list !== undefined && !Array.isArray(list)) throw new SandboxConfigError('invalid_option', `${name} must be an array.`);
+  }
+  return {
+    port: port('port', options.port),
+    webhooksPort: port('webhooksPort', options.webhooksPort),
+    host: options.host ?? '127.0.0.1',
+    users: options.users ?? (options.usersFile ? [] : [{ signInWallets: [DEV_WALLET.address], email: 'dev@example.com', firstName: 'Dev', lastName: 'Wallet' }]),
+    usersFile: options.usersFile,
+    webhookUrls: options.webhookUrls ?? [],
+    timeScale: positiveNumber('timeScale', options.timeScale, 1),
+    deliveryTimeoutMs: positiveNumber('deliveryTimeoutMs', options.deliveryTimeoutMs, 30_000),
+    limitSyncDelayMs: nonNegativeNumber('limitSyncDelayMs', options.limitSyncDelayMs, 2_000),
+    generation,
+    whitelist: options.whitelist ?? [],
+    verifySmartAccountSignature: options.verifySmartAccountSignature,
+    now: options.now ?? Date.now,
+  };
+}

@@ -1,0 +1,179 @@
+import type { SandboxClock } from '../clock.js';
+import type { TokenService } from '../auth/token-service.js';
+import { ApiError } from '../http/api-error.js';
+import type { RouteRequest, Router } from '../http/router.js';
+import { KYC_STATUSES, type KycStatus, type UserSeed } from '../users/user.js';
+import { UserRegistryError, type UserRegistry } from '../users/user-registry.js';
+import type { DeliveryScheduler } from '../webhooks/delivery-scheduler.js';
+import { EventPublishError, type EventPublisher } from '../webhooks/event-publisher.js';
+import { sampleEventData, SANDBOX_EVENT_TYPES } from '../webhooks/sample-event-data.js';
+
+export interface AdminApiDependencies {
+  users: UserRegistry;
+  publisher: EventPublisher;
+  scheduler: DeliveryScheduler;
+  tokens: TokenService;
+  clock: SandboxClock;
+  describe(): Record<string, unknown>;
+}
+
+const invalid = (message: string) => new ApiError(422, { code: 'ValidationError', message });
+
+/** Maps the registry's and the publisher's refusals to HTTP answers. */
+function asApiError(error: unknown): unknown {
+  if (error instanceof UserRegistryError) {
+    const status = error.code === 'unknown_user' ? 404 : error.code === 'invalid_user' ? 422 : 409;
+    return new ApiError(status, { code: error.code, message: error.message });
+  }
+  if (error instanceof EventPublishError) return new ApiError(422, { code: error.code, message: error.message });
+  return error;
+}
+
+async function objectBody(request: RouteRequest): Promise<Record<string, unknown>> {
+  const body = await request.json();
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The body must be a JSON object.');
+  return body as Record<string, unknown>;
+}
+
+function booleanField(body: Record<string, unknown>, name: string): boolean {
+  const value = body[name];
+  if (typeof value !== 'boolean') throw invalid(`${name} must be true or false; got ${JSON.stringify(value)}.`);
+  return value;
+}
+
+/**
+ * The sandbox's own endpoints under `/__sandbox/` on the core base URL: users and their KYC
+ * changes (each emitting its event), events on demand, webhook endpoints, the delivery
+ * log, the newer generation's refresh, and the clock.
+ */
+export function registerAdminApi(router: Router, deps: AdminApiDependencies): void {
+  const guarded =
+    (handler: (request: RouteRequest) => Promise<{ status: number; json: unknown }> | { status: number; json: unknown }) =>
+    async (request: RouteRequest) => {
+      try {
+        return await handler(request);
+      } catch (error) {
+        throw asApiError(error);
+      }
+    };
+
+  router.on('GET', '/__sandbox', () => ({ status: 200, json: deps.describe() }));
+
+  router.on('GET', '/__sandbox/users', () => ({ status: 200, json: { users: deps.users.list() } }));
+  router.on('POST', '/__sandbox/users', guarded(async (request) => ({ status: 201, json: deps.users.create((await objectBody(request)) as UserSeed) })));
+  router.on(
+    'GET',
+    '/__sandbox/users/:id',
+    guarded((request) => {
+      const user = deps.users.get(request.params.id!);
+      if (!user) throw new UserRegistryError('unknown_user', `No user with id ${JSON.stringify(request.params.id)}; list them with GET /__sandbox/users.`);
+      return { status: 200, json: user };
+    }),
+  );
+  router.on(
+    'PUT',
+    '/__sandbox/users/:id/kyc-status',
+    guarded(async (request) => {
+      const { kycStatus } = await objectBody(request);
+      if (!(KYC_STATUSES as readonly unknown[]).includes(kycStatus)) throw invalid(`kycStatus must be one of ${KYC_STATUSES.join(', ')}; got ${JSON.stringify(kycStatus)}.`);
+      const { user, changed } = deps.users.setKycStatus(request.params.id!, kycStatus as KycStatus);
+      return { status: 200, json: { user, eventEmitted: changed } };
+    }),
+  );
+  router.on(
+    'PUT',
+    '/__sandbox/users/:id/phone-validation',
+    guarded(async (request) => {
+      const body = await objectBody(request);
+      const isPhoneValidated = booleanField(body, 'isPhoneValidated');
+      if (body.phone !== undefined && body.phone !== null && typeof body.phone !== 'string') throw invalid('phone must be a string or null.');
+      const { user, changed } = deps.users.setPhoneValidation(request.params.id!, isPhoneValidated, body.phone as string | null | undefined);
+      return { status: 200, json: { user, eventEmitted: changed } };
+    }),
+  );
+  router.on(
+    'PUT',
+    '/__sandbox/users/:id/source-of-funds',
+    guarded(async (request) => {
+      const isSourceOfFundsAnswered = booleanField(await objectBody(request), 'isSourceOfFundsAnswered');
+      const { user, changed } = deps.users.setSourceOfFunds(request.params.id!, isSourceOfFundsAnswered);
+      return { status: 200, json: { user, eventEmitted: changed } };
+    }),
+  );
+
+  router.on(
+    'POST',
+    '/__sandbox/events',
+    guarded(async (request) => {
+      const body = await objectBody(request);
+      const eventType = body.eventType;
+      if (typeof eventType !== 'string' || !(SANDBOX_EVENT_TYPES as readonly string[]).includes(eventType)) {
+        throw invalid(`eventType must be one of ${SANDBOX_EVENT_TYPES.join(', ')}; got ${JSON.stringify(eventType)}.`);
+      }
+      if (body.to !== undefined && (!Array.isArray(body.to) || body.to.some((url) => typeof url !== 'string'))) {
+        throw invalid('to must be an array of endpoint URLs; leave it out to use the configured endpoints.');
+      }
+      let data = body.data;
+      if (data === undefined && typeof body.userId === 'string') {
+        data = deps.users.get(body.userId);
+        if (data === undefined) throw new UserRegistryError('unknown_user', `No user with id ${JSON.stringify(body.userId)}.`);
+      }
+      const deliveries = deps.publisher.publish(eventType, data ?? sampleEventData(eventType, deps.users.list()[0]), body.to as string[] | undefined);
+      return { status: 202, json: { deliveries } };
+    }),
+  );
+
+  router.on('GET', '/__sandbox/deliveries', (request) => {
+    const filters = ['eventType', 'state', 'url'] as const;
+    let deliveries = deps.scheduler.list();
+    for (const filter of filters) {
+      const wanted = request.url.searchParams.get(filter);
+      if (wanted !== null) deliveries = deliveries.filter((delivery) => delivery[filter] === wanted);
+    }
+    return { status: 200, json: { deliveries } };
+  });
+  router.on('DELETE', '/__sandbox/deliveries', () => {
+    deps.scheduler.clear();
+    return { status: 200, json: { deliveries: [] } };
+  });
+
+  router.on('GET', '/__sandbox/webhook-endpoints', () => ({ status: 200, json: { endpoints: deps.publisher.endpoints() } }));
+  router.on(
+    'POST',
+    '/__sandbox/webhook-endpoints',
+    guarded(async (request) => {
+      const { url } = await objectBody(request);
+      if (typeof url !== 'string') throw invalid('url must be the endpoint URL as a string, e.g. "http://localhost:3000/webhooks".');
+      deps.publisher.addEndpoint(url);
+      return { status: 201, json: { endpoints: deps.publisher.endpoints() } };
+    }),
+  );
+  router.on(
+    'DELETE',
+    '/__sandbox/webhook-endpoints',
+    guarded((request) => {
+      const url = request.url.searchParams.get('url');
+      if (url === null) throw invalid('Name the endpoint to remove: DELETE /__sandbox/webhook-endpoints?url=<url>.');
+      if (!deps.publisher.removeEndpoint(url)) throw new ApiError(404, { code: 'NotFound', message: `${url} is not a configured endpoint.` });
+      return { status: 200, json: { endpoints: deps.publisher.endpoints() } };
+    }),
+  );
+
+  router.on('POST', '/__sandbox/auth/refresh', async (request) => {
+    if (deps.tokens.generation !== 'newer') {
+      throw new ApiError(404, { code: 'NotFound', message: 'Refresh tokens exist only in the newer generation; start the sandbox with --generation newer.' });
+    }
+    const { refreshToken } = await objectBody(request);
+    if (typeof refreshToken !== 'string' || refreshToken === '') throw invalid('Send {"refreshToken": "<the latest refresh token>"}.');
+    return { status: 200, json: await deps.tokens.refresh(refreshToken) };
+  });
+
+  router.on('POST', '/__sandbox/clock', async (request) => {
+    const { advanceSeconds } = await objectBody(request);
+    if (typeof advanceSeconds !== 'number' || !Number.isFinite(advanceSeconds) || advanceSeconds < 0) {
+      throw invalid('advanceSeconds must be a number of seconds >= 0 (the clock only moves forward).');
+    }
+    deps.clock.advance(advanceSeconds * 1000);
+    return { status: 200, json: { now: new Date(deps.clock.now()).toISOString() } };
+  });
+}

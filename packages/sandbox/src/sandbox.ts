@@ -1,0 +1,199 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DomainWhitelist } from './auth/domain-whitelist.js';
+import { NonceStore } from './auth/nonce-store.js';
+import { TokenService } from './auth/token-service.js';
+import { createSandboxClock } from './clock.js';
+import { RequestValidator } from './conformance/request-validator.js';
+import { SchemaCheck } from './conformance/schema-check.js';
+import { SandboxConfigError } from './errors.js';
+import { operations, userSchema } from './generated/openapi-contract.js';
+import { ApiError } from './http/api-error.js';
+import { Router } from './http/router.js';
+import { LimitStore } from './limits/limit-store.js';
+import { resolveSandboxOptions, type SandboxOptions } from './options.js';
+import { registerAdminApi } from './routes/admin-api.js';
+import { registerCoreApi } from './routes/core-api.js';
+import { registerOnboardingApi } from './routes/onboarding-api.js';
+import { registerWebhookKeyApi } from './routes/webhook-key-api.js';
+import type { KycStatus, User, UserSeed } from './users/user.js';
+import { UserRegistry } from './users/user-registry.js';
+import { readUsersFile } from './users/users-file.js';
+import { DeliveryScheduler, type Delivery } from './webhooks/delivery-scheduler.js';
+import { EventPublisher } from './webhooks/event-publisher.js';
+import { sampleEventData, type SandboxEventType } from './webhooks/sample-event-data.js';
+import { createWebhookSigner } from './webhooks/webhook-signer.js';
+
+/** A running sandbox, as {@link startSandbox} returns it. */
+export interface Sandbox {
+  /** The core API base URL (`{base_url}`): auth, limits and the `/__sandbox/` admin endpoints. */
+  readonly baseUrl: string;
+  /** The webhook key service base URL (`{webhooks_url}`): `GET /api/v1/public-key`. */
+  readonly webhooksUrl: string;
+  /** The Ed25519 public key (PEM, SPKI) that verifies this sandbox's webhooks. */
+  readonly publicKey: string;
+  /**
+   * Users: create (emits `user.created`), read, and change their KYC state (each change
+   * emits its event). Refusals throw {@link UserRegistryError}.
+   */
+  readonly users: {
+    list(): User[];
+    get(id: string): User | undefined;
+    findByWallet(address: string): User | undefined;
+    create(seed: UserSeed): User;
+    setKycStatus(id: string, kycStatus: KycStatus): User;
+    setPhoneValidation(id: string, isPhoneValidated: boolean, phone?: string | null): User;
+    setSourceOfFunds(id: string, isSourceOfFundsAnswered: boolean): User;
+  };
+  /** Sends one event now (to `to`, or to every configured endpoint); `data` defaults to a sample. */
+  sendEvent(eventType: SandboxEventType, data?: unknown, options?: { to?: string[] }): Delivery[];
+  addWebhookEndpoint(url: string): void;
+  removeWebhookEndpoint(url: string): void;
+  /** The delivery log: every delivery with every attempt, oldest first. */
+  deliveries(): Delivery[];
+  /** Resolves once no delivery is in flight or waiting for a retry. */
+  whenDeliveriesSettled(): Promise<void>;
+  /** Moves the nonce and token clock forward, e.g. past a token's expiry. */
+  advanceClock(ms: number): void;
+  /** Stops both listeners, every pending retry and every timer. */
+  close(): Promise<void>;
+}
+
+async function listen(server: Server, port: number, host: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${hostForUrl}:${address.port}`;
+}
+
+async function closeServer(server: Server): Promise<void> {
+  if (!server.listening) return;
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+function createPublisher(scheduler: DeliveryScheduler, webhookUrls: string[]): EventPublisher {
+  try {
+    return new EventPublisher(scheduler, webhookUrls);
+  } catch (error) {
+    throw new SandboxConfigError('invalid_option', `webhookUrls: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Starts a sandbox: the core API and the webhook key service on two loopback ports, with
+ * seeded users, SIWE sign-in, daily limits and signed webhook delivery.
+ *
+ * @example
+ * ```ts
+ * import { startSandbox } from '@capi/sandbox';
+ *
+ * const sandbox = await startSandbox({ webhookUrls: ['http://localhost:3000/webhooks'], timeScale: 60 });
+ * const user = sandbox.users.create({ signInWallets: [account.address] }); // emits user.created
+ * sandbox.users.setKycStatus(user.id, 'approved'); // emits kyc.status.changed
+ * await sandbox.whenDeliveriesSettled();
+ * await sandbox.close();
+ * ```
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const config = resolveSandboxOptions(options);
+  const clock = createSandboxClock(config.now);
+  const signer = await createWebhookSigner();
+  const scheduler = new DeliveryScheduler({ signer, timeScale: config.timeScale, deliveryTimeoutMs: config.deliveryTimeoutMs });
+  const publisher = createPublisher(scheduler, config.webhookUrls);
+  const users = new UserRegistry(new SchemaCheck(userSchema, 'user'), (eventType, user) => publisher.publish(eventType, user));
+  const seeds = [...config.users, ...(config.usersFile ? await readUsersFile(config.usersFile) : [])];
+  seeds.forEach((seed, index) => {
+    try {
+      users.seed(seed);
+    } catch (error) {
+      throw new SandboxConfigError('invalid_user', `User ${index + 1} of the seeded users is unusable: ${(error as Error).message}`);
+    }
+  });
+  const tokens = new TokenService(config.generation, clock.now);
+  const limits = new LimitStore(config.limitSyncDelayMs);
+
+  const coreRouter = new Router();
+  const webhooksRouter = new Router();
+  const validator = new RequestValidator(operations);
+  registerCoreApi(coreRouter, {
+    validator,
+    nonces: new NonceStore(clock.now),
+    whitelist: new DomainWhitelist(config.whitelist),
+    users,
+    tokens,
+    limits,
+    now: clock.now,
+    ...(config.verifySmartAccountSignature ? { verifySmartAccountSignature: config.verifySmartAccountSignature } : {}),
+  });
+  registerOnboardingApi(coreRouter, { operations, validator, tokens, users });
+  registerWebhookKeyApi(webhooksRouter, signer.publicKey);
+  // A client that mixes up the two base URLs gets told which one to use.
+  coreRouter.on('GET', '/api/v1/public-key', () => {
+    throw new ApiError(404, { code: 'NotFound', message: `The webhook public key is served by the webhook key service: GET ${webhooksUrl}/api/v1/public-key.` });
+  });
+
+  const coreServer = createServer(coreRouter.listener());
+  const webhooksServer = createServer(webhooksRouter.listener());
+  let baseUrl = '';
+  let webhooksUrl = '';
+  registerAdminApi(coreRouter, {
+    users,
+    publisher,
+    scheduler,
+    tokens,
+    clock,
+    describe: () => ({
+      baseUrl,
+      webhooksUrl,
+      publicKey: signer.publicKey,
+      generation: config.generation,
+      timeScale: config.timeScale,
+      whitelist: ['localhost', ...config.whitelist],
+      webhookEndpoints: publisher.endpoints(),
+    }),
+  });
+  try {
+    baseUrl = await listen(coreServer, config.port, config.host);
+    webhooksUrl = await listen(webhooksServer, config.webhooksPort, config.host);
+  } catch (error) {
+    await Promise.all([closeServer(coreServer), closeServer(webhooksServer)]);
+    throw new SandboxConfigError('invalid_option', `Cannot listen on ${config.host}: ${(error as Error).message}; choose other ports (0 picks free ones).`);
+  }
+
+  let closed: Promise<void> | undefined;
+  return {
+    baseUrl,
+    webhooksUrl,
+    publicKey: signer.publicKey,
+    users: {
+      list: () => users.list(),
+      get: (id) => users.get(id),
+      findByWallet: (address) => users.findByWallet(address),
+      create: (seed) => users.create(seed),
+      setKycStatus: (id, kycStatus) => users.setKycStatus(id, kycStatus).user,
+      setPhoneValidation: (id, isPhoneValidated, phone) => users.setPhoneValidation(id, isPhoneValidated, phone).user,
+      setSourceOfFunds: (id, answered) => users.setSourceOfFunds(id, answered).user,
+    },
+    sendEvent: (eventType, data, sendOptions) => publisher.publish(eventType, data ?? sampleEventData(eventType, users.list()[0]), sendOptions?.to),
+    addWebhookEndpoint: (url) => void publisher.addEndpoint(url),
+    removeWebhookEndpoint: (url) => void publisher.removeEndpoint(url),
+    deliveries: () => scheduler.list(),
+    whenDeliveriesSettled: () => scheduler.whenIdle(),
+    advanceClock: (ms) => clock.advance(ms),
+    close: () =>
+      (closed ??= (async () => {
+        scheduler.close();
+        limits.close();
+        await Promise.all([closeServer(coreServer), closeServer(webhooksServer)]);
+      })()),
+  };
+}

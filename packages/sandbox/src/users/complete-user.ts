@@ -1,0 +1,28 @@
+import { randomUUID } from 'node:crypto';
+import type { User, UserSeed } from './user.js';
+
+/** Fills every field a seed leaves out, so that the result is a complete User (reference 2.1). */
+export function completeUser(seed: UserSeed): User {
+  return {
+    id: seed.id ?? randomUUID(),
+    email: seed.email ?? null,
+    phone: seed.phone ?? null,
+    firstName: seed.firstName ?? null,
+    lastName: seed.lastName ?? null,
+    address1: seed.address1 ?? null,
+    address2: seed.address2 ?? null,
+    city: seed.city ?? null,
+    postalCode: seed.postalCode ?? null,
+    state: seed.state ?? null,
+    country: seed.country ?? null,
+    nationalityCountry: seed.nationalityCountry ?? null,
+    signInWallets: (seed.signInWallets ?? []).map((wallet) => (typeof wallet === 'string' ? { address: wallet } : wallet)),
+    smartWallets: seed.smartWallets ?? [],
+    kycStatus: seed.kycStatus ?? 'notStarted',
+    availableFeatures: seed.availableFeatures ?? { providerIban: false },
+    cards: seed.cards ?? [],
+    bankingDetails: seed.bankingDetails === undefined ? null : seed.bankingDetails,
+    isSourceOfFundsAnswered: seed.isSourceOfFundsAnswered ?? false,
+    isPhoneValidated: seed.isPhoneValidated ?? false,
+  };
+}

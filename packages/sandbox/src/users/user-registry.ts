@@ -1,0 +1,131 @@
+import { getAddress, isAddress } from 'viem';
+import type { SchemaCheck } from '../conformance/schema-check.js';
+import { completeUser } from './complete-user.js';
+import { KYC_STATUSES, type KycStatus, type User, type UserSeed } from './user.js';
+
+/** The user events of reference 6.1, each emitted by the change it names. */
+export type UserEventType = 'user.created' | 'kyc.status.changed' | 'kyc.phone-validation.changed' | 'kyc.source-of-funds.changed';
+
+/** Receives a snapshot of the user after each change. */
+export type UserEventSink = (eventType: UserEventType, user: User) => void;
+
+/** Why a user change was refused; the message says what to send instead. */
+export class UserRegistryError extends Error {
+  override readonly name = 'UserRegistryError';
+  constructor(
+    readonly code: 'invalid_user' | 'duplicate_user' | 'duplicate_wallet' | 'unknown_user',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The sandbox's users, indexed by id and by wallet address. Every change goes through here
+ * so that every change emits its event, whether it came from the admin API or from code.
+ */
+export class UserRegistry {
+  readonly #users = new Map<string, User>();
+  readonly #userIdByWallet = new Map<string, string>();
+
+  constructor(
+    private readonly userSchema: SchemaCheck,
+    private readonly emit: UserEventSink = () => {},
+  ) {}
+
+  list(): User[] {
+    return [...this.#users.values()].map((user) => structuredClone(user));
+  }
+
+  get(id: string): User | undefined {
+    const user = this.#users.get(id);
+    return user && structuredClone(user);
+  }
+
+  /** The user that signs in with `address`: a sign-in wallet or a smart-account wallet (EIP-1271). */
+  findByWallet(address: string): User | undefined {
+    const id = this.#userIdByWallet.get(address.toLowerCase());
+    return id === undefined ? undefined : this.get(id);
+  }
+
+  /** Adds a user without an event: the seeded users exist before the sandbox starts. */
+  seed(seed: UserSeed): User {
+    return this.#add(seed);
+  }
+
+  /** Adds a user and emits `user.created`. */
+  create(seed: UserSeed): User {
+    const user = this.#add(seed);
+    this.emit('user.created', structuredClone(user));
+    return structuredClone(user);
+  }
+
+  /** Sets `kycStatus`; emits `kyc.status.changed` when the value changes. */
+  setKycStatus(id: string, kycStatus: KycStatus): { user: User; changed: boolean } {
+    if (!(KYC_STATUSES as readonly string[]).includes(kycStatus)) {
+      throw new UserRegistryError('invalid_user', `kycStatus must be one of ${KYC_STATUSES.join(', ')}; got ${JSON.stringify(kycStatus)}.`);
+    }
+    return this.#change(id, 'kyc.status.changed', (user) => {
+      if (user.kycStatus === kycStatus) return false;
+      user.kycStatus = kycStatus;
+      return true;
+    });
+  }
+
+  /** Sets `isPhoneValidated` (and `phone` when given); emits `kyc.phone-validation.changed` on a change. */
+  setPhoneValidation(id: string, isPhoneValidated: boolean, phone?: string | null): { user: User; changed: boolean } {
+    return this.#change(id, 'kyc.phone-validation.changed', (user) => {
+      const changed = user.isPhoneValidated !== isPhoneValidated || (phone !== undefined && user.phone !== phone);
+      user.isPhoneValidated = isPhoneValidated;
+      if (phone !== undefined) user.phone = phone;
+      return changed;
+    });
+  }
+
+  /** Sets `isSourceOfFundsAnswered`; emits `kyc.source-of-funds.changed` on a change. */
+  setSourceOfFunds(id: string, isSourceOfFundsAnswered: boolean): { user: User; changed: boolean } {
+    return this.#change(id, 'kyc.source-of-funds.changed', (user) => {
+      if (user.isSourceOfFundsAnswered === isSourceOfFundsAnswered) return false;
+      user.isSourceOfFundsAnswered = isSourceOfFundsAnswered;
+      return true;
+    });
+  }
+
+  #change(id: string, eventType: UserEventType, apply: (user: User) => boolean): { user: User; changed: boolean } {
+    const current = this.#users.get(id);
+    if (!current) throw new UserRegistryError('unknown_user', `No user with id ${JSON.stringify(id)}; list them with GET /__sandbox/users.`);
+    const next = structuredClone(current);
+    const changed = apply(next);
+    this.#assertValid(next);
+    this.#users.set(id, next);
+    if (changed) this.emit(eventType, structuredClone(next));
+    return { user: structuredClone(next), changed };
+  }
+
+  #add(seed: UserSeed): User {
+    if (typeof seed !== 'object' || seed === null || Array.isArray(seed)) {
+      throw new UserRegistryError('invalid_user', 'A user must be a JSON object with User fields (reference 2.1).');
+    }
+    const user = completeUser(seed);
+    this.#assertValid(user);
+    if (this.#users.has(user.id)) throw new UserRegistryError('duplicate_user', `A user with id ${JSON.stringify(user.id)} already exists; omit id to get a fresh one.`);
+    const wallets = [...user.signInWallets.map((w) => w.address), ...user.smartWallets.map((w) => w.address)];
+    for (const address of wallets) {
+      if (!isAddress(address, { strict: false })) {
+        throw new UserRegistryError('invalid_user', `${JSON.stringify(address)} is not a wallet address (0x followed by 40 hex digits).`);
+      }
+      const owner = this.#userIdByWallet.get(address.toLowerCase());
+      if (owner !== undefined) {
+        throw new UserRegistryError('duplicate_wallet', `The wallet ${getAddress(address)} already belongs to user ${owner}; a wallet signs in to one account only.`);
+      }
+    }
+    this.#users.set(user.id, user);
+    for (const address of wallets) this.#userIdByWallet.set(address.toLowerCase(), user.id);
+    return structuredClone(user);
+  }
+
+  #assertValid(user: User): void {
+    const result = this.userSchema.check(user);
+    if (!result.ok) throw new UserRegistryError('invalid_user', `The user does not match the User schema: ${result.problems.join('; ')}.`);
+  }
+}

@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { postWebhook, type PostOutcome } from './post-webhook.js';
+import type { WebhookSigner } from './webhook-signer.js';
+
+/** Delays before the 2nd, 3rd and 4th attempt, in real minutes (reference 6.3): 1, 5, 15. */
+export const RETRY_DELAYS_MS = [60_000, 300_000, 900_000] as const;
+
+/** How long a receiver has to answer (reference 4.6). */
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 30_000;
+
+/** One POST of a delivery, as the delivery log shows it. */
+export interface DeliveryAttempt {
+  /** 1 for the first POST, 2 to 4 for the retries. */
+  attempt: number;
+  /** The wait before this attempt after the previous one finished, already divided by the time scale. */
+  delayMs: number;
+  /** The wait the live service would use (0, 60000, 300000, 900000). */
+  unscaledDelayMs: number;
+  startedAt: string;
+  finishedAt: string;
+  /** The `X-Webhook-Timestamp` this attempt was signed with: every attempt is signed afresh. */
+  webhookTimestamp: string;
+  /** The receiver's HTTP status, null when it did not answer. */
+  status: number | null;
+  outcome: PostOutcome['outcome'];
+  /** The first KiB of the receiver's answer, or why there was none. */
+  responseBody?: string;
+  error?: string;
+}
+
+/**
+ * One event sent to one endpoint, with every attempt. `state`: `delivering` while an
+ * attempt is in flight, `retrying` while waiting for the next, then `succeeded` or `failed`
+ * (after the 4th attempt, or when the sandbox closed).
+ */
+export interface Delivery {
+  id: string;
+  eventType: string;
+  url: string;
+  /** The event exactly as sent (the raw body parsed back). */
+  event: unknown;
+  state: 'delivering' | 'retrying' | 'succeeded' | 'failed';
+  createdAt: string;
+  /** When the next attempt is due, while `retrying`. */
+  nextAttemptAt: string | null;
+  attempts: DeliveryAttempt[];
+}
+
+export interface DeliverySchedulerOptions {
+  signer: WebhookSigner;
+  /** Divides every retry delay: 60 makes the 1/5/15-minute schedule take 1/5/15 seconds. */
+  timeScale: number;
+  deliveryTimeoutMs: number;
+}
+
+/**
+ * Delivers events to partner endpoints with the live service's retry schedule and keeps the
+ * log of every attempt. Each attempt is re-signed with a new timestamp over the same body.
+ */
+export class DeliveryScheduler {
+  readonly #deliveries: Delivery[] = [];
+  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #closing = new AbortController();
+  readonly #idleWaiters = new Set<() => void>();
+  #inFlight = 0;
+
+  constructor(private readonly options: DeliverySchedulerOptions) {}
+
+  /** Starts delivering `rawBody` to `url` (first attempt at once); returns the log entry. */
+  deliver(url: URL, eventType: string, rawBody: string): Delivery {
+    const delivery: Delivery = {
+      id: randomUUID(),
+      eventType,
+      url: url.href,
+      event: JSON.parse(rawBody) as unknown,
+      state: 'delivering',
+      createdAt: new Date().toISOString(),
+      nextAttemptAt: null,
+      attempts: [],
+    };
+    this.#deliveries.push(delivery);
+    this.#inFlight++;
+    void this.#attempt(delivery, url, rawBody, 0);
+    return delivery;
+  }
+
+  /** The delivery log, oldest first. */
+  list(): Delivery[] {
+    return structuredClone(this.#deliveries);
+  }
+
+  clear(): void {
+    this.#deliveries.length = 0;
+  }
+
+  /** Resolves when no delivery is in flight or waiting for a retry. */
+  whenIdle(): Promise<void> {
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.add(resolve));
+  }
+
+  /** Stops every pending retry and aborts attempts in flight; their deliveries end `failed`. */
+  close(): void {
+    this.#closing.abort();
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    for (const delivery of this.#deliveries) {
+      if (delivery.state === 'retrying') this.#finish(delivery, 'failed');
+    }
+  }
+
+  async #attempt(delivery: Delivery, url: URL, rawBody: string, retryIndex: number): Promise<void> {
+    const unscaledDelayMs = retryIndex === 0 ? 0 : RETRY_DELAYS_MS[retryIndex - 1]!;
+    delivery.state = 'delivering';
+    delivery.nextAttemptAt = null;
+    const signed = await this.options.signer.sign(rawBody);
+    const startedAt = new Date().toISOString();
+    const result = await postWebhook(url, rawBody, signed.headers, this.options.deliveryTimeoutMs, this.#closing.signal);
+    delivery.attempts.push({
+      attempt: retryIndex + 1,
+      delayMs: unscaledDelayMs / this.options.timeScale,
+      unscaledDelayMs,
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      webhookTimestamp: signed.timestamp,
+      status: result.status,
+      outcome: result.outcome,
+      ...('responseBody' in result ? { responseBody: result.responseBody } : { error: result.error }),
+    });
+    if (result.outcome === 'succeeded') return this.#finish(delivery, 'succeeded');
+    if (retryIndex >= RETRY_DELAYS_MS.length || this.#closing.signal.aborted) return this.#finish(delivery, 'failed');
+    const delayMs = RETRY_DELAYS_MS[retryIndex]! / this.options.timeScale;
+    delivery.state = 'retrying';
+    delivery.nextAttemptAt = new Date(Date.now() + delayMs).toISOString();
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      void this.#attempt(delivery, url, rawBody, retryIndex + 1);
+    }, delayMs);
+    this.#timers.add(timer);
+  }
+
+  #finish(delivery: Delivery, state: 'succeeded' | 'failed'): void {
+    delivery.state = state;
+    delivery.nextAttemptAt = null;
+    this.#inFlight--;
+    if (this.#inFlight === 0) {
+      for (const resolve of this.#idleWaiters) resolve();
+      this.#idleWaiters.clear();
+    }
+  }
+}

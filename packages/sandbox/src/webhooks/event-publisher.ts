@@ -1,0 +1,69 @@
+import type { Delivery, DeliveryScheduler } from './delivery-scheduler.js';
+import { eventProblems } from './event-conformance.js';
+
+/** Why an event could not be published; the message says what to change. */
+export class EventPublishError extends Error {
+  override readonly name = 'EventPublishError';
+  constructor(
+    readonly code: 'invalid_event' | 'invalid_endpoint',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Parses a partner endpoint URL: absolute http(s) only (the live service requires https; the sandbox allows http for local receivers). */
+export function parseEndpointUrl(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new EventPublishError('invalid_endpoint', `${JSON.stringify(value)} is not an absolute URL; pass something like http://localhost:3000/webhooks.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new EventPublishError('invalid_endpoint', `${JSON.stringify(value)} is not an http(s) URL; webhooks are delivered by HTTP POST.`);
+  }
+  return url;
+}
+
+/**
+ * The partner's webhook endpoints (like the partner dashboard's setting) and the one door
+ * through which events leave the sandbox: each event is checked against the spec, then
+ * delivered to every endpoint.
+ */
+export class EventPublisher {
+  readonly #endpoints = new Map<string, URL>();
+
+  constructor(
+    private readonly scheduler: DeliveryScheduler,
+    endpoints: readonly string[] = [],
+  ) {
+    for (const endpoint of endpoints) this.addEndpoint(endpoint);
+  }
+
+  endpoints(): string[] {
+    return [...this.#endpoints.keys()];
+  }
+
+  addEndpoint(value: string): string {
+    const url = parseEndpointUrl(value);
+    this.#endpoints.set(url.href, url);
+    return url.href;
+  }
+
+  removeEndpoint(value: string): boolean {
+    return this.#endpoints.delete(parseEndpointUrl(value).href);
+  }
+
+  /** Sends `{eventType, data}` to `to` (default: every configured endpoint); returns the deliveries started. */
+  publish(eventType: string, data: unknown, to?: readonly string[]): Delivery[] {
+    const event = { eventType, data };
+    const problems = eventProblems(event);
+    if (problems.length > 0) {
+      throw new EventPublishError('invalid_event', `The ${eventType} event does not match the spec: ${problems.join('; ')}.`);
+    }
+    const rawBody = JSON.stringify(event);
+    const targets = to ? to.map(parseEndpointUrl) : [...this.#endpoints.values()];
+    return targets.map((url) => this.scheduler.deliver(url, eventType, rawBody));
+  }
+}

@@ -1,0 +1,276 @@
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../src/index.js';
+import { callAdmin, callOperation } from './support/sandbox-api.js';
+import { getNonce, newAccount, signIn, siweMessage, tokenFor } from './support/sign-in.js';
+
+const registered = newAccount();
+const unregistered = newAccount();
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ users: [{ signInWallets: [registered.address] }], whitelist: ['app.partner.example'] });
+});
+afterAll(() => sandbox.close());
+
+async function challenge(body: unknown) {
+  return callOperation(sandbox.baseUrl, 'verifySiweSignature', { body });
+}
+
+describe('issues a unique nonce per request, as text/plain', () => {
+  it('answers 200 text/plain with an alphanumeric nonce of at least 8 characters, never twice the same', async () => {
+    const nonces = await Promise.all(Array.from({ length: 50 }, () => getNonce(sandbox.baseUrl)));
+    expect(new Set(nonces).size).toBe(50);
+    for (const nonce of nonces) expect(nonce).toMatch(/^[a-zA-Z0-9]{8,}$/);
+  });
+});
+
+describe('issues a JWT for a valid SIWE signature of a registered EOA', () => {
+  it('answers 200 {token} whose lifetime is ttlInSeconds and whose claims name the user and signer', async () => {
+    const response = await signIn(sandbox.baseUrl, registered, { ttlInSeconds: 7200 });
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body)).toEqual(['token']);
+    const claims = decodeJwt(response.body.token);
+    expect(claims.exp! - claims.iat!).toBe(7200);
+    expect(claims.signerAddress).toBe(registered.address);
+    expect(claims.chainId).toBe('100');
+    expect(claims.hasSignedUp).toBe(true);
+    expect(claims.userId).toBe(sandbox.users.findByWallet(registered.address)!.id);
+  });
+
+  it('accepts localhost with any port and a whitelisted domain', async () => {
+    for (const domain of ['localhost', 'localhost:5173', 'app.partner.example', 'app.partner.example:8443']) {
+      const response = await signIn(sandbox.baseUrl, registered, { domain, uri: `https://${domain}` });
+      expect(response.status, domain).toBe(200);
+    }
+  });
+});
+
+describe('gives exactly one success to concurrent challenges reusing one nonce', () => {
+  it('500 concurrent challenges with the same signed nonce: one 200, 499 401', async () => {
+    const nonce = await getNonce(sandbox.baseUrl);
+    const message = siweMessage(registered, nonce);
+    const signature = await registered.signMessage({ message });
+    const responses = await Promise.all(
+      Array.from({ length: 500 }, () => challenge({ message, signature, ttlInSeconds: 3600 })),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(499);
+    expect(responses.find((response) => response.status === 401)!.body.error).toMatch(/already used/);
+  });
+});
+
+describe('refuses a nonce that is unknown, used or older than 5 minutes', () => {
+  it('answers 401 for a nonce the sandbox never issued', async () => {
+    const message = siweMessage(registered, 'neverIssued123');
+    const response = await challenge({ message, signature: await registered.signMessage({ message }), ttlInSeconds: 3600 });
+    expect(response.status).toBe(401);
+    expect(response.body.error).toMatch(/unknown or was already used/);
+  });
+
+  it('answers 401 for a nonce used after its 5 minutes', async () => {
+    const nonce = await getNonce(sandbox.baseUrl);
+    sandbox.advanceClock(5 * 60 * 1000 + 1000);
+    const message = siweMessage(registered, nonce, { issuedAt: new Date(Date.now() + 5 * 60 * 1000 + 1000) });
+    const response = await challenge({ message, signature: await registered.signMessage({ message }), ttlInSeconds: 3600 });
+    expect(response.status).toBe(401);
+    expect(response.body.error).toMatch(/expired/);
+  });
+});
+
+describe('answers 403 WAFForbidden for a SIWE message on 127.0.0.1', () => {
+  it('blocks 127.0.0.1 as domain (with or without port) or as URI, before validating anything else', async () => {
+    for (const [domain, uri] of [['127.0.0.1', 'http://127.0.0.1'], ['127.0.0.1:3000', 'http://127.0.0.1:3000'], ['localhost:3000', 'http://127.0.0.1:3000/login']]) {
+      const message = siweMessage(registered, await getNonce(sandbox.baseUrl), { domain: domain!, uri: uri! });
+      // ttlInSeconds out of range too: the firewall answers first.
+      const response = await challenge({ message, signature: '0x00', ttlInSeconds: 1 });
+      expect(response.status).toBe(403);
+      expect(response.body.code).toBe('WAFForbidden');
+      expect(response.body.message).toMatch(/use localhost/);
+    }
+  });
+});
+
+describe('answers 403 DomainNotWhitelisted for a domain outside the whitelist', () => {
+  it('refuses an unknown domain and a whitelisted host on another port than the configured one', async () => {
+    const response = await signIn(sandbox.baseUrl, registered, { domain: 'evil.example', uri: 'https://evil.example' });
+    expect(response.status).toBe(403);
+    expect(response.body.code).toBe('DomainNotWhitelisted');
+    expect(response.body.message).toMatch(/evil\.example/);
+  });
+});
+
+describe('answers 401 for an invalid signature', () => {
+  it('refuses a signature by another wallet and a signature that is not one', async () => {
+    const nonce = await getNonce(sandbox.baseUrl);
+    const message = siweMessage(registered, nonce);
+    const response = await challenge({ message, signature: await unregistered.signMessage({ message }), ttlInSeconds: 3600 });
+    expect(response.status).toBe(401);
+    expect(response.body.error).toMatch(/does not match/);
+    const message2 = siweMessage(registered, await getNonce(sandbox.baseUrl));
+    const garbage = await challenge({ message: message2, signature: '0xdeadbeef', ttlInSeconds: 3600 });
+    expect(garbage.status).toBe(401);
+  });
+
+  it('refuses a message that was changed after signing', async () => {
+    const message = siweMessage(registered, await getNonce(sandbox.baseUrl));
+    const signature = await registered.signMessage({ message });
+    const response = await challenge({ message: message.replace('Sign in with Ethereum to the app.', 'Sign in to something else.'), signature, ttlInSeconds: 3600 });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('answers 401 for a signer without an account', () => {
+  it('refuses a valid signature from a wallet that owns no registered account, saying how to register', async () => {
+    const response = await signIn(sandbox.baseUrl, unregistered);
+    expect(response.status).toBe(401);
+    expect(response.body.error).toMatch(/owns no registered account/);
+  });
+});
+
+describe('answers 422 for a challenge body that breaks the spec', () => {
+  it.each([
+    ['ttlInSeconds below one hour', { ttlInSeconds: 3599 }, /ttlInSeconds/],
+    ['ttlInSeconds above 24 hours', { ttlInSeconds: 86401 }, /ttlInSeconds/],
+    ['ttlInSeconds not an integer', { ttlInSeconds: 3600.5 }, /integer/],
+    ['a missing signature', { signature: undefined }, /signature/],
+    ['a signature that is not hex', { signature: 'not-hex' }, /signature/],
+  ])('%s', async (_name, override, pattern) => {
+    const message = siweMessage(registered, await getNonce(sandbox.baseUrl));
+    const body = { message, signature: await registered.signMessage({ message }), ttlInSeconds: 3600, ...override };
+    const response = await challenge(body);
+    expect(response.status).toBe(422);
+    expect(response.body.message).toMatch(pattern);
+  });
+
+  it('a message that is not an EIP-4361 message', async () => {
+    const response = await challenge({ message: 'please let me in', signature: '0x1234', ttlInSeconds: 3600 });
+    expect(response.status).toBe(422);
+    expect(response.body.message).toMatch(/not a complete EIP-4361/);
+  });
+
+  it('a body that is not JSON', async () => {
+    const response = await callOperation(sandbox.baseUrl, 'verifySiweSignature', { rawBody: '{"message":', headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(422);
+    expect(response.body.message).toMatch(/not JSON/);
+  });
+});
+
+describe('accepts smart-account (EIP-1271) signatures through the pluggable verifier', () => {
+  it('signs in a smart wallet whose signature the verifier accepts, and refuses one it rejects', async () => {
+    const smartWallet = newAccount().address;
+    const owner = newAccount();
+    const checked: { address: string; chainId: number }[] = [];
+    const smartSandbox = await startSandbox({
+      users: [{ smartWallets: [{ address: smartWallet, chainId: '100' }] }],
+      // Stands in for a chain: the "contract" accepts signatures its owner made.
+      verifySmartAccountSignature: async ({ address, message, signature, chainId }) => {
+        checked.push({ address, chainId });
+        return owner.signMessage({ message }).then((expected) => expected === signature);
+      },
+    });
+    try {
+      const message = siweMessage({ address: smartWallet }, await getNonce(smartSandbox.baseUrl));
+      const ok = await callOperation(smartSandbox.baseUrl, 'verifySiweSignature', { body: { message, signature: await owner.signMessage({ message }), ttlInSeconds: 3600 } });
+      expect(ok.status).toBe(200);
+      expect(checked).toEqual([{ address: smartWallet, chainId: 100 }]);
+      const message2 = siweMessage({ address: smartWallet }, await getNonce(smartSandbox.baseUrl));
+      const refused = await callOperation(smartSandbox.baseUrl, 'verifySiweSignature', { body: { message: message2, signature: await unregistered.signMessage({ message: message2 }), ttlInSeconds: 3600 } });
+      expect(refused.status).toBe(401);
+      expect(refused.body.error).toMatch(/EIP-1271 verifier/);
+    } finally {
+      await smartSandbox.close();
+    }
+  });
+});
+
+describe('answers 401 on authenticated routes for a missing, foreign or expired token', () => {
+  it('refuses no token, a token of another sandbox run, and a token past its exp', async () => {
+    const missing = await callOperation(sandbox.baseUrl, 'getAccountLimit');
+    expect(missing.status).toBe(401);
+    expect(missing.body.code).toBe('MissingToken');
+
+    const other = await startSandbox({ users: [{ signInWallets: [registered.address] }] });
+    const foreignToken = await tokenFor(other.baseUrl, registered);
+    await other.close();
+    const foreign = await callOperation(sandbox.baseUrl, 'getAccountLimit', { token: foreignToken });
+    expect(foreign.status).toBe(401);
+    expect(foreign.body.code).toBe('InvalidToken');
+
+    const token = await tokenFor(sandbox.baseUrl, registered);
+    expect((await callOperation(sandbox.baseUrl, 'getAccountLimit', { token })).status).toBe(200);
+    sandbox.advanceClock(3600 * 1000);
+    const expired = await callOperation(sandbox.baseUrl, 'getAccountLimit', { token });
+    expect(expired.status).toBe(401);
+    expect(expired.body.code).toBe('TokenExpired');
+  });
+
+  it('lets the clock be advanced over HTTP too', async () => {
+    const token = await tokenFor(sandbox.baseUrl, registered);
+    const advanced = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/clock', { advanceSeconds: 3601 });
+    expect(advanced.status).toBe(200);
+    expect((await callOperation(sandbox.baseUrl, 'getAccountLimit', { token })).status).toBe(401);
+    const refused = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/clock', { advanceSeconds: -5 });
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toMatch(/only moves forward/);
+  });
+});
+
+describe('newer generation: 15-minute access tokens and 7-day rotating refresh tokens', () => {
+  let newer: Sandbox;
+  beforeAll(async () => {
+    newer = await startSandbox({ generation: 'newer', users: [{ signInWallets: [registered.address] }] });
+  });
+  afterAll(() => newer.close());
+
+  async function refresh(refreshToken: unknown) {
+    return callAdmin(newer.baseUrl, 'POST', '/__sandbox/auth/refresh', { refreshToken });
+  }
+
+  it('issues {token, refreshToken}; the access token lives 15 minutes whatever ttlInSeconds says', async () => {
+    const response = await signIn(newer.baseUrl, registered, { ttlInSeconds: 86400 });
+    expect(response.status).toBe(200);
+    expect(typeof response.body.refreshToken).toBe('string');
+    const claims = decodeJwt(response.body.token);
+    expect(claims.exp! - claims.iat!).toBe(15 * 60);
+  });
+
+  it('rotates: a refresh gives a new pair and the new access token works', async () => {
+    const first = (await signIn(newer.baseUrl, registered)).body;
+    const second = await refresh(first.refreshToken);
+    expect(second.status).toBe(200);
+    expect(second.body.refreshToken).not.toBe(first.refreshToken);
+    expect((await callOperation(newer.baseUrl, 'getAccountLimit', { token: second.body.token })).status).toBe(200);
+  });
+
+  it('ends the session when a refresh token is used twice: the reuse, the newest refresh token and the access tokens all fail', async () => {
+    const first = (await signIn(newer.baseUrl, registered)).body;
+    const second = (await refresh(first.refreshToken)).body;
+    const reuse = await refresh(first.refreshToken);
+    expect(reuse.status).toBe(401);
+    expect(reuse.body.code).toBe('RefreshTokenReused');
+    expect((await refresh(second.refreshToken)).body.code).toBe('SessionRevoked');
+    const limit = await callOperation(newer.baseUrl, 'getAccountLimit', { token: second.token });
+    expect(limit.status).toBe(401);
+    expect(limit.body.code).toBe('SessionRevoked');
+  });
+
+  it('expires access tokens after 15 minutes and refresh tokens after 7 days', async () => {
+    const first = (await signIn(newer.baseUrl, registered)).body;
+    newer.advanceClock(15 * 60 * 1000);
+    expect((await callOperation(newer.baseUrl, 'getAccountLimit', { token: first.token })).body.code).toBe('TokenExpired');
+    const second = await refresh(first.refreshToken);
+    expect(second.status).toBe(200);
+    newer.advanceClock(7 * 24 * 3600 * 1000);
+    expect((await refresh(second.body.refreshToken)).body.code).toBe('RefreshTokenExpired');
+  });
+
+  it('refuses a refresh without a token, with an unknown one, and in the older generation', async () => {
+    expect((await refresh(undefined)).status).toBe(422);
+    expect((await refresh('made-up')).body.code).toBe('InvalidRefreshToken');
+    const older = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/auth/refresh', { refreshToken: 'x' });
+    expect(older.status).toBe(404);
+    expect(older.body.message).toMatch(/--generation newer/);
+  });
+});
