@@ -1,0 +1,257 @@
+import { createPublicKeyProvider } from '@capi/webhook-signature';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RETRY_DELAYS_MS, startSandbox, type Delivery, type Sandbox } from '../src/index.js';
+import { callAdmin, callOperation } from './support/sandbox-api.js';
+import { startPlainReceiver } from './support/webhook-receiver.js';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (closers.length > 0) await closers.pop()!();
+});
+
+async function sandboxWith(options: Parameters<typeof startSandbox>[0]) {
+  const sandbox = await startSandbox({ users: [], ...options });
+  closers.push(() => sandbox.close());
+  return sandbox;
+}
+
+async function receiver(options: Parameters<typeof startPlainReceiver>[0]) {
+  const started = await startPlainReceiver(options);
+  closers.push(started.close);
+  return started;
+}
+
+/** What a partner does: fetch the key from the webhooks base URL. */
+async function fetchPublicKey(sandbox: Sandbox): Promise<string> {
+  const response = await callOperation(sandbox.webhooksUrl, 'getWebhookPublicKey');
+  expect(response.status).toBe(200);
+  return response.body.publicKey;
+}
+
+const gapsBetweenAttempts = (delivery: Delivery) =>
+  delivery.attempts.slice(1).map((attempt, i) => Date.parse(attempt.startedAt) - Date.parse(delivery.attempts[i]!.finishedAt));
+
+describe('serves the webhook public key on the webhooks base URL', () => {
+  it('answers {success: true, publicKey} with a PEM SPKI key that @capi/webhook-signature reads', async () => {
+    const sandbox = await sandboxWith({});
+    const response = await callOperation(sandbox.webhooksUrl, 'getWebhookPublicKey');
+    expect(response.body.success).toBe(true);
+    expect(response.body.publicKey).toBe(sandbox.publicKey);
+    expect(response.body.publicKey).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
+    const provider = createPublicKeyProvider({ url: `${sandbox.webhooksUrl}/api/v1/public-key` });
+    await expect(provider.get()).resolves.toBeDefined();
+  });
+
+  it('points a client that asks the core base URL to the webhooks base URL', async () => {
+    const sandbox = await sandboxWith({});
+    const response = await fetch(`${sandbox.baseUrl}/api/v1/public-key`);
+    expect(response.status).toBe(404);
+    expect((await response.json()).message).toContain(`${sandbox.webhooksUrl}/api/v1/public-key`);
+  });
+});
+
+describe('emits the event of each user change, signed, to a plain node:http receiver that verifies it', () => {
+  it('user.created on creation, then kyc.status.changed, kyc.phone-validation.changed, kyc.source-of-funds.changed; no event when nothing changes', async () => {
+    let publicKey = '';
+    const partner = await receiver({ publicKey: () => publicKey });
+    const sandbox = await sandboxWith({ webhookUrls: [partner.url] });
+    publicKey = await fetchPublicKey(sandbox);
+
+    const created = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/users', { email: 'ada@example.com', signInWallets: ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'] });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    const kyc = await callAdmin(sandbox.baseUrl, 'PUT', `/__sandbox/users/${id}/kyc-status`, { kycStatus: 'approved' });
+    expect(kyc.body).toMatchObject({ eventEmitted: true, user: { kycStatus: 'approved' } });
+    const unchanged = await callAdmin(sandbox.baseUrl, 'PUT', `/__sandbox/users/${id}/kyc-status`, { kycStatus: 'approved' });
+    expect(unchanged.body.eventEmitted).toBe(false);
+    await callAdmin(sandbox.baseUrl, 'PUT', `/__sandbox/users/${id}/phone-validation`, { isPhoneValidated: true, phone: '+4915112345678' });
+    await callAdmin(sandbox.baseUrl, 'PUT', `/__sandbox/users/${id}/source-of-funds`, { isSourceOfFundsAnswered: true });
+    await sandbox.whenDeliveriesSettled();
+
+    expect(partner.rejected).toEqual([]);
+    expect(partner.received.map((delivery) => delivery.event.eventType)).toEqual([
+      'user.created',
+      'kyc.status.changed',
+      'kyc.phone-validation.changed',
+      'kyc.source-of-funds.changed',
+    ]);
+    const last = partner.received.at(-1)!.event.data;
+    expect(last).toMatchObject({ id, kycStatus: 'approved', isPhoneValidated: true, phone: '+4915112345678', isSourceOfFundsAnswered: true });
+    // The data is the complete User: every field present (reference 2.1).
+    expect(Object.keys(last)).toHaveLength(20);
+    for (const delivery of partner.received) {
+      expect(delivery.timestamp).toMatch(/^\d+$/);
+      expect(Buffer.from(delivery.signature, 'base64')).toHaveLength(64);
+    }
+  });
+
+  it('emits the same events when users are changed through the programmatic API', async () => {
+    const partner = await receiver({ publicKey: () => sandbox.publicKey });
+    const sandbox = await sandboxWith({ webhookUrls: [partner.url] });
+    const user = sandbox.users.create({ firstName: 'Grace' });
+    sandbox.users.setKycStatus(user.id, 'pending');
+    sandbox.users.setPhoneValidation(user.id, true);
+    sandbox.users.setSourceOfFunds(user.id, true);
+    await sandbox.whenDeliveriesSettled();
+    expect(partner.received.map((delivery) => delivery.event.eventType)).toEqual([
+      'user.created',
+      'kyc.status.changed',
+      'kyc.phone-validation.changed',
+      'kyc.source-of-funds.changed',
+    ]);
+  });
+});
+
+describe('retries a failed delivery after 1, 5 and 15 minutes, divided by the time scale', () => {
+  it('four attempts in order, each re-signed over the same body, spaced by the scaled 1/5/15-minute delays', async () => {
+    const timeScale = 300; // 1, 5, 15 minutes -> 200 ms, 1 s, 3 s
+    const partner = await receiver({ publicKey: () => sandbox.publicKey, answer: () => 503 });
+    const sandbox = await sandboxWith({ webhookUrls: [partner.url], timeScale });
+    sandbox.sendEvent('user.created');
+    await sandbox.whenDeliveriesSettled();
+
+    const [delivery] = sandbox.deliveries();
+    expect(delivery!.state).toBe('failed');
+    expect(delivery!.attempts.map((attempt) => attempt.attempt)).toEqual([1, 2, 3, 4]);
+    expect(delivery!.attempts.map((attempt) => attempt.status)).toEqual([503, 503, 503, 503]);
+    expect(delivery!.attempts.map((attempt) => attempt.unscaledDelayMs)).toEqual([0, ...RETRY_DELAYS_MS]);
+    expect(delivery!.attempts.map((attempt) => attempt.delayMs)).toEqual([0, 200, 1000, 3000]);
+    // Spacing from the log: each wait is at least its scheduled delay and the waits grow.
+    const gaps = gapsBetweenAttempts(delivery!);
+    gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(delivery!.attempts[i + 1]!.delayMs - 2));
+    expect(gaps[0]).toBeLessThan(gaps[1]!);
+    expect(gaps[1]).toBeLessThan(gaps[2]!);
+    // Every attempt reached the receiver, verified, with the same body.
+    expect(partner.rejected).toEqual([]);
+    expect(new Set(partner.received.map((received) => received.rawBody)).size).toBe(1);
+    expect(partner.received).toHaveLength(4);
+  });
+
+  it('stops retrying once an attempt succeeds', async () => {
+    const partner = await receiver({ publicKey: () => sandbox.publicKey, answer: (_delivery, index) => (index === 0 ? 500 : 200) });
+    const sandbox = await sandboxWith({ webhookUrls: [partner.url], timeScale: 600 });
+    sandbox.sendEvent('kyc.status.changed');
+    await sandbox.whenDeliveriesSettled();
+    const [delivery] = sandbox.deliveries();
+    expect(delivery!.state).toBe('succeeded');
+    expect(delivery!.attempts.map((attempt) => [attempt.status, attempt.outcome])).toEqual([
+      [500, 'failed'],
+      [200, 'succeeded'],
+    ]);
+    expect(delivery!.attempts[0]!.responseBody).toBe('refused with 500');
+  });
+
+  it('counts a receiver that does not answer within the timeout, and one that cannot be reached, as failed attempts', async () => {
+    const partner = await receiver({ publicKey: () => sandbox.publicKey, answer: (_delivery, index) => (index === 0 ? 'hang' : 204) });
+    const unreachable = await receiver({ publicKey: '' });
+    await unreachable.close();
+    const sandbox = await sandboxWith({ webhookUrls: [partner.url, unreachable.url], timeScale: 6000, deliveryTimeoutMs: 300 });
+    sandbox.sendEvent('kyc.source-of-funds.changed');
+    await sandbox.whenDeliveriesSettled();
+    const [toPartner, toNowhere] = sandbox.deliveries();
+    expect(toPartner!.attempts.map((attempt) => attempt.outcome)).toEqual(['timed-out', 'succeeded']);
+    expect(toPartner!.attempts[0]!.status).toBeNull();
+    expect(toPartner!.attempts[0]!.error).toMatch(/within 300 ms/);
+    expect(toNowhere!.state).toBe('failed');
+    expect(toNowhere!.attempts.map((attempt) => attempt.outcome)).toEqual(['network-error', 'network-error', 'network-error', 'network-error']);
+  });
+});
+
+describe('keeps a delivery log of every delivery and attempt under /__sandbox/deliveries', () => {
+  it('lists deliveries with the event, the endpoint, the state and each attempt; filters; clears', async () => {
+    const ok = await receiver({ publicKey: () => sandbox.publicKey });
+    const failing = await receiver({ publicKey: () => sandbox.publicKey, answer: () => 400 });
+    const sandbox = await sandboxWith({ webhookUrls: [ok.url, failing.url], timeScale: 6000 });
+    const sent = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'card.transaction.created' });
+    expect(sent.status).toBe(202);
+    expect(sent.body.deliveries).toHaveLength(2);
+    await sandbox.whenDeliveriesSettled();
+
+    const log = await callAdmin<{ deliveries: Delivery[] }>(sandbox.baseUrl, 'GET', '/__sandbox/deliveries');
+    expect(log.status).toBe(200);
+    expect(log.body.deliveries).toEqual(sandbox.deliveries());
+    const [first, second] = log.body.deliveries;
+    expect(first).toMatchObject({ eventType: 'card.transaction.created', url: ok.url, state: 'succeeded', nextAttemptAt: null });
+    expect(first!.attempts).toHaveLength(1);
+    expect(first!.attempts[0]).toMatchObject({ attempt: 1, delayMs: 0, status: 204, outcome: 'succeeded' });
+    expect(first!.event).toEqual(ok.received[0]!.event);
+    expect(second).toMatchObject({ url: failing.url, state: 'failed' });
+    expect(second!.attempts.map((attempt) => attempt.status)).toEqual([400, 400, 400, 400]);
+    for (const attempt of second!.attempts) expect(Date.parse(attempt.finishedAt)).toBeGreaterThanOrEqual(Date.parse(attempt.startedAt));
+
+    const failed = await callAdmin<{ deliveries: Delivery[] }>(sandbox.baseUrl, 'GET', '/__sandbox/deliveries?state=failed');
+    expect(failed.body.deliveries.map((delivery) => delivery.url)).toEqual([failing.url]);
+    const byUrl = await callAdmin<{ deliveries: Delivery[] }>(sandbox.baseUrl, 'GET', `/__sandbox/deliveries?url=${encodeURIComponent(ok.url)}`);
+    expect(byUrl.body.deliveries).toHaveLength(1);
+    expect((await callAdmin(sandbox.baseUrl, 'DELETE', '/__sandbox/deliveries')).body.deliveries).toEqual([]);
+    expect(sandbox.deliveries()).toEqual([]);
+  });
+
+  it('shows a delivery waiting for its retry as retrying, with the time of the next attempt', async () => {
+    const failing = await receiver({ publicKey: () => sandbox.publicKey, answer: () => 500 });
+    const sandbox = await sandboxWith({ webhookUrls: [failing.url] });
+    sandbox.sendEvent('user.created');
+    while (sandbox.deliveries()[0]!.attempts.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const [delivery] = sandbox.deliveries();
+    expect(delivery!.state).toBe('retrying');
+    expect(Date.parse(delivery!.nextAttemptAt!) - Date.parse(delivery!.attempts[0]!.finishedAt)).toBeGreaterThanOrEqual(59_000);
+    await sandbox.close();
+    expect(sandbox.deliveries()[0]!.state).toBe('failed');
+  });
+});
+
+describe('configures webhook endpoints at run time, like the partner dashboard', () => {
+  it('adds, lists and removes endpoints; refuses URLs that are not http(s)', async () => {
+    const partner = await receiver({ publicKey: () => sandbox.publicKey });
+    const sandbox = await sandboxWith({});
+    expect((await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/webhook-endpoints', { url: partner.url })).status).toBe(201);
+    expect((await callAdmin(sandbox.baseUrl, 'GET', '/__sandbox/webhook-endpoints')).body.endpoints).toEqual([partner.url]);
+    sandbox.sendEvent('user.created');
+    await sandbox.whenDeliveriesSettled();
+    expect(partner.received).toHaveLength(1);
+    expect((await callAdmin(sandbox.baseUrl, 'DELETE', `/__sandbox/webhook-endpoints?url=${encodeURIComponent(partner.url)}`)).body.endpoints).toEqual([]);
+    const bad = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/webhook-endpoints', { url: 'ftp://example.com' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.message).toMatch(/not an http\(s\) URL/);
+    expect((await callAdmin(sandbox.baseUrl, 'DELETE', `/__sandbox/webhook-endpoints?url=${encodeURIComponent(partner.url)}`)).status).toBe(404);
+  });
+});
+
+describe('refuses events and users that do not match the spec', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ users: [] });
+  });
+  afterAll(() => sandbox.close());
+
+  it('answers 422 for an unknown event type and for data that is not a User', async () => {
+    const unknown = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'user.deleted' });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.message).toMatch(/eventType must be one of/);
+    const badData = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'kyc.status.changed', data: { id: 'x' } });
+    expect(badData.status).toBe(422);
+    expect(badData.body.code).toBe('invalid_event');
+    expect(() => sandbox.sendEvent('user.created', { id: 1 })).toThrow(/does not match the spec/);
+  });
+
+  it('answers 422 for an invalid user, 409 for a wallet already taken, 404 for an unknown user, 400 for a body that is not JSON', async () => {
+    const invalid = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/users', { kycStatus: 'done' });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.message).toMatch(/kycStatus/);
+    const wallet = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+    expect((await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/users', { signInWallets: [wallet] })).status).toBe(201);
+    const taken = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/users', { signInWallets: [wallet.toLowerCase()] });
+    expect(taken.status).toBe(409);
+    expect(taken.body.message).toMatch(/already belongs/);
+    const notAWallet = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/users', { signInWallets: ['0x123'] });
+    expect(notAWallet.status).toBe(422);
+    expect((await callAdmin(sandbox.baseUrl, 'PUT', '/__sandbox/users/nope/kyc-status', { kycStatus: 'approved' })).status).toBe(404);
+    const badStatus = await callAdmin(sandbox.baseUrl, 'PUT', `/__sandbox/users/${sandbox.users.list()[0]!.id}/kyc-status`, { kycStatus: 'done' });
+    expect(badStatus.status).toBe(422);
+    expect(badStatus.body.message).toMatch(/notStarted, documentsRequested/);
+    const notJson = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/users', '{');
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.code).toBe('InvalidJson');
+    expect((await callAdmin(sandbox.baseUrl, 'PATCH', '/__sandbox/users')).status).toBe(405);
+  });
+});
