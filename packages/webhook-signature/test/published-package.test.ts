@@ -1,0 +1,110 @@
+// The package as consumers get it: built with the real tsup config into a scratch
+// node_modules, then resolved by esbuild and Node through its export conditions.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createContext, runInContext } from 'node:vm';
+import { join } from 'node:path';
+import { build as esbuild } from 'esbuild';
+import { publint } from 'publint';
+import { build as tsup } from 'tsup';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import tsupConfig from '../tsup.config.js';
+
+let consumer: string;
+let packageDir: string;
+
+beforeAll(async () => {
+  consumer = mkdtempSync(join(tmpdir(), 'capi-webhook-signature-consumer-'));
+  packageDir = join(consumer, 'node_modules', '@capi', 'webhook-signature');
+  mkdirSync(packageDir, { recursive: true });
+  copyFileSync('package.json', join(packageDir, 'package.json'));
+  await tsup({ ...(tsupConfig as object), outDir: join(packageDir, 'dist'), silent: true });
+}, 60_000);
+
+afterAll(() => {
+  rmSync(consumer, { recursive: true, force: true });
+});
+
+async function bundle(platform: 'browser' | 'node' | 'neutral', conditions: string[] = [], format: 'esm' | 'iife' = 'esm') {
+  const result = await esbuild({
+    stdin: { contents: "export * from '@capi/webhook-signature';", resolveDir: consumer, loader: 'js' },
+    bundle: true,
+    write: false,
+    format,
+    globalName: 'capi',
+    platform,
+    conditions,
+    mainFields: platform === 'neutral' ? ['module', 'main'] : undefined,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  return { code: result.outputFiles[0]!.text, inputs: Object.keys(result.metafile.inputs) };
+}
+
+describe('the web build runs without Node: no node: imports, no Buffer', () => {
+  it('bundles for the browser from the default export condition', async () => {
+    const { code, inputs } = await bundle('browser');
+    expect(inputs.some((input) => input.endsWith('dist/index.js'))).toBe(true);
+    expect(inputs.some((input) => input.endsWith('dist/node.js'))).toBe(false);
+    expect(inputs.filter((input) => input.startsWith('node:'))).toEqual([]);
+    expect(code).not.toMatch(/(?<![\w/])Buffer\s*[.(]/);
+    expect(code).not.toMatch(/["']node:/);
+    expect(code).not.toMatch(/\brequire\(/);
+  });
+
+  it('signs and verifies in a realm with only web globals (no Buffer, no require, no process)', async () => {
+    const { code } = await bundle('browser', [], 'iife');
+    const realm = createContext({ crypto, CryptoKey, TextEncoder, URL, AbortSignal, fetch });
+    runInContext(code, realm);
+    const result = await runInContext(
+      `(async () => {
+        const pair = await capi.generateWebhookKeyPair();
+        const signed = await capi.signWebhook({ rawBody: 'é', privateKey: pair.privateKey });
+        await capi.verifyWebhookSignature({ rawBody: 'é', ...signed, publicKey: pair.publicKey });
+        return [typeof Buffer, typeof require, typeof process, await capi.isValidWebhookSignature({ rawBody: 'e', ...signed, publicKey: pair.publicKey })];
+      })()`,
+      realm,
+    );
+    expect(result).toEqual(['undefined', 'undefined', 'undefined', false]);
+  });
+
+  it('is what edge workers resolve too (workerd/worker conditions)', async () => {
+    const { inputs } = await bundle('neutral', ['workerd', 'worker', 'import']);
+    expect(inputs.some((input) => input.endsWith('dist/index.js'))).toBe(true);
+  });
+});
+
+describe('the node export condition picks the node:crypto build', () => {
+  it('for bundlers targeting Node', async () => {
+    const { inputs } = await bundle('node');
+    expect(inputs.some((input) => input.endsWith('dist/node.js'))).toBe(true);
+  });
+
+  it('for Node itself, with import and with require, both working', () => {
+    const script = (load: string) => `
+      ${load}
+      const { generateWebhookKeyPair, signWebhook, verifyWebhookSignature, WebhookSignatureError } = api;
+      const pair = await generateWebhookKeyPair();
+      const signed = await signWebhook({ rawBody: '{}', privateKey: pair.privateKey });
+      await verifyWebhookSignature({ rawBody: '{}', timestamp: signed.timestamp, signature: signed.signature, publicKey: pair.publicKey });
+      const failed = await verifyWebhookSignature({ rawBody: '{ }', ...signed, publicKey: pair.publicKey }).catch((error) => error);
+      console.log(JSON.stringify({ resolved, ok: true, code: failed.code, typed: failed instanceof WebhookSignatureError }));`;
+    const esm = script(`import * as api from '@capi/webhook-signature'; const resolved = import.meta.resolve('@capi/webhook-signature');`);
+    const cjs = `(async () => { ${script(`const api = require('@capi/webhook-signature'); const resolved = require.resolve('@capi/webhook-signature');`)} })()`;
+    const run = (args: string[]) => JSON.parse(execFileSync(process.execPath, args, { cwd: consumer, encoding: 'utf8' })) as Record<string, unknown>;
+    const fromImport = run(['--input-type=module', '-e', esm]);
+    const fromRequire = run(['--input-type=commonjs', '-e', cjs]);
+    expect(fromImport).toMatchObject({ ok: true, code: 'invalid_signature', typed: true });
+    expect(fromImport.resolved).toMatch(/dist\/node\.js$/);
+    expect(fromRequire).toMatchObject({ ok: true, code: 'invalid_signature', typed: true });
+    expect(fromRequire.resolved).toMatch(/dist\/node\.cjs$/);
+  });
+});
+
+describe('package.json passes publint', () => {
+  it('reports no errors or warnings', async () => {
+    const { messages } = await publint({ pkgDir: packageDir, pack: false, level: 'warning' });
+    expect(messages).toEqual([]);
+  });
+});
