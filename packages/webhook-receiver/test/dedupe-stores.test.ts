@@ -151,7 +151,7 @@ describe('Redis store shared by many clients', () => {
     const keyPrefix = freshPrefix();
     await ioredis.set(`${keyPrefix}foreign`, 'someone else');
     const store = createRedisDedupeStore({ client: ioredis, keyPrefix });
-    const error = await store.claim('foreign').then(() => undefined, (caught: unknown) => caught);
+    const error = await Promise.resolve(store.claim('foreign')).then(() => undefined, (caught: unknown) => caught);
     expect(error).toBeInstanceOf(DedupeStoreError);
     expect(error).toMatchObject({ code: 'unexpected_store_reply', message: expect.stringContaining('keyPrefix') });
   });

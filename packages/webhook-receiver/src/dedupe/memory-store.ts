@@ -13,6 +13,13 @@ export interface MemoryDedupeStoreOptions {
   now?: () => number;
 }
 
+/** The memory store: the {@link DedupeStore} operations, answered synchronously. */
+export interface MemoryDedupeStore extends DedupeStore {
+  claim(key: string): DedupeClaim;
+  markProcessed(key: string, token: string): void;
+  release(key: string, token: string): void;
+}
+
 interface Entry {
   state: 'processing' | 'processed';
   token: string;
@@ -29,7 +36,7 @@ interface Entry {
  * const receiver = createWebhookReceiver({ publicKey, dedupe: createMemoryDedupeStore({ maxEntries: 10_000 }) });
  * ```
  */
-export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}): DedupeStore {
+export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}): MemoryDedupeStore {
   const ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
   const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS);
   const maxEntries = positiveIntegerOption('maxEntries', options.maxEntries, 100_000);

@@ -1,0 +1,100 @@
+// Benchmarks of @capi/webhook-receiver, as ratios against baselines measured in the same run:
+// 1. the whole pipeline (verify, parse, validate, dedupe, dispatch) through receiver.handle,
+//    against raw node:crypto.verify alone on the same signed messages;
+// 2. HTTP throughput with autocannon on loopback: toNodeHandler against a bare node:http
+//    server that only verifies;
+// 3. the min+gzip size of the ESM build (dependencies excluded).
+import { spawn } from 'node:child_process';
+import { createPublicKey, verify } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { bundleSize, compare, printTable, record } from '@capi/bench-kit';
+import { createWebhookReceiver } from '../dist/index.js';
+import { createKeys, signDeliveries } from './deliveries.mjs';
+
+const { publicKeyPem, privateKeyPem } = createKeys();
+const publicKey = createPublicKey(publicKeyPem);
+
+// --- 1. pipeline vs raw verify -------------------------------------------------------------
+// Every call gets a body the receiver has not seen, so that each one runs the whole pipeline
+// down to the handler; a fresh receiver starts when the pool wraps around.
+const pool = signDeliveries(privateKeyPem, 60_000);
+let receiver;
+let next = pool.length;
+let dispatched = 0;
+const freshReceiver = () => createWebhookReceiver({ publicKey: publicKeyPem, onError: (error) => { throw error; } })
+  .onAny(() => { dispatched += 1; });
+
+async function throughReceiver() {
+  if (next === pool.length) { receiver = freshReceiver(); next = 0; }
+  const delivery = pool[next++];
+  const response = await receiver.handle(new Request('http://127.0.0.1/webhooks', {
+    method: 'POST',
+    headers: { 'x-webhook-timestamp': delivery.timestamp, 'x-webhook-signature': delivery.signature, 'content-type': 'application/json' },
+    body: delivery.body,
+  }));
+  if (response.status !== 200) throw new Error(`unexpected ${response.status}: ${await response.text()}`);
+}
+
+let verifyIndex = 0;
+async function rawVerify() {
+  const delivery = pool[verifyIndex++ % pool.length];
+  if (!verify(null, delivery.message, publicKey, delivery.signatureBytes)) throw new Error('verify failed');
+}
+
+const pipeline = await compare(throughReceiver, rawVerify, { rounds: 5, roundMs: 400, batch: 32 });
+if (dispatched === 0) throw new Error('the handler never ran');
+record({ name: 'pipeline via receiver.handle (verify, parse, validate, dedupe, dispatch)', value: pipeline.ops, unit: 'ops/s', baseline: 'node:crypto.verify alone', ratio: pipeline.ratio, goal: '>= 0.85', met: pipeline.ratio >= 0.85 });
+record({ name: 'raw node:crypto.verify (baseline)', value: pipeline.baselineOps, unit: 'ops/s' });
+
+// --- 2. HTTP throughput ---------------------------------------------------------------------
+function startServer(mode) {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./http-server.mjs', import.meta.url)), mode], {
+    env: { ...process.env, PUBLIC_KEY: publicKeyPem }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const match = /LISTENING (\d+)/.exec(output);
+      if (match) resolve({ url: `http://127.0.0.1:${match[1]}/webhooks`, stop: () => child.kill() });
+    });
+    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
+  });
+}
+
+const httpPool = signDeliveries(privateKeyPem, 40_000);
+async function load(mode) {
+  const server = await startServer(mode);
+  let index = 0;
+  try {
+    const result = await autocannon({
+      url: server.url, connections: 16, duration: 5,
+      requests: [{
+        method: 'POST',
+        // A new delivery per request, so that the receiver dispatches instead of answering "duplicate".
+        setupRequest: (request) => {
+          const delivery = httpPool[index++ % httpPool.length];
+          return { ...request, body: delivery.body, headers: { ...request.headers, 'content-type': 'application/json', 'x-webhook-timestamp': delivery.timestamp, 'x-webhook-signature': delivery.signature } };
+        },
+      }],
+    });
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${mode}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    return result.requests.average;
+  } finally {
+    server.stop();
+  }
+}
+const verifyOnly = await load('verify-only');
+const throughNode = await load('receiver');
+const httpRatio = throughNode / verifyOnly;
+record({ name: 'HTTP via toNodeHandler (autocannon, 16 connections, 5 s)', value: throughNode, unit: 'req/s', baseline: 'bare node:http that only verifies', ratio: httpRatio });
+record({ name: 'bare node:http verify-only server (baseline)', value: verifyOnly, unit: 'req/s' });
+
+// --- 3. size -------------------------------------------------------------------------------
+const size = await bundleSize(fileURLToPath(new URL('../dist/index.js', import.meta.url)), {
+  external: ['@capi/webhook-signature', '@capi/webhook-validator', '@capi/event-types'],
+});
+record({ name: 'ESM build, min+gzip (own code, dependencies excluded)', value: size.gzipBytes, unit: 'bytes' });
+
+printTable();

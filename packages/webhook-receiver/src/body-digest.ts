@@ -1,0 +1,17 @@
+// node:crypto hashes a small body several times faster than WebCrypto's asynchronous digest,
+// and the hash is on every delivery's path. process.getBuiltinModule (Node >= 20.16, Bun,
+// Deno) reaches it without a static import, so edge bundles never see node:crypto.
+type NodeCrypto = typeof import('node:crypto');
+const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } })
+  .process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
+
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+/** Lower-case hex SHA-256 of `bytes`: the deduplication key and `delivery.bodySha256`. */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  if (nodeCrypto !== undefined) return nodeCrypto.createHash('sha256').update(bytes).digest('hex');
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  let hex = '';
+  for (const byte of digest) hex += HEX[byte];
+  return hex;
+}

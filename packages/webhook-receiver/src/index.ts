@@ -1,0 +1,37 @@
+/**
+ * Receive capi webhooks safely on any server: verify the Ed25519 signature on the raw body,
+ * parse and validate the event, drop duplicates (in memory or in Redis, across processes),
+ * call the typed handlers and answer the status that makes the service retry exactly when it
+ * should.
+ *
+ * @example
+ * ```ts
+ * import { createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
+ * const receiver = createWebhookReceiver({ publicKey: process.env.CAPI_WEBHOOK_PUBLIC_KEY! })
+ *   .on('kyc.status.changed', async (event) => { await kyc.update(event.data.id, event.data.kycStatus); });
+ * createServer(toNodeHandler(receiver)).listen(3000);
+ * ```
+ *
+ * @packageDocumentation
+ */
+export {
+  createWebhookReceiver,
+  type HandleOptions,
+  type UnknownWebhookEvent,
+  type WebhookDelivery,
+  type WebhookErrorContext,
+  type WebhookEventHandler,
+  type WebhookReceipt,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+} from './receiver.js';
+export type { SignatureCheckOptions } from './signature-check.js';
+export { toNodeHandler, deliverySourceFromNodeRequest, writeNodeReply, type NodeWebhookHandler, type NodeWebhookRequest } from './node-adapter.js';
+export { deliverySourceFromRequest, replyToResponse } from './web-adapter.js';
+export type { DeliverySource, ReceiverReply } from './delivery-source.js';
+export { RECEIVER_OUTCOMES, type ReceiverOutcome } from './status-table.js';
+export { WebhookReceiverError, DedupeStoreError, type WebhookReceiverErrorCode, type DedupeStoreErrorCode } from './errors.js';
+export { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore } from './dedupe/dedupe-store.js';
+export { createMemoryDedupeStore, type MemoryDedupeStore, type MemoryDedupeStoreOptions } from './dedupe/memory-store.js';
+export { createRedisDedupeStore, type RedisDedupeStoreOptions } from './dedupe/redis-store.js';
+export type { RedisClientLike, RedisCommand } from './dedupe/redis-command.js';

@@ -1,0 +1,106 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DeliverySource, ReceiverReply } from './delivery-source.js';
+import { WebhookReceiverError, bodyTooLargeError } from './errors.js';
+import type { WebhookReceiver } from './receiver.js';
+
+/** A Node request as Express, Fastify (`request.raw`) and node:http hand it over, maybe with a parsed `body`. */
+export type NodeWebhookRequest = IncomingMessage & { body?: unknown };
+
+/** The `(req, res)` function {@link toNodeHandler} returns; it resolves once the reply is written and any early-acknowledged handler has finished. */
+export type NodeWebhookHandler = (req: NodeWebhookRequest, res: ServerResponse) => Promise<void>;
+
+/**
+ * Serves a receiver from node:http, Express or Fastify. It reads the raw body itself; when a
+ * body parser got there first it uses the bytes of `express.raw()`/`express.text()`, and
+ * otherwise answers 500 `body_already_consumed` with a message that says how to fix the
+ * server (and gives the same error to `onError`).
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * createServer(toNodeHandler(receiver)).listen(3000);
+ * // Express: app.post('/webhooks', toNodeHandler(receiver)); (before app.use(express.json()))
+ * ```
+ */
+export function toNodeHandler(receiver: WebhookReceiver): NodeWebhookHandler {
+  return async function webhookNodeHandler(req, res) {
+    const { reply, afterReply } = await receiver.receive(deliverySourceFromNodeRequest(req));
+    writeNodeReply(res, reply);
+    if (afterReply !== undefined) await afterReply;
+  };
+}
+
+/** Adapts Node's `IncomingMessage` to a {@link DeliverySource}. */
+export function deliverySourceFromNodeRequest(req: NodeWebhookRequest): DeliverySource {
+  return {
+    method: req.method ?? 'GET',
+    header: (name) => req.headers[name],
+    readRawBody: (maxBytes) => readNodeBody(req, maxBytes),
+  };
+}
+
+/** Writes a {@link ReceiverReply} to Node's `ServerResponse`. */
+export function writeNodeReply(res: ServerResponse, reply: ReceiverReply): void {
+  res.writeHead(reply.status, reply.headers);
+  res.end(reply.body);
+}
+
+const HOW_TO_KEEP_THE_RAW_BODY =
+  'The webhook signature covers the raw bytes, so the receiver must read them itself: mount the webhook route ' +
+  'before any body parser (app.post("/webhooks", toNodeHandler(receiver)) above app.use(express.json())), or give ' +
+  'the route express.raw({ type: "*/*" }); in Fastify, register the route with a content-type parser that leaves the body unread.';
+
+function readNodeBody(req: NodeWebhookRequest, maxBytes: number): Promise<Uint8Array> {
+  const parsed = req.body;
+  if (parsed !== undefined) {
+    if (parsed instanceof Uint8Array) {
+      if (parsed.byteLength > maxBytes) return Promise.reject(bodyTooLargeError(maxBytes));
+      return Promise.resolve(parsed);
+    }
+    if (typeof parsed === 'string') {
+      const bytes = new TextEncoder().encode(parsed);
+      if (bytes.byteLength > maxBytes) return Promise.reject(bodyTooLargeError(maxBytes));
+      return Promise.resolve(bytes);
+    }
+    return Promise.reject(new WebhookReceiverError('body_already_consumed',
+      `A body parser already turned the request body into ${parsed === null ? 'null' : typeof parsed === 'object' ? 'an object' : typeof parsed}. ${HOW_TO_KEEP_THE_RAW_BODY}`));
+  }
+  if (req.readableEnded) {
+    return Promise.reject(new WebhookReceiverError('body_already_consumed',
+      `The request stream was already read by something before the receiver. ${HOW_TO_KEEP_THE_RAW_BODY}`));
+  }
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(bodyTooLargeError(maxBytes));
+
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      length += chunk.byteLength;
+      if (length > maxBytes) {
+        // Stop reading: the reply goes out with Connection: close and the rest is never buffered.
+        cleanup();
+        req.pause();
+        reject(bodyTooLargeError(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}

@@ -1,0 +1,36 @@
+/**
+ * Every outcome of a delivery and the one HTTP status it is answered with.
+ *
+ * The status is what steers the service (reference 6.2, 6.3): any 2xx ends the delivery,
+ * anything else is retried after 1, 5 and 15 minutes. So a failure that a retry can cure
+ * (a handler error, an unreachable store, a server misconfiguration) must be non-2xx, and a
+ * delivery that a retry cannot cure but must not be lost either (an unknown event type) is
+ * acknowledged. The README repeats this table; keep them in step.
+ */
+export const RECEIVER_OUTCOMES = {
+  processed: { status: 200, message: 'The event was processed.' },
+  acknowledged: { status: 202, message: 'The event was accepted; its handlers run after this reply (acknowledgeEarly).' },
+  duplicate: { status: 200, message: 'This body was already processed; the duplicate was not dispatched again.' },
+  unknown_event_type: { status: 200, message: 'The event type is unknown to this receiver; it was acknowledged and given to onUnknownEvent.' },
+  duplicate_in_progress: { status: 409, message: 'The same body is being processed by another delivery right now; retry later.' },
+  method_not_allowed: { status: 405, message: 'Webhooks are delivered with POST.' },
+  body_too_large: { status: 413, message: 'The body is larger than maxBodyBytes.' },
+  missing_signature: { status: 401, message: 'The X-Webhook-Signature header is missing.' },
+  missing_timestamp: { status: 401, message: 'The X-Webhook-Timestamp header is missing.' },
+  malformed_signature: { status: 401, message: 'The X-Webhook-Signature header is not the base64 of a 64-byte Ed25519 signature.' },
+  malformed_timestamp: { status: 401, message: 'The X-Webhook-Timestamp header is not Unix seconds in decimal digits.' },
+  timestamp_too_old: { status: 401, message: 'The X-Webhook-Timestamp is older than the tolerance.' },
+  timestamp_in_future: { status: 401, message: 'The X-Webhook-Timestamp is further in the future than the tolerance.' },
+  invalid_signature: { status: 401, message: 'The signature does not match the body and timestamp.' },
+  body_not_json: { status: 400, message: 'The body is not UTF-8 JSON.' },
+  schema_mismatch: { status: 400, message: 'The body does not match the schema of its event type.' },
+  handler_failed: { status: 500, message: 'A handler failed; the delivery was released so that the retry is processed.' },
+  body_already_consumed: { status: 500, message: 'The server read the body before the webhook receiver could.' },
+  receiver_misconfigured: { status: 500, message: 'The receiver is misconfigured (see onError).' },
+  internal_error: { status: 500, message: 'The receiver failed unexpectedly (see onError); retry later.' },
+  public_key_unavailable: { status: 503, message: 'The webhook public key could not be fetched; retry later.' },
+  dedupe_store_unavailable: { status: 503, message: 'The deduplication store is unreachable; retry later.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+/** The machine-readable name of a delivery outcome, also the `code` of the reply body. */
+export type ReceiverOutcome = keyof typeof RECEIVER_OUTCOMES;

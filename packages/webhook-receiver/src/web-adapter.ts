@@ -1,0 +1,49 @@
+import type { DeliverySource, ReceiverReply } from './delivery-source.js';
+import { WebhookReceiverError, bodyTooLargeError } from './errors.js';
+
+/** Adapts a Web-standard `Request` (Hono, Next.js, Workers, Deno, Bun) to a {@link DeliverySource}. */
+export function deliverySourceFromRequest(request: Request): DeliverySource {
+  return {
+    method: request.method,
+    header: (name) => request.headers.get(name),
+    readRawBody: (maxBytes) => readRequestBody(request, maxBytes),
+  };
+}
+
+/** Writes a {@link ReceiverReply} as a Web-standard `Response`. */
+export function replyToResponse(reply: ReceiverReply): Response {
+  // A copy per Response: replies are cached per outcome, and some runtimes' Response (Hono's
+  // Node server) write content-length into the object they are given.
+  return new Response(reply.body, { status: reply.status, headers: { ...reply.headers } });
+}
+
+async function readRequestBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+  if (request.bodyUsed) {
+    throw new WebhookReceiverError('body_already_consumed',
+      'The Request body was already read (request.json() or request.text() before receiver.handle?). ' +
+        'Pass the untouched Request: the signature covers the raw bytes.');
+  }
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > maxBytes) throw bodyTooLargeError(maxBytes);
+  const stream = request.body;
+  if (stream === null) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > maxBytes) {
+      // Stop reading here: a sender streaming gigabytes gets its 413 after maxBytes, not after the lot.
+      reader.cancel().catch(() => undefined);
+      throw bodyTooLargeError(maxBytes);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const body = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) { body.set(chunk, offset); offset += chunk.byteLength; }
+  return body;
+}

@@ -1,0 +1,28 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+
+/** A running loopback HTTP server. */
+export interface RunningServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Serves `listener` on 127.0.0.1 on a port the OS picks. */
+export async function listen(listener: RequestListener | Server): Promise<RunningServer> {
+  const server = typeof listener === 'function' ? createServer(listener) : listener;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/** Serves a Web `Request -> Response` function over node:http, the bridge Hono's Node server uses. */
+export function listenFetch(fetch: (request: Request) => Response | Promise<Response>): Promise<RunningServer> {
+  return listen(getRequestListener(fetch));
+}

@@ -1,0 +1,329 @@
+import { request as httpRequest } from 'node:http';
+import { createHash } from 'node:crypto';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createWebhookReceiver,
+  toNodeHandler,
+  type WebhookDelivery,
+  type WebhookErrorContext,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+} from '../src/index.js';
+import { eventBody } from './helpers/events.js';
+import { createFakeService, type FakeService } from './helpers/service.js';
+import { listen, listenFetch, type RunningServer } from './helpers/servers.js';
+
+let service: FakeService;
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => { resolve = done; });
+  return { promise, resolve };
+}
+const running: RunningServer[] = [];
+
+beforeAll(async () => {
+  service = await createFakeService();
+});
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => server.close()));
+});
+
+type Options = Omit<WebhookReceiverOptions, 'publicKey'>;
+type Serve = (receiver: WebhookReceiver) => Promise<RunningServer>;
+
+// The Node handler and the Web handler are one pipeline behind two adapters: every behaviour
+// is checked through both, each over real HTTP.
+const servings: Array<[string, Serve]> = [
+  ['node:http with toNodeHandler', (receiver) => listen(toNodeHandler(receiver))],
+  ['Web handle(Request) behind a node:http bridge', (receiver) => listenFetch((request) => receiver.handle(request))],
+];
+
+describe.each(servings)('over %s', (_name, serve) => {
+  const errors: Array<{ error: unknown; context: WebhookErrorContext }> = [];
+
+  async function start(options: Options = {}, setup?: (receiver: WebhookReceiver) => void): Promise<{ url: string; receiver: WebhookReceiver }> {
+    errors.length = 0;
+    const receiver = createWebhookReceiver({
+      publicKey: service.publicKey,
+      onError: (error, context) => errors.push({ error, context }),
+      ...options,
+    });
+    setup?.(receiver);
+    const server = await serve(receiver);
+    running.push(server);
+    return { url: `${server.url}/webhooks`, receiver };
+  }
+
+  describe('acknowledges a verified, valid event with 2xx once its handlers succeeded', () => {
+    it('answers 200 processed and gives the handler the typed event and the delivery', async () => {
+      const seen: Array<{ kycStatus: string; delivery: WebhookDelivery }> = [];
+      const { url } = await start({}, (receiver) =>
+        receiver.on('kyc.status.changed', (event, delivery) => { seen.push({ kycStatus: event.data.kycStatus, delivery }); }));
+      const body = eventBody('kyc.status.changed', 'u1', { kycStatus: 'pending' });
+      const timestamp = Math.floor(Date.now() / 1000);
+      const reply = await service.deliver(url, body, { timestamp });
+      expect(reply).toEqual({ status: 200, body: { code: 'processed', message: 'The event was processed.' } });
+      expect(seen).toEqual([{ kycStatus: 'pending', delivery: { timestamp, bodySha256: createHash('sha256').update(body).digest('hex') } }]);
+    });
+
+    it('runs the handlers of the event type and the onAny handlers, in registration order, and no others', async () => {
+      const calls: string[] = [];
+      const { url } = await start({}, (receiver) => receiver
+        .on('user.created', () => { calls.push('user.created #1'); })
+        .onAny((event) => { calls.push(`any ${event.eventType}`); })
+        .on('kyc.status.changed', () => { calls.push('kyc.status.changed'); })
+        .on('user.created', async () => { calls.push('user.created #2'); }));
+      expect((await service.deliver(url, eventBody('user.created', 'u2'))).status).toBe(200);
+      expect(calls).toEqual(['user.created #1', 'any user.created', 'user.created #2']);
+    });
+  });
+
+  describe('rejects a missing or invalid signature with 401', () => {
+    it('answers 401 missing_signature without the signature header', async () => {
+      const { url } = await start();
+      const response = await fetch(url, { method: 'POST', headers: { 'X-Webhook-Timestamp': String(Math.floor(Date.now() / 1000)) }, body: eventBody('user.created', 'u') });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ code: 'missing_signature' });
+    });
+
+    it('answers 401 missing_timestamp without the timestamp header', async () => {
+      const { url } = await start();
+      const response = await fetch(url, { method: 'POST', headers: { 'X-Webhook-Signature': 'A'.repeat(86) + '==' }, body: eventBody('user.created', 'u') });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ code: 'missing_timestamp' });
+    });
+
+    it('answers 401 invalid_signature when the body was changed after signing', async () => {
+      const handled: unknown[] = [];
+      const { url } = await start({}, (receiver) => receiver.onAny((event) => { handled.push(event); }));
+      const body = eventBody('user.created', 'u3');
+      const signed = await import('@capi/webhook-signature').then(({ signWebhook }) => signWebhook({ rawBody: body, privateKey: service.privateKey }));
+      const response = await fetch(url, { method: 'POST', headers: signed.headers, body: body.replace('u3', 'u4') });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ code: 'invalid_signature' });
+      expect(handled).toEqual([]);
+    });
+
+    it('answers 401 invalid_signature for a body signed by another key', async () => {
+      const { url } = await start();
+      const impostor = await createFakeService();
+      expect(await impostor.deliver(url, eventBody('user.created', 'u'))).toMatchObject({ status: 401, body: { code: 'invalid_signature' } });
+    });
+
+    it('answers 401 malformed_signature for a signature that is not base64 of 64 bytes', async () => {
+      const { url } = await start();
+      const reply = await service.deliver(url, eventBody('user.created', 'u'), { headers: { 'X-Webhook-Signature': 'not-a-signature' } });
+      expect(reply).toMatchObject({ status: 401, body: { code: 'malformed_signature' } });
+    });
+  });
+
+  describe('rejects a timestamp outside the tolerance with 401', () => {
+    it('answers 401 timestamp_too_old for a delivery signed 301 s ago with the default 300 s tolerance', async () => {
+      const { url } = await start();
+      const reply = await service.deliver(url, eventBody('user.created', 'u'), { timestamp: Math.floor(Date.now() / 1000) - 301 });
+      expect(reply).toMatchObject({ status: 401, body: { code: 'timestamp_too_old' } });
+    });
+
+    it('answers 401 timestamp_in_future for a delivery dated beyond the tolerance', async () => {
+      const { url } = await start({ toleranceSeconds: 60 });
+      const reply = await service.deliver(url, eventBody('user.created', 'u'), { timestamp: Math.floor(Date.now() / 1000) + 120 });
+      expect(reply).toMatchObject({ status: 401, body: { code: 'timestamp_in_future' } });
+    });
+
+    it('answers 401 malformed_timestamp for a timestamp in milliseconds or with non-digits', async () => {
+      const { url } = await start();
+      const reply = await service.deliver(url, eventBody('user.created', 'u'), { headers: { 'X-Webhook-Timestamp': '17e8' } });
+      expect(reply).toMatchObject({ status: 401, body: { code: 'malformed_timestamp' } });
+    });
+  });
+
+  describe('rejects a body that is not JSON or does not match its schema with 400', () => {
+    it('answers 400 body_not_json for a signed body that is not JSON', async () => {
+      const { url } = await start();
+      expect(await service.deliver(url, '{"eventType": "user.created", ')).toMatchObject({ status: 400, body: { code: 'body_not_json' } });
+    });
+
+    it('answers 400 schema_mismatch naming the offending field', async () => {
+      const { url } = await start();
+      const body = JSON.stringify({ eventType: 'kyc.status.changed', data: { ...JSON.parse(eventBody('user.created', 'u')).data, kycStatus: 'sleeping' } });
+      const reply = await service.deliver(url, body);
+      expect(reply.status).toBe(400);
+      expect(reply.body.code).toBe('schema_mismatch');
+      expect(reply.body.message).toContain('/data/kycStatus');
+    });
+
+    it('answers 400 schema_mismatch for an event without data', async () => {
+      const { url } = await start();
+      expect(await service.deliver(url, '{"eventType":"user.created"}')).toMatchObject({ status: 400, body: { code: 'schema_mismatch' } });
+    });
+  });
+
+  describe('rejects a body over maxBodyBytes with 413 and stops reading it', () => {
+    it('answers 413 from the Content-Length alone', async () => {
+      const { url } = await start({ maxBodyBytes: 1024 });
+      const reply = await service.deliver(url, eventBody('user.created', 'u', { address2: 'x'.repeat(2048) }));
+      expect(reply).toMatchObject({ status: 413, body: { code: 'body_too_large' } });
+    });
+
+    it('answers 413 to a chunked body as soon as maxBodyBytes is passed, while the sender is still sending', async () => {
+      const { url } = await start({ maxBodyBytes: 1024 });
+      // The request is never ended: a 413 can only arrive if the receiver stopped reading early.
+      const status = await new Promise<number>((resolve, reject) => {
+        const request = httpRequest(url, { method: 'POST', headers: { 'transfer-encoding': 'chunked', 'X-Webhook-Timestamp': '1', 'X-Webhook-Signature': 'x' } });
+        request.on('response', (response) => { resolve(response.statusCode ?? 0); response.resume(); request.destroy(); });
+        request.on('error', reject);
+        request.write('x'.repeat(4096));
+      });
+      expect(status).toBe(413);
+    });
+  });
+
+  describe('rejects a method other than POST with 405', () => {
+    it.each(['GET', 'PUT', 'DELETE'])('answers 405 to %s with Allow: POST', async (method) => {
+      const { url } = await start();
+      const response = await fetch(url, { method });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+      expect(await response.json()).toMatchObject({ code: 'method_not_allowed' });
+    });
+  });
+
+  describe('acknowledges an unknown event type with 2xx and gives it to onUnknownEvent', () => {
+    it('answers 200 unknown_event_type, calls onUnknownEvent once per body and no handler', async () => {
+      const unknown: unknown[] = [];
+      const handled: unknown[] = [];
+      const { url } = await start({ onUnknownEvent: (event, delivery) => { unknown.push({ eventType: event.eventType, data: event.data, sha: delivery.bodySha256.length }); } },
+        (receiver) => receiver.onAny((event) => { handled.push(event); }));
+      const body = JSON.stringify({ eventType: 'account.frozen', data: { id: 'u9' } });
+      expect(await service.deliver(url, body)).toMatchObject({ status: 200, body: { code: 'unknown_event_type' } });
+      expect(await service.deliver(url, body)).toMatchObject({ status: 200, body: { code: 'duplicate' } });
+      expect(unknown).toEqual([{ eventType: 'account.frozen', data: { id: 'u9' }, sha: 64 }]);
+      expect(handled).toEqual([]);
+    });
+
+    it('still answers 2xx when onUnknownEvent throws, and reports the error', async () => {
+      const { url } = await start({ onUnknownEvent: () => { throw new Error('no table for it'); } });
+      const reply = await service.deliver(url, JSON.stringify({ eventType: 'account.frozen', data: {} }));
+      expect(reply.status).toBe(200);
+      expect(errors.map(({ context }) => context.outcome)).toEqual(['unknown_event_type']);
+    });
+  });
+
+  describe('answers 500 when a handler throws and releases the claim so that the retry is processed', () => {
+    it('answers 500 handler_failed, reports the error, then processes the retry', async () => {
+      let attempts = 0;
+      const processed: string[] = [];
+      const { url } = await start({}, (receiver) => receiver.on('user.created', (event) => {
+        attempts += 1;
+        if (attempts === 1) throw new Error('database down');
+        processed.push(event.data.id);
+      }));
+      const body = eventBody('user.created', 'u5');
+      const replies = await service.deliverUntilAcknowledged(url, body);
+      expect(replies.map((reply) => reply.status)).toEqual([500, 200]);
+      expect(replies[0]!.body.code).toBe('handler_failed');
+      expect(processed).toEqual(['u5']);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]!.context).toMatchObject({ outcome: 'handler_failed', afterReply: false });
+      expect((errors[0]!.error as Error).message).toBe('database down');
+    });
+  });
+
+  describe('dispatches duplicates once', () => {
+    it('answers 200 duplicate to a re-signed retry of a processed body without calling the handler', async () => {
+      const processed: string[] = [];
+      const { url } = await start({}, (receiver) => receiver.onAny((event) => { processed.push(event.data.id as string); }));
+      const body = eventBody('kyc.phone-validation.changed', 'u6');
+      expect((await service.deliver(url, body)).body.code).toBe('processed');
+      expect(await service.deliver(url, body, { timestamp: Math.floor(Date.now() / 1000) + 5 })).toMatchObject({ status: 200, body: { code: 'duplicate' } });
+      expect(processed).toEqual(['u6']);
+    });
+
+    it('answers 409 duplicate_in_progress to a copy that arrives while the first is being handled', async () => {
+      const handlerStarted = deferred();
+      const handlerMayFinish = deferred();
+      const { url } = await start({}, (receiver) => receiver.onAny(async () => {
+        handlerStarted.resolve();
+        await handlerMayFinish.promise;
+      }));
+      const body = eventBody('user.created', 'u7');
+      const first = service.deliver(url, body);
+      await handlerStarted.promise;
+      expect(await service.deliver(url, body)).toMatchObject({ status: 409, body: { code: 'duplicate_in_progress' } });
+      handlerMayFinish.resolve();
+      expect((await first).status).toBe(200);
+      expect(await service.deliver(url, body)).toMatchObject({ status: 200, body: { code: 'duplicate' } });
+    });
+
+    it('dispatches every delivery when dedupe is false', async () => {
+      let calls = 0;
+      const { url } = await start({ dedupe: false }, (receiver) => receiver.onAny(() => { calls += 1; }));
+      const body = eventBody('user.created', 'u8');
+      await service.deliver(url, body);
+      await service.deliver(url, body);
+      expect(calls).toBe(2);
+    });
+  });
+
+  describe('answers 503 when the dedupe store is unreachable (fail closed)', () => {
+    it('answers 503 dedupe_store_unavailable, does not dispatch, and reports the store error', async () => {
+      const outage = new Error('store down');
+      let calls = 0;
+      const { url } = await start({ dedupe: { claim: () => Promise.reject(outage), markProcessed: () => undefined, release: () => undefined } },
+        (receiver) => receiver.onAny(() => { calls += 1; }));
+      expect(await service.deliver(url, eventBody('user.created', 'u'))).toMatchObject({ status: 503, body: { code: 'dedupe_store_unavailable' } });
+      expect(calls).toBe(0);
+      expect(errors).toEqual([{ error: outage, context: expect.objectContaining({ outcome: 'dedupe_store_unavailable' }) }]);
+    });
+  });
+
+  describe('acknowledges early when asked: 202 after verify, validate and claim, handlers afterwards', () => {
+    it('answers 202 before a slow handler finishes, and the handler still runs', async () => {
+      const handlerMayFinish = deferred();
+      const handlerFinished = deferred();
+      const outcome: string[] = [];
+      const { url } = await start({ acknowledgeEarly: true }, (receiver) => receiver.onAny(async () => {
+        await handlerMayFinish.promise;
+        outcome.push('done');
+        handlerFinished.resolve();
+      }));
+      const reply = await service.deliver(url, eventBody('user.created', 'u10'));
+      expect(reply).toMatchObject({ status: 202, body: { code: 'acknowledged' } });
+      expect(outcome).toEqual([]);
+      handlerMayFinish.resolve();
+      await handlerFinished.promise;
+      expect(outcome).toEqual(['done']);
+    });
+
+    it('releases the claim and calls onError when a handler fails after the reply, so a later copy is processed', async () => {
+      const reported = deferred();
+      const processedOnRetry = deferred();
+      let attempts = 0;
+      const { url } = await start(
+        { acknowledgeEarly: true, onError: (error, context) => { errors.push({ error, context }); reported.resolve(); } },
+        (receiver) => receiver.onAny(() => {
+          attempts += 1;
+          if (attempts === 1) throw new Error('after the ack');
+          processedOnRetry.resolve();
+        }),
+      );
+      const body = eventBody('user.created', 'u11');
+      expect((await service.deliver(url, body)).status).toBe(202);
+      await reported.promise;
+      expect(errors[0]!.context).toMatchObject({ outcome: 'handler_failed', afterReply: true });
+      expect((errors[0]!.error as Error).message).toBe('after the ack');
+      expect((await service.deliver(url, body)).status).toBe(202);
+      await processedOnRetry.promise;
+      expect(attempts).toBe(2);
+    });
+
+    it('still answers 401 and 400 before acknowledging anything', async () => {
+      const { url } = await start({ acknowledgeEarly: true });
+      expect((await service.deliver(url, 'nope')).status).toBe(400);
+      const impostor = await createFakeService();
+      expect((await impostor.deliver(url, eventBody('user.created', 'u'))).status).toBe(401);
+    });
+  });
+});

@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventBody } from './helpers/events.js';
+import { bundleReceiverProcess, startReceiverProcess, type ReceiverProcess } from './helpers/receiver-processes.js';
+import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
+import { createFakeService, type Delivered, type FakeService } from './helpers/service.js';
+
+let redis: RedisServer;
+let service: FakeService;
+let bundle: string;
+let workDir: string;
+
+beforeAll(async () => {
+  [redis, service, bundle] = await Promise.all([startRedisServer(), createFakeService(), bundleReceiverProcess()]);
+  workDir = mkdtempSync(join(tmpdir(), 'capi-receiver-'));
+});
+
+afterAll(async () => {
+  await redis?.close();
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+async function startProcesses(recordFile: string, count: number): Promise<ReceiverProcess[]> {
+  writeFileSync(recordFile, '');
+  return Promise.all(Array.from({ length: count }, () => startReceiverProcess(bundle, {
+    REDIS_PORT: String(redis.port), PUBLIC_KEY: service.publicKey, RECORD_FILE: recordFile,
+  })));
+}
+
+/** How many times each body hash was processed, from the record file the processes append to. */
+function processedCounts(recordFile: string): Map<string, { count: number; pids: Set<string> }> {
+  const counts = new Map<string, { count: number; pids: Set<string> }>();
+  for (const line of readFileSync(recordFile, 'utf8').split('\n')) {
+    if (line === '') continue;
+    const [hash, pid] = line.split(' ') as [string, string];
+    const entry = counts.get(hash) ?? { count: 0, pids: new Set() };
+    entry.count += 1;
+    entry.pids.add(pid);
+    counts.set(hash, entry);
+  }
+  return counts;
+}
+
+/** Runs `tasks` with at most `concurrency` in flight. */
+async function runConcurrently<T>(tasks: Array<() => Promise<T>>, concurrency: number): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < tasks.length) {
+      const index = next++;
+      results[index] = await tasks[index]!();
+    }
+  }));
+  return results;
+}
+
+describe('processes each unique body once across receiver processes sharing Redis', () => {
+  it('takes 1,000 deliveries with 20% duplicates spread over two processes: every unique body processed exactly once', async () => {
+    const recordFile = join(workDir, 'exactly-once.log');
+    const processes = await startProcesses(recordFile, 2);
+    try {
+      const uniqueBodies = Array.from({ length: 800 }, (_, index) => eventBody('user.created', `multi-${index}`));
+      // Each duplicate goes to the other process than its original, and comes in the same
+      // stream, so that copies race each other across processes.
+      const deliveries = uniqueBodies.map((body, index) => ({ body, target: index % 2 }));
+      for (let index = 0; index < 200; index++) {
+        const original = deliveries[index * 4]!;
+        deliveries.push({ body: original.body, target: 1 - original.target });
+      }
+      deliveries.sort((a, b) => sha256(a.body + a.target).localeCompare(sha256(b.body + b.target)));
+      expect(deliveries).toHaveLength(1000);
+
+      const replies = await runConcurrently(deliveries.map(({ body, target }) =>
+        () => service.deliverUntilAcknowledged(processes[target]!.url, body)), 16);
+
+      const counts = processedCounts(recordFile);
+      expect(counts.size).toBe(800);
+      for (const body of uniqueBodies) expect(counts.get(sha256(body))?.count, body.slice(0, 60)).toBe(1);
+      const processedBy = new Set([...counts.values()].flatMap((entry) => [...entry.pids]));
+      expect(processedBy).toEqual(new Set(processes.map((child) => String(child.pid))));
+      const finalCodes = replies.map((attempts) => attempts.at(-1)!.body.code);
+      expect(finalCodes.filter((code) => code === 'processed')).toHaveLength(800);
+      expect(finalCodes.filter((code) => code === 'duplicate')).toHaveLength(200);
+    } finally {
+      await Promise.all(processes.map((child) => child.stop()));
+    }
+  });
+});
+
+describe('answers 503 while Redis is down and loses nothing once it is back', () => {
+  it('stops Redis in the middle of a run: 503s, and after the restart every event is processed', async () => {
+    const recordFile = join(workDir, 'outage.log');
+    const processes = await startProcesses(recordFile, 2);
+    try {
+      const bodies = Array.from({ length: 300 }, (_, index) => eventBody('kyc.status.changed', `outage-${index}`, { kycStatus: 'processing' }));
+      const firstAttempts: Delivered[] = [];
+      let outage: Promise<void> | undefined;
+      let sent = 0;
+      // The service sends every event once; Redis goes away after a third of them and comes
+      // back after the next third.
+      await runConcurrently(bodies.map((body, index) => async () => {
+        if (sent === 100 && outage === undefined) outage = redis.stop();
+        if (sent === 200 && outage !== undefined) { await outage; outage = redis.start(); }
+        sent += 1;
+        firstAttempts[index] = await service.deliver(processes[index % 2]!.url, body);
+      }), 4);
+      await outage;
+
+      const unavailable = firstAttempts.filter((reply) => reply.status === 503);
+      expect(unavailable.length).toBeGreaterThan(0);
+      expect(unavailable.every((reply) => reply.body.code === 'dedupe_store_unavailable')).toBe(true);
+      expect(firstAttempts.every((reply) => reply.status === 200 || reply.status === 503)).toBe(true);
+
+      // The service retries what was not acknowledged, as it does after 1, 5 and 15 minutes.
+      const retried = bodies.filter((_, index) => firstAttempts[index]!.status !== 200);
+      await runConcurrently(retried.map((body, index) => () => service.deliverUntilAcknowledged(processes[index % 2]!.url, body)), 4);
+
+      const counts = processedCounts(recordFile);
+      for (const body of bodies) expect(counts.get(sha256(body))?.count, body.slice(0, 60)).toBe(1);
+    } finally {
+      await Promise.all(processes.map((child) => child.stop()));
+    }
+  });
+});
