@@ -70,5 +70,5 @@ describe('type-checks, generated files included', () => {
     const tsc = join(packageDir, 'node_modules', 'typescript', 'bin', 'tsc');
     const result = await run(process.execPath, [tsc, '--noEmit', '-p', packageDir], { cwd: packageDir }).catch((error: { stdout: string }) => error);
     expect(result.stdout).toBe('');
-  }, 60_000);
+  });
 });

@@ -134,7 +134,7 @@ describe('never throws on arbitrary bodies', () => {
     });
     const bodies = fc.oneof(
       fc.string({ unit: 'binary' }),
-      fc.json({ depthSize: 'large' }),
+      fc.json(),
       fc.jsonValue().map((data) => JSON.stringify({ eventType: 'user.created', data })),
       mutatedEvent,
       fc.uint8Array({ maxLength: 200 }),
@@ -142,7 +142,7 @@ describe('never throws on arbitrary bodies', () => {
     fc.assert(fc.property(bodies, options, (body, parseOptions) => {
       const result = parseWebhookEvent(body, parseOptions);
       return result.ok || result.errors.length > 0;
-    }), { numRuns: 1500 });
+    }), { numRuns: 800 });
   });
 });
 

@@ -108,5 +108,5 @@ describe('runs in a browser under a Content-Security-Policy without unsafe-eval'
     } finally {
       rmSync(profile, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });
