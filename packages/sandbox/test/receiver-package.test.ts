@@ -1,0 +1,68 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
+import { createPublicKeyProvider } from '@capi/webhook-signature';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../src/index.js';
+
+let sandbox: Sandbox;
+const handled: { eventType: string; userId: unknown }[] = [];
+let failNext = false;
+const server = createServer();
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ users: [], timeScale: 600 });
+  // The partner's setup: the key comes from the sandbox's webhooks base URL, as from the live service.
+  const receiver = createWebhookReceiver({
+    publicKey: createPublicKeyProvider({ url: `${sandbox.webhooksUrl}/api/v1/public-key` }),
+    onError: () => {},
+  }).onAny((event) => {
+    if (failNext) {
+      failNext = false;
+      throw new Error('partner database unavailable');
+    }
+    handled.push({ eventType: event.eventType, userId: (event.data as { id?: unknown }).id });
+  });
+  server.on('request', toNodeHandler(receiver));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  sandbox.addWebhookEndpoint(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`);
+});
+afterAll(async () => {
+  await sandbox.close();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+describe('deliveries are accepted by @capi/webhook-receiver', () => {
+  it('every user event is verified, validated and dispatched once, answered 2xx', async () => {
+    const user = sandbox.users.create({ email: 'lin@example.com' });
+    sandbox.users.setKycStatus(user.id, 'processing');
+    sandbox.users.setPhoneValidation(user.id, true, '+3312345678');
+    sandbox.users.setSourceOfFunds(user.id, true);
+    sandbox.sendEvent('card.transaction.created');
+    await sandbox.whenDeliveriesSettled();
+    expect(handled.map((entry) => entry.eventType)).toEqual([
+      'user.created',
+      'kyc.status.changed',
+      'kyc.phone-validation.changed',
+      'kyc.source-of-funds.changed',
+      'card.transaction.created',
+    ]);
+    for (const delivery of sandbox.deliveries()) {
+      expect(delivery.state).toBe('succeeded');
+      expect(delivery.attempts[0]!.status).toBeGreaterThanOrEqual(200);
+      expect(delivery.attempts[0]!.status).toBeLessThan(300);
+    }
+  });
+
+  it('a handler failure answers 500 and the sandbox retry is processed', async () => {
+    handled.length = 0;
+    failNext = true;
+    sandbox.sendEvent('kyc.status.changed');
+    await sandbox.whenDeliveriesSettled();
+    const last = sandbox.deliveries().at(-1)!;
+    expect(last.attempts.map((attempt) => attempt.status)).toEqual([500, expect.any(Number)]);
+    expect(last.state).toBe('succeeded');
+    expect(handled.map((entry) => entry.eventType)).toEqual(['kyc.status.changed']);
+  });
+});
