@@ -1,0 +1,71 @@
+// The TypeScript samples of the guides, extracted so a test can compile them against the
+// packages as built: a guide whose code no longer compiles fails the build of the docs.
+import { execFile } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Every ```ts (or ```typescript) block of a markdown text, with the line it starts on.
+ * @param {string} markdown
+ * @returns {{ code: string, line: number }[]}
+ */
+export function extractTsSamples(markdown) {
+  const samples = [];
+  const fence = /^```(?:ts|typescript)\s*\n([\s\S]*?)^```\s*$/gm;
+  for (let match = fence.exec(markdown); match; match = fence.exec(markdown)) {
+    samples.push({ code: match[1], line: markdown.slice(0, match.index).split('\n').length + 1 });
+  }
+  return samples;
+}
+
+/**
+ * Writes the samples as modules into `scratchDir` (inside this package, so that express,
+ * hono, viem and @types/node resolve from its node_modules) with a tsconfig whose `paths`
+ * map each workspace package name to its folder, then runs tsc on them.
+ * @param {{ name: string, file: string, code: string, line: number }[]} samples
+ * @param {{ packages: { name: string, dir: string }[], scratchDir?: string }} options
+ * @returns {Promise<{ ok: boolean, output: string }>} tsc's diagnostics, with sample names
+ */
+export async function typeCheckSamples(samples, { packages, scratchDir = path.join(packageDir, '.samples') }) {
+  rmSync(scratchDir, { recursive: true, force: true });
+  mkdirSync(scratchDir, { recursive: true });
+  const files = samples.map((sample) => {
+    const file = `${sample.name}.ts`;
+    writeFileSync(path.join(scratchDir, file), `// ${sample.file}:${sample.line}\n${sample.code}`);
+    return file;
+  });
+  const paths = Object.fromEntries(packages.flatMap((pkg) => [[pkg.name, [pkg.dir]], [`${pkg.name}/*`, [`${pkg.dir}/dist/*`]]]));
+  writeFileSync(
+    path.join(scratchDir, 'tsconfig.json'),
+    JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'es2022',
+          module: 'esnext',
+          moduleResolution: 'bundler',
+          lib: ['es2022', 'dom', 'dom.iterable'],
+          types: ['node'],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          isolatedModules: true,
+          paths,
+        },
+        files,
+      },
+      null,
+      2,
+    ),
+  );
+  try {
+    await run(path.join(packageDir, 'node_modules/.bin/tsc'), ['-p', path.join(scratchDir, 'tsconfig.json'), '--pretty', 'false'], { cwd: scratchDir, maxBuffer: 16 * 1024 * 1024 });
+    return { ok: true, output: '' };
+  } catch (error) {
+    return { ok: false, output: `${/** @type {any} */ (error).stdout ?? ''}${/** @type {any} */ (error).stderr ?? ''}` };
+  }
+}
