@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPartnerClient, InvalidArgumentError, signerFromViemAccount } from '../src/index.js';
+import { startPartnerService, type PartnerService } from './support/partner-service.js';
+import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
+
+let service: PartnerService | undefined;
+afterEach(() => service?.close());
+
+describe('checks client options when the client is created', () => {
+  it.each([
+    ['no options', undefined, 'options'],
+    ['a missing baseUrl', {}, 'baseUrl'],
+    ['a relative baseUrl', { baseUrl: '/api' }, 'baseUrl'],
+    ['a non-http baseUrl', { baseUrl: 'ftp://example.com' }, 'baseUrl'],
+    ['a malformed webhooksUrl', { baseUrl: 'https://api.example.com', webhooksUrl: 'webhooks' }, 'webhooksUrl'],
+    ['a zero timeoutMs', { baseUrl: 'https://api.example.com', timeoutMs: 0 }, 'timeoutMs'],
+    ['a negative retries', { baseUrl: 'https://api.example.com', retries: -1 }, 'retries'],
+    ['a fractional retries', { baseUrl: 'https://api.example.com', retries: 1.5 }, 'retries'],
+    ['a negative retry delay', { baseUrl: 'https://api.example.com', retries: { baseDelayMs: -1 } }, 'retries.baseDelayMs'],
+    ['a fractional maxDailyLimitCents', { baseUrl: 'https://api.example.com', maxDailyLimitCents: 10.5 }, 'maxDailyLimitCents'],
+    ['a fetch that is not a function', { baseUrl: 'https://api.example.com', fetch: 'fetch' }, 'fetch'],
+    ['a tokenManager that is not one', { baseUrl: 'https://api.example.com', tokenManager: {} }, 'tokenManager'],
+  ])('rejects %s with InvalidArgumentError', (_case, options, argument) => {
+    const create = () => createPartnerClient(options as never);
+    expect(create).toThrow(InvalidArgumentError);
+    expect(create).toThrow(expect.objectContaining({ argument }));
+  });
+
+  it('accepts Infinity as "no timeout"', () => {
+    expect(() => createPartnerClient({ baseUrl: 'https://api.example.com', timeoutMs: Number.POSITIVE_INFINITY })).not.toThrow();
+  });
+});
+
+describe('exposes the typed openapi-fetch client as raw, with the client behaviour underneath', () => {
+  it('sends raw requests with the bearer token and returns {data, response} without throwing', async () => {
+    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    const client = createPartnerClient({ baseUrl: service.url });
+    const { token } = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    const { data, error, response } = await client.raw.GET('/user-api/user/account/limit');
+    expect(error).toBeUndefined();
+    expect(response.status).toBe(200);
+    expect(data).toEqual({ amount: 1_000_000, currency: 'USD', syncStatus: 'synced' });
+    expect(service.requests.at(-1)!.authorization).toBe(`Bearer ${token}`);
+
+  });
+
+  it('lets raw middleware see every request', async () => {
+    service = await startPartnerService();
+    const client = createPartnerClient({ baseUrl: service.url });
+    const seen: string[] = [];
+    client.raw.use({ onRequest: ({ request }) => void seen.push(`${request.method} ${new URL(request.url).pathname}`) });
+    await client.raw.GET('/api/v1/auth/nonce', { parseAs: 'text' });
+    expect(seen).toEqual(['GET /api/v1/auth/nonce']);
+  });
+
+  it('uses a custom fetch for every attempt', async () => {
+    service = await startPartnerService();
+    const urls: string[] = [];
+    const client = createPartnerClient({
+      baseUrl: service.url,
+      fetch: (request) => {
+        urls.push(request.url);
+        return fetch(request);
+      },
+    });
+    await client.raw.GET('/api/v1/auth/nonce', { parseAs: 'text' });
+    expect(urls).toEqual([`${service.url}/api/v1/auth/nonce`]);
+  });
+});

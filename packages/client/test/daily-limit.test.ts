@@ -1,0 +1,123 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { AbortError, createPartnerClient, InvalidArgumentError, signerFromViemAccount, TimeoutError, ValidationError, type PartnerClient, type PartnerClientOptions } from '../src/index.js';
+import { startPartnerService, type PartnerService, type PartnerServiceOptions } from './support/partner-service.js';
+import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
+
+const LIMIT_PATH = '/user-api/user/account/limit';
+let service: PartnerService;
+afterEach(() => service?.close());
+
+async function signedInClient(serviceOptions: PartnerServiceOptions = {}, clientOptions: Partial<PartnerClientOptions> = {}): Promise<PartnerClient> {
+  service = await startPartnerService({ registeredAddresses: [registeredAccount.address], ...serviceOptions });
+  const client = createPartnerClient({ baseUrl: service.url, ...clientOptions });
+  await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+  return client;
+}
+
+describe('reads the daily limit in cents with its sync status', () => {
+  it('returns the default limit of 1,000,000 cents, synced', async () => {
+    const client = await signedInClient();
+    await expect(client.getDailyLimit()).resolves.toEqual({ amount: 1_000_000, currency: 'USD', syncStatus: 'synced' });
+  });
+
+  it('rejects a 200 answer that is not an AccountLimit with UnexpectedResponseError', async () => {
+    const client = await signedInClient();
+    service.script('GET', LIMIT_PATH, { status: 200, body: { limit: 5 } });
+    await expect(client.getDailyLimit()).rejects.toMatchObject({ name: 'UnexpectedResponseError', code: 'unexpected_limit_body' });
+  });
+});
+
+describe('sets the daily limit and answers pending at once', () => {
+  it('sends {amount, currency: "USD"} and returns the new limit with syncStatus pending', async () => {
+    const client = await signedInClient();
+    await expect(client.setDailyLimit({ amount: 50_000 })).resolves.toEqual({ amount: 50_000, currency: 'USD', syncStatus: 'pending' });
+    const put = service.requests.find((request) => request.method === 'PUT')!;
+    expect(JSON.parse(put.body)).toEqual({ amount: 50_000, currency: 'USD' });
+  });
+
+  it('accepts the bounds 1 and 1,000,000', async () => {
+    const client = await signedInClient();
+    await expect(client.setDailyLimit({ amount: 1 })).resolves.toMatchObject({ amount: 1 });
+    await expect(client.setDailyLimit({ amount: 1_000_000, currency: 'USD' })).resolves.toMatchObject({ amount: 1_000_000 });
+  });
+});
+
+describe('checks the amount and currency before any request', () => {
+  it.each([
+    ['zero', { amount: 0 }, 'amount_out_of_range'],
+    ['a negative amount', { amount: -100 }, 'amount_out_of_range'],
+    ['more than 1,000,000 cents', { amount: 1_000_001 }, 'amount_out_of_range'],
+    ['a fraction of a cent', { amount: 12.5 }, 'amount_not_integer'],
+    ['a string', { amount: '5000' }, 'amount_not_integer'],
+    ['NaN', { amount: Number.NaN }, 'amount_not_integer'],
+    ['Infinity', { amount: Number.POSITIVE_INFINITY }, 'amount_not_integer'],
+    ['a missing amount', {}, 'amount_not_integer'],
+    ['EUR', { amount: 5_000, currency: 'EUR' }, 'currency_not_supported'],
+    ['lower-case usd', { amount: 5_000, currency: 'usd' }, 'currency_not_supported'],
+  ])('rejects %s with InvalidArgumentError and sends nothing', async (_case, params, code) => {
+    const client = await signedInClient();
+    const requestsBefore = service.requests.length;
+    const error = await client.setDailyLimit(params as never).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect((error as InvalidArgumentError).code).toBe(code);
+    expect(service.requests.length).toBe(requestsBefore);
+    expect(service.count('PUT', LIMIT_PATH)).toBe(0);
+  });
+
+  it('explains the range and how to raise it', async () => {
+    const client = await signedInClient();
+    const error = await client.setDailyLimit({ amount: 2_000_000 }).catch((caught: unknown) => caught);
+    expect((error as Error).message).toMatch(/at most 1000000 cents \(10,000 USD\).*maxDailyLimitCents/);
+  });
+
+  it('allows a higher partner-agreed maximum with maxDailyLimitCents, leaving the final word to the service', async () => {
+    const client = await signedInClient({}, { maxDailyLimitCents: 2_000_000 });
+    // This test service keeps the default maximum, so it answers 422.
+    await expect(client.setDailyLimit({ amount: 1_500_000 })).rejects.toBeInstanceOf(ValidationError);
+    expect(service.count('PUT', LIMIT_PATH)).toBe(1);
+    await expect(client.setDailyLimit({ amount: 2_000_001 })).rejects.toMatchObject({ code: 'amount_out_of_range' });
+    expect(service.count('PUT', LIMIT_PATH)).toBe(1);
+  });
+});
+
+describe('waits for the limit to sync by polling with backoff', () => {
+  it('polls until syncStatus is synced and returns that limit', async () => {
+    const client = await signedInClient({ pendingPollsAfterUpdate: 3 });
+    await client.setDailyLimit({ amount: 75_000 });
+    const limit = await client.waitForLimitSync({ pollIntervalMs: 5 });
+    expect(limit).toEqual({ amount: 75_000, currency: 'USD', syncStatus: 'synced' });
+    expect(service.count('GET', LIMIT_PATH)).toBe(4);
+  });
+
+  it('returns at once when the limit is already synced', async () => {
+    const client = await signedInClient();
+    await expect(client.waitForLimitSync()).resolves.toMatchObject({ syncStatus: 'synced' });
+    expect(service.count('GET', LIMIT_PATH)).toBe(1);
+  });
+
+  it('throws TimeoutError code limit_sync_timeout when it stays pending', async () => {
+    const client = await signedInClient({ pendingPollsAfterUpdate: 1_000 });
+    await client.setDailyLimit({ amount: 75_000 });
+    const error = await client.waitForLimitSync({ timeoutMs: 200, pollIntervalMs: 10 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ code: 'limit_sync_timeout', timeoutMs: 200 });
+    expect(service.count('GET', LIMIT_PATH)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('stops with AbortError when the signal aborts', async () => {
+    const client = await signedInClient({ pendingPollsAfterUpdate: 1_000 });
+    await client.setDailyLimit({ amount: 75_000 });
+    const controller = new AbortController();
+    const pending = client.waitForLimitSync({ signal: controller.signal, pollIntervalMs: 10_000 }).catch((caught: unknown) => caught);
+    while (service.count('GET', LIMIT_PATH) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    expect(await pending).toBeInstanceOf(AbortError);
+    expect(service.count('GET', LIMIT_PATH)).toBe(1);
+  });
+
+  it('rejects nonsense options', async () => {
+    const client = await signedInClient();
+    await expect(client.waitForLimitSync({ timeoutMs: 0 })).rejects.toMatchObject({ name: 'InvalidArgumentError', argument: 'timeoutMs' });
+    await expect(client.waitForLimitSync({ pollIntervalMs: -1 })).rejects.toMatchObject({ name: 'InvalidArgumentError', argument: 'pollIntervalMs' });
+  });
+});

@@ -1,0 +1,85 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AbortError, createPartnerClient, signerFromViemAccount, TimeoutError, type PartnerClient, type RetryEvent } from '../src/index.js';
+import { startPartnerService, type PartnerService } from './support/partner-service.js';
+import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
+
+const LIMIT_PATH = '/user-api/user/account/limit';
+let service: PartnerService;
+let client: PartnerClient;
+let retries: RetryEvent[];
+
+beforeEach(async () => {
+  service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+  retries = [];
+  client = createPartnerClient({ baseUrl: service.url, timeoutMs: 500, retries: { count: 1, baseDelayMs: 1 }, onRetry: (event) => retries.push(event) });
+  // Signature verification on a busy machine can take longer than the short test timeout.
+  await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE, timeoutMs: 30_000 });
+});
+afterEach(() => service.close());
+
+const waitForRequest = async (method: string, path: string, count = 1) => {
+  while (service.count(method, path) < count) await new Promise((resolve) => setTimeout(resolve, 5));
+};
+
+describe('times out each request attempt after timeoutMs', () => {
+  it('retries a timed-out GET, then throws TimeoutError', async () => {
+    service.script('GET', LIMIT_PATH, { hang: true }, { hang: true });
+    const error = await client.getDailyLimit().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ code: 'request_timeout', timeoutMs: 500 });
+    expect((error as Error).message).toMatch(/within 500 ms.*Raise timeoutMs/);
+    expect(service.count('GET', LIMIT_PATH)).toBe(2);
+    expect(retries.map((event) => event.reason)).toEqual(['timeout']);
+  });
+
+  it('succeeds when the retry answers in time', async () => {
+    service.script('GET', LIMIT_PATH, { hang: true });
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 });
+  });
+
+  it('uses a per-call timeoutMs over the client one', async () => {
+    service.script('GET', LIMIT_PATH, { hang: true });
+    await expect(client.getDailyLimit({ timeoutMs: 20, retries: 0 })).rejects.toMatchObject({ name: 'TimeoutError', timeoutMs: 20 });
+  });
+
+  it('does not retry a timed-out PUT', async () => {
+    service.script('PUT', LIMIT_PATH, { hang: true });
+    await expect(client.setDailyLimit({ amount: 100 })).rejects.toBeInstanceOf(TimeoutError);
+    expect(service.count('PUT', LIMIT_PATH)).toBe(1);
+  });
+
+  it('rejects a timeoutMs that is not a positive number', async () => {
+    await expect(client.getDailyLimit({ timeoutMs: -5 })).rejects.toMatchObject({ name: 'InvalidArgumentError', argument: 'timeoutMs' });
+    await expect(client.getDailyLimit({ retries: 1.5 })).rejects.toMatchObject({ name: 'InvalidArgumentError', argument: 'retries' });
+    expect(service.count('GET', LIMIT_PATH)).toBe(0);
+  });
+});
+
+describe("cancels on the caller's AbortSignal", () => {
+  it('aborts a request in flight with AbortError and does not retry it', async () => {
+    service.script('GET', LIMIT_PATH, { hang: true });
+    const controller = new AbortController();
+    const pending = client.getDailyLimit({ signal: controller.signal, timeoutMs: 60_000 }).catch((caught: unknown) => caught);
+    await waitForRequest('GET', LIMIT_PATH);
+    controller.abort();
+    const error = await pending;
+    expect(error).toBeInstanceOf(AbortError);
+    expect(service.count('GET', LIMIT_PATH)).toBe(1);
+  });
+
+  it('aborts during the backoff wait', async () => {
+    const slow = createPartnerClient({ baseUrl: service.url, tokenManager: client.tokenManager, retries: { count: 3, baseDelayMs: 60_000 } });
+    service.script('GET', LIMIT_PATH, { status: 503 });
+    const controller = new AbortController();
+    const pending = slow.getDailyLimit({ signal: controller.signal }).catch((caught: unknown) => caught);
+    await waitForRequest('GET', LIMIT_PATH);
+    controller.abort();
+    expect(await pending).toBeInstanceOf(AbortError);
+    expect(service.count('GET', LIMIT_PATH)).toBe(1);
+  });
+
+  it('sends nothing for an already aborted signal', async () => {
+    await expect(client.getDailyLimit({ signal: AbortSignal.abort() })).rejects.toBeInstanceOf(AbortError);
+    expect(service.count('GET', LIMIT_PATH)).toBe(0);
+  });
+});
