@@ -1,0 +1,98 @@
+// Benchmarks of @capi/webhook-signature, as ratios against baselines measured in this run:
+// the package's verify on each path against the raw platform call on the same inputs
+// (header strings and raw body, key imported once), against @noble/ed25519 as the pure-JS
+// peer, and the min+gzip size of the web build.
+import { createPublicKey, verify as nodeVerify } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleSize, compare, printTable, record } from '@capi/bench-kit';
+import * as noble from '@noble/ed25519';
+import * as nodeBuild from '../dist/node.js';
+import * as webBuild from '../dist/index.js';
+
+const packageDir = resolve(fileURLToPath(import.meta.url), '..', '..');
+const SIZE_GOAL_BYTES = 3 * 1024;
+
+// A realistic event: the full User object of a kyc.status.changed webhook (~1 KB).
+const rawBodyText = JSON.stringify({
+  eventType: 'kyc.status.changed',
+  data: {
+    id: 'b7c3c1f2-5d1e-4f8e-9a57-3f0c2d9b8e11', email: 'zoe@example.com', phone: '+33612345678',
+    firstName: 'Zoë', lastName: 'Martin', address1: '12 rue de la Paix', address2: null, city: 'Paris',
+    postalCode: '75002', state: null, country: 'FR', nationalityCountry: 'FR',
+    signInWallets: [{ address: '0x3f5CE5FBFe3E9af3971dD833D26bA9b5C936f0bE' }],
+    smartWallets: [{ address: '0x9C2bB1b2d6E7f5A4c3B2a1908F7e6D5c4B3a2910', chainId: '100' }],
+    kycStatus: 'approved', availableFeatures: { providerIban: true },
+    cards: [{ id: 'c_1', cardToken: 'tok_8f2a', lastFourDigits: '4242', embossedName: 'ZOE MARTIN', activatedAt: '2026-01-02T10:00:00Z', virtual: true }],
+    bankingDetails: { providerIban: 'FR7630006000011234567890189', providerBic: 'AGRIFRPP', providerIbanStatus: 'active', address: 'Paris' },
+    isSourceOfFundsAnswered: true, isPhoneValidated: true,
+  },
+});
+const rawBodyBuffer = Buffer.from(rawBodyText); // what express.raw() hands over
+const { publicKey, privateKey } = await nodeBuild.generateWebhookKeyPair();
+const { timestamp, signature } = await nodeBuild.signWebhook({ rawBody: rawBodyText, privateKey });
+const toleranceSeconds = 0; // the clock is not what is measured
+
+// Baseline inputs: keys imported once, as a hand-written receiver would keep them.
+const keyObject = createPublicKey(publicKey);
+const cryptoKey = await webBuild.importPublicKey(publicKey);
+const rawPublicKey = keyObject.export({ format: 'jwk' }).x;
+const noblePublicKey = Buffer.from(rawPublicKey, 'base64url');
+const encoder = new TextEncoder();
+
+// Sanity: every contender accepts the signature before anything is timed.
+const message = encoder.encode(`${timestamp}.${rawBodyText}`);
+const signatureBytes = Buffer.from(signature, 'base64');
+if (!nodeVerify(null, message, keyObject, signatureBytes)) throw new Error('node:crypto rejects the bench signature');
+if (!(await crypto.subtle.verify('Ed25519', cryptoKey, signatureBytes, message))) throw new Error('WebCrypto rejects the bench signature');
+if (!(await noble.verifyAsync(signatureBytes, message, noblePublicKey))) throw new Error('@noble/ed25519 rejects the bench signature');
+await nodeBuild.verifyWebhookSignature({ rawBody: rawBodyBuffer, timestamp, signature, publicKey, toleranceSeconds });
+await webBuild.verifyWebhookSignature({ rawBody: rawBodyText, timestamp, signature, publicKey, toleranceSeconds });
+
+const nodePath = async () => nodeBuild.verifyWebhookSignature({ rawBody: rawBodyBuffer, timestamp, signature, publicKey, toleranceSeconds });
+const webPath = async () => webBuild.verifyWebhookSignature({ rawBody: rawBodyText, timestamp, signature, publicKey, toleranceSeconds });
+
+const rawNodeVerify = () => {
+  if (!nodeVerify(null, Buffer.concat([Buffer.from(`${timestamp}.`), rawBodyBuffer]), keyObject, Buffer.from(signature, 'base64'))) throw new Error('rejected');
+};
+const rawSubtleVerify = async () => {
+  const signatureFromHeader = Uint8Array.from(atob(signature), (c) => c.charCodeAt(0));
+  if (!(await crypto.subtle.verify('Ed25519', cryptoKey, signatureFromHeader, encoder.encode(`${timestamp}.${rawBodyText}`)))) throw new Error('rejected');
+};
+const nobleVerify = async () => {
+  const signatureFromHeader = Uint8Array.from(atob(signature), (c) => c.charCodeAt(0));
+  if (!(await noble.verifyAsync(signatureFromHeader, encoder.encode(`${timestamp}.${rawBodyText}`), noblePublicKey))) throw new Error('rejected');
+};
+
+function recordRatio(name, result, baseline, goal) {
+  const met = goal === undefined ? undefined : result.ratio >= goal;
+  record({ name, value: result.ops, unit: 'verifications/s', baseline, ratio: result.ratio, goal: goal === undefined ? undefined : `>= ${goal}`, met });
+  return met;
+}
+
+const nodeVsRaw = await compare(nodePath, rawNodeVerify);
+recordRatio('verifyWebhookSignature, node build', nodeVsRaw, `node:crypto.verify (${Math.round(nodeVsRaw.baselineOps)}/s)`, 0.95);
+const webVsRaw = await compare(webPath, rawSubtleVerify);
+recordRatio('verifyWebhookSignature, web build', webVsRaw, `crypto.subtle.verify (${Math.round(webVsRaw.baselineOps)}/s)`, 0.95);
+const nodeVsNoble = await compare(nodePath, nobleVerify, { rounds: 3 });
+recordRatio('verifyWebhookSignature, node build', nodeVsNoble, `@noble/ed25519 verifyAsync (${Math.round(nodeVsNoble.baselineOps)}/s)`);
+const webVsNoble = await compare(webPath, nobleVerify, { rounds: 3 });
+recordRatio('verifyWebhookSignature, web build', webVsNoble, `@noble/ed25519 verifyAsync (${Math.round(webVsNoble.baselineOps)}/s)`);
+
+// Size of the web build as a browser bundle: everything, and verification alone.
+const scratch = mkdtempSync(join(tmpdir(), 'capi-webhook-signature-bench-'));
+try {
+  const verifyOnly = join(scratch, 'verify-only.mjs');
+  writeFileSync(verifyOnly, `export { verifyWebhookSignature } from ${JSON.stringify(join(packageDir, 'dist', 'index.js'))};\n`);
+  const whole = await bundleSize(join(packageDir, 'dist', 'index.js'));
+  const verifying = await bundleSize(verifyOnly);
+  record({ name: 'web build, min+gzip (whole API)', value: whole.gzipBytes, unit: 'bytes', goal: `<= ${SIZE_GOAL_BYTES}`, met: whole.gzipBytes <= SIZE_GOAL_BYTES });
+  record({ name: 'web build, minified (whole API)', value: whole.minBytes, unit: 'bytes' });
+  record({ name: 'web build, min+gzip (verifyWebhookSignature only)', value: verifying.gzipBytes, unit: 'bytes', goal: `<= ${SIZE_GOAL_BYTES}`, met: verifying.gzipBytes <= SIZE_GOAL_BYTES });
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+printTable();
