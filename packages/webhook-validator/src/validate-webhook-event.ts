@@ -35,36 +35,42 @@ export interface WebhookEventValidationOptions {
  * }
  */
 export function validateWebhookEvent(value: unknown, options?: WebhookEventValidationOptions): WebhookEventValidationResult {
-  const validators = strictnessOf(options) ? strictValidators : tolerantValidators;
+  const validators = options === undefined ? tolerantValidators : validatorsFor(options);
+  // Hot path first (a known event type): the checks below only run for bodies that fail.
+  const eventType: unknown = typeof value === 'object' && value !== null ? (value as { eventType?: unknown }).eventType : undefined;
+  const validate = typeof eventType === 'string' ? validators.get(eventType) : undefined;
+  if (validate !== undefined) {
+    if (validate(value)) return { ok: true, event: value as WebhookEvent };
+    return { ok: false, unknownEventType: false, eventType: eventType as string, errors: toValidationErrors(validate.errors ?? [], value) };
+  }
+  return rejectEnvelope(value, eventType, validators);
+}
+
+function rejectEnvelope(value: unknown, eventType: unknown, validators: ReadonlyMap<string, unknown>): WebhookEventValidationResult {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return invalid('', 'type', `the event must be a JSON object {"eventType", "data"} (got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})`);
   }
-  const eventType: unknown = (value as { eventType?: unknown }).eventType;
   if (eventType === undefined) {
     return invalid('/eventType', 'required', '/eventType is missing: every event names its type, e.g. "user.created"');
   }
   if (typeof eventType !== 'string') {
     return invalid('/eventType', 'type', `/eventType must be string (got ${eventType === null ? 'null' : typeof eventType})`);
   }
-  const validate = validators.get(eventType);
-  if (validate === undefined) {
-    return {
-      ok: false,
-      unknownEventType: true,
-      eventType,
-      errors: [{
-        path: '/eventType',
-        keyword: 'unknownEventType',
-        message: `/eventType names an event type this version does not know (known: ${[...validators.keys()].join(', ')}): acknowledge and ignore it, or upgrade @capi/webhook-validator`,
-      }],
-    };
-  }
-  if (validate(value)) return { ok: true, event: value as WebhookEvent };
-  return { ok: false, unknownEventType: false, eventType, errors: toValidationErrors(validate.errors ?? [], value) };
+  return {
+    ok: false,
+    unknownEventType: true,
+    eventType,
+    errors: [{
+      path: '/eventType',
+      keyword: 'unknownEventType',
+      message: `/eventType names an event type this version does not know (known: ${[...validators.keys()].join(', ')}): acknowledge and ignore it, or upgrade @capi/webhook-validator`,
+    }],
+  };
 }
 
-function strictnessOf(options: WebhookEventValidationOptions | undefined): boolean {
-  const strict = options?.strict;
-  if (strict === undefined || typeof strict === 'boolean') return strict === true;
-  throw new WebhookValidatorOptionError('strict', `options.strict must be a boolean (got ${typeof strict})`);
+function validatorsFor(options: WebhookEventValidationOptions) {
+  const strict: unknown = options.strict;
+  if (strict === undefined || strict === false) return tolerantValidators;
+  if (strict === true) return strictValidators;
+  throw new WebhookValidatorOptionError('strict', `options.strict must be a boolean (got ${strict === null ? 'null' : typeof strict})`);
 }

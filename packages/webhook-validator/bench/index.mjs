@@ -1,0 +1,71 @@
+// Benchmarks of @capi/webhook-validator, run on the built package (dist/). Timings are
+// reported against baselines measured in the same run: ajv compiling the same schemas at run
+// time, and a fresh Node process that imports nothing.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { bundleSize, compare, percentile, printTable, record } from '@capi/bench-kit';
+import { validateWebhookEvent } from '../dist/index.js';
+import { createAjv, defaultSchemasDir, loadEventSchemas, packageDir, variants } from '../scripts/generate.mjs';
+
+const event = JSON.parse(readFileSync(join(packageDir, 'test/fixtures/user-created-event.json'), 'utf8'));
+const { schemas, events } = loadEventSchemas();
+const userCreatedId = events.find((schema) => schema.properties.eventType.const === 'user.created').$id;
+
+// 1. Validations per second on a realistic user event (full user, two cards, banking details).
+const runtimeValidate = createAjv(schemas.map(variants.tolerant)).getSchema(userCreatedId);
+if (!validateWebhookEvent(event).ok || !runtimeValidate(event)) throw new Error('the bench event must be valid');
+const speed = await compare(() => validateWebhookEvent(event), () => runtimeValidate(event), { rounds: 5, roundMs: 400, batch: 256 });
+record({ name: 'validateWebhookEvent, realistic user.created', value: speed.ops, unit: 'ops/s', goal: '>= 500,000', met: speed.ops >= 500_000 });
+record({ name: 'validateWebhookEvent vs ajv compiled at run time', value: speed.baselineOps, unit: 'ops/s (baseline)', baseline: 'ajv runtime compile', ratio: speed.ratio, goal: '>= 1.0', met: speed.ratio >= 1 });
+
+// What a receiver would otherwise write: ajv compiling the spec's WebhookEvent (a oneOf of
+// every event) at run time, which tries every branch on every body.
+const webhookEventSchema = JSON.parse(readFileSync(join(defaultSchemasDir, 'WebhookEvent.json'), 'utf8'));
+const unionValidate = createAjv([...schemas, webhookEventSchema].map(variants.tolerant)).getSchema(webhookEventSchema.$id);
+if (!unionValidate(event)) throw new Error('the bench event must match WebhookEvent');
+const unionSpeed = await compare(() => validateWebhookEvent(event), () => unionValidate(event), { rounds: 3, roundMs: 300, batch: 256 });
+record({ name: 'validateWebhookEvent vs ajv on the WebhookEvent oneOf', value: unionSpeed.baselineOps, unit: 'ops/s (baseline)', baseline: 'ajv runtime compile of WebhookEvent', ratio: unionSpeed.ratio });
+
+const strictSpeed = await compare(() => validateWebhookEvent(event, { strict: true }), () => runtimeValidate(event), { rounds: 3, roundMs: 300, batch: 256 });
+record({ name: 'validateWebhookEvent { strict: true }', value: strictSpeed.ops, unit: 'ops/s', baseline: 'ajv runtime compile (tolerant)', ratio: strictSpeed.ratio });
+
+// 2. Cold import: fresh Node processes, the import timed inside each, median of several.
+const distUrl = pathToFileURL(join(packageDir, 'dist/index.js')).href;
+const ajvUrl = pathToFileURL(join(packageDir, 'node_modules/ajv/dist/2020.js')).href;
+const generateUrl = pathToFileURL(join(packageDir, 'scripts/generate.mjs')).href;
+const probes = {
+  package: `const t = performance.now(); const { validateWebhookEvent } = await import(${JSON.stringify(distUrl)});
+    const imported = performance.now(); validateWebhookEvent(${JSON.stringify(event)});
+    console.log(JSON.stringify([imported - t, performance.now() - t]));`,
+  ajv: `const { loadEventSchemas, variants } = await import(${JSON.stringify(generateUrl)});
+    const { schemas } = loadEventSchemas(); const tolerant = schemas.map(variants.tolerant);
+    const t = performance.now(); const { default: Ajv2020 } = await import(${JSON.stringify(ajvUrl)});
+    const ajv = new Ajv2020({ allErrors: true, messages: false, strict: true, allowUnionTypes: true, validateFormats: false });
+    for (const s of tolerant) ajv.addSchema(s);
+    ajv.addKeyword('x-event-type'); ajv.addKeyword('x-schema-version'); ajv.addKeyword('x-assumption'); ajv.addKeyword('x-unspecified'); ajv.addKeyword('x-discriminator');
+    const imported = performance.now(); ajv.getSchema(${JSON.stringify(userCreatedId)})(${JSON.stringify(event)});
+    console.log(JSON.stringify([imported - t, performance.now() - t]));`,
+};
+const samples = { package: [], ajv: [] };
+for (let i = 0; i < 11; i++) {
+  for (const [name, code] of Object.entries(probes)) {
+    samples[name].push(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: packageDir, encoding: 'utf8' })));
+  }
+}
+const median = (list, index) => percentile(list.map((sample) => sample[index]), 50);
+const coldImport = median(samples.package, 0);
+const coldFirstValidation = median(samples.package, 1);
+const ajvFirstValidation = median(samples.ajv, 1);
+record({ name: 'cold import of dist/index.js (median of 11 fresh processes)', value: coldImport, unit: 'ms' });
+record({ name: 'cold import + first validation', value: coldFirstValidation, unit: 'ms', baseline: 'ajv import + compile + first validation', ratio: ajvFirstValidation / coldFirstValidation, goal: '> 1 (faster)', met: ajvFirstValidation > coldFirstValidation });
+
+// 3. Size of the ESM build as a browser bundler ships it.
+const main = await bundleSize(join(packageDir, 'dist/index.js'));
+const schemasEntry = await bundleSize(join(packageDir, 'dist/schemas.js'));
+record({ name: 'dist/index.js min+gzip', value: main.gzipBytes, unit: 'bytes', goal: '<= 8,192', met: main.gzipBytes <= 8192 });
+record({ name: 'dist/index.js min', value: main.minBytes, unit: 'bytes' });
+record({ name: '@capi/webhook-validator/schemas min+gzip', value: schemasEntry.gzipBytes, unit: 'bytes' });
+
+printTable();
