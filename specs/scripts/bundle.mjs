@@ -30,11 +30,15 @@ export function writeSpecOutputs(outDir, outputs) {
   }
 }
 
+// `node scripts/bundle.mjs [--out <dir>]`: the default output is specs/dist.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
+    const outFlag = process.argv.indexOf('--out');
+    const outDir = outFlag > 0 ? process.argv[outFlag + 1] : join(specsDir, 'dist');
+    if (!outDir) throw new Error('--out needs a directory');
     const outputs = buildSpecOutputs();
-    writeSpecOutputs(join(specsDir, 'dist'), outputs);
-    console.log(`specs: wrote ${outputs.size} files to specs/dist`);
+    writeSpecOutputs(outDir, outputs);
+    console.log(`specs: wrote ${outputs.size} files to ${outDir}`);
   } catch (error) {
     console.error(`specs: bundle failed: ${error.message}`);
     process.exitCode = 1;

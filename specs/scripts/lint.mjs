@@ -32,15 +32,17 @@ export async function lintSpecs(dir = specsDir) {
   try {
     writeSpecOutputs(scratch, outputs);
     const asBundle = (problem) => (problem.file.startsWith('..') ? { ...problem, file: join('dist', relative(scratch, join(dir, problem.file))) } : problem);
-    const specRuleset = await loadSpectralRuleset(join(dir, '.spectral.yaml'));
-    const schemaRuleset = await loadSpectralRuleset(join(dir, 'spectral', 'schema-rules.yaml'));
     const schemaFiles = readdirSync(join(dir, 'schemas')).filter((name) => name.endsWith('.yaml')).sort().map((name) => join(dir, 'schemas', name));
     const parse = (file) => JSON.parse(outputs.get(file));
     const standaloneSchemas = new Map([...outputs.keys()].filter((file) => file.startsWith('schemas/')).map((file) => [file.slice('schemas/'.length, -'.json'.length), parse(file)]));
+    const specRuleset = await loadSpectralRuleset(join(dir, '.spectral.yaml'));
+    const schemaRuleset = await loadSpectralRuleset(join(dir, 'spectral', 'schema-rules.yaml'));
+    // Redocly runs in child processes, in parallel with the in-process checks.
+    const redocly = lintWithRedocly(dir, ['openapi.yaml', relative(dir, join(scratch, 'openapi.json'))]);
     return [
       ...(await lintWithSpectral(dir, specRuleset, [join(dir, 'openapi.yaml'), join(dir, 'asyncapi.yaml')])),
       ...(await lintWithSpectral(dir, schemaRuleset, schemaFiles)),
-      ...lintWithRedocly(dir, ['openapi.yaml', relative(dir, join(scratch, 'openapi.json'))]).map(asBundle),
+      ...(await redocly).map(asBundle),
       ...(await lintWithAsyncApiParser(dir, join(dir, 'asyncapi.yaml'))),
       ...(await lintWithAsyncApiParser(dir, join(scratch, 'asyncapi.json'))).map(asBundle),
       ...lintExamples(dir, { openapi: parse('openapi.json'), asyncapi: parse('asyncapi.json'), standaloneSchemas }),
@@ -50,9 +52,10 @@ export async function lintSpecs(dir = specsDir) {
   }
 }
 
+// `node scripts/lint.mjs [<specs dir>]`: the default is this package's specs.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
-    const problems = await lintSpecs();
+    const problems = await lintSpecs(process.argv[2] ?? specsDir);
     for (const problem of problems) console.log(formatProblem(problem));
     const errors = problems.filter((problem) => problem.severity === 'error').length;
     console.log(`specs lint: ${errors} errors, ${problems.length - errors} warnings`);

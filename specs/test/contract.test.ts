@@ -1,0 +1,412 @@
+// The reference's tables (partner-interface.md sections 2, 3.1, 4, 6 and 8) transcribed as
+// data and checked against the specs, so that any drift between the two fails here.
+import { describe, expect, it } from 'vitest';
+import { readSpecOutputs, refTitle, type JsonObject } from './support/spec-outputs';
+
+const { openapi, asyncapi, schemas } = readSpecOutputs();
+
+// ---- Section 2: resources and their fields -------------------------------------------
+// type: a JSON type, `enum:<Schema>`, `object:<Schema>` or `array:<Schema>`.
+type FieldRow = [field: string, type: string, nullable: boolean, required: boolean];
+
+const RESOURCE_TABLES: Record<string, FieldRow[]> = {
+  // 2.1: all fields always present.
+  User: [
+    ['id', 'string', false, true],
+    ['email', 'string', true, true],
+    ['phone', 'string', true, true],
+    ['firstName', 'string', true, true],
+    ['lastName', 'string', true, true],
+    ['address1', 'string', true, true],
+    ['address2', 'string', true, true],
+    ['city', 'string', true, true],
+    ['postalCode', 'string', true, true],
+    ['state', 'string', true, true],
+    ['country', 'string', true, true],
+    ['nationalityCountry', 'string', true, true],
+    ['signInWallets', 'array:SignInWallet', false, true],
+    ['smartWallets', 'array:SmartWallet', false, true],
+    ['kycStatus', 'enum:KycStatus', false, true],
+    ['availableFeatures', 'object:AvailableFeatures', false, true],
+    ['cards', 'array:Card', false, true],
+    ['bankingDetails', 'object:BankingDetails', true, true],
+    ['isSourceOfFundsAnswered', 'boolean', false, true],
+    ['isPhoneValidated', 'boolean', false, true],
+  ],
+  // 2.2
+  SignInWallet: [['address', 'string', false, true]],
+  // 2.3
+  SmartWallet: [
+    ['address', 'string', false, true],
+    ['chainId', 'string', false, true],
+  ],
+  Card: [
+    ['id', 'string', false, true],
+    ['cardToken', 'string', false, true],
+    ['lastFourDigits', 'string', false, true],
+    ['embossedName', 'string', true, true],
+    ['activatedAt', 'string', true, true],
+    ['virtual', 'boolean', false, true],
+  ],
+  // 2.4: when present, all four fields are present.
+  BankingDetails: [
+    ['providerIban', 'string', true, true],
+    ['providerBic', 'string', true, true],
+    ['providerIbanStatus', 'string', true, true],
+    ['address', 'string', true, true],
+  ],
+  // 2.6
+  AvailableFeatures: [['providerIban', 'boolean', false, true]],
+  // 2.7 and 4.3: whether `currency` is returned is not shown, so it is optional.
+  AccountLimit: [
+    ['amount', 'integer', false, true],
+    ['currency', 'string', false, false],
+    ['syncStatus', 'enum:SyncStatus', false, true],
+  ],
+  // 2.8
+  WebhookPublicKey: [
+    ['success', 'boolean', false, true],
+    ['publicKey', 'string', false, true],
+  ],
+  // 4.2: the request body.
+  SiweChallengeRequest: [
+    ['message', 'string', false, true],
+    ['signature', 'string', false, true],
+    ['ttlInSeconds', 'integer', false, true],
+  ],
+  // 4.4: the request body.
+  SetAccountLimitRequest: [
+    ['amount', 'integer', false, true],
+    ['currency', 'string', false, true],
+  ],
+};
+
+// 2.5 and 3.1
+const ENUMS: Record<string, string[]> = {
+  KycStatus: ['notStarted', 'documentsRequested', 'pending', 'processing', 'approved', 'resubmissionRequested', 'rejected', 'requiresAction'],
+  SyncStatus: ['pending', 'synced'],
+};
+
+interface PropertyShape {
+  type: string;
+  nullable: boolean;
+}
+
+function schemaByRef(ref: string): JsonObject {
+  const schema = schemas.get(refTitle(ref));
+  if (!schema) throw new Error(`unresolved $ref ${ref}`);
+  return schema;
+}
+
+/** Reads a property schema as the table would write it: its type and whether null is allowed. */
+function propertyShape(property: JsonObject): PropertyShape {
+  if (property.$ref) {
+    const target = schemaByRef(property.$ref);
+    const kind = target.enum ? 'enum' : target.type;
+    return { type: kind === 'enum' || kind === 'object' ? `${kind}:${target.title}` : kind, nullable: false };
+  }
+  if (property.anyOf) {
+    const nonNull = property.anyOf.filter((branch: JsonObject) => branch.type !== 'null');
+    expect(nonNull, 'a nullable anyOf has exactly one non-null branch').toHaveLength(1);
+    return { type: propertyShape(nonNull[0]).type, nullable: property.anyOf.length > nonNull.length };
+  }
+  const types: string[] = Array.isArray(property.type) ? property.type : [property.type];
+  const nonNull = types.filter((type) => type !== 'null');
+  expect(nonNull, `one type besides null: ${JSON.stringify(property)}`).toHaveLength(1);
+  const type = nonNull[0] === 'array' ? `array:${schemaByRef(property.items.$ref).title}` : nonNull[0];
+  return { type, nullable: types.includes('null') };
+}
+
+describe('resources have exactly the fields, types, nullability and presence of reference section 2', () => {
+  for (const [title, rows] of Object.entries(RESOURCE_TABLES)) {
+    describe(title, () => {
+      const schema = schemas.get(title)!;
+
+      it('is an object schema with exactly the fields of the table', () => {
+        expect(schema.type).toBe('object');
+        expect(Object.keys(schema.properties).sort()).toEqual(rows.map(([field]) => field).sort());
+      });
+
+      it.each(rows)('%s is %s, nullable %s, required %s', (field, type, nullable, required) => {
+        const property = schema.properties[field];
+        expect(propertyShape(property)).toEqual({ type, nullable });
+        expect((schema.required ?? []).includes(field)).toBe(required);
+        expect(typeof property.description === 'string' && property.description.length > 0).toBe(true);
+      });
+    });
+  }
+
+  it('a missing nullable field is invalid: User lists all twenty fields as required (2.1)', () => {
+    expect(schemas.get('User')!.required).toHaveLength(20);
+  });
+});
+
+describe('enums have exactly the values of reference 2.5 and 3.1', () => {
+  it.each(Object.entries(ENUMS))('%s', (title, values) => {
+    const schema = schemas.get(title)!;
+    expect(schema.type).toBe('string');
+    expect(schema.enum).toEqual(values);
+  });
+});
+
+describe('the onboarding status is an open string with the four known values of reference 3.3', () => {
+  const schema = schemas.get('OnboardingStatus')!;
+  const known = ['action_accept_tos', 'waiting_kyc_setup', 'action_complete_kyc', 'action_complete_sof'];
+
+  it('lists the four values, each with a description', () => {
+    const enumBranch = schema.anyOf.find((branch: JsonObject) => branch.enum);
+    expect(enumBranch.enum).toEqual(known);
+    expect(Object.keys(enumBranch['x-enum-descriptions'])).toEqual(known);
+  });
+
+  it('accepts any other string, since the full list is not shown', () => {
+    expect(schema.anyOf).toContainEqual({ type: 'string' });
+  });
+});
+
+// ---- Section 3.1: spending-limit sync status ------------------------------------------
+describe('the spending-limit sync status follows reference 3.1', () => {
+  it('records the transitions of the state table', () => {
+    expect(schemas.get('SyncStatus')!['x-state-transitions']).toEqual([
+      { from: null, by: 'setAccountLimit', condition: 'Valid request', to: 'pending' },
+      { from: 'pending', by: 'Downstream application of the change', condition: 'Change applied', to: 'synced' },
+    ]);
+  });
+
+  it('a PUT answers the new limit with syncStatus pending', () => {
+    const schema = openapi.paths['/user-api/user/account/limit'].put.responses['200'].content['application/json'].schema;
+    expect(schema.allOf).toContainEqual({ $ref: '#/components/schemas/AccountLimit' });
+    const pendingBranch = schema.allOf.find((branch: JsonObject) => branch.properties?.syncStatus);
+    expect(pendingBranch.properties.syncStatus.const).toBe('pending');
+  });
+});
+
+// ---- Section 4: endpoints --------------------------------------------------------------
+interface EndpointRow {
+  operationId: string;
+  method: string;
+  path: string;
+  auth: 'bearer' | 'none';
+  server: 'core' | 'webhooks';
+  statuses: string[];
+  request?: string;
+  response?: { contentType: string; schema: string };
+  unspecified?: boolean;
+}
+
+const CORE_ENDPOINTS: EndpointRow[] = [
+  // 4.1
+  { operationId: 'getNonce', method: 'get', path: '/api/v1/auth/nonce', auth: 'none', server: 'core', statuses: ['200'], response: { contentType: 'text/plain', schema: 'Nonce' } },
+  // 4.2, 5 and 7
+  { operationId: 'verifySiweSignature', method: 'post', path: '/api/v1/auth/challenge', auth: 'none', server: 'core', statuses: ['200', '401', '403', '422'], request: 'SiweChallengeRequest', response: { contentType: 'application/json', schema: 'AccessToken' } },
+  // 4.3
+  { operationId: 'getAccountLimit', method: 'get', path: '/user-api/user/account/limit', auth: 'bearer', server: 'core', statuses: ['200', '401'], response: { contentType: 'application/json', schema: 'AccountLimit' } },
+  // 4.4
+  { operationId: 'setAccountLimit', method: 'put', path: '/user-api/user/account/limit', auth: 'bearer', server: 'core', statuses: ['200', '400', '401', '422'], request: 'SetAccountLimitRequest' },
+  // 4.5
+  { operationId: 'getWebhookPublicKey', method: 'get', path: '/api/v1/public-key', auth: 'none', server: 'webhooks', statuses: ['200'], response: { contentType: 'application/json', schema: 'WebhookPublicKey' } },
+];
+
+// 4.7: paths and methods as written; shapes not shown.
+const UNSPECIFIED_ENDPOINTS: EndpointRow[] = [
+  ['getOnboardingStatus', 'get', '/user/onboarding'],
+  ['registerUser', 'post', '/user'],
+  ['requestPhoneVerification', 'post', '/phone/verification'],
+  ['setPhone', 'post', '/phone'],
+  ['updatePhone', 'patch', '/phone'],
+  ['createAccount', 'post', '/account'],
+  ['requestLegacyPhoneVerification', 'post', '/api/v1/verification'],
+  ['checkLegacyPhoneVerification', 'post', '/api/v1/verification/check'],
+].map(([operationId, method, path]) => ({ operationId, method, path, auth: 'bearer', server: 'core', statuses: ['200', '401'], unspecified: true }));
+
+const ENDPOINTS = [...CORE_ENDPOINTS, ...UNSPECIFIED_ENDPOINTS];
+
+function operationsOf(document: JsonObject): Array<{ operationId: string; method: string; path: string; operation: JsonObject }> {
+  return Object.entries(document.paths).flatMap(([path, item]: [string, any]) =>
+    ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'].filter((method) => item[method]).map((method) => ({ operationId: item[method].operationId, method, path, operation: item[method] })),
+  );
+}
+
+describe('endpoints have the method, path, authentication, server and statuses of reference section 4', () => {
+  it('the spec has exactly the operations of the tables, no more', () => {
+    expect(operationsOf(openapi).map(({ operationId, method, path }) => `${operationId} ${method} ${path}`).sort()).toEqual(
+      ENDPOINTS.map(({ operationId, method, path }) => `${operationId} ${method} ${path}`).sort(),
+    );
+  });
+
+  describe.each(ENDPOINTS)('$operationId: $method $path', (row) => {
+    const item = openapi.paths[row.path];
+    const operation = item?.[row.method];
+
+    it('exists under that path and method', () => {
+      expect(operation?.operationId).toBe(row.operationId);
+    });
+
+    it(`authentication: ${row.auth}`, () => {
+      expect(operation.security).toEqual(row.auth === 'bearer' ? [{ bearerAuth: [] }] : []);
+    });
+
+    it(`statuses: ${row.statuses.join(', ')}`, () => {
+      expect(Object.keys(operation.responses).sort()).toEqual(row.statuses);
+    });
+
+    it('every error status answers the one ErrorBody schema', () => {
+      for (const status of row.statuses.filter((code) => Number(code) >= 400)) {
+        const response = resolveResponse(operation.responses[status]);
+        expect(response.content['application/json'].schema, `${status}`).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+      }
+    });
+
+    it(`server: ${row.server}`, () => {
+      if (row.server === 'webhooks') {
+        expect(item.servers).toHaveLength(1);
+        expect(item.servers[0].url).toBe('{webhooksUrl}');
+      } else {
+        expect(item.servers).toBeUndefined();
+      }
+    });
+
+    if (row.request) {
+      it(`request body: ${row.request} as application/json, required`, () => {
+        expect(operation.requestBody.required).toBe(true);
+        expect(operation.requestBody.content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${row.request}` });
+      });
+    }
+
+    if (row.response) {
+      it(`200 response: ${row.response.schema} as ${row.response.contentType}`, () => {
+        expect(operation.responses['200'].content[row.response!.contentType].schema).toEqual({ $ref: `#/components/schemas/${row.response!.schema}` });
+      });
+    }
+
+    if (row.unspecified) {
+      it('is marked unspecified, with open bodies', () => {
+        expect(operation['x-unspecified']).toBe(true);
+        const bodies = [operation.requestBody?.content['application/json'].schema, operation.responses['200'].content['application/json'].schema].filter(Boolean);
+        for (const body of bodies) {
+          const schema = schemaByRef(body.$ref);
+          expect(schema['x-unspecified']).toBe(true);
+          expect(schema.additionalProperties).toBeUndefined();
+          expect(schema.required).toBeUndefined();
+        }
+      });
+    }
+  });
+
+  it('the bearer scheme is an HTTP bearer JWT (2.9)', () => {
+    expect(openapi.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  });
+
+  it('the core base URL is a server variable for sandbox and production', () => {
+    expect(openapi.servers.map((server: JsonObject) => [server.url, server['x-environment'], Object.keys(server.variables)])).toEqual([
+      ['{baseUrl}', 'sandbox', ['baseUrl']],
+      ['{baseUrl}', 'production', ['baseUrl']],
+    ]);
+  });
+
+  it('names the domain refusals of reference 5 and 7 by code: WAFForbidden and DomainNotWhitelisted', () => {
+    const examples = openapi.paths['/api/v1/auth/challenge'].post.responses['403'].content['application/json'].examples;
+    expect(Object.values(examples).map((example: any) => example.value.code).sort()).toEqual(['DomainNotWhitelisted', 'WAFForbidden']);
+  });
+
+  it('ErrorBody has the optional string fields error, message and code', () => {
+    const errorBody = schemas.get('ErrorBody')!;
+    expect(errorBody.required).toBeUndefined();
+    expect(Object.fromEntries(Object.entries(errorBody.properties).map(([name, property]: [string, any]) => [name, property.type]))).toEqual({ error: 'string', message: 'string', code: 'string' });
+  });
+});
+
+function resolveResponse(response: JsonObject): JsonObject {
+  if (!response.$ref) return response;
+  const name = /^#\/components\/responses\/(.+)$/.exec(response.$ref)![1];
+  return openapi.components.responses[name];
+}
+
+// ---- Section 8: limits -------------------------------------------------------------------
+describe('the limits of reference section 8 are schema constraints', () => {
+  it.each([
+    ['SetAccountLimitRequest', 'amount', { type: 'integer', exclusiveMinimum: 0, maximum: 1000000 }],
+    ['SetAccountLimitRequest', 'currency', { type: 'string', enum: ['USD'] }],
+    ['SiweChallengeRequest', 'ttlInSeconds', { type: 'integer', minimum: 3600, maximum: 86400 }],
+    ['AccountLimit', 'amount', { type: 'integer', exclusiveMinimum: 0, 'x-service-default': 1000000 }],
+  ])('%s.%s', (title, field, constraints) => {
+    expect(schemas.get(title)!.properties[field]).toMatchObject(constraints);
+  });
+
+  it('token lifetimes: older 1 to 24 hours via ttlInSeconds, newer access 15 minutes and refresh 7 days', () => {
+    expect(openapi.paths['/api/v1/auth/challenge'].post['x-token-lifetimes']).toEqual({
+      olderGeneration: { tokenSeconds: { minimum: 3600, maximum: 86400, from: 'ttlInSeconds' } },
+      newerGeneration: { accessTokenSeconds: 900, refreshTokenSeconds: 604800, refreshTokenRotates: true },
+    });
+  });
+
+  it('webhook delivery: reply within 30 seconds, 3 retries after 1, 5 and 15 minutes', () => {
+    expect(asyncapi.info['x-delivery']).toMatchObject({ method: 'POST', successStatus: '2xx', replyTimeoutSeconds: 30, maxRetries: 3, retryDelaysSeconds: [60, 300, 900] });
+  });
+});
+
+// ---- Sections 4.6 and 6: webhook events ---------------------------------------------------
+const EVENTS: Array<[eventType: string, schema: string, data: string]> = [
+  ['user.created', 'UserCreatedEvent', 'User'],
+  ['kyc.status.changed', 'KycStatusChangedEvent', 'User'],
+  ['kyc.phone-validation.changed', 'KycPhoneValidationChangedEvent', 'User'],
+  ['kyc.source-of-funds.changed', 'KycSourceOfFundsChangedEvent', 'User'],
+  ['card.transaction.created', 'CardTransactionCreatedEvent', 'UnspecifiedObject'],
+];
+
+describe('webhook events are {eventType, data} with the signed headers of reference 6', () => {
+  const messages = Object.values(asyncapi.components.messages) as JsonObject[];
+
+  it('the AsyncAPI document has exactly the five event kinds, version 1.0.0', () => {
+    expect(asyncapi.asyncapi).toBe('3.0.0');
+    expect(asyncapi.info.version).toBe('1.0.0');
+    expect(messages.map((message) => message.name).sort()).toEqual(EVENTS.map(([eventType]) => eventType).sort());
+  });
+
+  describe.each(EVENTS)('%s', (eventType, title, data) => {
+    const message = messages.find((candidate) => candidate.name === eventType)!;
+    const schema = schemas.get(title)!;
+
+    it(`payload ${title}: eventType const and data ${data}, both required`, () => {
+      expect(message.payload).toEqual({ $ref: `#/components/schemas/${title}` });
+      expect(schema.required).toEqual(['eventType', 'data']);
+      expect(schema.properties.eventType.const).toBe(eventType);
+      expect(refTitle(schema.properties.data.$ref)).toBe(data);
+      expect(schema['x-schema-version']).toBe('1.0.0');
+    });
+
+    it('headers WebhookHeaders, delivered by POST', () => {
+      expect(message.headers).toEqual({ $ref: '#/components/schemas/WebhookHeaders' });
+      const operation = Object.values(asyncapi.operations).find((candidate: any) => candidate.messages[0].$ref.endsWith(`/${Object.keys(asyncapi.components.messages).find((key) => asyncapi.components.messages[key] === message)}`)) as JsonObject;
+      expect(operation.action).toBe('receive');
+      expect(operation.bindings.http.method).toBe('POST');
+    });
+  });
+
+  it('card.transaction.created data is open and marked unspecified', () => {
+    expect(schemas.get('UnspecifiedObject')).toMatchObject({ type: 'object', 'x-unspecified': true });
+  });
+
+  it('X-Webhook-Timestamp is decimal digits; X-Webhook-Signature is base64 of 64 bytes', () => {
+    const headers = schemas.get('WebhookHeaders')!;
+    expect(headers.required).toEqual(['X-Webhook-Timestamp', 'X-Webhook-Signature']);
+    expect(headers.properties['X-Webhook-Timestamp']).toMatchObject({ type: 'string', pattern: '^[0-9]+$' });
+    expect(headers.properties['X-Webhook-Signature']).toMatchObject({ type: 'string', pattern: '^[A-Za-z0-9+/]{86}==$' });
+    expect(Buffer.from('A'.repeat(86) + '==', 'base64')).toHaveLength(64);
+  });
+
+  it('the OpenAPI webhooks carry the same header patterns as WebhookHeaders', () => {
+    const headers = schemas.get('WebhookHeaders')!;
+    for (const [eventType, item] of Object.entries(openapi.webhooks) as Array<[string, any]>) {
+      const patterns = Object.fromEntries(item.post.parameters.map((parameter: JsonObject) => [parameter.name, parameter.schema.pattern]));
+      expect(patterns, eventType).toEqual({
+        'X-Webhook-Timestamp': headers.properties['X-Webhook-Timestamp'].pattern,
+        'X-Webhook-Signature': headers.properties['X-Webhook-Signature'].pattern,
+      });
+    }
+  });
+
+  it('the signature covers `${timestamp}.${rawBody}` and is checked within 300 seconds', () => {
+    expect(asyncapi.info['x-signature']).toMatchObject({ algorithm: 'Ed25519', signedPayload: '${timestamp}.${rawBody}', signatureEncoding: 'base64', timestampToleranceSeconds: 300 });
+  });
+});
