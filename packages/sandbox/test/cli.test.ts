@@ -1,0 +1,178 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli/run-cli.js';
+import { callOperation } from './support/sandbox-api.js';
+import { newAccount, tokenFor } from './support/sign-in.js';
+import { startPlainReceiver } from './support/webhook-receiver.js';
+
+const cliPath = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const workDir = mkdtempSync(join(tmpdir(), 'capi-sandbox-cli-'));
+const closers: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const close of closers) await close();
+});
+
+async function run(args: string[]) {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = '';
+  let stderr = '';
+  out.on('data', (chunk) => (stdout += chunk));
+  err.on('data', (chunk) => (stderr += chunk));
+  const code = await runCli(args, { out, err });
+  return { code, stdout, stderr };
+}
+
+/** Starts the built binary as a partner would (`npx capi-sandbox serve ...`) and reads its banner. */
+async function serve(args: string[]) {
+  const child = spawn(process.execPath, [cliPath, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', () => output.includes('-----END PUBLIC KEY-----') && resolve());
+    child.once('exit', (code) => reject(new Error(`capi-sandbox exited with ${code}:\n${output}`)));
+  });
+  const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(output)![1]!;
+  const stop = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    return exited;
+  };
+  closers.push(async () => void (await stop()));
+  return { output: () => output, baseUrl: field('base URL'), webhooksUrl: field('webhooks URL'), stop };
+}
+
+describe('capi-sandbox serve prints the base URLs and the public key, and serves them', () => {
+  it('starts with --port 0, --users FILE, --user, --webhook-url, --time-scale, --generation; stops cleanly on SIGTERM', async () => {
+    const partner = await startPlainReceiver({ publicKey: () => publicKey });
+    closers.push(partner.close);
+    const fromFile = newAccount();
+    const fromFlag = newAccount();
+    const usersFile = join(workDir, 'users.json');
+    writeFileSync(usersFile, JSON.stringify({ users: [{ email: 'file@example.com', signInWallets: [fromFile.address] }] }));
+    const sandbox = await serve(['--port', '0', '--users', usersFile, '--user', fromFlag.address, '--webhook-url', partner.url, '--time-scale', '60', '--generation', 'newer']);
+    expect(sandbox.output()).toMatch(/newer generation, time scale 60/);
+    expect(sandbox.output()).toContain(partner.url);
+    const key = await callOperation(sandbox.webhooksUrl, 'getWebhookPublicKey');
+    const publicKey: string = key.body.publicKey;
+    expect(sandbox.output()).toContain(publicKey.trimEnd());
+
+    for (const account of [fromFile, fromFlag]) {
+      const token = await tokenFor(sandbox.baseUrl, account);
+      expect((await callOperation(sandbox.baseUrl, 'getAccountLimit', { token })).status).toBe(200);
+    }
+    const sent = await fetch(`${sandbox.baseUrl}/__sandbox/events`, { method: 'POST', body: JSON.stringify({ eventType: 'user.created' }) });
+    expect(sent.status).toBe(202);
+    for (let i = 0; i < 200 && partner.received.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(partner.received.map((delivery) => delivery.event.eventType)).toEqual(['user.created']);
+    expect(partner.rejected).toEqual([]);
+    expect(await sandbox.stop()).toBe(0);
+  });
+
+  it('seeds the dev wallet when no users are given, and says so', async () => {
+    const sandbox = await serve(['--port', '0']);
+    expect(sandbox.output()).toMatch(/dev wallet 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266/);
+    await sandbox.stop();
+  });
+});
+
+describe('capi-sandbox refuses unusable command lines with a message and exit code 2', () => {
+  it.each([
+    [['serve', '--port', 'eighty'], /--port must be a number/],
+    [['serve', '--port', '70000'], /port must be an integer port from 0 to 65535/],
+    [['serve', '--time-scale', '0'], /timeScale must be a number greater than 0/],
+    [['serve', '--generation', 'newest'], /--generation must be "older" or "newer"/],
+    [['serve', '--user', '0x1234'], /--user must be a wallet address/],
+    [['serve', '--webhook-url', 'not a url'], /not an absolute URL/],
+    [['serve', '--users', '/nonexistent/users.json'], /Cannot read the users file/],
+    [['serve', '--colour'], /Unknown option '--colour'/],
+    [['launch'], /Unknown command "launch"/],
+    [['send-event', 'user.deleted', '--to', 'http://localhost:1'], /Unknown event type "user.deleted"/],
+    [['send-event', 'user.created'], /needs --to URL/],
+    [['send-event', '--to', 'http://localhost:1'], /exactly one event TYPE/],
+  ])('%j', async (args, pattern) => {
+    const { code, stderr } = await run(args);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(pattern);
+    expect(stderr).toMatch(/capi-sandbox --help/);
+  });
+
+  it('refuses a users file that is not JSON or holds an invalid user, naming the problem', async () => {
+    const notJson = join(workDir, 'not-json.json');
+    writeFileSync(notJson, '[{');
+    expect((await run(['serve', '--users', notJson])).stderr).toMatch(/is not JSON/);
+    const badUser = join(workDir, 'bad-user.json');
+    writeFileSync(badUser, JSON.stringify([{ kycStatus: 'approved' }, { kycStatus: 'almost' }]));
+    const { code, stderr } = await run(['serve', '--users', badUser]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/User 2 of the seeded users is unusable: .*kycStatus/);
+  });
+
+  it('prints the usage for --help', async () => {
+    const { code, stdout } = await run(['--help']);
+    expect(code).toBe(0);
+    for (const flag of ['--port', '--users', '--webhook-url', '--time-scale', 'send-event TYPE --to URL']) expect(stdout).toContain(flag);
+  });
+});
+
+describe('capi-sandbox send-event signs one event and sends it, like stripe trigger', () => {
+  it('sends a sample event signed with a fresh key, printed so the receiver can trust it; exit 0 on 2xx', async () => {
+    let publicKey = '';
+    const partner = await startPlainReceiver({ publicKey: () => publicKey });
+    closers.push(partner.close);
+    const out = new PassThrough();
+    const err = new PassThrough();
+    let stdout = '';
+    out.on('data', (chunk) => (stdout += chunk));
+    // The key is printed before sending: the receiver reads it from there.
+    err.on('data', (chunk) => {
+      const match = /-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----/.exec(String(chunk));
+      if (match) publicKey = match[0];
+    });
+    const code = await runCli(['send-event', 'kyc.status.changed', '--to', partner.url], { out, err });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/kyc.status.changed -> .*: HTTP 204 succeeded/);
+    expect(partner.rejected).toEqual([]);
+    expect(partner.received[0]!.event.eventType).toBe('kyc.status.changed');
+    expect(Object.keys(partner.received[0]!.event.data)).toHaveLength(20);
+  });
+
+  it('signs with an openssl-made --private-key and sends --data; exit 1 when the receiver refuses', async () => {
+    const keyFile = join(workDir, 'webhook-key.pem');
+    execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', keyFile]);
+    const publicKey = execFileSync('openssl', ['pkey', '-in', keyFile, '-pubout'], { encoding: 'utf8' });
+    const dataFile = join(workDir, 'transaction.json');
+    writeFileSync(dataFile, JSON.stringify({ id: 'txn_1', amount: 999 }));
+    const partner = await startPlainReceiver({ publicKey, answer: (delivery) => (delivery.event.data.amount === 999 ? 200 : 500) });
+    closers.push(partner.close);
+    const accepted = await run(['send-event', 'card.transaction.created', '--to', partner.url, '--private-key', keyFile, '--data', dataFile]);
+    expect(accepted.code).toBe(0);
+    expect(accepted.stderr).toBe('');
+    expect(partner.received[0]!.event).toEqual({ eventType: 'card.transaction.created', data: { id: 'txn_1', amount: 999 } });
+
+    const refusing = await startPlainReceiver({ publicKey, answer: () => 409 });
+    closers.push(refusing.close);
+    const refused = await run(['send-event', 'card.transaction.created', '--to', refusing.url, '--private-key', keyFile]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/HTTP 409 failed\nrefused with 409/);
+  });
+
+  it('refuses data that does not match the event schema and a key that is not PEM', async () => {
+    const dataFile = join(workDir, 'not-a-user.json');
+    writeFileSync(dataFile, JSON.stringify({ id: 42 }));
+    const badData = await run(['send-event', 'user.created', '--to', 'http://localhost:9', '--data', dataFile]);
+    expect(badData.code).toBe(2);
+    expect(badData.stderr).toMatch(/does not match the spec/);
+    const keyFile = join(workDir, 'not-a-key.pem');
+    writeFileSync(keyFile, 'hello');
+    const badKey = await run(['send-event', 'user.created', '--to', 'http://localhost:9', '--private-key', keyFile]);
+    expect(badKey.code).toBe(2);
+    expect(badKey.stderr).toMatch(/--private-key must be a PKCS8 PEM Ed25519 private key/);
+  });
+});
