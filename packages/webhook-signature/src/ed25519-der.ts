@@ -3,11 +3,11 @@
 import { decodeHex } from './hex.js';
 
 /** SubjectPublicKeyInfo header; the 32-byte key follows. */
-export const SPKI_PREFIX = decodeHex('302a300506032b6570032100')!;
+export const SPKI_PREFIX = /* @__PURE__ */ decodeHex('302a300506032b6570032100')!;
 /** PKCS8 v1 header; the 32-byte seed follows. */
-export const PKCS8_PREFIX = decodeHex('302e020100300506032b657004220420')!;
+export const PKCS8_PREFIX = /* @__PURE__ */ decodeHex('302e020100300506032b657004220420')!;
 /** PKCS8 v2 (OneAsymmetricKey with the public key) header; seed, then 8121 00, then the key. */
-export const PKCS8_WITH_PUBLIC_KEY_PREFIX = decodeHex('3051020101300506032b657004220420')!;
+export const PKCS8_WITH_PUBLIC_KEY_PREFIX = /* @__PURE__ */ decodeHex('3051020101300506032b657004220420')!;
 
 const ALGORITHM_OIDS: Record<string, string> = {
   '06032b6570': 'Ed25519',

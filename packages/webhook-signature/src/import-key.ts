@@ -12,7 +12,7 @@ export async function importPublicKeyWithWebCrypto(input: PublicKeyInput): Promi
   try {
     return await crypto.subtle.importKey('raw', raw, ED25519, true, ['verify']);
   } catch (cause) {
-    throw new WebhookSignatureError('invalid_public_key', `This runtime's WebCrypto rejected the Ed25519 public key: ${String(cause)}`, { cause });
+    throw new WebhookSignatureError('invalid_public_key', `WebCrypto rejected the key: ${String(cause)}`, { cause });
   }
 }
 
@@ -26,7 +26,7 @@ export async function importPrivateKeyWithWebCrypto(input: PrivateKeyInput): Pro
     if (!derived || derived.some((byte, i) => byte !== publicKey[i])) {
       throw new WebhookSignatureError(
         'invalid_private_key',
-        'The last 32 bytes of the 64-byte private key are not the public key of its first 32 bytes (the seed). Pass the 32-byte seed alone, or the matching pair.',
+        'The last 32 bytes of the 64-byte private key are not the public key of its first 32 (the seed): pass the seed alone.',
       );
     }
   }
@@ -37,7 +37,7 @@ export async function importPrivateKeyWithWebCrypto(input: PrivateKeyInput): Pro
 export function checkCryptoKey(key: CryptoKey, type: 'public' | 'private'): CryptoKey {
   if (key.algorithm.name === ED25519 && key.type === type) return key;
   const code = type === 'public' ? 'invalid_public_key' : 'invalid_private_key';
-  throw new WebhookSignatureError(code, `Expected an Ed25519 ${type} CryptoKey; got a ${key.algorithm.name} ${key.type} key.`);
+  throw new WebhookSignatureError(code, `Expected an Ed25519 ${type} key; got a ${key.type} ${key.algorithm.name} CryptoKey.`);
 }
 
 export function isCryptoKey(value: unknown): value is CryptoKey {
@@ -72,8 +72,9 @@ export function createKeyCache(
   };
 }
 
-const cachedPublicKey = createKeyCache(importPublicKeyWithWebCrypto);
-const cachedPrivateKey = createKeyCache(importPrivateKeyWithWebCrypto);
+// Pure: a bundle that only verifies drops the private-key side.
+const cachedPublicKey = /* @__PURE__ */ createKeyCache(importPublicKeyWithWebCrypto);
+const cachedPrivateKey = /* @__PURE__ */ createKeyCache(importPrivateKeyWithWebCrypto);
 
 /** A usable public CryptoKey from anything accepted as a key (not a provider). */
 export function resolvePublicKey(input: unknown): CryptoKey | Promise<CryptoKey> {

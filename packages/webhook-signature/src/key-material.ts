@@ -26,10 +26,9 @@ export type PublicKeyInput = string | Uint8Array | ArrayBuffer;
  */
 export type PrivateKeyInput = string | Uint8Array | ArrayBuffer;
 
-const PUBLIC_FORMATS =
-  'an Ed25519 public key: PEM (BEGIN PUBLIC KEY), or base64, base64url or hex of the 32-byte key or of its DER SPKI';
-const PRIVATE_FORMATS =
-  'an Ed25519 private key: PEM (BEGIN PRIVATE KEY), or base64, base64url or hex of the 32-byte seed, of the 64-byte seed+public key or of the PKCS8 DER';
+const TEXT_FORMS = 'PEM, or base64, base64url or hex of';
+const PUBLIC_FORMATS = `an Ed25519 public key: ${TEXT_FORMS} the 32-byte key or its DER SPKI`;
+const PRIVATE_FORMATS = `an Ed25519 private key: ${TEXT_FORMS} the 32-byte seed, the 64-byte seed+public key or the PKCS8 DER`;
 
 interface KeyBytes {
   bytes: Uint8Array<ArrayBuffer>;
@@ -44,7 +43,7 @@ function decodeKeyInput(input: unknown, fail: (saw: string) => never, preview: b
   if (typeof input !== 'string') return fail(describeValue(input));
   const pem = parsePem(input);
   if (pem) return { bytes: pem.der, source: `PEM "${pem.label}"` };
-  if (input.includes('-----BEGIN')) return fail('a PEM block that cannot be read (check the BEGIN/END lines and the base64 between them)');
+  if (input.includes('-----BEGIN')) return fail('a PEM block that cannot be read');
   const text = compactKeyText(input);
   if (text === '') return fail('an empty string');
   const hex = decodeHex(text);
@@ -70,7 +69,7 @@ export function publicKeyBytes(input: unknown): Uint8Array<ArrayBuffer> {
   if (bytes.length === 32) return bytes;
   if (bytes.length === 44 && startsWith(bytes, SPKI_PREFIX)) return bytes.subarray(12);
   if (key.source.includes('PRIVATE') || startsWith(bytes, PKCS8_PREFIX)) {
-    return fail(`a private key (from ${key.source}): pass the public key, and keep the private key secret`);
+    return fail(`a private key (from ${key.source}): keep it secret and pass the public key`);
   }
   return fail(foreignKey(key));
 }

@@ -32,7 +32,7 @@ export interface PublicKeyProviderOptions {
 function durationOption(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
   if (typeof value === 'number' && value >= 0) return value;
-  throw new TypeError(`createPublicKeyProvider: ${name} must be a number of milliseconds >= 0; got ${describeValue(value)} ${String(value)}.`);
+  throw new TypeError(`${name} must be a number of milliseconds >= 0; got ${String(value)}.`);
 }
 
 function endpointUrl(url: unknown): string {
@@ -43,7 +43,7 @@ function endpointUrl(url: unknown): string {
     // reported below with the value that was passed
   }
   throw new TypeError(
-    `createPublicKeyProvider: url must be the absolute http(s) URL of the public-key endpoint, such as "https://webhooks.example.com/api/v1/public-key"; got ${JSON.stringify(String(url))}.`,
+    `url must be the absolute http(s) URL {webhooks_url}/api/v1/public-key; got ${JSON.stringify(String(url))}.`,
   );
 }
 
@@ -51,10 +51,10 @@ async function fetchPublicKeyText(url: string, fetchImpl: typeof fetch, timeoutM
   const failed = (cause: unknown): PublicKeyFetchError => {
     const name = (cause as Error | undefined)?.name;
     if (name === 'TimeoutError' || name === 'AbortError') {
-      return new PublicKeyFetchError('timeout', `GET ${url} did not answer within ${timeoutMs} ms. Check that the key service is reachable; raise timeoutMs if it is slow.`, { url, cause });
+      return new PublicKeyFetchError('timeout', `GET ${url} gave no answer within timeoutMs (${timeoutMs} ms).`, { url, cause });
     }
     const reason = ((cause as { cause?: { code?: string } }).cause?.code ?? String(cause));
-    return new PublicKeyFetchError('network_error', `GET ${url} failed (${reason}). Check the URL and this server's network access to it.`, { url, cause });
+    return new PublicKeyFetchError('network_error', `GET ${url} failed (${reason}): check the URL and the network.`, { url, cause });
   };
   let response: Response;
   let text: string;
@@ -68,12 +68,12 @@ async function fetchPublicKeyText(url: string, fetchImpl: typeof fetch, timeoutM
   if (!response.ok) {
     throw new PublicKeyFetchError(
       'http_error',
-      `GET ${url} answered HTTP ${status}; expected 200 with { success: true, publicKey }. Check that url is the full endpoint {webhooks_url}/api/v1/public-key.`,
+      `GET ${url} answered HTTP ${status}; is url {webhooks_url}/api/v1/public-key?`,
       { url, status },
     );
   }
   const malformed = (saw: string, cause?: unknown) =>
-    new PublicKeyFetchError('malformed_response', `GET ${url} answered ${saw}; expected { "success": true, "publicKey": "<Ed25519 public key>" }.`, { url, status, cause });
+    new PublicKeyFetchError('malformed_response', `GET ${url} answered ${saw}, not { success: true, publicKey }.`, { url, status, cause });
   let answer: { success?: unknown; publicKey?: unknown; message?: unknown; error?: unknown };
   try {
     answer = JSON.parse(text);
@@ -85,12 +85,12 @@ async function fetchPublicKeyText(url: string, fetchImpl: typeof fetch, timeoutM
     const reason = answer.message ?? answer.error;
     throw new PublicKeyFetchError(
       'key_unavailable',
-      `GET ${url} answered success: false${typeof reason === 'string' ? ` (${reason})` : ''}: the key service has no key to give now. Answer webhooks with 5xx so they are retried.`,
+      `GET ${url} answered success: false${typeof reason === 'string' ? ` (${reason})` : ''}: no key for now.`,
       { url, status },
     );
   }
   if (answer.success !== true || typeof answer.publicKey !== 'string') {
-    throw malformed(`an object with the fields [${Object.keys(answer).join(', ')}] and success ${JSON.stringify(answer.success)}`);
+    throw malformed(`the fields [${Object.keys(answer)}] with success ${JSON.stringify(answer.success)}`);
   }
   return answer.publicKey;
 }
@@ -106,12 +106,12 @@ async function fetchPublicKeyText(url: string, fetchImpl: typeof fetch, timeoutM
  */
 export function createPublicKeyProvider(options: PublicKeyProviderOptions): PublicKeyProvider {
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError('createPublicKeyProvider takes an options object: { url: "{webhooks_url}/api/v1/public-key" }.');
+    throw new TypeError('Pass an options object: { url: "{webhooks_url}/api/v1/public-key" }.');
   }
   const url = endpointUrl(options.url);
   const fetchImpl = options.fetch ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') {
-    throw new TypeError('createPublicKeyProvider: this runtime has no global fetch; pass one as options.fetch.');
+    throw new TypeError('This runtime has no global fetch: pass options.fetch.');
   }
   const cacheTtlMs = durationOption(options.cacheTtlMs, 3_600_000, 'cacheTtlMs');
   const minRefreshIntervalMs = durationOption(options.minRefreshIntervalMs, 60_000, 'minRefreshIntervalMs');
@@ -133,7 +133,7 @@ export function createPublicKeyProvider(options: PublicKeyProviderOptions): Publ
         try {
           key = await importPublicKeyWithWebCrypto(text);
         } catch (cause) {
-          throw new PublicKeyFetchError('malformed_response', `GET ${url} answered a publicKey that is not usable: ${(cause as Error).message}`, { url, status: 200, cause });
+          throw new PublicKeyFetchError('malformed_response', `GET ${url} answered an unusable publicKey. ${(cause as Error).message}`, { url, status: 200, cause });
         }
         keyText = text;
       }

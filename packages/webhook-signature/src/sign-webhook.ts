@@ -1,5 +1,4 @@
 import { encodeBase64 } from './base64.js';
-import { describeValue } from './describe-value.js';
 import type { Ed25519Engine } from './engine.js';
 import { WebhookSignatureError } from './errors.js';
 import { resolvePrivateKey } from './import-key.js';
@@ -36,13 +35,13 @@ function timestampText(value: unknown): string {
   if (typeof text === 'string' && /^[0-9]{1,15}$/.test(text) && Number(text) < LARGEST_SECONDS) return text;
   throw new WebhookSignatureError(
     'malformed_timestamp',
-    `timestamp must be Unix seconds (a whole number >= 0, not milliseconds), as a number or decimal digits; got ${describeValue(value)} ${String(value)}.`,
+    `timestamp must be Unix seconds (not milliseconds) as a whole number or digits; got ${String(value)}.`,
   );
 }
 
 export async function signWebhookWith(engine: Ed25519Engine, options: SignWebhookOptions): Promise<SignedWebhook> {
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError('signWebhook takes one options object: { rawBody, privateKey, timestamp? }.');
+    throw new TypeError('Pass one options object: { rawBody, privateKey, timestamp? }.');
   }
   const body = readRawBody(options.rawBody);
   const timestamp = timestampText(options.timestamp);

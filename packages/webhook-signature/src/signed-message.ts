@@ -18,8 +18,8 @@ export function readRawBody(rawBody: unknown): string | Uint8Array {
   const parsed = typeof rawBody === 'object' && rawBody !== null ? ' (already parsed JSON?)' : '';
   throw new WebhookSignatureError(
     'body_not_raw',
-    `rawBody must be the body exactly as received (string, Uint8Array/Buffer or ArrayBuffer); got ${describeValue(rawBody)}${parsed}. ` +
-      "The signature covers the original bytes: use express.raw({ type: 'application/json' }) and pass req.body, or pass await request.text() in fetch handlers, and JSON.parse only after verifying.",
+    `rawBody must be the body as received (string, Uint8Array or ArrayBuffer), not ${describeValue(rawBody)}${parsed}: the signature covers the exact bytes. ` +
+      'Use express.raw() or await request.text(), and parse after verifying.',
   );
 }
 

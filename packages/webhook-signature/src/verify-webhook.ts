@@ -34,8 +34,7 @@ export interface VerifyWebhookSignatureOptions {
 function invalidSignature(cause?: unknown): WebhookSignatureError {
   return new WebhookSignatureError(
     'invalid_signature',
-    `${SIGNATURE_HEADER} does not match this body and timestamp under this public key: reject the request (401). ` +
-      'If genuine webhooks fail, verify the raw body as received (not re-serialized JSON) with the key from {webhooks_url}/api/v1/public-key.',
+    `${SIGNATURE_HEADER} does not match this timestamp, body and key. If genuine webhooks fail, verify the raw body as received with the key from {webhooks_url}/api/v1/public-key.`,
     { cause },
   );
 }
@@ -66,14 +65,14 @@ async function verifyWithProvider(
 
 export async function verifyWebhookSignatureWith(engine: Ed25519Engine, options: VerifyWebhookSignatureOptions): Promise<void> {
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError('verifyWebhookSignature takes one options object: { rawBody, timestamp, signature, publicKey }.');
+    throw new TypeError('Pass one options object: { rawBody, timestamp, signature, publicKey }.');
   }
   const { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now = Date.now, publicKey } = options;
   if (typeof toleranceSeconds !== 'number' || !(toleranceSeconds >= 0)) {
-    throw new TypeError(`toleranceSeconds must be a number of seconds >= 0 (0 disables the check); got ${String(toleranceSeconds)}.`);
+    throw new TypeError(`toleranceSeconds must be a number >= 0; got ${String(toleranceSeconds)}.`);
   }
   const nowMs = typeof now === 'function' ? now() : NaN;
-  if (!Number.isFinite(nowMs)) throw new TypeError('now must be a function returning the time in milliseconds, like Date.now.');
+  if (!Number.isFinite(nowMs)) throw new TypeError('now must be a function returning milliseconds, like Date.now.');
 
   const body = readRawBody(options.rawBody);
   const timestamp = readTimestampHeader(options.timestamp);

@@ -12,22 +12,22 @@ export type HeaderValue = string | readonly string[] | null | undefined;
 
 // More than 15 digits cannot be an exact number, and no real clock is that far off.
 const UNIX_SECONDS = /^[0-9]{1,15}$/;
-// 64 bytes are 86 base64 characters plus "==". The last one carries 2 bits of the final byte,
-// so it must be one of A, Q, g, w (decodeBase64 enforces that too).
-const SIGNATURE_BASE64 = /^[A-Za-z0-9+/]{86}(==)?$/;
+// 64 bytes are 86 base64 characters plus "==". The last one carries only 2 bits, so it must be
+// one of A, Q, g, w: otherwise two spellings would decode to the same signature.
+const SIGNATURE_BASE64 = /^[A-Za-z0-9+/]{85}[AQgw](==)?$/;
 
 function readHeader(value: unknown, name: string, missing: WebhookSignatureErrorCode, malformed: WebhookSignatureErrorCode): string {
   if (Array.isArray(value)) {
     if (value.length > 1) {
-      throw new WebhookSignatureError(malformed, `${name} was sent ${value.length} times; exactly one value is allowed. Reject the request.`);
+      throw new WebhookSignatureError(malformed, `${name} was sent ${value.length} times; exactly one is allowed.`);
     }
     value = value[0];
   }
   if (value === undefined || value === null || value === '') {
-    throw new WebhookSignatureError(missing, `The ${name} header is missing: reject the request (401). If it was sent, pass the header's value.`);
+    throw new WebhookSignatureError(missing, `The ${name} header is missing; if it was sent, pass its value.`);
   }
   if (typeof value !== 'string') {
-    throw new WebhookSignatureError(malformed, `${name} must be passed as the header's string value; got ${describeValue(value)}.`);
+    throw new WebhookSignatureError(malformed, `Pass ${name} as the header's string value, not ${describeValue(value)}.`);
   }
   return value;
 }
@@ -38,7 +38,7 @@ export function readTimestampHeader(value: unknown): string {
   if (UNIX_SECONDS.test(text)) return text;
   throw new WebhookSignatureError(
     'malformed_timestamp',
-    `${TIMESTAMP_HEADER} must be Unix seconds in decimal digits; got ${JSON.stringify(text.slice(0, 24))}. Reject the request.`,
+    `${TIMESTAMP_HEADER} must be Unix seconds in decimal digits; got ${JSON.stringify(text.slice(0, 24))}.`,
   );
 }
 
@@ -49,7 +49,7 @@ export function readSignatureHeader(value: unknown): Uint8Array<ArrayBuffer> {
   if (bytes) return bytes;
   throw new WebhookSignatureError(
     'malformed_signature',
-    `${SIGNATURE_HEADER} must be the base64 of a 64-byte Ed25519 signature (88 characters); got ${text.length} characters. Reject the request.`,
+    `${SIGNATURE_HEADER} must be the base64 of a 64-byte Ed25519 signature; got ${text.length} characters.`,
   );
 }
 
@@ -60,16 +60,11 @@ export function readSignatureHeader(value: unknown): Uint8Array<ArrayBuffer> {
 export function checkTimestampTolerance(timestamp: string, toleranceSeconds: number, nowMs: number): void {
   if (toleranceSeconds === 0) return;
   const skew = Number(timestamp) - Math.floor(nowMs / 1000);
-  if (skew < -toleranceSeconds) {
+  if (Math.abs(skew) > toleranceSeconds) {
+    const old = skew < 0;
     throw new WebhookSignatureError(
-      'timestamp_too_old',
-      `${TIMESTAMP_HEADER} is ${-skew}s old, beyond the ${toleranceSeconds}s tolerance: a replay or a late delivery. Reject it; if every request fails, check this server's clock.`,
-    );
-  }
-  if (skew > toleranceSeconds) {
-    throw new WebhookSignatureError(
-      'timestamp_in_future',
-      `${TIMESTAMP_HEADER} is ${skew}s in the future, beyond the ${toleranceSeconds}s tolerance. Reject it; if every request fails, check this server's clock.`,
+      old ? 'timestamp_too_old' : 'timestamp_in_future',
+      `${TIMESTAMP_HEADER} is ${Math.abs(skew)}s ${old ? 'old (a replay?)' : 'in the future'}, beyond the ${toleranceSeconds}s tolerance. If every webhook fails so, check this server's clock.`,
     );
   }
 }

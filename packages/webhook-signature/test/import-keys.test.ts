@@ -102,7 +102,7 @@ describe.each(implementations)('importPrivateKey (%s build)', (_, api) => {
     it.each([
       ['a public key PEM', PUBLIC_PEM, 'a public key (from PEM "PUBLIC KEY")'],
       ['the hex of a public DER SPKI', SPKI_DER.toString('hex'), 'a public key'],
-      ['a seed+public key whose halves do not match', VECTOR.secretKey + RFC8032_VECTORS[0]!.publicKey, 'are not the public key of its first 32 bytes'],
+      ['a seed+public key whose halves do not match', VECTOR.secretKey + RFC8032_VECTORS[0]!.publicKey, 'are not the public key of its first 32'],
       ['PKCS8 v2 with a foreign public key', Buffer.concat([PKCS8_V2_DER.subarray(0, 51), Buffer.alloc(32, 9)]), 'are not the public key'],
       ['an RSA private key', generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }), 'an RSA key'],
       ['31 bytes', new Uint8Array(31), '31 bytes (from bytes)'],
@@ -118,7 +118,7 @@ describe.each(implementations)('importPrivateKey (%s build)', (_, api) => {
     it('a public CryptoKey passed to signWebhook', async () => {
       const publicKey = await api.importPublicKey(VECTOR.publicKey);
       const error = await rejectsWithCode(api.signWebhook({ rawBody: '{}', privateKey: publicKey }), 'invalid_private_key');
-      expect(error.message).toContain('Ed25519 public key');
+      expect(error.message).toContain('public Ed25519 CryptoKey');
     });
   });
 });

@@ -92,7 +92,7 @@ describe('rejects an answer without a usable key with a typed PublicKeyFetchErro
     ['a JSON array', () => json(200, [1, 2]), 'an array'],
     ['no publicKey', () => json(200, { success: true }), 'the fields [success]'],
     ['success that is not a boolean', () => json(200, { success: 'true', publicKey: 'x' }), 'success "true"'],
-    ['a publicKey in no key format', () => json(200, { success: true, publicKey: 'not-a-key' }), 'not usable'],
+    ['a publicKey in no key format', () => json(200, { success: true, publicKey: 'not a key!' }), 'unusable publicKey'],
     ['a private key as publicKey', () => json(200, { success: true, publicKey: first.privateKey }), 'a private key'],
   ])('%s gives malformed_response', async (_, reply, saw) => {
     server.reply(reply());
