@@ -119,7 +119,6 @@ export async function generate({ schemasDir = defaultSchemasDir } = {}) {
     }],
   });
 
-  const eventTypes = events.map(eventTypeOf);
   const schemasByTitle = Object.fromEntries(schemas.map((schema) => [schema.title, schema]));
   return {
     'src/generated/validators.js': bundled.outputFiles[0].text,
@@ -144,13 +143,24 @@ export declare const tolerantValidators: ReadonlyMap<string, GeneratedValidateFu
 export declare const strictValidators: ReadonlyMap<string, GeneratedValidateFunction>;
 `,
     'src/generated/schemas.ts': `${header}
-/** The JSON Schemas (draft 2020-12) of the webhook events and of every schema they reference, by title. */
+/**
+ * The JSON Schemas (draft 2020-12) of the webhook events and of every schema they reference,
+ * by title, exactly as the spec publishes them (each with its \`$id\`; \`$ref\`s use those ids).
+ *
+ * @example
+ * import { schemas } from '@capi/webhook-validator/schemas';
+ * console.log(schemas.User.required);
+ */
 export const schemas = ${JSON.stringify(schemasByTitle, null, 2)} as const;
 
-/** The event types these schemas describe, in alphabetical order. */
-export const webhookEventTypes = ${JSON.stringify(eventTypes)} as const;
-
-/** The \`$id\` of each event's schema, by event type. */
+/**
+ * The \`$id\` of each event's schema, by event type.
+ *
+ * @example
+ * import { schemas, webhookEventSchemaIds } from '@capi/webhook-validator/schemas';
+ * const ajv = new Ajv2020({ schemas: Object.values(schemas) });
+ * const validateUserCreated = ajv.getSchema(webhookEventSchemaIds['user.created']);
+ */
 export const webhookEventSchemaIds = ${JSON.stringify(Object.fromEntries(events.map((event) => [eventTypeOf(event), event.$id])), null, 2)} as const;
 `,
   };

@@ -8,4 +8,4 @@ export type {
   WebhookEventUnknownTypeFailure,
   WebhookEventInvalidFailure,
 } from './validation-result.js';
-export type { WebhookEvent, WebhookEventType } from './webhook-event.js';
+export type { WebhookEvent, WebhookEventType } from '@capi/event-types';

@@ -3,9 +3,19 @@ import { invalid, type WebhookEventValidationResult } from './validation-result.
 import { validateWebhookEvent, type WebhookEventValidationOptions } from './validate-webhook-event.js';
 import { WebhookValidatorOptionError } from './webhook-validator-option-error.js';
 
-/** Default `maxBytes`: 1 MiB, several hundred times a user event with many cards. */
+/**
+ * Default `maxBytes` of `parseWebhookEvent`: 1 MiB, hundreds of times a user event with many cards.
+ *
+ * @example
+ * parseWebhookEvent(rawBody, { maxBytes: DEFAULT_MAX_BYTES * 4 });
+ */
 export const DEFAULT_MAX_BYTES = 1_048_576;
-/** Default `maxDepth`: the user events nest 4 levels; 64 leaves room for new payloads. */
+/**
+ * Default `maxDepth` of `parseWebhookEvent`: the user events nest 4 levels; 64 leaves room for new payloads.
+ *
+ * @example
+ * parseWebhookEvent(rawBody, { maxDepth: DEFAULT_MAX_DEPTH * 2 });
+ */
 export const DEFAULT_MAX_DEPTH = 64;
 
 /**

@@ -2,7 +2,7 @@ import { strictValidators, tolerantValidators } from './generated/validators.js'
 import { WebhookValidatorOptionError } from './webhook-validator-option-error.js';
 import { toValidationErrors } from './schema-errors.js';
 import { invalid, type WebhookEventValidationResult } from './validation-result.js';
-import type { WebhookEvent } from './webhook-event.js';
+import type { WebhookEvent } from '@capi/event-types';
 
 /**
  * Options of `validateWebhookEvent` and `parseWebhookEvent`.

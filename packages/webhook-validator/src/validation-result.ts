@@ -1,4 +1,4 @@
-import type { WebhookEvent } from './webhook-event.js';
+import type { WebhookEvent } from '@capi/event-types';
 
 /**
  * One reason why a webhook body is not a valid event.

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import type { KycStatus, User, WebhookEvent } from '@capi/event-types';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { validateWebhookEvent, WebhookValidatorOptionError, type WebhookEventValidationResult } from '../src/index.js';
 import userCreatedEvent from './fixtures/user-created-event.json' with { type: 'json' };
 import { mutationsOf, UNKNOWN_PROPERTY } from './support/mutation-corpus.js';
@@ -238,5 +239,18 @@ describe('rejects an invalid option with WebhookValidatorOptionError', () => {
     } catch (error) {
       expect(error).toMatchObject({ code: 'invalid_option', option: 'strict' });
     }
+  });
+});
+
+describe('types the event by its eventType (WebhookEvent from @capi/event-types)', () => {
+  it('narrows the result, then the event', () => {
+    const result = validateWebhookEvent(realisticEvent());
+    expectTypeOf(result).toEqualTypeOf<WebhookEventValidationResult>();
+    if (!result.ok) throw new Error('the realistic event must be valid');
+    expectTypeOf(result.event).toEqualTypeOf<WebhookEvent>();
+    if (result.event.eventType === 'card.transaction.created') throw new Error('a user.created event was validated');
+    expectTypeOf(result.event.data).toEqualTypeOf<User>();
+    expectTypeOf(result.event.data.kycStatus).toEqualTypeOf<KycStatus>();
+    expect(result.event.data.kycStatus).toBe('approved');
   });
 });

@@ -2,7 +2,14 @@
 // specs/dist/schemas/*.json (specs/schemas/*.yaml, as referenced by specs/asyncapi.yaml).
 // Do not edit: change the spec, then run `pnpm --filter @capi/webhook-validator gen`.
 
-/** The JSON Schemas (draft 2020-12) of the webhook events and of every schema they reference, by title. */
+/**
+ * The JSON Schemas (draft 2020-12) of the webhook events and of every schema they reference,
+ * by title, exactly as the spec publishes them (each with its `$id`; `$ref`s use those ids).
+ *
+ * @example
+ * import { schemas } from '@capi/webhook-validator/schemas';
+ * console.log(schemas.User.required);
+ */
 export const schemas = {
   "AvailableFeatures": {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -572,10 +579,14 @@ export const schemas = {
   }
 } as const;
 
-/** The event types these schemas describe, in alphabetical order. */
-export const webhookEventTypes = ["card.transaction.created","kyc.phone-validation.changed","kyc.source-of-funds.changed","kyc.status.changed","user.created"] as const;
-
-/** The `$id` of each event's schema, by event type. */
+/**
+ * The `$id` of each event's schema, by event type.
+ *
+ * @example
+ * import { schemas, webhookEventSchemaIds } from '@capi/webhook-validator/schemas';
+ * const ajv = new Ajv2020({ schemas: Object.values(schemas) });
+ * const validateUserCreated = ajv.getSchema(webhookEventSchemaIds['user.created']);
+ */
 export const webhookEventSchemaIds = {
   "card.transaction.created": "https://schemas.capi.dev/v1/CardTransactionCreatedEvent.json",
   "kyc.phone-validation.changed": "https://schemas.capi.dev/v1/KycPhoneValidationChangedEvent.json",
