@@ -40,6 +40,8 @@ interface RefreshRecord {
   used: boolean;
 }
 
+const MAX_REMEMBERED_TOKENS = 10_000;
+
 const unauthorized = (code: string, message: string) => new ApiError(401, { code, message });
 
 /**
@@ -51,6 +53,9 @@ export class TokenService {
   readonly #secret = new Uint8Array(randomBytes(32));
   readonly #refreshTokens = new Map<string, RefreshRecord>();
   readonly #revokedSessions = new Set<string>();
+  // Tokens already verified once: a client sends the same token on every request, and the
+  // HMAC check dominates the cost of the limit GET. Expiry and revocation are still checked.
+  readonly #verified = new Map<string, AccessTokenClaims>();
 
   constructor(
     readonly generation: Generation,
@@ -66,6 +71,8 @@ export class TokenService {
 
   /** Checks a bearer token; throws a 401 {@link ApiError} that says what to do when it is unusable. */
   async verify(token: string): Promise<AccessTokenClaims> {
+    const known = this.#verified.get(token);
+    if (known) return this.#checkStillValid(known);
     let claims: AccessTokenClaims;
     try {
       const result = await jwtVerify(token, this.#secret, {
@@ -80,6 +87,15 @@ export class TokenService {
         throw unauthorized('TokenExpired', 'The access token has expired; sign in again (new nonce, sign the SIWE message, POST /api/v1/auth/challenge) or refresh it.');
       }
       throw unauthorized('InvalidToken', 'The access token is not one this sandbox issued (bad signature, malformed, or from an earlier sandbox run); sign in again.');
+    }
+    if (this.#verified.size >= MAX_REMEMBERED_TOKENS) this.#verified.clear();
+    this.#verified.set(token, claims);
+    return this.#checkStillValid(claims);
+  }
+
+  #checkStillValid(claims: AccessTokenClaims): AccessTokenClaims {
+    if (claims.exp * 1000 <= this.now()) {
+      throw unauthorized('TokenExpired', 'The access token has expired; sign in again (new nonce, sign the SIWE message, POST /api/v1/auth/challenge) or refresh it.');
     }
     if (claims.sid !== undefined && this.#revokedSessions.has(claims.sid)) {
       throw unauthorized('SessionRevoked', 'This session was ended because one of its refresh tokens was used twice; sign in again.');
