@@ -1,4 +1,4 @@
-import { verifyWebhookSignature, WebhookSignatureError } from '@capi/webhook-signature';
+import { PublicKeyFetchError, verifyWebhookSignature, WebhookSignatureError } from '@capi/webhook-signature';
 import { WebhookReceiverError } from './errors.js';
 import type { ReceiverOutcome } from './status-table.js';
 
@@ -64,7 +64,7 @@ export function createSignatureCheck(options: SignatureCheckOptions) {
       if (error instanceof WebhookSignatureError && error.code === 'invalid_public_key') {
         return { outcome: 'receiver_misconfigured', detail: undefined, error, serverSide: true };
       }
-      if (error instanceof Error && error.name === 'PublicKeyFetchError') {
+      if (error instanceof PublicKeyFetchError) {
         // The key endpoint failed: it may be back by the retry.
         return { outcome: 'public_key_unavailable', detail: undefined, error, serverSide: true };
       }

@@ -1,0 +1,137 @@
+import { createServer } from 'node:http';
+import { PublicKeyFetchError, WebhookSignatureError, createPublicKeyProvider, signWebhook } from '@capi/webhook-signature';
+import Fastify from 'fastify';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createWebhookReceiver, toNodeHandler, WebhookReceiverError, type WebhookErrorContext } from '../src/index.js';
+import { eventBody } from './helpers/events.js';
+import { createFakeService, type FakeService } from './helpers/service.js';
+import { listen, type RunningServer } from './helpers/servers.js';
+
+let service: FakeService;
+const running: RunningServer[] = [];
+
+beforeAll(async () => {
+  service = await createFakeService();
+});
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => server.close()));
+});
+
+async function signedRequest(body: string, init: RequestInit = {}): Promise<Request> {
+  const { headers } = await signWebhook({ rawBody: body, privateKey: service.privateKey });
+  return new Request('http://127.0.0.1/webhooks', { method: 'POST', headers, body, ...init });
+}
+
+describe('rejects wrong options at creation with invalid_options naming the option', () => {
+  const cases: Array<[string, () => unknown, RegExp]> = [
+    ['no options', () => createWebhookReceiver(undefined as never), /needs an options object/],
+    ['no publicKey', () => createWebhookReceiver({} as never), /publicKey is required/],
+    ['maxBodyBytes of 0', () => createWebhookReceiver({ publicKey: service.publicKey, maxBodyBytes: 0 }), /maxBodyBytes must be a positive integer/],
+    ['a negative tolerance', () => createWebhookReceiver({ publicKey: service.publicKey, toleranceSeconds: -1 }), /toleranceSeconds must be a number of seconds >= 0/],
+    ['a dedupe store without release', () => createWebhookReceiver({ publicKey: service.publicKey, dedupe: { claim: () => ({ state: 'processed' }) } as never }), /dedupe must be a store with claim, markProcessed and release/],
+    ['an onError that is not a function', () => createWebhookReceiver({ publicKey: service.publicKey, onError: 'log' as never }), /onError must be a function/],
+    ['a handler for an event type the SDK does not know', () => createWebhookReceiver({ publicKey: service.publicKey }).on('account.frozen' as never, () => undefined), /not an event type this SDK version knows; handle new kinds with onUnknownEvent/],
+    ['a handler that is not a function', () => createWebhookReceiver({ publicKey: service.publicKey }).on('user.created', undefined as never), /needs a handler function/],
+  ];
+  it.each(cases)('throws for %s', (_name, create, message) => {
+    expect(create).toThrow(WebhookReceiverError);
+    expect(create).toThrow(message);
+    try { create(); } catch (error) { expect((error as WebhookReceiverError).code).toBe('invalid_options'); }
+  });
+});
+
+describe('takes the public key from the key endpoint through a provider', () => {
+  it('verifies with the key the endpoint serves, and answers 503 public_key_unavailable while it fails', async () => {
+    let keyEndpointUp = true;
+    const keyServer = await listen(createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(keyEndpointUp ? { success: true, publicKey: service.publicKey } : { success: false, publicKey: '' }));
+    }));
+    running.push(keyServer);
+    const reported: Array<{ error: unknown; context: WebhookErrorContext }> = [];
+    const receiver = createWebhookReceiver({
+      publicKey: createPublicKeyProvider({ url: `${keyServer.url}/api/v1/public-key` }),
+      onError: (error, context) => reported.push({ error, context }),
+    });
+    expect((await receiver.handle(await signedRequest(eventBody('user.created', 'p1')))).status).toBe(200);
+
+    keyEndpointUp = false;
+    const receiverWithoutKey = createWebhookReceiver({
+      publicKey: createPublicKeyProvider({ url: `${keyServer.url}/api/v1/public-key` }),
+      onError: (error, context) => reported.push({ error, context }),
+    });
+    const response = await receiverWithoutKey.handle(await signedRequest(eventBody('user.created', 'p2')));
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ code: 'public_key_unavailable' });
+    expect(reported).toHaveLength(1);
+    expect(reported[0]!.error).toBeInstanceOf(PublicKeyFetchError);
+    expect(reported[0]!.context.outcome).toBe('public_key_unavailable');
+  });
+});
+
+describe('answers 500 when the receiver itself is misconfigured, so that deliveries wait for the fix', () => {
+  it('answers 500 receiver_misconfigured for a public key that is not a key, and reports invalid_public_key', async () => {
+    const reported: unknown[] = [];
+    const receiver = createWebhookReceiver({ publicKey: 'not-a-key', onError: (error) => reported.push(error) });
+    const response = await receiver.handle(await signedRequest(eventBody('user.created', 'm1')));
+    expect(response.status).toBe(500);
+    expect(await response.json()).toMatchObject({ code: 'receiver_misconfigured' });
+    expect(reported[0]).toBeInstanceOf(WebhookSignatureError);
+    expect(reported[0]).toMatchObject({ code: 'invalid_public_key' });
+  });
+
+  it('answers 500 body_already_consumed for a Request whose body was read before handle', async () => {
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, onError: () => undefined });
+    const request = await signedRequest(eventBody('user.created', 'm2'));
+    await request.text();
+    const response = await receiver.handle(request);
+    expect(response.status).toBe(500);
+    expect(await response.json()).toMatchObject({ code: 'body_already_consumed', message: expect.stringContaining('Pass the untouched Request') });
+  });
+
+  it('answers 500 internal_error when a server adapter fails unexpectedly, and reports it', async () => {
+    const failure = new Error('socket reset');
+    const reported: Array<[unknown, string]> = [];
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, onError: (error, context) => reported.push([error, context.outcome]) });
+    const { reply } = await receiver.receive({ method: 'POST', header: () => undefined, readRawBody: () => Promise.reject(failure) });
+    expect(reply.status).toBe(500);
+    expect(JSON.parse(reply.body)).toMatchObject({ code: 'internal_error' });
+    expect(reported).toEqual([[failure, 'internal_error']]);
+  });
+});
+
+describe('keeps acknowledged work alive through waitUntil on runtimes that freeze after the reply', () => {
+  it('hands the handlers still running after a 202 to waitUntil', async () => {
+    const handled: string[] = [];
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, acknowledgeEarly: true })
+      .onAny(async (event) => { await new Promise((resolve) => setImmediate(resolve)); handled.push(event.data.id as string); });
+    const pending: Array<Promise<unknown>> = [];
+    const response = await receiver.handle(await signedRequest(eventBody('user.created', 'w1')), { waitUntil: (work) => pending.push(work) });
+    expect(response.status).toBe(202);
+    expect(pending).toHaveLength(1);
+    await pending[0];
+    expect(handled).toEqual(['w1']);
+  });
+});
+
+describe('serves Fastify through toNodeHandler when Fastify leaves the body unread', () => {
+  it('processes deliveries on a route whose content-type parser does not consume the body', async () => {
+    const handled: string[] = [];
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey }).onAny((event) => { handled.push(event.data.id as string); });
+    const handleWebhook = toNodeHandler(receiver);
+    const app = Fastify();
+    await app.register(async (webhooks) => {
+      webhooks.removeAllContentTypeParsers();
+      webhooks.addContentTypeParser('*', (_request, _payload, done) => done(null));
+      webhooks.post('/webhooks', async (request, reply) => {
+        reply.hijack();
+        await handleWebhook(request.raw, reply.raw);
+      });
+    });
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    running.push({ url: address, close: () => app.close() });
+    expect(await service.deliver(`${address}/webhooks`, eventBody('user.created', 'f1'))).toMatchObject({ status: 200, body: { code: 'processed' } });
+    expect(handled).toEqual(['f1']);
+  });
+});
