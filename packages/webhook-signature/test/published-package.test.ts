@@ -55,7 +55,7 @@ describe('the web build runs without Node: no node: imports, no Buffer', () => {
 
   it('signs and verifies in a realm with only web globals (no Buffer, no require, no process)', async () => {
     const { code } = await bundle('browser', [], 'iife');
-    const realm = createContext({ crypto, CryptoKey, TextEncoder, URL, AbortSignal, fetch });
+    const realm = createContext({ crypto, CryptoKey, TextEncoder, URL, AbortSignal, fetch, atob, btoa });
     runInContext(code, realm);
     const result = await runInContext(
       `(async () => {
