@@ -76,7 +76,7 @@ describe('every example is valid against its schema and none is missing', () => 
 
   it('reports a message example whose signature header is not base64 of 64 bytes, in asyncapi.yaml', () => {
     scratch = createScratchSpecs();
-    const line = scratch.edit('asyncapi.yaml', 'X-Webhook-Timestamp: "1795776000"\n            X-Webhook-Signature: 2qLn', 'X-Webhook-Timestamp: "1795776000"\n            X-Webhook-Signature: !!str 2qLn==');
+    const line = scratch.edit('asyncapi.yaml', 'X-Webhook-Timestamp: "1795776000"\n            X-Webhook-Signature: DWD3', 'X-Webhook-Timestamp: "1795776000"\n            X-Webhook-Signature: !!str DWD3==');
     const problems = examplesOf(scratch.dir);
     expect(problems.map((problem) => [problem.file, problem.rule])).toEqual([['asyncapi.yaml', 'example-valid']]);
     expect(problems[0].line).toBe(line - 1);
