@@ -1,4 +1,11 @@
-/** Machine-readable reasons a sandbox cannot start or an option is unusable. */
+/**
+ * Machine-readable reasons a sandbox cannot start or an option is unusable.
+ *
+ * @example
+ * ```ts
+ * const code: SandboxConfigErrorCode = 'invalid_users_file';
+ * ```
+ */
 export type SandboxConfigErrorCode =
   | 'invalid_option'
   | 'invalid_users_file'

@@ -3,7 +3,14 @@ import type { Generation } from './auth/token-service.js';
 import { SandboxConfigError } from './errors.js';
 import type { UserSeed } from './users/user.js';
 
-/** Options of {@link startSandbox}; every one is optional. */
+/**
+ * Options of {@link startSandbox}; every one is optional.
+ *
+ * @example
+ * ```ts
+ * const options: SandboxOptions = { generation: 'newer', whitelist: ['app.example.com'], timeScale: 60 };
+ * ```
+ */
 export interface SandboxOptions {
   /** Port of the core API (`baseUrl`). Default 0: a free port chosen by the OS. */
   port?: number;
@@ -37,6 +44,11 @@ export interface SandboxOptions {
  * A well-known development wallet (the first account of Anvil and Hardhat), seeded as a
  * user when no users are given, so that `capi-sandbox serve` can be signed in to at once.
  * Its private key is public: never use it for anything of value.
+ *
+ * @example
+ * ```ts
+ * const account = privateKeyToAccount(DEV_WALLET.privateKey); // viem/accounts
+ * ```
  */
 export const DEV_WALLET = {
   address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',

@@ -24,7 +24,15 @@ import { EventPublisher } from './webhooks/event-publisher.js';
 import { sampleEventData, type SandboxEventType } from './webhooks/sample-event-data.js';
 import { createWebhookSigner } from './webhooks/webhook-signer.js';
 
-/** A running sandbox, as {@link startSandbox} returns it. */
+/**
+ * A running sandbox, as {@link startSandbox} returns it.
+ *
+ * @example
+ * ```ts
+ * const sandbox: Sandbox = await startSandbox();
+ * const client = createPartnerClient({ baseUrl: sandbox.baseUrl, webhooksUrl: sandbox.webhooksUrl });
+ * ```
+ */
 export interface Sandbox {
   /** The core API base URL (`{base_url}`): auth, limits and the `/__sandbox/` admin endpoints. */
   readonly baseUrl: string;

@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 
-/** How long an issued nonce can be used: 5 minutes. */
+/**
+ * How long an issued nonce can be used: 5 minutes.
+ *
+ * @example
+ * ```ts
+ * sandbox.advanceClock(NONCE_LIFETIME_MS + 1); // every nonce issued so far is now expired
+ * ```
+ */
 export const NONCE_LIFETIME_MS = 5 * 60 * 1000;
 
 /** Why a nonce was refused. */

@@ -7,6 +7,11 @@ import { ApiError } from '../http/api-error.js';
  * - `older`: one JWT whose lifetime is the requested `ttlInSeconds` (1 to 24 hours);
  * - `newer`: a 15-minute access token plus a 7-day refresh token that rotates on every
  *   refresh; presenting a refresh token twice ends the whole session.
+ *
+ * @example
+ * ```ts
+ * await startSandbox({ generation: 'newer' });
+ * ```
  */
 export type Generation = 'older' | 'newer';
 

@@ -1,4 +1,11 @@
-/** The default daily spending limit: 10,000 USD in cents (reference 8). */
+/**
+ * The default daily spending limit: 10,000 USD in cents (reference 8).
+ *
+ * @example
+ * ```ts
+ * expect(limit.amount).toBe(DEFAULT_DAILY_LIMIT_CENTS); // 1_000_000
+ * ```
+ */
 export const DEFAULT_DAILY_LIMIT_CENTS = 1_000_000;
 
 /** The spec's AccountLimit. */

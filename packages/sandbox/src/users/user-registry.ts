@@ -3,13 +3,28 @@ import type { SchemaCheck } from '../conformance/schema-check.js';
 import { completeUser } from './complete-user.js';
 import { KYC_STATUSES, type KycStatus, type User, type UserSeed } from './user.js';
 
-/** The user events of reference 6.1, each emitted by the change it names. */
+/**
+ * The user events of reference 6.1, each emitted by the change it names.
+ *
+ * @example
+ * ```ts
+ * const eventType: UserEventType = 'kyc.phone-validation.changed';
+ * ```
+ */
 export type UserEventType = 'user.created' | 'kyc.status.changed' | 'kyc.phone-validation.changed' | 'kyc.source-of-funds.changed';
 
 /** Receives a snapshot of the user after each change. */
 export type UserEventSink = (eventType: UserEventType, user: User) => void;
 
-/** Why a user change was refused; the message says what to send instead. */
+/**
+ * Why a user change was refused; the message says what to send instead.
+ *
+ * @example
+ * ```ts
+ * try { sandbox.users.setKycStatus('no-such-id', 'approved'); }
+ * catch (error) { if (error instanceof UserRegistryError) console.error(error.code); } // 'unknown_user'
+ * ```
+ */
 export class UserRegistryError extends Error {
   override readonly name = 'UserRegistryError';
   constructor(

@@ -1,4 +1,11 @@
-/** The eight KYC states of reference 2.5. */
+/**
+ * The eight KYC states of reference 2.5.
+ *
+ * @example
+ * ```ts
+ * for (const kycStatus of KYC_STATUSES) sandbox.users.setKycStatus(user.id, kycStatus);
+ * ```
+ */
 export const KYC_STATUSES = [
   'notStarted',
   'documentsRequested',
@@ -10,9 +17,24 @@ export const KYC_STATUSES = [
   'requiresAction',
 ] as const;
 
+/**
+ * One of {@link KYC_STATUSES}.
+ *
+ * @example
+ * ```ts
+ * const kycStatus: KycStatus = 'approved';
+ * ```
+ */
 export type KycStatus = (typeof KYC_STATUSES)[number];
 
-/** A user as the service sends it in every user and KYC event (reference 2.1); every field is present. */
+/**
+ * A user as the service sends it in every user and KYC event (reference 2.1); every field is present.
+ *
+ * @example
+ * ```ts
+ * const user: User = sandbox.users.create({ email: 'ada@example.com' });
+ * ```
+ */
 export interface User {
   id: string;
   email: string | null;
@@ -52,6 +74,11 @@ export interface User {
  * What you give the sandbox to create a user: any subset of the User fields. Missing fields
  * get defaults (nullable ones null, `kycStatus` `notStarted`, empty lists); sign-in wallets
  * may be written as plain address strings.
+ *
+ * @example
+ * ```ts
+ * const seed: UserSeed = { email: 'ada@example.com', signInWallets: ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'] };
+ * ```
  */
 export type UserSeed = Partial<Omit<User, 'signInWallets'>> & {
   signInWallets?: (string | { address: string })[];

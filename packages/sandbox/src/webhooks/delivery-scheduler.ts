@@ -2,13 +2,35 @@ import { randomUUID } from 'node:crypto';
 import { postWebhook, type PostOutcome } from './post-webhook.js';
 import type { WebhookSigner } from './webhook-signer.js';
 
-/** Delays before the 2nd, 3rd and 4th attempt, in real minutes (reference 6.3): 1, 5, 15. */
+/**
+ * Delays before the 2nd, 3rd and 4th attempt, in milliseconds of real time (reference 6.3):
+ * 1, 5 and 15 minutes. The sandbox divides them by its time scale.
+ *
+ * @example
+ * ```ts
+ * const scaled = RETRY_DELAYS_MS.map((ms) => ms / 60); // --time-scale 60: 1 s, 5 s, 15 s
+ * ```
+ */
 export const RETRY_DELAYS_MS = [60_000, 300_000, 900_000] as const;
 
-/** How long a receiver has to answer (reference 4.6). */
+/**
+ * How long a receiver has to answer (reference 4.6): 30 seconds.
+ *
+ * @example
+ * ```ts
+ * await startSandbox({ deliveryTimeoutMs: DEFAULT_DELIVERY_TIMEOUT_MS / 100 }); // test a slow receiver quickly
+ * ```
+ */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 30_000;
 
-/** One POST of a delivery, as the delivery log shows it. */
+/**
+ * One POST of a delivery, as the delivery log shows it.
+ *
+ * @example
+ * ```ts
+ * const statuses = sandbox.deliveries()[0].attempts.map((attempt: DeliveryAttempt) => attempt.status);
+ * ```
+ */
 export interface DeliveryAttempt {
   /** 1 for the first POST, 2 to 4 for the retries. */
   attempt: number;
@@ -32,6 +54,12 @@ export interface DeliveryAttempt {
  * One event sent to one endpoint, with every attempt. `state`: `delivering` while an
  * attempt is in flight, `retrying` while waiting for the next, then `succeeded` or `failed`
  * (after the 4th attempt, or when the sandbox closed).
+ *
+ * @example
+ * ```ts
+ * await sandbox.whenDeliveriesSettled();
+ * const failed = sandbox.deliveries().filter((delivery: Delivery) => delivery.state === 'failed');
+ * ```
  */
 export interface Delivery {
   id: string;

@@ -1,7 +1,16 @@
 import type { Delivery, DeliveryScheduler } from './delivery-scheduler.js';
 import { eventProblems } from './event-conformance.js';
 
-/** Why an event could not be published; the message says what to change. */
+/**
+ * Why an event could not be published (data not matching the spec, or an endpoint that is
+ * not an http(s) URL); the message says what to change.
+ *
+ * @example
+ * ```ts
+ * try { sandbox.sendEvent('user.created', { id: 1 }); }
+ * catch (error) { if (error instanceof EventPublishError) console.error(error.code); } // 'invalid_event'
+ * ```
+ */
 export class EventPublishError extends Error {
   override readonly name = 'EventPublishError';
   constructor(

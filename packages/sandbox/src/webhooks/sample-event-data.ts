@@ -1,7 +1,14 @@
 import { completeUser } from '../users/complete-user.js';
 import type { User } from '../users/user.js';
 
-/** The event types the sandbox can send (reference 6.1). */
+/**
+ * The event types the sandbox can send (reference 6.1).
+ *
+ * @example
+ * ```ts
+ * for (const eventType of SANDBOX_EVENT_TYPES) sandbox.sendEvent(eventType);
+ * ```
+ */
 export const SANDBOX_EVENT_TYPES = [
   'user.created',
   'kyc.status.changed',
@@ -10,6 +17,14 @@ export const SANDBOX_EVENT_TYPES = [
   'card.transaction.created',
 ] as const;
 
+/**
+ * One of {@link SANDBOX_EVENT_TYPES}.
+ *
+ * @example
+ * ```ts
+ * const eventType: SandboxEventType = 'kyc.status.changed';
+ * ```
+ */
 export type SandboxEventType = (typeof SANDBOX_EVENT_TYPES)[number];
 
 /** A complete example user for events sent without a user (`send-event`, `POST /__sandbox/events`). */
