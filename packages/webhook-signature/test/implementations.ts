@@ -12,26 +12,21 @@ export const implementations: [string, Api][] = [
   ['web', webBuild],
 ];
 
-/** Awaits a promise that must reject with a WebhookSignatureError of `code`, and returns it. */
-export async function rejectsWithCode(promise: Promise<unknown>, code: WebhookSignatureError['code']): Promise<WebhookSignatureError> {
+/** Awaits a promise that must reject with an instance of `type` whose `code` is `code`, and returns it. */
+async function rejectsWith<E extends Error & { code: string }>(promise: Promise<unknown>, type: new (...args: never[]) => E, code: E['code']): Promise<E> {
   const error = await promise.then(
     () => undefined,
     (reason: unknown) => reason,
   );
-  expect(error).toBeInstanceOf(WebhookSignatureError);
-  expect((error as WebhookSignatureError).code).toBe(code);
-  return error as WebhookSignatureError;
+  expect(error).toBeInstanceOf(type);
+  expect((error as E).code).toBe(code);
+  return error as E;
 }
 
-/** Awaits a promise that must reject with a PublicKeyFetchError of `code`, and returns it. */
-export async function rejectsWithFetchCode(promise: Promise<unknown>, code: PublicKeyFetchError['code']): Promise<PublicKeyFetchError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(PublicKeyFetchError);
-  expect((error as PublicKeyFetchError).code).toBe(code);
-  return error as PublicKeyFetchError;
-}
+export const rejectsWithCode = (promise: Promise<unknown>, code: WebhookSignatureError['code']) =>
+  rejectsWith(promise, WebhookSignatureError, code);
+
+export const rejectsWithFetchCode = (promise: Promise<unknown>, code: PublicKeyFetchError['code']) =>
+  rejectsWith(promise, PublicKeyFetchError, code);
 
 export const hexToBytes = (hex: string): Uint8Array => new Uint8Array(Buffer.from(hex, 'hex'));
