@@ -258,3 +258,28 @@ ${assumption}
     expect(await problemsOf('capi-assumption-well-formed', 'assumptions.yaml', text)).toEqual([]);
   });
 });
+
+describe('the built-in rulesets spectral:oas and spectral:asyncapi apply alongside the project rules', () => {
+  it('spectral:oas reports an OpenAPI document without info.contact', async () => {
+    const text = openApi(`  /things:
+    get:
+      operationId: getThings
+      responses:
+        "200":
+          description: OK
+`);
+    expect(await problemsOf('info-contact', 'no-contact.yaml', text)).toHaveLength(1);
+  });
+
+  it('spectral:asyncapi reports an AsyncAPI 3 document without info.contact', async () => {
+    const text = `asyncapi: 3.0.0
+info:
+  title: Seeded
+  version: 1.0.0
+  description: Seeded.
+channels: {}
+operations: {}
+`;
+    expect(await problemsOf('asyncapi-info-contact', 'no-contact-asyncapi.yaml', text)).toHaveLength(1);
+  });
+});
