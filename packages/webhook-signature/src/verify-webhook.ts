@@ -81,9 +81,10 @@ export async function verifyWebhookSignatureWith(engine: Ed25519Engine, options:
   const message = signedMessage(timestamp, body);
 
   if (isPublicKeyProvider(publicKey)) return verifyWithProvider(engine, publicKey, signature, message);
+  // Cached keys and node:crypto answer synchronously: await only what is really pending.
   const resolved = resolvePublicKey(publicKey);
-  const key = resolved instanceof Promise ? await resolved : resolved;
-  if (!(await engine.verify(key, signature, message))) throw invalidSignature();
+  const verdict = engine.verify(resolved instanceof Promise ? await resolved : resolved, signature, message);
+  if (verdict !== true && (verdict === false || !(await verdict))) throw invalidSignature();
 }
 
 export async function isValidWebhookSignatureWith(engine: Ed25519Engine, options: VerifyWebhookSignatureOptions): Promise<boolean> {
