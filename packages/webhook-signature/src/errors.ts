@@ -8,6 +8,11 @@
  * - `invalid_signature`: well-formed but does not match this body, timestamp and key.
  * - `invalid_public_key` / `invalid_private_key`: the key is in no accepted format.
  * - `body_not_raw`: the body is not a string or bytes (usually already parsed JSON).
+ *
+ * @example
+ * ```ts
+ * const status = (code: WebhookSignatureErrorCode) => (code === 'invalid_public_key' || code === 'body_not_raw' ? 500 : 401);
+ * ```
  */
 export type WebhookSignatureErrorCode =
   | 'missing_timestamp'
@@ -53,6 +58,11 @@ export class WebhookSignatureError extends Error {
  * - `http_error`: the answer had a non-2xx status (see `status`).
  * - `key_unavailable`: the endpoint answered `success: false`.
  * - `malformed_response`: not JSON, not `{ success, publicKey }`, or a key in no accepted format.
+ *
+ * @example
+ * ```ts
+ * const needsConfigFix = (code: PublicKeyFetchErrorCode) => code === 'http_error' || code === 'malformed_response';
+ * ```
  */
 export type PublicKeyFetchErrorCode =
   | 'network_error'

@@ -16,6 +16,11 @@ import { compactKeyText, parsePem } from './pem.js';
 /**
  * An Ed25519 public key: PEM (`BEGIN PUBLIC KEY`, SPKI); base64, base64url or hex text of the
  * raw 32-byte key or of its 44-byte DER SPKI (whitespace ignored); or those bytes.
+ *
+ * @example
+ * ```ts
+ * const publicKey: PublicKeyInput = 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a';
+ * ```
  */
 export type PublicKeyInput = string | Uint8Array | ArrayBuffer;
 
@@ -23,6 +28,11 @@ export type PublicKeyInput = string | Uint8Array | ArrayBuffer;
  * An Ed25519 private key: PEM (`BEGIN PRIVATE KEY`, PKCS8); base64, base64url or hex text of
  * the 32-byte seed, of the 64-byte seed followed by the public key, or of the PKCS8 DER;
  * or those bytes.
+ *
+ * @example
+ * ```ts
+ * const privateKey: PrivateKeyInput = process.env.WEBHOOK_SIGNING_KEY!; // -----BEGIN PRIVATE KEY-----...
+ * ```
  */
 export type PrivateKeyInput = string | Uint8Array | ArrayBuffer;
 

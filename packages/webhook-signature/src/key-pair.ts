@@ -1,6 +1,14 @@
 import { encodePem } from './pem.js';
 
-/** A fresh Ed25519 key pair, as PEM text. */
+/**
+ * A fresh Ed25519 key pair, as PEM text.
+ *
+ * @example
+ * ```ts
+ * const pair: WebhookKeyPair = await generateWebhookKeyPair();
+ * serveKeyEndpoint({ success: true, publicKey: pair.publicKey });
+ * ```
+ */
 export interface WebhookKeyPair {
   /** SPKI PEM (`-----BEGIN PUBLIC KEY-----`): what the service's public-key endpoint serves. */
   publicKey: string;

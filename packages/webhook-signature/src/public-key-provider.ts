@@ -5,7 +5,17 @@ import { describeValue } from './describe-value.js';
 import { PublicKeyFetchError } from './errors.js';
 import { importPublicKeyWithWebCrypto } from './import-key.js';
 
-/** Where the webhook public key comes from; `verifyWebhookSignature` accepts one as `publicKey`. */
+/**
+ * Where the webhook public key comes from; `verifyWebhookSignature` accepts one as `publicKey`.
+ *
+ * @example
+ * ```ts
+ * const fromEnvironment: PublicKeyProvider = {
+ *   get: () => importPublicKey(process.env.CAPI_WEBHOOK_PUBLIC_KEY!),
+ *   refresh: () => importPublicKey(process.env.CAPI_WEBHOOK_PUBLIC_KEY!),
+ * };
+ * ```
+ */
 export interface PublicKeyProvider {
   /** The current key: cached, fetched when there is none or it is older than the cache TTL. */
   get(): Promise<CryptoKey>;
@@ -13,7 +23,14 @@ export interface PublicKeyProvider {
   refresh(): Promise<CryptoKey>;
 }
 
-/** Options of {@link createPublicKeyProvider}. */
+/**
+ * Options of {@link createPublicKeyProvider}.
+ *
+ * @example
+ * ```ts
+ * const options: PublicKeyProviderOptions = { url: `${webhooksUrl}/api/v1/public-key`, cacheTtlMs: 600_000 };
+ * ```
+ */
 export interface PublicKeyProviderOptions {
   /** The endpoint's full URL: `{webhooks_url}/api/v1/public-key`. */
   url: string | URL;

@@ -6,7 +6,14 @@ import type { PrivateKeyInput } from './key-material.js';
 import { type RawBody, readRawBody, signedMessage } from './signed-message.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook-headers.js';
 
-/** Options of `signWebhook`. */
+/**
+ * Options of `signWebhook`.
+ *
+ * @example
+ * ```ts
+ * const options: SignWebhookOptions = { rawBody: JSON.stringify(event), privateKey, timestamp: 1700000000 };
+ * ```
+ */
 export interface SignWebhookOptions {
   /** The exact body that will be sent. */
   rawBody: RawBody;
@@ -16,7 +23,15 @@ export interface SignWebhookOptions {
   timestamp?: number | string;
 }
 
-/** What `signWebhook` returns: the two header values, and the headers ready to send. */
+/**
+ * What `signWebhook` returns: the two header values, and the headers ready to send.
+ *
+ * @example
+ * ```ts
+ * const { headers }: SignedWebhook = await signWebhook({ rawBody: body, privateKey });
+ * await fetch(receiverUrl, { method: 'POST', headers, body });
+ * ```
+ */
 export interface SignedWebhook {
   /** The `X-Webhook-Timestamp` value. */
   timestamp: string;

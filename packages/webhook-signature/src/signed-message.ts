@@ -5,6 +5,11 @@ import { WebhookSignatureError } from './errors.js';
 /**
  * The request body exactly as received: a string, or bytes (a Node `Buffer` is a Uint8Array).
  * Never a parsed object: re-serializing JSON changes the bytes and breaks the signature.
+ *
+ * @example
+ * ```ts
+ * const rawBody: RawBody = await request.text(); // or req.body from express.raw()
+ * ```
  */
 export type RawBody = string | Uint8Array | ArrayBuffer;
 

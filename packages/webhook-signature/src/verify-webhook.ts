@@ -15,7 +15,19 @@ import {
 /** Industry practice (Stripe, Standard Webhooks); the reference states no tolerance. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
-/** Options of `verifyWebhookSignature` and `isValidWebhookSignature`. */
+/**
+ * Options of `verifyWebhookSignature` and `isValidWebhookSignature`.
+ *
+ * @example
+ * ```ts
+ * const options: VerifyWebhookSignatureOptions = {
+ *   rawBody: req.body,
+ *   timestamp: req.headers['x-webhook-timestamp'],
+ *   signature: req.headers['x-webhook-signature'],
+ *   publicKey: provider,
+ * };
+ * ```
+ */
 export interface VerifyWebhookSignatureOptions {
   /** The request body exactly as received: string, Uint8Array/Buffer or ArrayBuffer. */
   rawBody: RawBody;

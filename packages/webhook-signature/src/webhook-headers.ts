@@ -7,7 +7,14 @@ import { type WebhookSignatureErrorCode, WebhookSignatureError } from './errors.
 export const TIMESTAMP_HEADER = 'X-Webhook-Timestamp';
 export const SIGNATURE_HEADER = 'X-Webhook-Signature';
 
-/** A header value as frameworks hand it over: a string, absent, or every value sent. */
+/**
+ * A header value as frameworks hand it over: a string, absent, or every value sent.
+ *
+ * @example
+ * ```ts
+ * const timestamp: HeaderValue = req.headers['x-webhook-timestamp']; // Node: string | string[] | undefined
+ * ```
+ */
 export type HeaderValue = string | readonly string[] | null | undefined;
 
 // More than 15 digits cannot be an exact number, and no real clock is that far off.
