@@ -1,0 +1,15 @@
+/**
+ * A TSDoc block for generated code; `*\/` inside the text is broken up so a description
+ * can never end the comment early.
+ *
+ * @param {string | undefined} text
+ * @returns {string} the comment followed by a newline, or '' when there is no text
+ * @example
+ * tsdocComment('The user.') // '/** The user. *\/\n'
+ */
+export function tsdocComment(text) {
+  const lines = (text ?? '').trim().replaceAll('*/', '*\\/').split('\n').map((line) => line.trimEnd());
+  if (lines.length === 1 && lines[0] === '') return '';
+  if (lines.length === 1) return `/** ${lines[0]} */\n`;
+  return `/**\n${lines.map((line) => ` *${line ? ` ${line}` : ''}`).join('\n')}\n */\n`;
+}

@@ -1,0 +1,1392 @@
+// This file is generated. Do not edit it by hand.
+// Source: specs/openapi.yaml (info.version 1.0.0), read from specs/dist/openapi.json.
+// Regenerate: pnpm --filter @capi/openapi-types gen (pnpm build runs it).
+
+export interface paths {
+    "/api/v1/auth/nonce": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Generate a nonce
+         * @description Returns a new single-use nonce to embed in the SIWE message. Each sign-in attempt needs a new one (replay protection). The body is the bare nonce as `text/plain`; trim whitespace and quotes before use.
+         */
+        get: operations["getNonce"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a SIWE signature and obtain an access token
+         * @description Exchanges a signed SIWE message for a JWT access token.
+         *
+         *     Rules (reference 5): the signer must own a registered account; the SIWE `domain` must
+         *     be whitelisted in the partner dashboard (`localhost`, with or without a port, is always
+         *     allowed); `127.0.0.1` in the message may be blocked by the firewall (`WAFForbidden`);
+         *     the nonce must be fresh. Signatures from EOAs (EIP-191) and smart accounts (EIP-1271)
+         *     are accepted.
+         *
+         *     Token lifetime differs by generation (reference 9):
+         *     - older generation: a single token valid for the requested `ttlInSeconds` (1 to 24 hours);
+         *     - newer generation: an access token valid 15 minutes plus a `refreshToken` valid 7 days
+         *       with rotation (the refresh call is not part of the reference).
+         *
+         *     When a later request answers 401 because the token expired, the client restarts the
+         *     whole flow (new nonce, new signature), which needs the user.
+         *
+         *     Newer generation: one owner address is fixed at account creation; no other SIWE
+         *     address can be added. A migrated user signs in with a wallet that currently owns the
+         *     existing smart account, and that wallet becomes the only sign-in wallet.
+         */
+        post: operations["verifySiweSignature"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user-api/user/account/limit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the account's daily spending limit
+         * @description Returns the daily spending limit of the authenticated user's account. The limit is cumulative across all cards of the account (not per card, not per transaction); the default is 1,000,000 cents (10,000 USD). `syncStatus` says whether the most recent update has been applied downstream.
+         */
+        get: operations["getAccountLimit"];
+        /**
+         * Set the account's daily spending limit
+         * @description Sets a new daily spending limit and returns it immediately with `syncStatus` `pending`; it becomes `synced` once applied downstream (poll `getAccountLimit`). `amount` is in USD cents, greater than 0 and at most 1,000,000 (10,000 USD) unless a higher maximum was agreed with the partner at onboarding; only `USD` is accepted.
+         */
+        put: operations["setAccountLimit"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the webhook public key
+         * @description Returns the Ed25519 public key that verifies the `X-Webhook-Signature` of every webhook. Use the key only when `success` is true. Cache it, and refetch once when a verification fails (the key may have rotated), rate-limited.
+         */
+        get: operations["getWebhookPublicKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user/onboarding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Poll the onboarding status
+         * @description Newer generation. Returns the user's current onboarding step; poll it to drive the
+         *     onboarding UI. The response shape is not shown in the reference, only the status
+         *     values (`OnboardingStatus`): `action_accept_tos`, `waiting_kyc_setup`,
+         *     `action_complete_kyc`, `action_complete_sof`, and others not listed.
+         *
+         *     Migrated users (reference 3.3 and 9): there is no bulk migration, no migration
+         *     endpoint and no migrated flag. A user re-onboards through the standard flow and is
+         *     recognised only at `registerUser` with a wallet that owns the existing smart account.
+         *     Terms acceptance is always required; `waiting_kyc_setup` lasts while verification data
+         *     is carried over (no fixed duration); KYC is then skipped when verification is carried
+         *     over, and source of funds when the existing answers map onto the current
+         *     questionnaire. When verification cannot be carried over, the user falls back to the
+         *     full standard flow, with no error.
+         */
+        get: operations["getOnboardingStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register the user
+         * @description Newer generation. Registers the signed-in wallet's user, after email one-time-password
+         *     verification. Request and response shapes are not shown in the reference.
+         *
+         *     Migration (reference 9): registration is the only place where an existing user is
+         *     recognised, by registering with a wallet that currently owns the user's existing smart
+         *     account. A user registered with an unrecognised wallet is treated as new and cannot be
+         *     migrated later. The registering wallet becomes the single owner, fixed at account
+         *     creation.
+         */
+        post: operations["registerUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/phone/verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Request a phone one-time password
+         * @description Newer generation. Sends a one-time password to the user's phone. Whether phone verification is needed depends on the partner's requirement (reference 9): either this one-time-password flow, or the phone is set when the first card is created. The older generation always verifies by SMS one-time password (`requestLegacyPhoneVerification`). Shapes not shown in the reference.
+         */
+        post: operations["requestPhoneVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/phone": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the phone number
+         * @description Newer generation. Sets the user's phone number (after the one-time password when the partner requires verification). Shapes not shown in the reference.
+         */
+        post: operations["setPhone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update the phone number
+         * @description Newer generation. Changes the user's phone number. Shapes not shown in the reference.
+         */
+        patch: operations["updatePhone"];
+        trace?: never;
+    };
+    "/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Provision and create the account
+         * @description Newer generation. A single endpoint that provisions and creates the account, including the smart account; the older generation used a dedicated deployment endpoint instead (reference 9). The owner address is fixed here and cannot be changed later. Shapes not shown in the reference.
+         */
+        post: operations["createAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Request an SMS one-time password (older generation)
+         * @description Older generation only. Sends an SMS one-time password to verify the user's phone; the older generation always verifies the phone this way (reference 9). Check it with `checkLegacyPhoneVerification`. Shapes not shown in the reference.
+         */
+        post: operations["requestLegacyPhoneVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/verification/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check an SMS one-time password (older generation)
+         * @description Older generation only. Checks the SMS one-time password sent by `requestLegacyPhoneVerification`. Shapes not shown in the reference.
+         */
+        post: operations["checkLegacyPhoneVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface webhooks {
+    "user.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user was created
+         * @description POSTed to the partner's HTTPS URL. Verify `X-Webhook-Signature` over `${X-Webhook-Timestamp}.${rawBody}` with the key from `getWebhookPublicKey` before parsing; answer any 2xx within 30 seconds, or the delivery is retried after 1, 5 and 15 minutes. Duplicates are possible: process idempotently. See `asyncapi.yaml`.
+         */
+        post: operations["receiveUserCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc.status.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user's KYC status changed
+         * @description POSTed to the partner's HTTPS URL. Verify `X-Webhook-Signature` over `${X-Webhook-Timestamp}.${rawBody}` with the key from `getWebhookPublicKey` before parsing; answer any 2xx within 30 seconds, or the delivery is retried after 1, 5 and 15 minutes. Duplicates are possible: process idempotently. See `asyncapi.yaml`.
+         */
+        post: operations["receiveKycStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc.phone-validation.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user's phone validation status changed
+         * @description POSTed to the partner's HTTPS URL. Verify `X-Webhook-Signature` over `${X-Webhook-Timestamp}.${rawBody}` with the key from `getWebhookPublicKey` before parsing; answer any 2xx within 30 seconds, or the delivery is retried after 1, 5 and 15 minutes. Duplicates are possible: process idempotently. See `asyncapi.yaml`.
+         */
+        post: operations["receiveKycPhoneValidationChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc.source-of-funds.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user's source-of-funds information changed
+         * @description POSTed to the partner's HTTPS URL. Verify `X-Webhook-Signature` over `${X-Webhook-Timestamp}.${rawBody}` with the key from `getWebhookPublicKey` before parsing; answer any 2xx within 30 seconds, or the delivery is retried after 1, 5 and 15 minutes. Duplicates are possible: process idempotently. See `asyncapi.yaml`.
+         */
+        post: operations["receiveKycSourceOfFundsChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "card.transaction.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A card transaction was created (payload not shown)
+         * @description POSTed to the partner's HTTPS URL. Verify `X-Webhook-Signature` over `${X-Webhook-Timestamp}.${rawBody}` with the key from `getWebhookPublicKey` before parsing; answer any 2xx within 30 seconds, or the delivery is retried after 1, 5 and 15 minutes. Duplicates are possible: process idempotently. See `asyncapi.yaml`.
+         */
+        post: operations["receiveCardTransactionCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface components {
+    schemas: {
+        /**
+         * AccessToken
+         * @description The answer to a verified SIWE signature (reference 2.9, 4.2 and 5). Send `token` as `Authorization: Bearer <token>`. Lifetime: older generation, the requested `ttlInSeconds` (1 to 24 hours); newer generation, 15 minutes plus a `refreshToken` valid 7 days that rotates (reusing an old refresh token ends the session). On a `401` the client signs in again (new nonce, new signature). The JWT's claims are described by `AccessTokenClaims`; clients read them without verifying the signature, to renew a few minutes before `exp`.
+         * @example {
+         *       "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpYXQiOjE3OTU3NzYwMDAsImV4cCI6MTc5NTg2MjQwMCwic2lnbmVyQWRkcmVzcyI6IjB4NWFBZWI2MDUzRjNFOTRDOWI5QTA5ZjMzNjY5NDM1RTdFZjFCZUFlZCIsImNoYWluSWQiOiIxMDAiLCJoYXNTaWduZWRVcCI6dHJ1ZSwidXNlcklkIjoidXNyXzdmM2MyYSJ9.c2lnbmF0dXJlLW5vdC12ZXJpZmllZC1ieS1jbGllbnRz"
+         *     }
+         */
+        AccessToken: {
+            /** @description The JWT access token (three base64url segments). */
+            token: string;
+            /** @description Newer generation only: a refresh token valid 7 days, rotated on each use. The refresh operation itself is not part of the reference. */
+            refreshToken?: string;
+        };
+        /**
+         * AccessTokenClaims
+         * @description The claims in the payload of the access token (a JWT). Clients decode them without verifying the signature (only the service can), to know when to renew and who signed in.
+         * @example {
+         *       "iat": 1795776000,
+         *       "exp": 1795862400,
+         *       "signerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+         *       "chainId": "100",
+         *       "hasSignedUp": true,
+         *       "userId": "usr_7f3c2a"
+         *     }
+         */
+        AccessTokenClaims: {
+            /** @description Issued-at time, Unix seconds. */
+            iat: number;
+            /** @description Expiry time, Unix seconds; renew a few minutes before it. */
+            exp: number;
+            /** @description Address of the wallet that signed the SIWE message. */
+            signerAddress: components["schemas"]["WalletAddress"];
+            /** @description Chain id of the signing wallet as a decimal string (`"100"` in production). */
+            chainId: string;
+            /** @description Whether the signer has registered a user; false before `registerUser`. */
+            hasSignedUp: boolean;
+            /** @description The user's id, present once the user has signed up. */
+            userId?: string;
+        };
+        /**
+         * AccountLimit
+         * @description The daily spending limit of the authenticated user's account (reference 2.7). It is cumulative across all cards of the account, not per card nor per transaction; an authorization that meets or exceeds the remaining limit can still be approved, later eligible authorizations that day are declined. The default is 1,000,000 cents (10,000 USD). This is not the onchain daily limit of the newer generation, which is fixed at 20,000 USD.
+         * @example {
+         *       "amount": 1000000,
+         *       "currency": "USD",
+         *       "syncStatus": "synced"
+         *     }
+         * @example {
+         *       "amount": 250000,
+         *       "currency": "USD",
+         *       "syncStatus": "pending"
+         *     }
+         */
+        AccountLimit: {
+            /** @description The limit in the currency's smallest unit (USD cents); 1000000 is 10,000 USD, the default of every account. */
+            amount: number;
+            /** @description ISO 4217 code of the limit's currency (only `USD` exists today). May be absent. */
+            currency?: string;
+            /** @description Whether the most recent update has been fully applied downstream. */
+            syncStatus: components["schemas"]["SyncStatus"];
+        };
+        /**
+         * AvailableFeatures
+         * @description Feature flags of a user (reference 2.6).
+         * @example {
+         *       "providerIban": true
+         *     }
+         */
+        AvailableFeatures: {
+            /** @description Whether the user can get an IBAN from the banking provider. */
+            providerIban: boolean;
+        };
+        /**
+         * BankingDetails
+         * @description Bank details of the user's account (reference 2.4). The object itself may be null on a user; when it is present, all four fields are present, each possibly null.
+         * @example {
+         *       "providerIban": "GB33BUKB20201555555555",
+         *       "providerBic": "BUKBGB22",
+         *       "providerIbanStatus": "active",
+         *       "address": "1 Bank Street, London"
+         *     }
+         */
+        BankingDetails: {
+            /** @description IBAN of the account at the banking provider, or null when none is issued. */
+            providerIban: string | null;
+            /** @description BIC of the banking provider, or null when unknown. */
+            providerBic: string | null;
+            /** @description Status of the IBAN at the banking provider, or null when unknown; the list of values is not shown in the reference. */
+            providerIbanStatus: string | null;
+            /** @description Address of the bank, or null when unknown. */
+            address: string | null;
+        };
+        /**
+         * Card
+         * @description A card of the user's account (reference 2.3); all six fields are always present.
+         * @example {
+         *       "id": "crd_91b0",
+         *       "cardToken": "tok_4f9a1c",
+         *       "lastFourDigits": "4242",
+         *       "embossedName": "ADA LOVELACE",
+         *       "activatedAt": "2026-03-01T10:15:00.000Z",
+         *       "virtual": true
+         *     }
+         * @example {
+         *       "id": "crd_22c7",
+         *       "cardToken": "tok_77d01e",
+         *       "lastFourDigits": "1881",
+         *       "embossedName": null,
+         *       "activatedAt": null,
+         *       "virtual": false
+         *     }
+         */
+        Card: {
+            /** @description Card id. */
+            id: string;
+            /** @description Card token. */
+            cardToken: string;
+            /** @description Last four digits of the card number. */
+            lastFourDigits: string;
+            /** @description Name embossed on the card, or null when none is set. */
+            embossedName: string | null;
+            /** @description When the card was activated, or null while it is not activated. */
+            activatedAt: string | null;
+            /** @description Whether the card is virtual (no physical card). */
+            virtual: boolean;
+        };
+        /**
+         * CardTransactionCreatedEvent
+         * @description The `card.transaction.created` webhook event: a card transaction was created. Partners handle it, but its payload is not shown in the reference, so `data` is an open object.
+         * @example {
+         *       "eventType": "card.transaction.created",
+         *       "data": {}
+         *     }
+         */
+        CardTransactionCreatedEvent: {
+            /**
+             * @description The event kind, always `card.transaction.created` for this event.
+             * @constant
+             */
+            eventType: "card.transaction.created";
+            /** @description The transaction; its fields are not shown in the reference. */
+            data: components["schemas"]["UnspecifiedObject"];
+        };
+        /**
+         * ErrorBody
+         * @description The body of an error response. The service is not uniform: it answers `{error}`, `{message}`, or (newer generation) `{code, message}`. Clients read whichever is there and fall back to the HTTP status.
+         * @example {
+         *       "error": "Unauthorized"
+         *     }
+         * @example {
+         *       "message": "Invalid signature"
+         *     }
+         * @example {
+         *       "code": "WAFForbidden",
+         *       "message": "Request blocked by the firewall"
+         *     }
+         */
+        ErrorBody: {
+            /** @description Human-readable error text (older generation). */
+            error?: string;
+            /** @description Human-readable error text. */
+            message?: string;
+            /** @description Machine-readable error code, for example `WAFForbidden` or `DomainNotWhitelisted`. */
+            code?: string;
+        };
+        /**
+         * KycPhoneValidationChangedEvent
+         * @description The `kyc.phone-validation.changed` webhook event: the user's phone validation status (`isPhoneValidated`) changed. The body is exactly `{eventType, data}` with the user in full, so a receiver normally needs no further call. There is no event id in the body: process idempotently, since duplicates are possible.
+         */
+        KycPhoneValidationChangedEvent: {
+            /**
+             * @description The event kind, always `kyc.phone-validation.changed` for this event.
+             * @constant
+             */
+            eventType: "kyc.phone-validation.changed";
+            /** @description The user the event is about, in full, as it is after the change. */
+            data: components["schemas"]["User"];
+        };
+        /**
+         * KycSourceOfFundsChangedEvent
+         * @description The `kyc.source-of-funds.changed` webhook event: the user's source-of-funds information (`isSourceOfFundsAnswered`) changed. The body is exactly `{eventType, data}` with the user in full, so a receiver normally needs no further call. There is no event id in the body: process idempotently, since duplicates are possible.
+         */
+        KycSourceOfFundsChangedEvent: {
+            /**
+             * @description The event kind, always `kyc.source-of-funds.changed` for this event.
+             * @constant
+             */
+            eventType: "kyc.source-of-funds.changed";
+            /** @description The user the event is about, in full, as it is after the change. */
+            data: components["schemas"]["User"];
+        };
+        /**
+         * KycStatus
+         * @description Identity verification (KYC) status of a user (reference 2.5). Every change emits the `kyc.status.changed` event. Transitions between the values are not shown in the reference.
+         * @example approved
+         * @enum {string}
+         */
+        KycStatus: "notStarted" | "documentsRequested" | "pending" | "processing" | "approved" | "resubmissionRequested" | "rejected" | "requiresAction";
+        /**
+         * KycStatusChangedEvent
+         * @description The `kyc.status.changed` webhook event: the user's KYC status (`kycStatus`) changed. The body is exactly `{eventType, data}` with the user in full, so a receiver normally needs no further call. There is no event id in the body: process idempotently, since duplicates are possible.
+         */
+        KycStatusChangedEvent: {
+            /**
+             * @description The event kind, always `kyc.status.changed` for this event.
+             * @constant
+             */
+            eventType: "kyc.status.changed";
+            /** @description The user the event is about, in full, as it is after the change. */
+            data: components["schemas"]["User"];
+        };
+        /**
+         * Nonce
+         * @description A single-use nonce to embed in the next SIWE message (reference 4.1). Each sign-in attempt needs a new one. Sent as the bare `text/plain` body; clients trim whitespace and quotes.
+         * @example a1b2c3d4e5f6
+         */
+        Nonce: string;
+        /**
+         * OnboardingStatus
+         * @description A step of the newer generation's onboarding, read by polling `getOnboardingStatus` (reference 3.3). The four values below are the ones the reference names; the full list is not shown, so any other string is possible and a client must treat it as "keep polling or show a generic step". Observed order for a migrated user: `action_accept_tos`, then `waiting_kyc_setup`, then KYC and source of funds (usually skipped), then account creation, phone verification if the partner requires it, and card creation.
+         * @example action_accept_tos
+         * @example waiting_kyc_setup
+         */
+        OnboardingStatus: ("action_accept_tos" | "waiting_kyc_setup" | "action_complete_kyc" | "action_complete_sof") | string;
+        /**
+         * OnboardingStatusResponse
+         * @description The answer of `getOnboardingStatus`. Its shape is not shown in the reference; only the status values are. Treat every field as optional.
+         * @example {
+         *       "status": "action_accept_tos"
+         *     }
+         */
+        OnboardingStatusResponse: {
+            /** @description The current onboarding step. */
+            status?: components["schemas"]["OnboardingStatus"];
+        };
+        /**
+         * SetAccountLimitRequest
+         * @description A new daily spending limit for the authenticated user's account (reference 4.4 and 8). Users may lower the limit of their own account.
+         * @example {
+         *       "amount": 250000,
+         *       "currency": "USD"
+         *     }
+         */
+        SetAccountLimitRequest: {
+            /** @description The new limit in USD cents: greater than 0 and at most 1,000,000 (10,000 USD) unless a higher maximum was agreed with the partner at onboarding. */
+            amount: number;
+            /**
+             * @description ISO 4217 currency code; only `USD` is accepted.
+             * @enum {string}
+             */
+            currency: "USD";
+        };
+        /**
+         * SignInWallet
+         * @description A wallet the user signs in with (reference 2.2).
+         * @example {
+         *       "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+         *     }
+         */
+        SignInWallet: {
+            /** @description Address of the sign-in wallet. */
+            address: components["schemas"]["WalletAddress"];
+        };
+        /**
+         * SiweChallengeRequest
+         * @description A signed Sign-In with Ethereum message, exchanged for an access token (reference 4.2 and 5).
+         * @example {
+         *       "message": "localhost:3000 wants you to sign in with your Ethereum account:\n0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed\n\nSign in with Ethereum to the app.\n\nURI: http://localhost:3000\nVersion: 1\nChain ID: 100\nNonce: a1b2c3d4e5f6\nIssued At: 2026-11-21T12:00:00.000Z",
+         *       "signature": "0x6e3f1c2b8a0d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d71b",
+         *       "ttlInSeconds": 86400
+         *     }
+         */
+        SiweChallengeRequest: {
+            /** @description The EIP-4361 (SIWE) message that was signed. It embeds a fresh nonce from `getNonce` and a whitelisted domain (`localhost` is always allowed; avoid `127.0.0.1`). */
+            message: string;
+            /** @description The wallet's signature of `message`, hex with `0x` (EIP-191 `personal_sign` from an EOA, or EIP-1271 from a smart account). */
+            signature: string;
+            /** @description Requested token validity in seconds, 1 hour to 24 hours. Honoured by the older generation; the newer generation issues a 15-minute access token plus a 7-day refresh token whatever is requested. */
+            ttlInSeconds: number;
+        };
+        /**
+         * SmartWallet
+         * @description A smart-account wallet of the user (reference 2.3).
+         * @example {
+         *       "address": "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359",
+         *       "chainId": "100"
+         *     }
+         */
+        SmartWallet: {
+            /** @description Address of the smart account. */
+            address: components["schemas"]["WalletAddress"];
+            /** @description Id of the blockchain the smart account lives on, as a decimal string (`"100"` is Gnosis chain, the production chain). */
+            chainId: string;
+        };
+        /**
+         * SyncStatus
+         * @description Whether the most recently requested limit update has been fully applied downstream (reference 3.1). A successful `PUT` answers `pending`; the service moves it to `synced` once the change is applied. No other transition is stated.
+         * @example pending
+         * @enum {string}
+         */
+        SyncStatus: "pending" | "synced";
+        /**
+         * UnspecifiedObject
+         * @description A JSON object whose fields the reference does not show. Any object is accepted; do not depend on particular fields.
+         * @example {}
+         */
+        UnspecifiedObject: Record<string, unknown>;
+        /**
+         * User
+         * @description A user of the platform, sent in full as the `data` of every user and KYC webhook event (reference 2.1). Every field is always present; nullable fields carry JSON `null` when no value exists.
+         * @example {
+         *       "id": "usr_7f3c2a",
+         *       "email": "ada@example.com",
+         *       "phone": "+15555550123",
+         *       "firstName": "Ada",
+         *       "lastName": "Lovelace",
+         *       "address1": "12 Analytical Way",
+         *       "address2": null,
+         *       "city": "London",
+         *       "postalCode": "N1 9GU",
+         *       "state": null,
+         *       "country": "GB",
+         *       "nationalityCountry": "GB",
+         *       "signInWallets": [
+         *         {
+         *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+         *         }
+         *       ],
+         *       "smartWallets": [
+         *         {
+         *           "address": "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359",
+         *           "chainId": "100"
+         *         }
+         *       ],
+         *       "kycStatus": "approved",
+         *       "availableFeatures": {
+         *         "providerIban": true
+         *       },
+         *       "cards": [
+         *         {
+         *           "id": "crd_91b0",
+         *           "cardToken": "tok_4f9a1c",
+         *           "lastFourDigits": "4242",
+         *           "embossedName": "ADA LOVELACE",
+         *           "activatedAt": "2026-03-01T10:15:00.000Z",
+         *           "virtual": true
+         *         }
+         *       ],
+         *       "bankingDetails": {
+         *         "providerIban": "GB33BUKB20201555555555",
+         *         "providerBic": "BUKBGB22",
+         *         "providerIbanStatus": "active",
+         *         "address": "1 Bank Street, London"
+         *       },
+         *       "isSourceOfFundsAnswered": true,
+         *       "isPhoneValidated": true
+         *     }
+         */
+        User: {
+            /** @description Unique user identifier. */
+            id: string;
+            /** @description User email address, or null when none is known. */
+            email: string | null;
+            /** @description User phone number, or null when none is known. */
+            phone: string | null;
+            /** @description First name, or null when none is known. */
+            firstName: string | null;
+            /** @description Last name, or null when none is known. */
+            lastName: string | null;
+            /** @description Primary address line, or null when none is known. */
+            address1: string | null;
+            /** @description Secondary address line, or null when none is known. */
+            address2: string | null;
+            /** @description City, or null when none is known. */
+            city: string | null;
+            /** @description Postal or ZIP code, or null when none is known. */
+            postalCode: string | null;
+            /** @description State or province, or null when none is known. */
+            state: string | null;
+            /** @description Country, or null when none is known. */
+            country: string | null;
+            /** @description Nationality country, or null when none is known. */
+            nationalityCountry: string | null;
+            /** @description Wallets the user signs in with (SIWE). */
+            signInWallets: components["schemas"]["SignInWallet"][];
+            /** @description The user's smart-account wallets. */
+            smartWallets: components["schemas"]["SmartWallet"][];
+            /** @description Identity verification (KYC) status; every change emits `kyc.status.changed`. */
+            kycStatus: components["schemas"]["KycStatus"];
+            /** @description Features available to the user. */
+            availableFeatures: components["schemas"]["AvailableFeatures"];
+            /** @description The user's cards. */
+            cards: components["schemas"]["Card"][];
+            /** @description Bank details of the account, or null when the user has none. */
+            bankingDetails: components["schemas"]["BankingDetails"] | null;
+            /** @description Whether the source-of-funds question was answered. */
+            isSourceOfFundsAnswered: boolean;
+            /** @description Whether the phone number is validated. */
+            isPhoneValidated: boolean;
+        };
+        /**
+         * UserCreatedEvent
+         * @description The `user.created` webhook event: a new user account was created. The body is exactly `{eventType, data}` with the user in full, so a receiver normally needs no further call. There is no event id in the body: process idempotently, since duplicates are possible.
+         */
+        UserCreatedEvent: {
+            /**
+             * @description The event kind, always `user.created` for this event.
+             * @constant
+             */
+            eventType: "user.created";
+            /** @description The user the event is about, in full, as it is after the change. */
+            data: components["schemas"]["User"];
+        };
+        /**
+         * WalletAddress
+         * @description An EVM wallet address, `0x` followed by 40 hexadecimal digits (checksummed or not).
+         * @example 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed
+         */
+        WalletAddress: string;
+        /**
+         * WebhookPublicKey
+         * @description The answer of the webhook key service (reference 2.8 and 4.5).
+         * @example {
+         *       "success": true,
+         *       "publicKey": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAO79BUImarWNjDX3BzhlEgeHAZ+QbfopaX8VaHd+TSJY=\n-----END PUBLIC KEY-----\n"
+         *     }
+         */
+        WebhookPublicKey: {
+            /** @description Must be true for the key to be usable; a receiver treats false as "no key". */
+            success: boolean;
+            /** @description The Ed25519 public key that verifies `X-Webhook-Signature`, as a PEM-encoded SPKI key. Clients also accept the raw 32-byte key in base64 or hex. */
+            publicKey: string;
+        };
+    };
+    responses: {
+        /** @description The access token is missing, invalid or expired, or the signer does not own a registered account. Drop the cached token and sign in again (new nonce, new signature). */
+        Unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+    };
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getNonce: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The nonce, as the bare response body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["Nonce"];
+                };
+            };
+        };
+    };
+    verifySiweSignature: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SiweChallengeRequest"];
+            };
+        };
+        responses: {
+            /** @description The signature is valid; here is the access token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessToken"];
+                };
+            };
+            /** @description The signature is invalid, or the signer does not own a registered account. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The sign-in is refused because of the SIWE domain: `WAFForbidden` when the message uses `127.0.0.1` (use `localhost` instead), `DomainNotWhitelisted` when the domain is not whitelisted in the partner dashboard. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is invalid (for example a missing field or `ttlInSeconds` outside 3600..86400). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAccountLimit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current limit. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountLimit"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    setAccountLimit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetAccountLimitRequest"];
+            };
+        };
+        responses: {
+            /** @description The new limit, accepted and not yet applied downstream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountLimit"] & {
+                        /**
+                         * @description Always `pending` right after an update.
+                         * @constant
+                         */
+                        syncStatus?: "pending";
+                    };
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `amount` is not an integer in 1..1,000,000, or `currency` is not `USD`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWebhookPublicKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookPublicKey"];
+                };
+            };
+        };
+    };
+    getOnboardingStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current onboarding step; the field names are not shown in the reference. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnboardingStatusResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    registerUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Not shown in the reference. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UnspecifiedObject"];
+            };
+        };
+        responses: {
+            /** @description Success; the body's shape is not shown in the reference. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnspecifiedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    requestPhoneVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Not shown in the reference. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UnspecifiedObject"];
+            };
+        };
+        responses: {
+            /** @description Success; the body's shape is not shown in the reference. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnspecifiedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    setPhone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Not shown in the reference. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UnspecifiedObject"];
+            };
+        };
+        responses: {
+            /** @description Success; the body's shape is not shown in the reference. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnspecifiedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    updatePhone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Not shown in the reference. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UnspecifiedObject"];
+            };
+        };
+        responses: {
+            /** @description Success; the body's shape is not shown in the reference. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnspecifiedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Not shown in the reference. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UnspecifiedObject"];
+            };
+        };
+        responses: {
+            /** @description Success; the body's shape is not shown in the reference. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnspecifiedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    requestLegacyPhoneVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Not shown in the reference. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UnspecifiedObject"];
+            };
+        };
+        responses: {
+            /** @description Success; the body's shape is not shown in the reference. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnspecifiedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    checkLegacyPhoneVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Not shown in the reference. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UnspecifiedObject"];
+            };
+        };
+        responses: {
+            /** @description Success; the body's shape is not shown in the reference. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnspecifiedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    receiveUserCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unix time of sending, in seconds, as decimal digits.
+                 * @example 1795776000
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Base64 of the 64-byte Ed25519 signature of `${timestamp}.${rawBody}`. The example is the real signature of the `user.created` example body (compact JSON), made with the key of the `getWebhookPublicKey` example.
+                 * @example DWD3p4srCb4Clc+V1G415c9cloTIQGvqYBt+UMXm5vc/IitZPs4rJ2GWeH8IiPCsKN2pbCEX5uIdGDMbIakPDw==
+                 */
+                "X-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 30 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or a header is missing or invalid; the event is rejected. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveKycStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unix time of sending, in seconds, as decimal digits.
+                 * @example 1795776000
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Base64 of the 64-byte Ed25519 signature of `${timestamp}.${rawBody}`. The example is the real signature of the `user.created` example body (compact JSON), made with the key of the `getWebhookPublicKey` example.
+                 * @example DWD3p4srCb4Clc+V1G415c9cloTIQGvqYBt+UMXm5vc/IitZPs4rJ2GWeH8IiPCsKN2pbCEX5uIdGDMbIakPDw==
+                 */
+                "X-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 30 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or a header is missing or invalid; the event is rejected. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveKycPhoneValidationChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unix time of sending, in seconds, as decimal digits.
+                 * @example 1795776000
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Base64 of the 64-byte Ed25519 signature of `${timestamp}.${rawBody}`. The example is the real signature of the `user.created` example body (compact JSON), made with the key of the `getWebhookPublicKey` example.
+                 * @example DWD3p4srCb4Clc+V1G415c9cloTIQGvqYBt+UMXm5vc/IitZPs4rJ2GWeH8IiPCsKN2pbCEX5uIdGDMbIakPDw==
+                 */
+                "X-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycPhoneValidationChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 30 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or a header is missing or invalid; the event is rejected. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveKycSourceOfFundsChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unix time of sending, in seconds, as decimal digits.
+                 * @example 1795776000
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Base64 of the 64-byte Ed25519 signature of `${timestamp}.${rawBody}`. The example is the real signature of the `user.created` example body (compact JSON), made with the key of the `getWebhookPublicKey` example.
+                 * @example DWD3p4srCb4Clc+V1G415c9cloTIQGvqYBt+UMXm5vc/IitZPs4rJ2GWeH8IiPCsKN2pbCEX5uIdGDMbIakPDw==
+                 */
+                "X-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycSourceOfFundsChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 30 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or a header is missing or invalid; the event is rejected. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveCardTransactionCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unix time of sending, in seconds, as decimal digits.
+                 * @example 1795776000
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Base64 of the 64-byte Ed25519 signature of `${timestamp}.${rawBody}`. The example is the real signature of the `user.created` example body (compact JSON), made with the key of the `getWebhookPublicKey` example.
+                 * @example DWD3p4srCb4Clc+V1G415c9cloTIQGvqYBt+UMXm5vc/IitZPs4rJ2GWeH8IiPCsKN2pbCEX5uIdGDMbIakPDw==
+                 */
+                "X-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CardTransactionCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 30 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or a header is missing or invalid; the event is rejected. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

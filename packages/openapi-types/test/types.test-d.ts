@@ -1,0 +1,182 @@
+// The generated types checked against reference section 2 and the operations of the
+// naming contract. Each expected shape is written out by hand from the reference.
+import createClient from 'openapi-fetch';
+import { describe, expectTypeOf, it } from 'vitest';
+import type {
+  AccessToken, AccountLimit, AvailableFeatures, BankingDetails, Card, CardTransactionCreatedEvent, ErrorBody,
+  KycPhoneValidationChangedEvent, KycSourceOfFundsChangedEvent, KycStatus, KycStatusChangedEvent,
+  SetAccountLimitRequest, SignInWallet, SiweChallengeRequest, SmartWallet, SyncStatus, User, UserCreatedEvent,
+  WebhookPublicKey, components, operations, paths,
+} from '../src/index.js';
+
+type ExpectedKycStatus =
+  | 'notStarted' | 'documentsRequested' | 'pending' | 'processing'
+  | 'approved' | 'resubmissionRequested' | 'rejected' | 'requiresAction';
+
+interface ExpectedBankingDetails {
+  providerIban: string | null;
+  providerBic: string | null;
+  providerIbanStatus: string | null;
+  address: string | null;
+}
+
+interface ExpectedCard {
+  id: string;
+  cardToken: string;
+  lastFourDigits: string;
+  embossedName: string | null;
+  activatedAt: string | null;
+  virtual: boolean;
+}
+
+interface ExpectedUser {
+  id: string;
+  email: string | null;
+  phone: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  address1: string | null;
+  address2: string | null;
+  city: string | null;
+  postalCode: string | null;
+  state: string | null;
+  country: string | null;
+  nationalityCountry: string | null;
+  signInWallets: { address: string }[];
+  smartWallets: { address: string; chainId: string }[];
+  kycStatus: ExpectedKycStatus;
+  availableFeatures: { providerIban: boolean };
+  cards: ExpectedCard[];
+  bankingDetails: ExpectedBankingDetails | null;
+  isSourceOfFundsAnswered: boolean;
+  isPhoneValidated: boolean;
+}
+
+describe('every component schema has a named alias', () => {
+  it('aliases are the component schemas themselves', () => {
+    expectTypeOf<User>().toEqualTypeOf<components['schemas']['User']>();
+    expectTypeOf<AccountLimit>().toEqualTypeOf<components['schemas']['AccountLimit']>();
+    expectTypeOf<ErrorBody>().toEqualTypeOf<components['schemas']['ErrorBody']>();
+  });
+});
+
+describe('User (2.1): every field present, nullable fields T | null', () => {
+  it('is exactly the reference shape, nothing optional', () => {
+    expectTypeOf<User>().toEqualTypeOf<ExpectedUser>();
+  });
+  it('has email as string | null and bankingDetails as a nullable object', () => {
+    expectTypeOf<User['email']>().toEqualTypeOf<string | null>();
+    expectTypeOf<User['bankingDetails']>().toEqualTypeOf<BankingDetails | null>();
+  });
+});
+
+describe('SignInWallet (2.2), SmartWallet and Card (2.3)', () => {
+  it('SignInWallet and SmartWallet have their required fields', () => {
+    expectTypeOf<SignInWallet>().toEqualTypeOf<{ address: string }>();
+    expectTypeOf<SmartWallet>().toEqualTypeOf<{ address: string; chainId: string }>();
+  });
+  it('Card has its six required fields, embossedName and activatedAt nullable', () => {
+    expectTypeOf<Card>().toEqualTypeOf<ExpectedCard>();
+  });
+});
+
+describe('BankingDetails (2.4), kycStatus (2.5), availableFeatures (2.6)', () => {
+  it('BankingDetails has four required nullable fields', () => {
+    expectTypeOf<BankingDetails>().toEqualTypeOf<ExpectedBankingDetails>();
+  });
+  it('KycStatus is exactly the eight values', () => {
+    expectTypeOf<KycStatus>().toEqualTypeOf<ExpectedKycStatus>();
+  });
+  it('AvailableFeatures has providerIban', () => {
+    expectTypeOf<AvailableFeatures>().toEqualTypeOf<{ providerIban: boolean }>();
+  });
+});
+
+describe('account daily spending limit (2.7)', () => {
+  it('AccountLimit: amount and syncStatus required, currency may be absent', () => {
+    expectTypeOf<AccountLimit>().toEqualTypeOf<{ amount: number; currency?: string; syncStatus: 'pending' | 'synced' }>();
+  });
+  it('SyncStatus is pending | synced', () => {
+    expectTypeOf<SyncStatus>().toEqualTypeOf<'pending' | 'synced'>();
+  });
+  it('SetAccountLimitRequest: amount and currency USD, both required', () => {
+    expectTypeOf<SetAccountLimitRequest>().toEqualTypeOf<{ amount: number; currency: 'USD' }>();
+  });
+});
+
+describe('webhook public key (2.8), access token (2.9), error body', () => {
+  it('WebhookPublicKey has success and publicKey', () => {
+    expectTypeOf<WebhookPublicKey>().toEqualTypeOf<{ success: boolean; publicKey: string }>();
+  });
+  it('AccessToken has token and an optional refreshToken', () => {
+    expectTypeOf<AccessToken>().toEqualTypeOf<{ token: string; refreshToken?: string }>();
+  });
+  it('SiweChallengeRequest has message, signature and ttlInSeconds', () => {
+    expectTypeOf<SiweChallengeRequest>().toEqualTypeOf<{ message: string; signature: string; ttlInSeconds: number }>();
+  });
+  it('ErrorBody has optional error, message and code', () => {
+    expectTypeOf<ErrorBody>().toEqualTypeOf<{ error?: string; message?: string; code?: string }>();
+  });
+});
+
+describe('webhook events (6.1) in the OpenAPI components', () => {
+  it('are { eventType, data } with the User, card.transaction.created with an open object', () => {
+    expectTypeOf<UserCreatedEvent>().toEqualTypeOf<{ eventType: 'user.created'; data: User }>();
+    expectTypeOf<KycStatusChangedEvent>().toEqualTypeOf<{ eventType: 'kyc.status.changed'; data: User }>();
+    expectTypeOf<KycPhoneValidationChangedEvent>().toEqualTypeOf<{ eventType: 'kyc.phone-validation.changed'; data: User }>();
+    expectTypeOf<KycSourceOfFundsChangedEvent>().toEqualTypeOf<{ eventType: 'kyc.source-of-funds.changed'; data: User }>();
+    expectTypeOf<CardTransactionCreatedEvent>().toEqualTypeOf<{ eventType: 'card.transaction.created'; data: Record<string, unknown> }>();
+  });
+});
+
+describe('operations carry the contract operationIds', () => {
+  it('has every operation of the naming contract', () => {
+    expectTypeOf<
+      | 'getNonce' | 'verifySiweSignature' | 'getAccountLimit' | 'setAccountLimit' | 'getWebhookPublicKey'
+      | 'getOnboardingStatus' | 'registerUser' | 'requestPhoneVerification' | 'setPhone' | 'updatePhone'
+      | 'createAccount' | 'requestLegacyPhoneVerification' | 'checkLegacyPhoneVerification'
+    >().toExtend<keyof operations>();
+  });
+  it('maps each path and method to its operation', () => {
+    expectTypeOf<paths['/api/v1/auth/nonce']['get']>().toEqualTypeOf<operations['getNonce']>();
+    expectTypeOf<paths['/api/v1/auth/challenge']['post']>().toEqualTypeOf<operations['verifySiweSignature']>();
+    expectTypeOf<paths['/user-api/user/account/limit']['get']>().toEqualTypeOf<operations['getAccountLimit']>();
+    expectTypeOf<paths['/user-api/user/account/limit']['put']>().toEqualTypeOf<operations['setAccountLimit']>();
+    expectTypeOf<paths['/api/v1/public-key']['get']>().toEqualTypeOf<operations['getWebhookPublicKey']>();
+  });
+});
+
+describe('openapi-fetch infers bodies and answers from paths (createClient<paths>())', () => {
+  const api = createClient<paths>({ baseUrl: 'http://127.0.0.1:1' });
+
+  it('types the limit read as AccountLimit and its error as ErrorBody', () => {
+    const readLimit = () => api.GET('/user-api/user/account/limit');
+    type Result = Awaited<ReturnType<typeof readLimit>>;
+    expectTypeOf<NonNullable<Result['data']>>().toEqualTypeOf<AccountLimit>();
+    expectTypeOf<NonNullable<Result['error']>>().toEqualTypeOf<ErrorBody>();
+  });
+
+  it('requires the SetAccountLimitRequest body on the limit update, answered with a pending AccountLimit', () => {
+    const setLimit = (body: SetAccountLimitRequest) => api.PUT('/user-api/user/account/limit', { body });
+    type Updated = NonNullable<Awaited<ReturnType<typeof setLimit>>['data']>;
+    expectTypeOf<Updated>().toExtend<AccountLimit>();
+    // 3.1: the answer to an update is always pending.
+    expectTypeOf<Updated['syncStatus']>().toEqualTypeOf<'pending'>();
+    // @ts-expect-error currency must be "USD"
+    void (() => api.PUT('/user-api/user/account/limit', { body: { amount: 100, currency: 'EUR' } }));
+    // @ts-expect-error amount is required
+    void (() => api.PUT('/user-api/user/account/limit', { body: { currency: 'USD' } }));
+  });
+
+  it('types the nonce as a string and the challenge answer as AccessToken', () => {
+    const getNonce = () => api.GET('/api/v1/auth/nonce', { parseAs: 'text' });
+    expectTypeOf<NonNullable<Awaited<ReturnType<typeof getNonce>>['data']>>().toEqualTypeOf<string>();
+    const verify = (body: SiweChallengeRequest) => api.POST('/api/v1/auth/challenge', { body });
+    expectTypeOf<NonNullable<Awaited<ReturnType<typeof verify>>['data']>>().toEqualTypeOf<AccessToken>();
+  });
+
+  it('rejects a path the spec does not have', () => {
+    // @ts-expect-error not a path of the spec
+    void (() => api.GET('/user-api/user/account/limits'));
+  });
+});
