@@ -70,7 +70,7 @@ async function fetchPublicKeyText(url: string, fetchImpl: typeof fetch, timeoutM
     if (name === 'TimeoutError' || name === 'AbortError') {
       return new PublicKeyFetchError('timeout', `GET ${url} gave no answer within timeoutMs (${timeoutMs} ms).`, { url, cause });
     }
-    const reason = ((cause as { cause?: { code?: string } }).cause?.code ?? String(cause));
+    const reason = (cause as { cause?: { code?: string } } | null)?.cause?.code ?? String(cause);
     return new PublicKeyFetchError('network_error', `GET ${url} failed (${reason}): check the URL and the network.`, { url, cause });
   };
   let response: Response;

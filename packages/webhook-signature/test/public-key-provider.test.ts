@@ -119,6 +119,11 @@ describe('rejects an answer without a usable key with a typed PublicKeyFetchErro
     expect(error.message).toContain('timeoutMs');
   });
 
+  it('a fetch that rejects with something other than an Error gives network_error', async () => {
+    const error = await rejectsWithFetchCode(provider({ fetch: () => Promise.reject(null) }).get(), 'network_error');
+    expect(error.message).toContain('failed (null)');
+  });
+
   it('does not cache a failure: the next get() asks again', async () => {
     server.reply(json(500, {}));
     const keys = provider();

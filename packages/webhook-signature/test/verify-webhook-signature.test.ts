@@ -35,6 +35,11 @@ describe.each(implementations)('verifyWebhookSignature (%s build)', (_, api) => 
       await expect(verify({ publicKey: provider })).resolves.toBeUndefined();
     });
 
+    it('with more distinct key strings than the import cache holds, each still verifying', async () => {
+      const spellings = Array.from({ length: 20 }, (_, i) => `${' '.repeat(i)}${PUBLIC_KEY}`);
+      for (const publicKey of [...spellings, ...spellings]) await expect(verify({ publicKey })).resolves.toBeUndefined();
+    });
+
     it('with header values as one-element arrays (Node headersDistinct)', async () => {
       await expect(verify({ timestamp: [TIMESTAMP], signature: [signature] })).resolves.toBeUndefined();
     });
