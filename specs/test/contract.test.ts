@@ -410,3 +410,46 @@ describe('webhook events are {eventType, data} with the signed headers of refere
     expect(asyncapi.info['x-signature']).toMatchObject({ algorithm: 'Ed25519', signedPayload: '${timestamp}.${rawBody}', signatureEncoding: 'base64', timestampToleranceSeconds: 300 });
   });
 });
+
+// ---- "not shown": every decision the specs take where the reference is silent -------------
+// [what the reference leaves open, where the specs decide it]
+const ASSUMPTIONS: Array<[openPoint: string, at: () => JsonObject]> = [
+  ['4.1 nonce response shape: text/plain', () => openapi.paths['/api/v1/auth/nonce'].get.responses['200']],
+  ['4.1 nonce format', () => schemas.get('Nonce')!],
+  ['4.2 response field names: {token}', () => schemas.get('AccessToken')!],
+  ['5.7 refresh token field name', () => schemas.get('AccessToken')!.properties.refreshToken],
+  ['2.9 JWT claims', () => schemas.get('AccessTokenClaims')!],
+  ['4.2 signature encoding', () => schemas.get('SiweChallengeRequest')!.properties.signature],
+  ['4.2 invalid signature status: 401', () => openapi.paths['/api/v1/auth/challenge'].post.responses['401']],
+  ['7 WAFForbidden and non-whitelisted domain status: 403', () => openapi.paths['/api/v1/auth/challenge'].post.responses['403']],
+  ['4.2 validation status: 422', () => openapi.paths['/api/v1/auth/challenge'].post.responses['422']],
+  ['7 limit validation status: 422', () => openapi.paths['/user-api/user/account/limit'].put.responses['422']],
+  ['4.4 body not JSON: 400', () => openapi.paths['/user-api/user/account/limit'].put.responses['400']],
+  ['7 error body shape', () => schemas.get('ErrorBody')!],
+  ['7 401 body', () => openapi.components.responses.Unauthorized],
+  ['4.3 currency returned or not', () => schemas.get('AccountLimit')!.properties.currency],
+  ['8 maximum raised by agreement', () => schemas.get('SetAccountLimitRequest')!.properties.amount],
+  ['2.8 public key encoding', () => schemas.get('WebhookPublicKey')!.properties.publicKey],
+  ['4.5 authentication of the key endpoint', () => openapi.paths['/api/v1/public-key'].get],
+  ['6.2 timestamp unit and tolerance', () => schemas.get('WebhookHeaders')!.properties['X-Webhook-Timestamp']],
+  ['6.1 other event kinds', () => schemas.get('WebhookEvent')!],
+  ['2.3 timestamp format of activatedAt', () => schemas.get('Card')!.properties.activatedAt],
+  ['2.2 wallet address format', () => schemas.get('WalletAddress')!],
+  ['3.3 full list of onboarding statuses', () => schemas.get('OnboardingStatus')!],
+  ['4.7 onboarding response shape', () => schemas.get('OnboardingStatusResponse')!],
+  ['4.7 method of /account', () => openapi.paths['/account'].post],
+  ['4.7 path and method of /verification/check', () => openapi.paths['/api/v1/verification/check'].post],
+  ['4.7 authentication of the onboarding operations', () => openapi.paths['/user/onboarding'].get],
+  ['{base_url} addresses', () => openapi.servers[0]],
+  ['{webhooks_url} address', () => openapi.paths['/api/v1/public-key'].servers[0]],
+  ['the partner receiver URL', () => asyncapi.servers.partnerReceiver],
+];
+
+describe('every point the reference leaves open is decided with a well-formed x-assumption', () => {
+  it.each(ASSUMPTIONS)('%s', (_openPoint, at) => {
+    const assumption = at()['x-assumption'];
+    expect(assumption).toBeDefined();
+    expect(typeof assumption.decision === 'string' && assumption.decision.length > 0).toBe(true);
+    expect(typeof assumption.reason === 'string' && assumption.reason.length > 0).toBe(true);
+  });
+});
