@@ -57,12 +57,19 @@ const webPath = async () => webBuild.verifyWebhookSignature({ rawBody: rawBodyTe
 const rawNodeVerify = () => {
   if (!nodeVerify(null, Buffer.concat([Buffer.from(`${timestamp}.`), rawBodyBuffer]), keyObject, Buffer.from(signature, 'base64'))) throw new Error('rejected');
 };
+// The fastest plain decoding of the header without Buffer, so the baseline is not handicapped.
+const bytesOfBase64 = (text) => {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+};
 const rawSubtleVerify = async () => {
-  const signatureFromHeader = Uint8Array.from(atob(signature), (c) => c.charCodeAt(0));
+  const signatureFromHeader = bytesOfBase64(signature);
   if (!(await crypto.subtle.verify('Ed25519', cryptoKey, signatureFromHeader, encoder.encode(`${timestamp}.${rawBodyText}`)))) throw new Error('rejected');
 };
 const nobleVerify = async () => {
-  const signatureFromHeader = Uint8Array.from(atob(signature), (c) => c.charCodeAt(0));
+  const signatureFromHeader = bytesOfBase64(signature);
   if (!(await noble.verifyAsync(signatureFromHeader, encoder.encode(`${timestamp}.${rawBodyText}`), noblePublicKey))) throw new Error('rejected');
 };
 
