@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import type { KycStatus, User, WebhookEvent } from '@capi/event-types';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { validateWebhookEvent, WebhookValidatorOptionError, type WebhookEventValidationResult } from '../src/index.js';
+import { defaultSchemasDir } from '../scripts/generate.mjs';
 import userCreatedEvent from './fixtures/user-created-event.json' with { type: 'json' };
 import { mutationsOf, UNKNOWN_PROPERTY } from './support/mutation-corpus.js';
 import { eventSchemas, eventTypeOfSchema, maximalExample, specExamples } from './support/spec-schemas.js';
@@ -34,6 +37,21 @@ describe('accepts a valid example of each event', () => {
         const result = validateWebhookEvent(example, { strict });
         expect(result, JSON.stringify(result)).toEqual({ ok: true, event: example });
         expect(result.ok && result.event.eventType).toBe(eventType);
+      }
+    }
+  });
+
+  it('every message example of the AsyncAPI spec, one message per event type', () => {
+    const asyncapi = JSON.parse(readFileSync(join(defaultSchemasDir, '..', 'asyncapi.json'), 'utf8')) as {
+      components: { messages: Record<string, { 'x-event-type': string; examples: { payload: unknown }[] }> };
+    };
+    const messages = Object.values(asyncapi.components.messages);
+    expect(messages.map((message) => message['x-event-type']).sort()).toEqual(eventSchemas.map(eventTypeOfSchema).sort());
+    for (const message of messages) {
+      expect(message.examples.length).toBeGreaterThan(0);
+      for (const { payload } of message.examples) {
+        expect(validateWebhookEvent(payload, { strict: true })).toEqual({ ok: true, event: payload });
+        expect((payload as { eventType: string }).eventType).toBe(message['x-event-type']);
       }
     }
   });
