@@ -17,7 +17,7 @@ function toValidationError(error: GeneratedValidationError, event: unknown): Web
 function describeFailure(keyword: string, params: Record<string, unknown>, path: string, event: unknown): string {
   switch (keyword) {
     case 'required':
-      return 'is missing: the property is required (a field without a value is sent as null where the schema allows it)';
+      return 'is missing: the schema of this event requires it (fields without a value are sent as null, not left out)';
     case 'type':
       return `must be ${listOf(params.type)} (got ${jsonTypeOf(valueAt(event, path))})`;
     case 'enum':
@@ -50,8 +50,8 @@ function describeFailure(keyword: string, params: Record<string, unknown>, path:
   }
 }
 
-// A nullable object is written `oneOf: [{$ref}, {type: null}]`; a wrong value there fails
-// both branches and the oneOf. One "must be object or null" says the same more plainly, and
+// A nullable object is written `anyOf: [{$ref}, {type: null}]` (or oneOf); a wrong value
+// there fails both branches and the anyOf. One "must be object or null" says the same more plainly, and
 // when the value is an object, the errors inside it are the useful ones.
 function mergeAlternatives(
   errors: WebhookEventValidationError[],

@@ -138,6 +138,17 @@ describe('selects the schema by eventType, so the errors concern that event only
   });
 });
 
+describe('reports the errors inside a nullable object, not its alternatives', () => {
+  it('bankingDetails present but incomplete', () => {
+    const event = realisticEvent();
+    event.data.bankingDetails = { providerIban: 42, providerBic: null, address: null };
+    expect(expectFailure(validateWebhookEvent(event)).errors).toEqual([
+      { path: '/data/bankingDetails/providerIbanStatus', keyword: 'required', message: '/data/bankingDetails/providerIbanStatus is missing: the schema of this event requires it (fields without a value are sent as null, not left out)' },
+      { path: '/data/bankingDetails/providerIban', keyword: 'type', message: '/data/bankingDetails/providerIban must be string or null (got integer)' },
+    ]);
+  });
+});
+
 describe('reports an unknown eventType with unknownEventType: true', () => {
   it.each(['card.transaction.refunded', 'USER.CREATED', '', 'constructor', '__proto__', 'toString', 'hasOwnProperty'])('%j', (eventType) => {
     const failure = expectFailure(validateWebhookEvent({ eventType, data: {} }));
