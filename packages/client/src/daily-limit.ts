@@ -1,10 +1,13 @@
-import type { Client } from 'openapi-fetch';
-import type { AccountLimit, paths } from '@capi/openapi-types';
+import type { AccountLimit, SetAccountLimitRequest } from '@capi/openapi-types';
 import { abortableSleep } from './abortable-sleep.js';
-import { AbortError, errorFromResponse, TimeoutError, UnexpectedResponseError } from './errors.js';
+import { readAnswerBody } from './answer-body.js';
+import { AbortError, TimeoutError, UnexpectedResponseError } from './errors.js';
 import { assertDailyLimitInput, DAILY_LIMIT_CURRENCY } from './daily-limit-input.js';
 import { assertMilliseconds } from './milliseconds-option.js';
+import { sendServiceRequest, type ServiceContext } from './service-request.js';
 import type { RequestOptions } from './transport.js';
+
+const LIMIT_PATH = '/user-api/user/account/limit';
 
 /** The new limit for `setDailyLimit`. */
 export interface SetDailyLimitParams {
@@ -27,8 +30,7 @@ export interface WaitForLimitSyncOptions {
 }
 
 /** The client parts the limit operations work with. */
-export interface DailyLimitContext {
-  raw: Client<paths>;
+export interface DailyLimitContext extends ServiceContext {
   maxDailyLimitCents: number;
   /** The client's per-request timeout; polls never wait longer than what is left of theirs. */
   requestTimeoutMs: number;
@@ -41,9 +43,8 @@ export interface DailyLimitContext {
  * const { amount, syncStatus } = await getDailyLimit(context);
  */
 export async function getDailyLimit(context: DailyLimitContext, options: RequestOptions = {}): Promise<AccountLimit> {
-  const { data, error, response } = await context.raw.GET('/user-api/user/account/limit', options);
-  if (!response.ok) throw errorFromResponse(response, error);
-  return readAccountLimit(data);
+  const answer = await sendServiceRequest(context, { method: 'GET', path: LIMIT_PATH }, options);
+  return readAccountLimit(readAnswerBody(answer));
 }
 
 /**
@@ -56,12 +57,9 @@ export async function getDailyLimit(context: DailyLimitContext, options: Request
 export async function setDailyLimit(context: DailyLimitContext, params: SetDailyLimitParams, options: RequestOptions = {}): Promise<AccountLimit> {
   const currency = params?.currency ?? DAILY_LIMIT_CURRENCY;
   assertDailyLimitInput({ amount: params?.amount, currency }, context.maxDailyLimitCents);
-  const { data, error, response } = await context.raw.PUT('/user-api/user/account/limit', {
-    ...options,
-    body: { amount: params.amount, currency: DAILY_LIMIT_CURRENCY },
-  });
-  if (!response.ok) throw errorFromResponse(response, error);
-  return readAccountLimit(data);
+  const json: SetAccountLimitRequest = { amount: params.amount, currency: DAILY_LIMIT_CURRENCY };
+  const answer = await sendServiceRequest(context, { method: 'PUT', path: LIMIT_PATH, json }, options);
+  return readAccountLimit(readAnswerBody(answer));
 }
 
 /**

@@ -245,7 +245,7 @@ export interface ErrorFromResponseOptions {
  * const { data, error, response } = await client.raw.GET('/user-api/user/account/limit');
  * if (error !== undefined) throw errorFromResponse(response, error);
  */
-export function errorFromResponse(response: Response, body: unknown, options: ErrorFromResponseOptions = {}): ApiError {
+export function errorFromResponse(response: Pick<Response, 'status' | 'headers'>, body: unknown, options: ErrorFromResponseOptions = {}): ApiError {
   const { status } = response;
   const safeBody = redactTokensDeep(body);
   const said = readErrorBody(safeBody);

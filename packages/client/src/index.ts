@@ -3,7 +3,7 @@ export { createTokenManager, TokenManager, TokenRenewalError, type TokenGenerati
 export { signerFromViemAccount, signerFromWalletClient, type MessageSigningAccount, type MessageSigningWalletClient, type SignMessage, type SiweSigner } from './signers.js';
 export type { SignInResult, SignInWithEthereumParams } from './sign-in.js';
 export type { SetDailyLimitParams, WaitForLimitSyncOptions } from './daily-limit.js';
-export type { RequestOptions, RetryEvent } from './transport.js';
+export type { FetchFunction, RequestOptions, RetryEvent } from './transport.js';
 export type { RetriesOption, RetryPolicy } from './retry-policy.js';
 export {
   AbortError,

@@ -5,9 +5,9 @@ import { DEFAULT_MAX_DAILY_LIMIT_CENTS } from './daily-limit-input.js';
 import { InvalidArgumentError } from './errors.js';
 import { assertMilliseconds } from './milliseconds-option.js';
 import { resolveRetryPolicy, type RetriesOption } from './retry-policy.js';
-import { signInWithEthereum, type SignInResult, type SignInWithEthereumParams } from './sign-in.js';
+import type { SignInResult, SignInWithEthereumParams } from './sign-in.js';
 import { TokenManager } from './token-manager.js';
-import { createTransport, type RequestOptions, type RetryEvent } from './transport.js';
+import { createTransport, type FetchFunction, type RequestOptions, type RetryEvent } from './transport.js';
 import { getWebhookPublicKey } from './webhook-public-key.js';
 
 /** Options of {@link createPartnerClient}. */
@@ -16,8 +16,8 @@ export interface PartnerClientOptions {
   baseUrl: string;
   /** The webhook key service's address, needed by `getWebhookPublicKey`. */
   webhooksUrl?: string;
-  /** A fetch implementation; default the global `fetch`. */
-  fetch?: (request: Request) => Promise<Response>;
+  /** A fetch implementation, called as `fetch(url, init)`; default the global `fetch`. */
+  fetch?: FetchFunction;
   /** Holds and renews the tokens; default a TokenManager that can only store them. */
   tokenManager?: TokenManager;
   /** Time allowed for each request attempt, to the last byte. Default 30 000 ms. */
@@ -64,8 +64,8 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
   if (options === null || typeof options !== 'object') {
     throw new InvalidArgumentError('options', 'createPartnerClient needs an options object with at least baseUrl.', 'invalid_option');
   }
-  const baseUrl = assertHttpUrl(options.baseUrl, 'baseUrl');
-  const webhooksUrl = options.webhooksUrl === undefined ? undefined : assertHttpUrl(options.webhooksUrl, 'webhooksUrl');
+  const baseUrl = withoutTrailingSlash(assertHttpUrl(options.baseUrl, 'baseUrl'));
+  const webhooksUrl = options.webhooksUrl === undefined ? undefined : withoutTrailingSlash(assertHttpUrl(options.webhooksUrl, 'webhooksUrl'));
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   assertMilliseconds(timeoutMs, 'timeoutMs', { allowInfinity: true });
   const maxDailyLimitCents = options.maxDailyLimitCents ?? DEFAULT_MAX_DAILY_LIMIT_CENTS;
@@ -82,19 +82,23 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
     throw new InvalidArgumentError('tokenManager', 'tokenManager must be a TokenManager (createTokenManager() makes one).', 'invalid_option');
   }
   // Looked up per call, so that a fetch installed later (test tooling, polyfills) is used.
-  const fetchOnce = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const fetchOnce: FetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const transport = createTransport({ fetch: fetchOnce, tokenManager, timeoutMs, retryPolicy: resolveRetryPolicy(options.retries), onRetry: options.onRetry });
-  const raw = createClient<paths>({ baseUrl, fetch: transport });
-  const limitContext: DailyLimitContext = { raw, maxDailyLimitCents, requestTimeoutMs: timeoutMs };
+  // The client's own methods send through the transport directly: the same behaviour as raw,
+  // without building a Request and a Response per call (a large part of a call's cost).
+  const raw = createClient<paths>({ baseUrl, fetch: transport.fetch });
+  const serviceContext = { transport, baseUrl };
+  const limitContext: DailyLimitContext = { ...serviceContext, maxDailyLimitCents, requestTimeoutMs: timeoutMs };
 
   return {
     raw,
     tokenManager,
-    signInWithEthereum: (params) => signInWithEthereum({ raw, tokenManager }, params),
+    // Sign-in (and viem with it) is loaded on first use, so apps that only read limits never download it.
+    signInWithEthereum: async (params) => (await import('./sign-in.js')).signInWithEthereum({ ...serviceContext, tokenManager }, params),
     getDailyLimit: (callOptions) => getDailyLimit(limitContext, callOptions),
     setDailyLimit: (params, callOptions) => setDailyLimit(limitContext, params, callOptions),
     waitForLimitSync: (waitOptions) => waitForLimitSync(limitContext, waitOptions),
-    getWebhookPublicKey: (callOptions) => getWebhookPublicKey(raw, webhooksUrl, callOptions),
+    getWebhookPublicKey: (callOptions) => getWebhookPublicKey(serviceContext, webhooksUrl, callOptions),
   };
 }
 
@@ -103,4 +107,8 @@ function assertHttpUrl(value: unknown, argument: string): string {
     throw new InvalidArgumentError(argument, `${argument} must be an absolute http(s) URL such as "https://api.example.com", got ${JSON.stringify(value)}.`, 'invalid_base_url');
   }
   return value;
+}
+
+function withoutTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, '');
 }

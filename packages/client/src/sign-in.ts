@@ -1,9 +1,11 @@
-import type { Client } from 'openapi-fetch';
-import type { paths } from '@capi/openapi-types';
-import { errorFromResponse, InvalidArgumentError, UnexpectedResponseError } from './errors.js';
+import type { SiweChallengeRequest } from '@capi/openapi-types';
+import { readAnswerBody, readAnswerText } from './answer-body.js';
+import { InvalidArgumentError, UnexpectedResponseError } from './errors.js';
 import { readJwtExpiry } from './jwt-expiry.js';
 import { readNonce } from './nonce.js';
 import { assertSignInInput, TTL_IN_SECONDS_RANGE } from './sign-in-input.js';
+import { sendServiceRequest, type ServiceContext } from './service-request.js';
+import { buildSiweMessage } from './siwe-message.js';
 import type { SignMessage } from './signers.js';
 import type { TokenManager, TokenSet } from './token-manager.js';
 import type { RequestOptions } from './transport.js';
@@ -33,8 +35,7 @@ export interface SignInResult extends TokenSet {
 }
 
 /** The client parts sign-in works with. */
-export interface SignInContext {
-  raw: Client<paths>;
+export interface SignInContext extends ServiceContext {
   tokenManager: TokenManager;
 }
 
@@ -45,13 +46,12 @@ const DEFAULT_STATEMENT = 'Sign in with Ethereum to the app.';
  * tokens in the client's TokenManager and returns them.
  *
  * @example
- * const { expiresAt } = await signInWithEthereum({ raw, tokenManager }, { ...signerFromViemAccount(account), domain: 'localhost:3000', uri: 'http://localhost:3000', chainId: 100 });
+ * const { expiresAt } = await signInWithEthereum({ transport, baseUrl, tokenManager }, { ...signerFromViemAccount(account), domain: 'localhost:3000', uri: 'http://localhost:3000', chainId: 100 });
  */
 export async function signInWithEthereum(context: SignInContext, params: SignInWithEthereumParams): Promise<SignInResult> {
   assertSignInInput(params);
   const ttlInSeconds = params.ttlInSeconds ?? TTL_IN_SECONDS_RANGE.max;
   const call = { auth: false, signal: params.signal, timeoutMs: params.timeoutMs };
-  const { buildSiweMessage } = await import('./siwe-message.js');
   const fields = {
     address: params.address,
     chainId: params.chainId,
@@ -62,9 +62,8 @@ export async function signInWithEthereum(context: SignInContext, params: SignInW
   // Build once with a placeholder nonce so that a field viem refuses fails before any request.
   buildSiweMessage({ ...fields, nonce: 'placeholder0' });
 
-  const nonceAnswer = await context.raw.GET('/api/v1/auth/nonce', { ...call, parseAs: 'text' });
-  if (!nonceAnswer.response.ok) throw errorFromResponse(nonceAnswer.response, nonceAnswer.error);
-  const nonce = readNonce(String(nonceAnswer.data ?? ''));
+  const nonceAnswer = await sendServiceRequest(context, { method: 'GET', path: '/api/v1/auth/nonce' }, call);
+  const nonce = readNonce(readAnswerText(nonceAnswer));
   const message = buildSiweMessage({ ...fields, nonce });
 
   const signature = await params.signMessage(message);
@@ -72,20 +71,24 @@ export async function signInWithEthereum(context: SignInContext, params: SignInW
     throw new InvalidArgumentError('signMessage', 'signMessage must resolve to a 0x-prefixed hex signature.', 'invalid_signature');
   }
 
-  const challenge = await context.raw.POST('/api/v1/auth/challenge', { ...call, body: { message, signature, ttlInSeconds } });
-  if (!challenge.response.ok) {
-    throw errorFromResponse(challenge.response, challenge.error, {
-      advice:
-        challenge.response.status === 401
-          ? 'The signature was refused: signMessage must sign the exact message with the key of `address`, and that wallet must own a registered account'
-          : undefined,
-    });
-  }
-  const token = (challenge.data as { token?: unknown } | undefined)?.token;
+  const json: SiweChallengeRequest = { message, signature, ttlInSeconds };
+  const challenge = await sendServiceRequest(
+    context,
+    {
+      method: 'POST',
+      path: '/api/v1/auth/challenge',
+      json,
+      advice: (status) =>
+        status === 401 ? 'The signature was refused: signMessage must sign the exact message with the key of `address`, and that wallet must own a registered account' : undefined,
+    },
+    call,
+  );
+  const data = readAnswerBody(challenge) as { token?: unknown; refreshToken?: unknown } | undefined;
+  const token = data?.token;
   if (typeof token !== 'string' || token === '') {
     throw new UnexpectedResponseError('The challenge answer holds no access token (expected {"token": "<JWT>"}). Check baseUrl.', { code: 'missing_token' });
   }
-  const refreshToken = (challenge.data as { refreshToken?: unknown }).refreshToken;
+  const refreshToken = data?.refreshToken;
   const result: SignInResult = {
     token,
     expiresAt: readJwtExpiry(token) ?? new Date(Date.now() + ttlInSeconds * 1000),

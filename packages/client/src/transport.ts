@@ -1,6 +1,7 @@
-// The one place where requests leave the client. openapi-fetch builds each Request from the
-// spec's types and hands it here; this adds the bearer token, the per-request timeout, the
-// caller's AbortSignal, retries with backoff and the single renewal after a 401.
+// The one place where requests leave the client, both from its own methods and from
+// `client.raw` (openapi-fetch hands its Requests to `transport.fetch`). It adds the bearer
+// token, the per-request timeout, the caller's AbortSignal, retries with backoff and the
+// single renewal after a 401.
 
 import { abortableSleep } from './abortable-sleep.js';
 import { AbortError, ConnectionError, TimeoutError } from './errors.js';
@@ -39,35 +40,60 @@ export interface RetryEvent {
   fromRetryAfter: boolean;
 }
 
+/** The fetch the client sends through: the global `fetch` or anything with its signature. */
+export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
+
 /** What {@link createTransport} needs. */
 export interface TransportOptions {
-  fetch: (request: Request) => Promise<Response>;
+  fetch: FetchFunction;
   tokenManager: TokenManager;
   timeoutMs: number;
   retryPolicy: RetryPolicy;
   onRetry?: ((event: RetryEvent) => void) | undefined;
 }
 
-/** A `fetch` that openapi-fetch calls with a Request carrying {@link RequestOptions} as properties. */
-export type Transport = (request: Request) => Promise<Response>;
+/** A request as the transport sends it; the body is bytes or text so that it can be sent again. */
+export interface OutgoingRequest {
+  method: string;
+  url: string;
+  headers: Headers;
+  body?: ArrayBuffer | string | undefined;
+  /** Other fetch options carried over from a Request (credentials, redirect, ...). */
+  init?: RequestInit | undefined;
+}
+
+/** A complete answer: the body is fully read, under the same timeout as the rest. */
+export interface BufferedAnswer {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  url: string;
+  body: ArrayBuffer | null;
+}
+
+/** Sends requests with the client's behaviour; `fetch` is the form openapi-fetch calls. */
+export interface Transport {
+  send(request: OutgoingRequest, options?: RequestOptions): Promise<BufferedAnswer>;
+  fetch(request: Request): Promise<Response>;
+}
 
 const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 /**
- * Creates the fetch function behind `client.raw` and every client method.
+ * Creates the transport behind `client.raw` and every client method.
  *
  * @example
- * const raw = createClient<paths>({ baseUrl, fetch: createTransport({ fetch, tokenManager, timeoutMs, retryPolicy }) });
+ * const transport = createTransport({ fetch: globalThis.fetch, tokenManager, timeoutMs: 30_000, retryPolicy });
+ * const raw = createClient<paths>({ baseUrl, fetch: transport.fetch });
  */
 export function createTransport(options: TransportOptions): Transport {
   const { tokenManager, retryPolicy, onRetry } = options;
   const fetchOnce = options.fetch;
 
-  return async function send(request: Request): Promise<Response> {
-    const call = request as Request & RequestOptions;
+  async function send(request: OutgoingRequest, call: RequestOptions = {}): Promise<BufferedAnswer> {
     if (call.retries !== undefined) assertRetryCount(call.retries, 'retries');
     if (call.timeoutMs !== undefined) assertMilliseconds(call.timeoutMs, 'timeoutMs', { allowInfinity: true });
-    const callerSignal = request.signal;
+    const callerSignal = call.signal;
     const retries = call.retries ?? (isRetriedByDefault(request.method) ? retryPolicy.count : 0);
     const timeoutMs = call.timeoutMs ?? options.timeoutMs;
     const useAuth = call.auth !== false;
@@ -76,9 +102,9 @@ export function createTransport(options: TransportOptions): Transport {
     let retry = 0;
 
     for (;;) {
-      let response: Response;
+      let answer: BufferedAnswer;
       try {
-        response = await sendAttempt(fetchOnce, request, token, timeoutMs, callerSignal);
+        answer = await sendAttempt(fetchOnce, request, token, timeoutMs, callerSignal);
       } catch (error) {
         if (error instanceof AbortError || retry >= retries) throw error;
         retry += 1;
@@ -88,7 +114,7 @@ export function createTransport(options: TransportOptions): Transport {
         continue;
       }
 
-      if (response.status === 401 && useAuth && !renewedAfterUnauthorized) {
+      if (answer.status === 401 && useAuth && !renewedAfterUnauthorized) {
         renewedAfterUnauthorized = true;
         const renewed = await tokenManager.renewAfterUnauthorized(token);
         // The 401 retry is owed to the renewal, not to the retry budget.
@@ -96,32 +122,50 @@ export function createTransport(options: TransportOptions): Transport {
           token = renewed;
           continue;
         }
-        return response;
+        return answer;
       }
 
-      if (!isRetryableStatus(response.status) || retry >= retries) return response;
-      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
-      if (retryAfterMs !== undefined && retryAfterMs > retryPolicy.maxRetryAfterMs) return response;
+      if (!isRetryableStatus(answer.status) || retry >= retries) return answer;
+      const retryAfterMs = parseRetryAfter(answer.headers.get('retry-after'));
+      if (retryAfterMs !== undefined && retryAfterMs > retryPolicy.maxRetryAfterMs) return answer;
       retry += 1;
       const delayMs = retryAfterMs ?? backoffDelay(retry - 1, retryPolicy);
-      onRetry?.({ method: request.method, url: request.url, retry, delayMs, reason: 'status', status: response.status, fromRetryAfter: retryAfterMs !== undefined });
+      onRetry?.({ method: request.method, url: request.url, retry, delayMs, reason: 'status', status: answer.status, fromRetryAfter: retryAfterMs !== undefined });
       await abortableSleep(delayMs, callerSignal, () => abortError(request));
     }
-  };
+  }
+
+  async function fetchForRaw(request: Request): Promise<Response> {
+    // openapi-fetch copies init keys it does not know (retries, timeoutMs, auth) onto the Request.
+    const call = request as Request & RequestOptions;
+    const answer = await send(
+      {
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        body: request.body === null ? undefined : await request.arrayBuffer(),
+        init: { credentials: request.credentials, redirect: request.redirect, cache: request.cache, keepalive: request.keepalive, referrerPolicy: request.referrerPolicy, integrity: request.integrity },
+      },
+      { signal: request.signal, timeoutMs: call.timeoutMs, retries: call.retries, auth: call.auth },
+    );
+    const response = new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
+    Object.defineProperty(response, 'url', { value: answer.url });
+    return response;
+  }
+
+  return { send, fetch: fetchForRaw };
 }
 
 async function sendAttempt(
-  fetchOnce: (request: Request) => Promise<Response>,
-  template: Request,
+  fetchOnce: FetchFunction,
+  request: OutgoingRequest,
   token: string | undefined,
   timeoutMs: number,
-  callerSignal: AbortSignal,
-): Promise<Response> {
-  if (callerSignal.aborted) throw abortError(template);
-  const headers = new Headers(template.headers);
-  if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
-  // A body can be read once; the template keeps it for the next attempt.
-  const source = template.body === null ? template : template.clone();
+  callerSignal: AbortSignal | undefined,
+): Promise<BufferedAnswer> {
+  if (callerSignal?.aborted) throw abortError(request);
+  // The headers are this call's own, so the token of this attempt can be set on them.
+  if (token !== undefined) request.headers.set('authorization', `Bearer ${token}`);
   const controller = new AbortController();
   let timedOut = false;
   const timer = Number.isFinite(timeoutMs)
@@ -131,39 +175,36 @@ async function sendAttempt(
       }, timeoutMs)
     : undefined;
   const forwardAbort = () => controller.abort();
-  callerSignal.addEventListener('abort', forwardAbort, { once: true });
+  callerSignal?.addEventListener('abort', forwardAbort, { once: true });
   try {
-    const response = await fetchOnce(new Request(source, { headers, signal: controller.signal }));
-    if (response.status < 200) return response;
+    const response = await fetchOnce(request.url, { ...request.init, method: request.method, headers: request.headers, body: request.body, signal: controller.signal });
     // Read the body under the same timer, so that the timeout covers the whole exchange.
     const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
-    const buffered = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-    Object.defineProperty(buffered, 'url', { value: response.url });
-    return buffered;
+    return { status: response.status, statusText: response.statusText, headers: response.headers, url: response.url, body };
   } catch (error) {
-    if (callerSignal.aborted) throw abortError(template);
+    if (callerSignal?.aborted) throw abortError(request);
     if (timedOut) {
       throw new TimeoutError(
-        `No complete response to ${describe(template)} within ${timeoutMs} ms. Raise timeoutMs (per client or per call), or check that the service is reachable.`,
+        `No complete response to ${describe(request)} within ${timeoutMs} ms. Raise timeoutMs (per client or per call), or check that the service is reachable.`,
         { code: 'request_timeout', timeoutMs },
       );
     }
     const reason = error instanceof Error ? describeCause(error) : String(error);
     throw new ConnectionError(
-      `Could not get a response to ${describe(template)}: ${reason}. Check baseUrl/webhooksUrl and the network (in a browser, also CORS).`,
+      `Could not get a response to ${describe(request)}: ${reason}. Check baseUrl/webhooksUrl and the network (in a browser, also CORS).`,
       { code: 'connection_failed', cause: error },
     );
   } finally {
     if (timer !== undefined) clearTimeout(timer);
-    callerSignal.removeEventListener('abort', forwardAbort);
+    callerSignal?.removeEventListener('abort', forwardAbort);
   }
 }
 
-function abortError(request: Request): AbortError {
+function abortError(request: { method: string; url: string }): AbortError {
   return new AbortError(`${describe(request)} was cancelled by the caller's AbortSignal.`, { code: 'aborted' });
 }
 
-function describe(request: Request): string {
+function describe(request: { method: string; url: string }): string {
   return `${request.method} ${request.url}`;
 }
 

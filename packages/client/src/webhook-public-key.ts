@@ -1,6 +1,7 @@
-import type { Client } from 'openapi-fetch';
-import type { paths, WebhookPublicKey } from '@capi/openapi-types';
-import { errorFromResponse, InvalidArgumentError, UnexpectedResponseError } from './errors.js';
+import type { WebhookPublicKey } from '@capi/openapi-types';
+import { readAnswerBody } from './answer-body.js';
+import { InvalidArgumentError, UnexpectedResponseError } from './errors.js';
+import { sendServiceRequest, type ServiceContext } from './service-request.js';
 import type { RequestOptions } from './transport.js';
 
 /**
@@ -8,9 +9,9 @@ import type { RequestOptions } from './transport.js';
  * A key with `success: false` is refused, since the reference says it is then unusable.
  *
  * @example
- * const { publicKey } = await getWebhookPublicKey(raw, 'https://webhooks.example.com');
+ * const { publicKey } = await getWebhookPublicKey(context, 'https://webhooks.example.com');
  */
-export async function getWebhookPublicKey(raw: Client<paths>, webhooksUrl: string | undefined, options: RequestOptions = {}): Promise<WebhookPublicKey> {
+export async function getWebhookPublicKey(context: ServiceContext, webhooksUrl: string | undefined, options: RequestOptions = {}): Promise<WebhookPublicKey> {
   if (webhooksUrl === undefined) {
     throw new InvalidArgumentError(
       'webhooksUrl',
@@ -18,8 +19,8 @@ export async function getWebhookPublicKey(raw: Client<paths>, webhooksUrl: strin
       'missing_webhooks_url',
     );
   }
-  const { data, error, response } = await raw.GET('/api/v1/public-key', { ...options, baseUrl: webhooksUrl, auth: false });
-  if (!response.ok) throw errorFromResponse(response, error);
+  const answer = await sendServiceRequest(context, { method: 'GET', path: '/api/v1/public-key', baseUrl: webhooksUrl }, { ...options, auth: false });
+  const data = readAnswerBody(answer);
   const key = data as Partial<WebhookPublicKey> | undefined;
   if (key?.success !== true || typeof key.publicKey !== 'string' || key.publicKey.trim() === '') {
     throw new UnexpectedResponseError(

@@ -58,9 +58,9 @@ describe('exposes the typed openapi-fetch client as raw, with the client behavio
     const urls: string[] = [];
     const client = createPartnerClient({
       baseUrl: service.url,
-      fetch: (request) => {
-        urls.push(request.url);
-        return fetch(request);
+      fetch: (url, init) => {
+        urls.push(url);
+        return fetch(url, init);
       },
     });
     await client.raw.GET('/api/v1/auth/nonce', { parseAs: 'text' });

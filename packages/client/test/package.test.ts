@@ -45,7 +45,7 @@ describe('keeps viem out of the main entry', () => {
   it('imports viem nowhere but the lazily loaded sign-in chunk', () => {
     const main = readFileSync(join(dist, 'index.js'), 'utf8');
     expect(main).not.toMatch(/from ["']viem/);
-    expect(main).toMatch(/import\(["']\.\/siwe-message-[\w-]+\.js["']\)/);
+    expect(main).toMatch(/import\(["']\.\/sign-in-[\w-]+\.js["']\)/);
   });
 
   it('does not load viem when the main entry is imported (ESM and CommonJS)', async () => {

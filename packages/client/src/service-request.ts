@@ -1,0 +1,45 @@
+import type { paths } from '@capi/openapi-types';
+import { isSuccess, readAnswerBody } from './answer-body.js';
+import { errorFromResponse } from './errors.js';
+import type { BufferedAnswer, RequestOptions, Transport } from './transport.js';
+
+/** Where the client's own methods send their requests. */
+export interface ServiceContext {
+  transport: Transport;
+  /** The core user API base, without a trailing slash. */
+  baseUrl: string;
+}
+
+/** One request of a client method: a path of the spec and its JSON body, if any. */
+export interface ServiceRequest {
+  method: 'GET' | 'PUT' | 'POST';
+  path: keyof paths;
+  json?: unknown;
+  /** Another base than the core API (the webhook key service). */
+  baseUrl?: string;
+  /** What to tell the caller on an error status, when the operation knows better than the status. */
+  advice?: (status: number) => string | undefined;
+}
+
+/**
+ * Sends one request of a client method and returns the 2xx answer; an error status becomes
+ * the typed error of its family.
+ *
+ * @example
+ * const answer = await sendServiceRequest(context, { method: 'GET', path: '/user-api/user/account/limit' }, options);
+ */
+export async function sendServiceRequest(context: ServiceContext, request: ServiceRequest, options: RequestOptions = {}): Promise<BufferedAnswer> {
+  const headers = new Headers({ accept: 'application/json' });
+  if (request.json !== undefined) headers.set('content-type', 'application/json');
+  const answer = await context.transport.send(
+    {
+      method: request.method,
+      url: `${request.baseUrl ?? context.baseUrl}${request.path}`,
+      headers,
+      body: request.json === undefined ? undefined : JSON.stringify(request.json),
+    },
+    options,
+  );
+  if (!isSuccess(answer)) throw errorFromResponse(answer, readAnswerBody(answer), { advice: request.advice?.(answer.status) });
+  return answer;
+}
