@@ -1,6 +1,7 @@
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './generated/events.js';
 
-const knownEventTypes: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
+// Marked pure so that a bundle importing only a header constant drops the set and the list.
+const knownEventTypes: ReadonlySet<string> = /* @__PURE__ */ new Set(WEBHOOK_EVENT_TYPES);
 
 /**
  * Whether `value` is an event type this version of the SDK knows. Receivers use it to
