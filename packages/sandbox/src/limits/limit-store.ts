@@ -1,3 +1,5 @@
+import type { AccountLimit } from '@capi/openapi-types';
+
 /**
  * The default daily spending limit: 10,000 USD in cents (reference 8).
  *
@@ -7,13 +9,6 @@
  * ```
  */
 export const DEFAULT_DAILY_LIMIT_CENTS = 1_000_000;
-
-/** The spec's AccountLimit. */
-export interface AccountLimit {
-  amount: number;
-  currency: string;
-  syncStatus: 'pending' | 'synced';
-}
 
 /**
  * Each account's daily spending limit. A new limit is `pending` at once and becomes

@@ -1,21 +1,15 @@
+import type { KycStatus as SpecKycStatus, User as SpecUser } from '@capi/openapi-types';
+import { userSchema } from '../generated/openapi-contract.js';
+
 /**
- * The eight KYC states of reference 2.5.
+ * The eight KYC states of reference 2.5, read from the spec's User schema.
  *
  * @example
  * ```ts
  * for (const kycStatus of KYC_STATUSES) sandbox.users.setKycStatus(user.id, kycStatus);
  * ```
  */
-export const KYC_STATUSES = [
-  'notStarted',
-  'documentsRequested',
-  'pending',
-  'processing',
-  'approved',
-  'resubmissionRequested',
-  'rejected',
-  'requiresAction',
-] as const;
+export const KYC_STATUSES = (userSchema as { properties: { kycStatus: { enum: SpecKycStatus[] } } }).properties.kycStatus.enum as readonly SpecKycStatus[];
 
 /**
  * One of {@link KYC_STATUSES}.
@@ -25,50 +19,18 @@ export const KYC_STATUSES = [
  * const kycStatus: KycStatus = 'approved';
  * ```
  */
-export type KycStatus = (typeof KYC_STATUSES)[number];
+export type KycStatus = SpecKycStatus;
 
 /**
- * A user as the service sends it in every user and KYC event (reference 2.1); every field is present.
+ * A user as the service sends it in every user and KYC event (reference 2.1); every field is
+ * present. The spec's User, from @capi/openapi-types.
  *
  * @example
  * ```ts
  * const user: User = sandbox.users.create({ email: 'ada@example.com' });
  * ```
  */
-export interface User {
-  id: string;
-  email: string | null;
-  phone: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  address1: string | null;
-  address2: string | null;
-  city: string | null;
-  postalCode: string | null;
-  state: string | null;
-  country: string | null;
-  nationalityCountry: string | null;
-  signInWallets: { address: string }[];
-  smartWallets: { address: string; chainId: string }[];
-  kycStatus: KycStatus;
-  availableFeatures: { providerIban: boolean };
-  cards: {
-    id: string;
-    cardToken: string;
-    lastFourDigits: string;
-    embossedName: string | null;
-    activatedAt: string | null;
-    virtual: boolean;
-  }[];
-  bankingDetails: {
-    providerIban: string | null;
-    providerBic: string | null;
-    providerIbanStatus: string | null;
-    address: string | null;
-  } | null;
-  isSourceOfFundsAnswered: boolean;
-  isPhoneValidated: boolean;
-}
+export type User = SpecUser;
 
 /**
  * What you give the sandbox to create a user: any subset of the User fields. Missing fields
