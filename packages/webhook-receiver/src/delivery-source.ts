@@ -25,7 +25,15 @@ export interface DeliverySource {
   readRawBody(maxBytes: number): Promise<Uint8Array>;
 }
 
-/** The reply the receiver wants written: status, headers and a JSON body `{ code, message }`. */
+/**
+ * The reply the receiver wants written: status, headers and a JSON body `{ code, message }`.
+ *
+ * @example
+ * ```ts
+ * const { reply } = await receiver.receive(source);
+ * res.writeHead(reply.status, reply.headers).end(reply.body);
+ * ```
+ */
 export interface ReceiverReply {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;

@@ -1,4 +1,11 @@
-/** Machine-readable reasons a {@link WebhookReceiverError} is thrown. */
+/**
+ * Machine-readable reasons a {@link WebhookReceiverError} is thrown.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof WebhookReceiverError && error.code === 'body_already_consumed') fixMiddlewareOrder();
+ * ```
+ */
 export type WebhookReceiverErrorCode =
   /** An option of `createWebhookReceiver` or of a dedupe store is out of range or of the wrong type. */
   | 'invalid_options'
@@ -27,7 +34,14 @@ export class WebhookReceiverError extends Error {
   }
 }
 
-/** Machine-readable reasons a {@link DedupeStoreError} is thrown. */
+/**
+ * Machine-readable reasons a {@link DedupeStoreError} is thrown.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof DedupeStoreError && error.code === 'dedupe_store_unavailable') metrics.increment('redis_down');
+ * ```
+ */
 export type DedupeStoreErrorCode =
   /** The store did not answer, or answered with an error; the delivery is answered 503 and retried. */
   | 'dedupe_store_unavailable'

@@ -3,10 +3,25 @@ import type { DeliverySource, ReceiverReply } from './delivery-source.js';
 import { WebhookReceiverError, bodyTooLargeError } from './errors.js';
 import type { WebhookReceiver } from './receiver.js';
 
-/** A Node request as Express, Fastify (`request.raw`) and node:http hand it over, maybe with a parsed `body`. */
+/**
+ * A Node request as Express, Fastify (`request.raw`) and node:http hand it over, maybe with a parsed `body`.
+ *
+ * @example
+ * ```ts
+ * app.post('/webhooks', (req: NodeWebhookRequest, res) => toNodeHandler(receiver)(req, res));
+ * ```
+ */
 export type NodeWebhookRequest = IncomingMessage & { body?: unknown };
 
-/** The `(req, res)` function {@link toNodeHandler} returns; it resolves once the reply is written and any early-acknowledged handler has finished. */
+/**
+ * The `(req, res)` function {@link toNodeHandler} returns; it resolves once the reply is written and any early-acknowledged handler has finished.
+ *
+ * @example
+ * ```ts
+ * const handleWebhook: NodeWebhookHandler = toNodeHandler(receiver);
+ * createServer((req, res) => void handleWebhook(req, res));
+ * ```
+ */
 export type NodeWebhookHandler = (req: NodeWebhookRequest, res: ServerResponse) => Promise<void>;
 
 /**
@@ -30,7 +45,15 @@ export function toNodeHandler(receiver: WebhookReceiver): NodeWebhookHandler {
   };
 }
 
-/** Adapts Node's `IncomingMessage` to a {@link DeliverySource}. */
+/**
+ * Adapts Node's `IncomingMessage` to a {@link DeliverySource}.
+ *
+ * @example
+ * ```ts
+ * const { reply, afterReply } = await receiver.receive(deliverySourceFromNodeRequest(req));
+ * writeNodeReply(res, reply);
+ * ```
+ */
 export function deliverySourceFromNodeRequest(req: NodeWebhookRequest): DeliverySource {
   return {
     method: req.method ?? 'GET',
@@ -39,7 +62,15 @@ export function deliverySourceFromNodeRequest(req: NodeWebhookRequest): Delivery
   };
 }
 
-/** Writes a {@link ReceiverReply} to Node's `ServerResponse`. */
+/**
+ * Writes a {@link ReceiverReply} to Node's `ServerResponse`.
+ *
+ * @example
+ * ```ts
+ * const { reply } = await receiver.receive(deliverySourceFromNodeRequest(req));
+ * writeNodeReply(res, reply);
+ * ```
+ */
 export function writeNodeReply(res: ServerResponse, reply: ReceiverReply): void {
   res.writeHead(reply.status, reply.headers);
   res.end(reply.body);

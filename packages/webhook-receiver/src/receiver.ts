@@ -17,7 +17,14 @@ import { createSignatureCheck, type SignatureCheckOptions } from './signature-ch
 import type { ReceiverOutcome } from './status-table.js';
 import { deliverySourceFromRequest, replyToResponse } from './web-adapter.js';
 
-/** What the handlers learn about the delivery besides the event. */
+/**
+ * What the handlers learn about the delivery besides the event.
+ *
+ * @example
+ * ```ts
+ * receiver.on('user.created', (event, delivery) => db.insertOnce(delivery.bodySha256, event.data));
+ * ```
+ */
 export interface WebhookDelivery {
   /** `X-Webhook-Timestamp`: when the service sent (or re-sent) this delivery, Unix seconds. */
   readonly timestamp: number;
@@ -25,17 +32,39 @@ export interface WebhookDelivery {
   readonly bodySha256: string;
 }
 
-/** A handler of one event type; throwing (or rejecting) answers 500 so that the service retries. */
+/**
+ * A handler of one event type; throwing (or rejecting) answers 500 so that the service retries.
+ *
+ * @example
+ * ```ts
+ * const onKyc: WebhookEventHandler<KycStatusChangedEvent> = async (event) => { await kyc.set(event.data.id, event.data.kycStatus); };
+ * receiver.on('kyc.status.changed', onKyc);
+ * ```
+ */
 export type WebhookEventHandler<E = WebhookEvent> = (event: E, delivery: WebhookDelivery) => unknown;
 
-/** The body of an event whose `eventType` this SDK version does not know, as parsed. */
+/**
+ * The body of an event whose `eventType` this SDK version does not know, as parsed.
+ *
+ * @example
+ * ```ts
+ * createWebhookReceiver({ publicKey, onUnknownEvent: (event) => log.warn('new event kind', event.eventType) });
+ * ```
+ */
 export interface UnknownWebhookEvent {
   readonly eventType: string;
   readonly data?: unknown;
   readonly [property: string]: unknown;
 }
 
-/** Where a failure given to `onError` happened, and how the delivery was answered. */
+/**
+ * Where a failure given to `onError` happened, and how the delivery was answered.
+ *
+ * @example
+ * ```ts
+ * onError: (error, { outcome, afterReply }) => logger.error({ error, outcome, afterReply }, 'webhook failure')
+ * ```
+ */
 export interface WebhookErrorContext {
   /** The outcome the delivery was answered with (`handler_failed`, `dedupe_store_unavailable`...). */
   readonly outcome: ReceiverOutcome;
@@ -45,7 +74,14 @@ export interface WebhookErrorContext {
   readonly afterReply: boolean;
 }
 
-/** Options of {@link createWebhookReceiver}. */
+/**
+ * Options of {@link createWebhookReceiver}.
+ *
+ * @example
+ * ```ts
+ * createWebhookReceiver({ publicKey, maxBodyBytes: 256 * 1024, dedupe: createRedisDedupeStore({ client: redis }), onError: report });
+ * ```
+ */
 export interface WebhookReceiverOptions extends SignatureCheckOptions {
   /** Largest body read, in bytes; a larger one is answered 413 without reading the rest. Default 1 MiB. */
   maxBodyBytes?: number;
@@ -69,14 +105,30 @@ export interface WebhookReceiverOptions extends SignatureCheckOptions {
   onError?: (error: unknown, context: WebhookErrorContext) => void;
 }
 
-/** What {@link WebhookReceiver.receive} produced: the reply, and the handlers' work still running after it. */
+/**
+ * What {@link WebhookReceiver.receive} produced: the reply, and the handlers' work still running after it.
+ *
+ * @example
+ * ```ts
+ * const { reply, afterReply } = await receiver.receive(source);
+ * write(reply);
+ * await afterReply;
+ * ```
+ */
 export interface WebhookReceipt {
   readonly reply: ReceiverReply;
   /** With `acknowledgeEarly`: resolves when the handlers (and the store update) have finished; never rejects. */
   readonly afterReply?: Promise<void>;
 }
 
-/** Options of {@link WebhookReceiver.handle}. */
+/**
+ * Options of {@link WebhookReceiver.handle}.
+ *
+ * @example
+ * ```ts
+ * export default { fetch: (request, env, ctx) => receiver.handle(request, { waitUntil: (work) => ctx.waitUntil(work) }) };
+ * ```
+ */
 export interface HandleOptions {
   /**
    * The runtime's way of keeping work alive after the reply (Workers' `ctx.waitUntil`,
@@ -86,7 +138,14 @@ export interface HandleOptions {
   waitUntil?: (work: Promise<unknown>) => void;
 }
 
-/** A webhook receiver: register handlers, then serve it with `handle` or `toNodeHandler`. */
+/**
+ * A webhook receiver: register handlers, then serve it with `handle` or `toNodeHandler`.
+ *
+ * @example
+ * ```ts
+ * const receiver: WebhookReceiver = createWebhookReceiver({ publicKey }).onAny((event) => audit(event));
+ * ```
+ */
 export interface WebhookReceiver {
   /**
    * Registers a handler of one event type, typed by the generated event map. Several handlers

@@ -4,7 +4,14 @@ import type { ReceiverOutcome } from './status-table.js';
 
 type VerifyOptions = Parameters<typeof verifyWebhookSignature>[0];
 
-/** The signature options of `createWebhookReceiver`, handed to `verifyWebhookSignature`. */
+/**
+ * The signature options of `createWebhookReceiver`, handed to `verifyWebhookSignature`.
+ *
+ * @example
+ * ```ts
+ * createWebhookReceiver({ publicKey: createPublicKeyProvider({ url: `${webhooksUrl}/api/v1/public-key` }), toleranceSeconds: 300 });
+ * ```
+ */
 export interface SignatureCheckOptions {
   /**
    * The service's Ed25519 public key: PEM, base64 or hex (anything `importPublicKey` takes),

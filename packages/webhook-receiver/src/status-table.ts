@@ -6,6 +6,11 @@
  * (a handler error, an unreachable store, a server misconfiguration) must be non-2xx, and a
  * delivery that a retry cannot cure but must not be lost either (an unknown event type) is
  * acknowledged. The README repeats this table; keep them in step.
+ *
+ * @example
+ * ```ts
+ * RECEIVER_OUTCOMES.handler_failed.status; // 500: the service retries
+ * ```
  */
 export const RECEIVER_OUTCOMES = {
   processed: { status: 200, message: 'The event was processed.' },
@@ -32,5 +37,12 @@ export const RECEIVER_OUTCOMES = {
   dedupe_store_unavailable: { status: 503, message: 'The deduplication store is unreachable; retry later.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
-/** The machine-readable name of a delivery outcome, also the `code` of the reply body. */
+/**
+ * The machine-readable name of a delivery outcome, also the `code` of the reply body.
+ *
+ * @example
+ * ```ts
+ * const outcome: ReceiverOutcome = 'dedupe_store_unavailable';
+ * ```
+ */
 export type ReceiverOutcome = keyof typeof RECEIVER_OUTCOMES;

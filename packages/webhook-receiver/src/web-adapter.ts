@@ -1,7 +1,15 @@
 import type { DeliverySource, ReceiverReply } from './delivery-source.js';
 import { WebhookReceiverError, bodyTooLargeError } from './errors.js';
 
-/** Adapts a Web-standard `Request` (Hono, Next.js, Workers, Deno, Bun) to a {@link DeliverySource}. */
+/**
+ * Adapts a Web-standard `Request` (Hono, Next.js, Workers, Deno, Bun) to a {@link DeliverySource}.
+ *
+ * @example
+ * ```ts
+ * const { reply } = await receiver.receive(deliverySourceFromRequest(request));
+ * return replyToResponse(reply);
+ * ```
+ */
 export function deliverySourceFromRequest(request: Request): DeliverySource {
   return {
     method: request.method,
@@ -10,7 +18,15 @@ export function deliverySourceFromRequest(request: Request): DeliverySource {
   };
 }
 
-/** Writes a {@link ReceiverReply} as a Web-standard `Response`. */
+/**
+ * Writes a {@link ReceiverReply} as a Web-standard `Response`.
+ *
+ * @example
+ * ```ts
+ * const { reply } = await receiver.receive(deliverySourceFromRequest(request));
+ * return replyToResponse(reply);
+ * ```
+ */
 export function replyToResponse(reply: ReceiverReply): Response {
   // A copy per Response: replies are cached per outcome, and some runtimes' Response (Hono's
   // Node server) write content-length into the object they are given.

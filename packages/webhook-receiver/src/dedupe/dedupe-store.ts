@@ -2,6 +2,12 @@
  * The answer of {@link DedupeStore.claim}: `claimed` (this delivery owns the body and must
  * process it, then `markProcessed` or `release` with the `token`), `processing` (another
  * delivery owns it right now) or `processed` (it was already processed).
+ *
+ * @example
+ * ```ts
+ * const claim = await store.claim(key);
+ * if (claim.state === 'claimed') await store.markProcessed(key, claim.token);
+ * ```
  */
 export type DedupeClaim =
   | { readonly state: 'claimed'; readonly token: string }
@@ -34,12 +40,24 @@ export interface DedupeStore {
   release(key: string, token: string): void | Promise<void>;
 }
 
-/** Default time a processed body is remembered: 24 h, well over the 21 minutes that retries span. */
+/**
+ * Default time a processed body is remembered: 24 h, well over the 21 minutes that retries span.
+ *
+ * @example
+ * ```ts
+ * createMemoryDedupeStore({ ttlMs: 2 * DEFAULT_DEDUPE_TTL_MS });
+ * ```
+ */
 export const DEFAULT_DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Default lifetime of a claim whose delivery has neither finished nor failed (its process died).
  * Longer than the 30-second reply window, short enough that the retries after 6 and 21 minutes
  * (reference 6.3) find it expired and process the event.
+ *
+ * @example
+ * ```ts
+ * createRedisDedupeStore({ client, claimTtlMs: DEFAULT_CLAIM_TTL_MS / 2 });
+ * ```
  */
 export const DEFAULT_CLAIM_TTL_MS = 2 * 60 * 1000;

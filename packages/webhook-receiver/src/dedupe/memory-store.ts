@@ -1,7 +1,14 @@
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore } from './dedupe-store.js';
 import { positiveIntegerOption } from './positive-integer-option.js';
 
-/** Options of {@link createMemoryDedupeStore}. */
+/**
+ * Options of {@link createMemoryDedupeStore}.
+ *
+ * @example
+ * ```ts
+ * createMemoryDedupeStore({ ttlMs: 48 * 3600_000, maxEntries: 10_000 });
+ * ```
+ */
 export interface MemoryDedupeStoreOptions {
   /** How long a processed body is remembered, in ms. Default 24 h (retries span 21 minutes). */
   ttlMs?: number;
@@ -13,7 +20,15 @@ export interface MemoryDedupeStoreOptions {
   now?: () => number;
 }
 
-/** The memory store: the {@link DedupeStore} operations, answered synchronously. */
+/**
+ * The memory store: the {@link DedupeStore} operations, answered synchronously.
+ *
+ * @example
+ * ```ts
+ * const store: MemoryDedupeStore = createMemoryDedupeStore();
+ * store.claim('body-sha256').state; // 'claimed', synchronously
+ * ```
+ */
 export interface MemoryDedupeStore extends DedupeStore {
   claim(key: string): DedupeClaim;
   markProcessed(key: string, token: string): void;

@@ -1,12 +1,26 @@
 import { DedupeStoreError } from '../errors.js';
 
-/** Sends one Redis command (`['SET', key, value, 'NX']`) and resolves to Redis's reply. */
+/**
+ * Sends one Redis command (`['SET', key, value, 'NX']`) and resolves to Redis's reply.
+ *
+ * @example
+ * ```ts
+ * const command: RedisCommand = (args) => myClient.send(args);
+ * createRedisDedupeStore({ client: command });
+ * ```
+ */
 export type RedisCommand = (args: readonly string[]) => Promise<unknown>;
 
 /**
  * The Redis clients {@link createRedisDedupeStore} accepts: an ioredis `Redis` or `Cluster`
  * (anything with `call(command, ...args)`), a node-redis client from `createClient()`
  * (anything with `sendCommand(args)`), or a {@link RedisCommand} function for any other client.
+ *
+ * @example
+ * ```ts
+ * createRedisDedupeStore({ client: new Redis(url) });                   // ioredis
+ * createRedisDedupeStore({ client: await createClient({ url }).connect() }); // node-redis
+ * ```
  */
 export type RedisClientLike =
   | { call(command: string, ...args: string[]): Promise<unknown> }

@@ -3,7 +3,14 @@ import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type Ded
 import { positiveIntegerOption } from './positive-integer-option.js';
 import { toRedisCommand, type RedisClientLike } from './redis-command.js';
 
-/** Options of {@link createRedisDedupeStore}. */
+/**
+ * Options of {@link createRedisDedupeStore}.
+ *
+ * @example
+ * ```ts
+ * createRedisDedupeStore({ client: redis, keyPrefix: 'shop-eu:webhooks:', commandTimeoutMs: 1_000 });
+ * ```
+ */
 export interface RedisDedupeStoreOptions {
   /** An ioredis client, a connected node-redis client, or a command function (see {@link RedisClientLike}). */
   client: RedisClientLike;
