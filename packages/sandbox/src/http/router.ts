@@ -106,8 +106,14 @@ export class Router {
       for (let i = 0; i < segments.length; i++) {
         const expected = route.segments[i]!;
         const actual = segments[i]!;
-        if (expected.startsWith(':')) params[expected.slice(1)] = decodeURIComponent(actual);
-        else if (expected !== actual) {
+        if (expected.startsWith(':')) {
+          const value = decodePathSegment(actual);
+          if (value === undefined) {
+            matched = false;
+            break;
+          }
+          params[expected.slice(1)] = value;
+        } else if (expected !== actual) {
           matched = false;
           break;
         }
@@ -130,6 +136,15 @@ export class Router {
       }
     }
     return new ApiError(404, { code: 'NotFound', message: `No endpoint ${method} ${pathname} on this base URL.` });
+  }
+}
+
+// A malformed percent-escape cannot name anything, so it simply matches no route (404).
+function decodePathSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
   }
 }
 

@@ -108,7 +108,7 @@ export class DeliveryScheduler {
     };
     this.#deliveries.push(delivery);
     this.#inFlight++;
-    void this.#attempt(delivery, url, rawBody, 0);
+    this.#startAttempt(delivery, url, rawBody, 0);
     return delivery;
   }
 
@@ -137,8 +137,25 @@ export class DeliveryScheduler {
     }
   }
 
+  // An attempt that throws (a signing failure: a sandbox bug, not the receiver's fault) ends
+  // the delivery as failed instead of leaving it in flight forever.
+  #startAttempt(delivery: Delivery, url: URL, rawBody: string, retryIndex: number): void {
+    this.#attempt(delivery, url, rawBody, retryIndex).catch((error: unknown) => {
+      delivery.attempts.push({
+        attempt: retryIndex + 1,
+        ...this.#waitBefore(retryIndex),
+        startedAt: new Date().toISOString(),
+        finishedAt: new Date().toISOString(),
+        webhookTimestamp: '',
+        status: null,
+        outcome: 'network-error',
+        error: `the sandbox could not sign or send the delivery: ${(error as Error)?.message ?? String(error)}`,
+      });
+      this.#finish(delivery, 'failed');
+    });
+  }
+
   async #attempt(delivery: Delivery, url: URL, rawBody: string, retryIndex: number): Promise<void> {
-    const unscaledDelayMs = retryIndex === 0 ? 0 : RETRY_DELAYS_MS[retryIndex - 1]!;
     delivery.state = 'delivering';
     delivery.nextAttemptAt = null;
     const signed = await this.options.signer.sign(rawBody);
@@ -146,8 +163,7 @@ export class DeliveryScheduler {
     const result = await postWebhook(url, rawBody, signed.headers, this.options.deliveryTimeoutMs, this.#closing.signal);
     delivery.attempts.push({
       attempt: retryIndex + 1,
-      delayMs: unscaledDelayMs / this.options.timeScale,
-      unscaledDelayMs,
+      ...this.#waitBefore(retryIndex),
       startedAt,
       finishedAt: new Date().toISOString(),
       webhookTimestamp: signed.timestamp,
@@ -162,9 +178,15 @@ export class DeliveryScheduler {
     delivery.nextAttemptAt = new Date(Date.now() + delayMs).toISOString();
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
-      void this.#attempt(delivery, url, rawBody, retryIndex + 1);
+      this.#startAttempt(delivery, url, rawBody, retryIndex + 1);
     }, delayMs);
     this.#timers.add(timer);
+  }
+
+  /** The wait before attempt `retryIndex + 1`, as the live service has it and as scaled here. */
+  #waitBefore(retryIndex: number): { delayMs: number; unscaledDelayMs: number } {
+    const unscaledDelayMs = retryIndex === 0 ? 0 : RETRY_DELAYS_MS[retryIndex - 1]!;
+    return { delayMs: unscaledDelayMs / this.options.timeScale, unscaledDelayMs };
   }
 
   #finish(delivery: Delivery, state: 'succeeded' | 'failed'): void {
