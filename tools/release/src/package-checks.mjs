@@ -1,0 +1,117 @@
+// Checks one package the way consumers see it: publint on the packed manifest and files, and
+// arethetypeswrong (`attw --profile node16`) on the same tarball, which resolves every entry
+// point as Node 16+ ESM (`import`), Node 16+ CommonJS (`require`, what Node 20 users of the
+// CJS build get) and bundlers would, and reports types that do not match the JavaScript.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+
+const run = promisify(execFile);
+const attwBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../node_modules/.bin/attw');
+
+/**
+ * @typedef {object} PackageCheck
+ * @property {string} name
+ * @property {boolean} ok
+ * @property {string[]} publint  publint errors and warnings, formatted
+ * @property {string[]} attw     arethetypeswrong problems, one line each
+ */
+
+/**
+ * Packs a package once, as `pnpm publish` would (workspace: ranges replaced), so both checks
+ * look at exactly the tarball users get.
+ * @param {string} dir
+ * @param {string} destination
+ * @returns {Promise<string>} the .tgz path
+ */
+export async function packPackage(dir, destination) {
+  try {
+    await run('pnpm', ['pack', '--pack-destination', destination], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    throw new Error(`pnpm pack failed in ${dir}: ${/** @type {any} */ (error).stderr || /** @type {Error} */ (error).message}`);
+  }
+  const tarball = readdirSync(destination).find((file) => file.endsWith('.tgz'));
+  if (!tarball) throw new Error(`pnpm pack wrote no tarball for ${dir}.`);
+  return path.join(destination, tarball);
+}
+
+/**
+ * Runs publint (errors and warnings fail) on the unpacked content of a tarball.
+ * @param {string} tarball
+ * @returns {Promise<string[]>}
+ */
+export async function publintProblems(tarball) {
+  const unpacked = path.join(path.dirname(tarball), 'unpacked');
+  mkdirSync(unpacked, { recursive: true });
+  await run('tar', ['xzf', tarball, '-C', unpacked]);
+  const pkgDir = path.join(unpacked, 'package');
+  const manifest = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
+  // The folder holds exactly the packed files, so publint looks at them as they are.
+  const { messages } = await publint({ pkgDir, level: 'warning', strict: true, pack: false });
+  return messages.map((message) => `${message.type}: ${formatMessage(message, manifest) ?? message.code}`);
+}
+
+/**
+ * Runs `attw --profile node16` on a packed tarball.
+ * @param {string} tarball
+ * @returns {Promise<string[]>}
+ */
+export async function typeResolutionProblems(tarball) {
+  let stdout;
+  try {
+    ({ stdout } = await run(attwBin, [tarball, '--format', 'json', '--profile', 'node16'], { maxBuffer: 64 * 1024 * 1024 }));
+  } catch (error) {
+    // attw exits 1 when it finds problems; its JSON is still on stdout.
+    stdout = /** @type {any} */ (error).stdout;
+    if (!stdout) throw new Error(`attw could not check ${tarball}: ${/** @type {any} */ (error).stderr || /** @type {Error} */ (error).message}`);
+  }
+  const report = JSON.parse(stdout);
+  // attw's JSON groups problems by kind ({ "FalseCJS": [...] }); older versions used an array.
+  const grouped = report.problems ?? report.analysis?.problems ?? [];
+  const problems = Array.isArray(grouped) ? grouped : Object.values(grouped).flat();
+  return problems.filter((problem) => problem.resolutionKind !== 'node10').map(describeTypeProblem);
+}
+
+/** What each attw problem means for users, and what to change. */
+const typeProblemHints = {
+  FalseESM: 'ESM types describe CommonJS JavaScript: give the require condition a .d.cts file',
+  FalseCJS: 'CommonJS types describe ESM JavaScript: give the import condition a .d.ts file in an ESM scope',
+  NoResolution: 'the entry point does not resolve: check exports and files',
+  UntypedResolution: 'the entry point resolves to JavaScript without types: add a types condition first',
+  CJSResolvesToESM: 'require() resolves to an ESM-only file: add a require condition with a .cjs build',
+  FallbackCondition: 'resolution relies on a fallback condition',
+  NamedExports: 'the CommonJS build lacks named exports the types declare',
+  InternalResolutionError: 'an import inside the types does not resolve',
+};
+
+/**
+ * One readable line for an attw problem.
+ * @param {any} problem
+ */
+function describeTypeProblem(problem) {
+  const where = [problem.entrypoint && `"${problem.entrypoint}"`, problem.resolutionKind].filter(Boolean).join(', ');
+  const files = problem.typesFileName ? ` ${problem.typesFileName.replace(/^\/node_modules\//, '')} for ${String(problem.implementationFileName ?? '').replace(/^\/node_modules\//, '')}` : problem.fileName ? ` ${problem.fileName}` : '';
+  const hint = typeProblemHints[/** @type {keyof typeof typeProblemHints} */ (problem.kind)];
+  return `${problem.kind}${where ? ` (${where})` : ''}:${files}${hint ? ` (${hint})` : ''}`;
+}
+
+/**
+ * Both checks on one package.
+ * @param {{ name: string, dir: string }} pkg
+ * @returns {Promise<PackageCheck>}
+ */
+export async function checkPackage(pkg) {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'capi-pack-check-'));
+  try {
+    const tarball = await packPackage(pkg.dir, scratch);
+    const [publintResult, attwResult] = await Promise.all([publintProblems(tarball), typeResolutionProblems(tarball)]);
+    return { name: pkg.name, ok: publintResult.length === 0 && attwResult.length === 0, publint: publintResult, attw: attwResult };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
