@@ -83,7 +83,10 @@ const HOW_TO_KEEP_THE_RAW_BODY =
 
 function readNodeBody(req: NodeWebhookRequest, maxBytes: number): Promise<Uint8Array> {
   const parsed = req.body;
-  if (parsed !== undefined) {
+  // body-parser 1.x (Express 4) sets req.body = {} even when the content type did not match and
+  // it left the stream unread: then the bytes are still there to read.
+  const untouchedPlaceholder = isEmptyPlainObject(parsed) && !req.readableEnded;
+  if (parsed !== undefined && !untouchedPlaceholder) {
     if (parsed instanceof Uint8Array) {
       if (parsed.byteLength > maxBytes) return Promise.reject(bodyTooLargeError(maxBytes));
       return Promise.resolve(parsed);
@@ -134,4 +137,8 @@ function readNodeBody(req: NodeWebhookRequest, maxBytes: number): Promise<Uint8A
     req.on('end', onEnd);
     req.on('error', onError);
   });
+}
+
+function isEmptyPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype && Object.keys(value).length === 0;
 }

@@ -71,6 +71,17 @@ describe('Express example', () => {
     expect(reported).toEqual(['body_already_consumed']);
   });
 
+  it('reads the body itself when a parser only left the empty req.body placeholder (body-parser 1.x)', async () => {
+    const processed: string[] = [];
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey }).onAny((event) => { processed.push(event.data.id as string); });
+    const withPlaceholder = express();
+    withPlaceholder.use((req, _res, next) => { req.body = {}; next(); });
+    withPlaceholder.post('/webhooks', toNodeHandler(receiver));
+    const url = await track(listen(withPlaceholder));
+    expect((await service.deliver(`${url}/webhooks`, eventBody('user.created', 'placeholder-user'))).status).toBe(200);
+    expect(processed).toEqual(['placeholder-user']);
+  });
+
   it('accepts the bytes of express.raw() on the webhook route', async () => {
     const processed: string[] = [];
     const receiver = createWebhookReceiver({ publicKey: service.publicKey }).onAny((event) => { processed.push(event.data.id as string); });
