@@ -274,3 +274,22 @@ describe('newer generation: 15-minute access tokens and 7-day rotating refresh t
     expect(older.body.message).toMatch(/--generation newer/);
   });
 });
+
+describe('accepts SIWE messages built by an independent implementation (the siwe package)', () => {
+  it('signs in with a message prepared by siwe.SiweMessage', async () => {
+    const { SiweMessage } = await import('siwe');
+    const message = new SiweMessage({
+      domain: 'localhost:8080',
+      address: registered.address,
+      statement: 'Sign in with Ethereum to the app.',
+      uri: 'http://localhost:8080/login',
+      version: '1',
+      chainId: 100,
+      nonce: await getNonce(sandbox.baseUrl),
+      issuedAt: new Date().toISOString(),
+    }).prepareMessage();
+    const response = await challenge({ message, signature: await registered.signMessage({ message }), ttlInSeconds: 3600 });
+    expect(response.status).toBe(200);
+    expect(decodeJwt(response.body.token).signerAddress).toBe(registered.address);
+  });
+});
