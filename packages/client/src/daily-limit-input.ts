@@ -1,9 +1,19 @@
 import { InvalidArgumentError } from './errors.js';
 
-/** The service's maximum daily limit, in cents (10,000 USD), unless a higher one was agreed. */
+/**
+ * The service's maximum daily limit, in cents (10,000 USD), unless a higher one was agreed.
+ *
+ * @example
+ * DEFAULT_MAX_DAILY_LIMIT_CENTS // 1000000
+ */
 export const DEFAULT_MAX_DAILY_LIMIT_CENTS = 1_000_000;
 
-/** The only currency the limit can be set in. */
+/**
+ * The only currency the limit can be set in.
+ *
+ * @example
+ * DAILY_LIMIT_CURRENCY // 'USD'
+ */
 export const DAILY_LIMIT_CURRENCY = 'USD';
 
 /**

@@ -9,7 +9,12 @@ import type { RequestOptions } from './transport.js';
 
 const LIMIT_PATH = '/user-api/user/account/limit';
 
-/** The new limit for `setDailyLimit`. */
+/**
+ * The new limit for `setDailyLimit`.
+ *
+ * @example
+ * const params: SetDailyLimitParams = { amount: 50_000, currency: 'USD' }; // 500 USD
+ */
 export interface SetDailyLimitParams {
   /** Whole cents, more than 0 and at most 1,000,000 (or the `maxDailyLimitCents` agreed at onboarding). */
   amount: number;
@@ -17,7 +22,12 @@ export interface SetDailyLimitParams {
   currency?: 'USD';
 }
 
-/** Options of `waitForLimitSync`. */
+/**
+ * Options of `waitForLimitSync`.
+ *
+ * @example
+ * const options: WaitForLimitSyncOptions = { timeoutMs: 60_000, signal: AbortSignal.timeout(90_000) };
+ */
 export interface WaitForLimitSyncOptions {
   /** Give up after this long with a `TimeoutError` (code `limit_sync_timeout`). Default 30 000 ms. */
   timeoutMs?: number;
@@ -29,7 +39,12 @@ export interface WaitForLimitSyncOptions {
   maxPollIntervalMs?: number;
 }
 
-/** The client parts the limit operations work with. */
+/**
+ * The client parts the limit operations work with.
+ *
+ * @example
+ * const context: DailyLimitContext = { transport, baseUrl, maxDailyLimitCents: 1_000_000, requestTimeoutMs: 30_000 };
+ */
 export interface DailyLimitContext extends ServiceContext {
   maxDailyLimitCents: number;
   /** The client's per-request timeout; polls never wait longer than what is left of theirs. */

@@ -1,7 +1,12 @@
 // The live service is not uniform about error bodies: `{error}`, `{message}`, `{code, message}`
 // and plain text all occur (service-facts.md). This reads whichever is there.
 
-/** What the service said about a failure, whatever shape its body had. */
+/**
+ * What the service said about a failure, whatever shape its body had.
+ *
+ * @example
+ * const { message, code }: ErrorBodySummary = readErrorBody(body);
+ */
 export interface ErrorBodySummary {
   /** The service's human-readable explanation, if any. */
   message?: string;

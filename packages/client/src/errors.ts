@@ -2,7 +2,12 @@ import { readErrorBody } from './error-body.js';
 import { redactTokens, redactTokensDeep } from './redact-tokens.js';
 import { parseRetryAfter } from './retry-after.js';
 
-/** Options shared by every error of this package. */
+/**
+ * Options shared by every error of this package.
+ *
+ * @example
+ * new ConnectionError('Could not reach the service.', { code: 'connection_failed', cause });
+ */
 export interface PartnerClientErrorOptions {
   /** Machine-readable reason, stable across versions. */
   code: string;
@@ -67,7 +72,12 @@ export class UnexpectedResponseError extends PartnerClientError {
   override name = 'UnexpectedResponseError';
 }
 
-/** What {@link ApiError} is built from. */
+/**
+ * What {@link ApiError} is built from.
+ *
+ * @example
+ * new ApiError({ status: 409, body, requestId, code: 'api_error', message: 'Conflict' });
+ */
 export interface ApiErrorInit {
   status: number;
   /** The parsed error body (JSON when it parsed, else the text), tokens redacted. */
@@ -231,7 +241,12 @@ export class AbortError extends PartnerClientError {
 
 const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amzn-requestid'];
 
-/** Options of {@link errorFromResponse}. */
+/**
+ * Options of {@link errorFromResponse}.
+ *
+ * @example
+ * errorFromResponse(response, body, { advice: 'Sign in again' });
+ */
 export interface ErrorFromResponseOptions {
   /** What the caller should do, when the operation knows better than the status alone. */
   advice?: string;

@@ -1,3 +1,15 @@
+/**
+ * `@capi/client`: typed client of the Card Account Partner Interface. SIWE sign-in, token
+ * renewal, the daily spending limit, the webhook key, typed errors, retries and timeouts.
+ *
+ * @example
+ * import { createPartnerClient, signerFromViemAccount } from '@capi/client';
+ * const client = createPartnerClient({ baseUrl: 'https://api.example.com' });
+ * await client.signInWithEthereum({ ...signerFromViemAccount(account), domain: 'localhost:3000', uri: 'http://localhost:3000', chainId: 100 });
+ * await client.setDailyLimit({ amount: 50_000 });
+ *
+ * @packageDocumentation
+ */
 export { createPartnerClient, type PartnerClient, type PartnerClientOptions } from './partner-client.js';
 export { createTokenManager, TokenManager, TokenRenewalError, type TokenGeneration, type TokenManagerOptions, type TokenSet } from './token-manager.js';
 export { signerFromViemAccount, signerFromWalletClient, type MessageSigningAccount, type MessageSigningWalletClient, type SignMessage, type SiweSigner } from './signers.js';

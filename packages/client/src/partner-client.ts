@@ -10,7 +10,12 @@ import { TokenManager } from './token-manager.js';
 import { createTransport, type FetchFunction, type RequestOptions, type RetryEvent } from './transport.js';
 import { getWebhookPublicKey } from './webhook-public-key.js';
 
-/** Options of {@link createPartnerClient}. */
+/**
+ * Options of {@link createPartnerClient}.
+ *
+ * @example
+ * const options: PartnerClientOptions = { baseUrl: 'https://api.example.com', timeoutMs: 10_000, retries: 3 };
+ */
 export interface PartnerClientOptions {
   /** The core user API base, e.g. the sandbox or production deployment's address. */
   baseUrl: string;
@@ -30,7 +35,13 @@ export interface PartnerClientOptions {
   onRetry?: (event: RetryEvent) => void;
 }
 
-/** The client returned by {@link createPartnerClient}. */
+/**
+ * The client returned by {@link createPartnerClient}.
+ *
+ * @example
+ * const client: PartnerClient = createPartnerClient({ baseUrl });
+ * const { amount } = await client.getDailyLimit();
+ */
 export interface PartnerClient {
   /** The openapi-fetch client: every path of the spec typed; does not throw on error statuses. */
   readonly raw: Client<paths>;

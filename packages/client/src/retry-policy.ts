@@ -1,6 +1,11 @@
 import { InvalidArgumentError } from './errors.js';
 
-/** How failed requests are retried. */
+/**
+ * How failed requests are retried.
+ *
+ * @example
+ * createPartnerClient({ baseUrl, retries: { count: 3, baseDelayMs: 250, maxDelayMs: 4_000, maxRetryAfterMs: 30_000 } });
+ */
 export interface RetryPolicy {
   /** Retries after the first attempt, for idempotent requests (GET, HEAD, OPTIONS). Default 2. */
   count: number;
@@ -15,7 +20,12 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-/** The `retries` option: a count, or a partial {@link RetryPolicy}. */
+/**
+ * The `retries` option: a count, or a partial {@link RetryPolicy}.
+ *
+ * @example
+ * const retries: RetriesOption = { count: 3 };
+ */
 export type RetriesOption = number | Partial<RetryPolicy>;
 
 const DEFAULT_RETRY_POLICY: RetryPolicy = { count: 2, baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 };

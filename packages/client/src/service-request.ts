@@ -3,14 +3,24 @@ import { isSuccess, readAnswerBody } from './answer-body.js';
 import { errorFromResponse } from './errors.js';
 import type { BufferedAnswer, RequestOptions, Transport } from './transport.js';
 
-/** Where the client's own methods send their requests. */
+/**
+ * Where the client's own methods send their requests.
+ *
+ * @example
+ * const context: ServiceContext = { transport, baseUrl: 'https://api.example.com' };
+ */
 export interface ServiceContext {
   transport: Transport;
   /** The core user API base, without a trailing slash. */
   baseUrl: string;
 }
 
-/** One request of a client method: a path of the spec and its JSON body, if any. */
+/**
+ * One request of a client method: a path of the spec and its JSON body, if any.
+ *
+ * @example
+ * const request: ServiceRequest = { method: 'PUT', path: '/user-api/user/account/limit', json: { amount: 100, currency: 'USD' } };
+ */
 export interface ServiceRequest {
   method: 'GET' | 'PUT' | 'POST';
   path: keyof paths;

@@ -1,9 +1,19 @@
 import { InvalidArgumentError } from './errors.js';
 
-/** The bounds of `ttlInSeconds` (reference section 8: 1 hour to 24 hours). */
+/**
+ * The bounds of `ttlInSeconds` (reference section 8: 1 hour to 24 hours).
+ *
+ * @example
+ * TTL_IN_SECONDS_RANGE.max // 86400
+ */
 export const TTL_IN_SECONDS_RANGE = { min: 3_600, max: 86_400 } as const;
 
-/** The part of sign-in input that is checked before any request. */
+/**
+ * The part of sign-in input that is checked before any request.
+ *
+ * @example
+ * assertSignInInput(params satisfies SignInInput);
+ */
 export interface SignInInput {
   address: unknown;
   signMessage: unknown;

@@ -10,7 +10,12 @@ import type { SignMessage } from './signers.js';
 import type { TokenManager, TokenSet } from './token-manager.js';
 import type { RequestOptions } from './transport.js';
 
-/** Parameters of `signInWithEthereum`. */
+/**
+ * Parameters of `signInWithEthereum`.
+ *
+ * @example
+ * const params: SignInWithEthereumParams = { ...signerFromViemAccount(account), domain: 'app.example.com', uri: 'https://app.example.com', chainId: 100 };
+ */
 export interface SignInWithEthereumParams extends Pick<RequestOptions, 'signal' | 'timeoutMs'> {
   /** The signer's address: the owner of a registered account. */
   address: string;
@@ -28,13 +33,23 @@ export interface SignInWithEthereumParams extends Pick<RequestOptions, 'signal' 
   ttlInSeconds?: number;
 }
 
-/** The outcome of a sign-in: the tokens and when the access token expires. */
+/**
+ * The outcome of a sign-in: the tokens and when the access token expires.
+ *
+ * @example
+ * const { token, expiresAt, refreshToken }: SignInResult = await client.signInWithEthereum(params);
+ */
 export interface SignInResult extends TokenSet {
   /** When the access token expires (its `exp`, read without verification). */
   expiresAt: Date;
 }
 
-/** The client parts sign-in works with. */
+/**
+ * The client parts sign-in works with.
+ *
+ * @example
+ * const context: SignInContext = { transport, baseUrl, tokenManager };
+ */
 export interface SignInContext extends ServiceContext {
   tokenManager: TokenManager;
 }

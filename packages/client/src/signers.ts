@@ -3,22 +3,42 @@
 
 import { InvalidArgumentError } from './errors.js';
 
-/** A message signer: EIP-191 `personal_sign` for an EOA, EIP-1271 for a smart account. */
+/**
+ * A message signer: EIP-191 `personal_sign` for an EOA, EIP-1271 for a smart account.
+ *
+ * @example
+ * const signMessage: SignMessage = (message) => account.signMessage({ message });
+ */
 export type SignMessage = (message: string) => Promise<string>;
 
-/** The signer half of the sign-in parameters. */
+/**
+ * The signer half of the sign-in parameters.
+ *
+ * @example
+ * const signer: SiweSigner = signerFromViemAccount(account); // { address, signMessage }
+ */
 export interface SiweSigner {
   address: string;
   signMessage: SignMessage;
 }
 
-/** Anything shaped like a viem account that can sign: a local account or a smart account. */
+/**
+ * Anything shaped like a viem account that can sign: a local account or a smart account.
+ *
+ * @example
+ * const account: MessageSigningAccount = privateKeyToAccount(privateKey);
+ */
 export interface MessageSigningAccount {
   address: string;
   signMessage(parameters: { message: string }): Promise<string>;
 }
 
-/** Anything shaped like a viem wallet client. */
+/**
+ * Anything shaped like a viem wallet client.
+ *
+ * @example
+ * const walletClient: MessageSigningWalletClient = createWalletClient({ chain: gnosis, transport: custom(window.ethereum) });
+ */
 export interface MessageSigningWalletClient {
   account?: { address: string } | undefined;
   signMessage(parameters: { account: never; message: string }): Promise<string>;

@@ -1,7 +1,12 @@
 import { createSiweMessage } from 'viem/siwe';
 import { InvalidArgumentError } from './errors.js';
 
-/** The fields of an EIP-4361 (SIWE) message as the service expects them. */
+/**
+ * The fields of an EIP-4361 (SIWE) message as the service expects them.
+ *
+ * @example
+ * const fields: SiweMessageFields = { address, chainId: 100, domain: 'localhost:3000', uri: 'http://localhost:3000', nonce };
+ */
 export interface SiweMessageFields {
   /** The signer's address (checksummed in the message whatever case is given). */
   address: string;

@@ -4,10 +4,18 @@ import { readJwtExpiry } from './jwt-expiry.js';
 /**
  * The two infrastructure generations: `legacy` issues one token valid `ttlInSeconds` (1 to 24 h);
  * `current` issues a 15-minute access token plus a 7-day refresh token that rotates.
+ *
+ * @example
+ * const generation: TokenGeneration = tokenManager.generation; // 'legacy' | 'current'
  */
 export type TokenGeneration = 'legacy' | 'current';
 
-/** The tokens of a signed-in session, as returned by sign-in, `reauthenticate` and `refresh`. */
+/**
+ * The tokens of a signed-in session, as returned by sign-in, `reauthenticate` and `refresh`.
+ *
+ * @example
+ * const tokens: TokenSet = { token: jwt, refreshToken, expiresAt: new Date(Date.now() + 900_000) };
+ */
 export interface TokenSet {
   /** The access token (a JWT), sent as `Authorization: Bearer <token>`. */
   token: string;
@@ -17,7 +25,12 @@ export interface TokenSet {
   refreshToken?: string | undefined;
 }
 
-/** Options of {@link TokenManager}. */
+/**
+ * Options of {@link TokenManager}.
+ *
+ * @example
+ * const options: TokenManagerOptions = { renewBeforeMs: 120_000, reauthenticate: () => client.signInWithEthereum(params) };
+ */
 export interface TokenManagerOptions {
   /**
    * Signs the user in again (a new nonce and a wallet signature, so usually user interaction).

@@ -13,6 +13,10 @@ import type { TokenManager } from './token-manager.js';
 /**
  * Per-call options, accepted by every method of the client and by every `client.raw` call.
  * (A type alias rather than an interface, so that it fits openapi-fetch's open init object.)
+ *
+ * @example
+ * await client.setDailyLimit({ amount: 50_000 }, { retries: 2, timeoutMs: 5_000, signal });
+ * await client.raw.GET('/user/onboarding', { retries: 0 });
  */
 export type RequestOptions = {
   /** Cancels the call, including its retries and backoff waits; it then rejects with `AbortError`. */
@@ -25,7 +29,12 @@ export type RequestOptions = {
   auth?: boolean | undefined;
 };
 
-/** Why a request is being retried, for `onRetry` (logging, metrics). Never holds a token. */
+/**
+ * Why a request is being retried, for `onRetry` (logging, metrics). Never holds a token.
+ *
+ * @example
+ * createPartnerClient({ baseUrl, onRetry: (event: RetryEvent) => log.warn(`retry ${event.retry} of ${event.method} ${event.url} in ${event.delayMs} ms`) });
+ */
 export interface RetryEvent {
   method: string;
   url: string;
@@ -40,10 +49,20 @@ export interface RetryEvent {
   fromRetryAfter: boolean;
 }
 
-/** The fetch the client sends through: the global `fetch` or anything with its signature. */
+/**
+ * The fetch the client sends through: the global `fetch` or anything with its signature.
+ *
+ * @example
+ * const loggingFetch: FetchFunction = (url, init) => { console.log(init.method, url); return fetch(url, init); };
+ */
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
 
-/** What {@link createTransport} needs. */
+/**
+ * What {@link createTransport} needs.
+ *
+ * @example
+ * const options: TransportOptions = { fetch, tokenManager, timeoutMs: 30_000, retryPolicy: resolveRetryPolicy(2) };
+ */
 export interface TransportOptions {
   fetch: FetchFunction;
   tokenManager: TokenManager;
@@ -52,7 +71,12 @@ export interface TransportOptions {
   onRetry?: ((event: RetryEvent) => void) | undefined;
 }
 
-/** A request as the transport sends it; the body is bytes or text so that it can be sent again. */
+/**
+ * A request as the transport sends it; the body is bytes or text so that it can be sent again.
+ *
+ * @example
+ * const request: OutgoingRequest = { method: 'GET', url: `${baseUrl}/user-api/user/account/limit`, headers: new Headers() };
+ */
 export interface OutgoingRequest {
   method: string;
   url: string;
@@ -62,7 +86,12 @@ export interface OutgoingRequest {
   init?: RequestInit | undefined;
 }
 
-/** A complete answer: the body is fully read, under the same timeout as the rest. */
+/**
+ * A complete answer: the body is fully read, under the same timeout as the rest.
+ *
+ * @example
+ * const answer: BufferedAnswer = await transport.send(request);
+ */
 export interface BufferedAnswer {
   status: number;
   statusText: string;
@@ -71,7 +100,12 @@ export interface BufferedAnswer {
   body: ArrayBuffer | null;
 }
 
-/** Sends requests with the client's behaviour; `fetch` is the form openapi-fetch calls. */
+/**
+ * Sends requests with the client's behaviour; `fetch` is the form openapi-fetch calls.
+ *
+ * @example
+ * const raw = createClient<paths>({ baseUrl, fetch: transport.fetch });
+ */
 export interface Transport {
   send(request: OutgoingRequest, options?: RequestOptions): Promise<BufferedAnswer>;
   fetch(request: Request): Promise<Response>;

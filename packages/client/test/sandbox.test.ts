@@ -1,0 +1,129 @@
+// The same client behaviours against @capi/sandbox, the repository's stateful stand-in for the
+// live service (its own SIWE checks, JWTs, limit store and webhook key service).
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox, type SandboxOptions } from '@capi/sandbox';
+import { recoverMessageAddress } from 'viem';
+import {
+  AuthenticationError,
+  createPartnerClient,
+  errorFromResponse,
+  ForbiddenError,
+  signerFromViemAccount,
+  TokenManager,
+  ValidationError,
+  type PartnerClient,
+  type TokenSet,
+} from '../src/index.js';
+import { registeredAccount, SIGN_IN_PAGE, unregisteredAccount } from './support/wallet.js';
+
+let sandbox: Sandbox | undefined;
+afterEach(() => sandbox?.close());
+
+async function start(options: SandboxOptions = {}): Promise<Sandbox> {
+  sandbox = await startSandbox({ users: [{ signInWallets: [registeredAccount.address] }], limitSyncDelayMs: 50, ...options });
+  return sandbox;
+}
+
+/** A client that signs in again through the sandbox when its TokenManager asks. */
+function renewingClient(baseUrl: string, refresh?: (refreshToken: string) => Promise<TokenSet>) {
+  const calls = { reauthenticate: 0, refresh: 0 };
+  let client: PartnerClient;
+  const tokenManager = new TokenManager({
+    reauthenticate: () => {
+      calls.reauthenticate += 1;
+      return client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    },
+    refresh: refresh
+      ? (refreshToken) => {
+          calls.refresh += 1;
+          return refresh(refreshToken);
+        }
+      : undefined,
+  });
+  client = createPartnerClient({ baseUrl, tokenManager });
+  return { client, calls };
+}
+
+describe('signs in, reads, sets and waits for the limit against the sandbox', () => {
+  it('runs the whole partner flow', async () => {
+    const { baseUrl, webhooksUrl, publicKey } = await start();
+    const client = createPartnerClient({ baseUrl, webhooksUrl });
+    const { token, expiresAt } = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE, ttlInSeconds: 3600 });
+    expect(token.split('.')).toHaveLength(3);
+    expect(expiresAt.getTime()).toBeGreaterThan(Date.now() + 3_500_000);
+
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000, syncStatus: 'synced' });
+    await expect(client.setDailyLimit({ amount: 42_000 })).resolves.toMatchObject({ amount: 42_000, syncStatus: 'pending' });
+    await expect(client.waitForLimitSync({ pollIntervalMs: 10 })).resolves.toMatchObject({ amount: 42_000, syncStatus: 'synced' });
+    await expect(client.getWebhookPublicKey()).resolves.toEqual({ success: true, publicKey });
+  });
+});
+
+describe('maps the sandbox refusals to typed errors', () => {
+  it('answers a signer without an account with AuthenticationError', async () => {
+    const { baseUrl } = await start();
+    const client = createPartnerClient({ baseUrl });
+    await expect(client.signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE })).rejects.toBeInstanceOf(AuthenticationError);
+  });
+
+  it('answers a domain that is not whitelisted with ForbiddenError DomainNotWhitelisted', async () => {
+    const { baseUrl } = await start();
+    const client = createPartnerClient({ baseUrl });
+    const error = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), domain: 'evil.example.org', uri: 'https://evil.example.org', chainId: 100 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect((error as ForbiddenError).code).toBe('DomainNotWhitelisted');
+  });
+
+  it('answers an out-of-range amount sent through raw with ValidationError', async () => {
+    const { baseUrl } = await start();
+    const client = createPartnerClient({ baseUrl });
+    await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    const { error, response } = await client.raw.PUT('/user-api/user/account/limit', { body: { amount: 0, currency: 'USD' } });
+    expect(response.status).toBe(422);
+    expect(errorFromResponse(response, error)).toBeInstanceOf(ValidationError);
+  });
+});
+
+describe('renews an expired token once and retries (sandbox clock moved past exp)', () => {
+  it('older generation: signs in again', async () => {
+    const { baseUrl } = await start();
+    const { client, calls } = renewingClient(baseUrl);
+    await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE, ttlInSeconds: 3600 });
+    sandbox!.advanceClock(2 * 3_600_000);
+    await Promise.all(Array.from({ length: 10 }, () => client.getDailyLimit()));
+    expect(calls).toEqual({ reauthenticate: 1, refresh: 0 });
+  });
+
+  it('newer generation: refreshes with rotation', async () => {
+    const { baseUrl } = await start({ generation: 'newer' });
+    const refresh = async (refreshToken: string): Promise<TokenSet> => {
+      const response = await fetch(`${baseUrl}/__sandbox/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken }) });
+      if (!response.ok) throw new Error(`refresh refused with ${response.status}`);
+      return (await response.json()) as TokenSet;
+    };
+    const { client, calls } = renewingClient(baseUrl, refresh);
+    const first = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    expect(first.refreshToken).toEqual(expect.any(String));
+    sandbox!.advanceClock(16 * 60_000);
+    await Promise.all(Array.from({ length: 10 }, () => client.getDailyLimit()));
+    sandbox!.advanceClock(16 * 60_000);
+    await client.getDailyLimit();
+    expect(calls).toEqual({ reauthenticate: 0, refresh: 2 });
+  });
+});
+
+describe('signs in with a smart account (EIP-1271) as with an EOA', () => {
+  it('sends the smart account address and the signature its owner makes', async () => {
+    const smartAccountAddress = '0x000000000000000000000000000000000000dEaD';
+    const { baseUrl } = await start({
+      users: [{ signInWallets: [smartAccountAddress] }],
+      // Stands in for the on-chain isValidSignature call: the owner key signed for this account.
+      verifySmartAccountSignature: async ({ address, message, signature }) =>
+        address.toLowerCase() === smartAccountAddress.toLowerCase() && (await recoverMessageAddress({ message, signature })) === registeredAccount.address,
+    });
+    const client = createPartnerClient({ baseUrl });
+    const smartAccount = { address: smartAccountAddress, signMessage: ({ message }: { message: string }) => registeredAccount.signMessage({ message }) };
+    await expect(client.signInWithEthereum({ ...signerFromViemAccount(smartAccount), ...SIGN_IN_PAGE })).resolves.toMatchObject({ token: expect.any(String) });
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 });
+  });
+});
