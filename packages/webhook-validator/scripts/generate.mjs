@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { build } from 'esbuild';
-import { eventTypeOf, extensionKeywordsOf, refsOf, toStrictSchema, toTolerantSchema, withoutAnnotations } from './schema-variants.mjs';
+import { eventTypeOf, extensionKeywordsOf, inlineReferences, refsOf, toStrictSchema, toTolerantSchema, withoutAnnotations } from './schema-variants.mjs';
 
 export const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const defaultSchemasDir = join(packageDir, '..', '..', 'specs', 'dist', 'schemas');
@@ -57,9 +57,9 @@ export function loadEventSchemas(schemasDir = defaultSchemasDir) {
   return { schemas, events: events.sort((a, b) => compareText(eventTypeOf(a), eventTypeOf(b))) };
 }
 
-/** An Ajv 2020 instance holding `schemas`, ready to compile (`code` adds ajv code options). */
-export function createAjv(schemas, code) {
-  const ajv = new Ajv2020({ ...ajvOptions(), ...(code ? { code } : {}) });
+/** An Ajv 2020 instance holding `schemas`, ready to compile (`more` adds ajv options, e.g. `code`). */
+export function createAjv(schemas, more = {}) {
+  const ajv = new Ajv2020({ ...ajvOptions(), ...more });
   const extensions = new Set(schemas.flatMap((schema) => [...extensionKeywordsOf(schema)]));
   for (const keyword of [...extensions].sort()) ajv.addKeyword(keyword);
   for (const schema of schemas) ajv.addSchema(schema);
@@ -86,9 +86,19 @@ export async function generate({ schemasDir = defaultSchemasDir } = {}) {
     '',
   ].join('\n');
 
+  // The data schemas (User...) are compiled once each with everything they reference inlined;
+  // the event schemas keep their $ref to them, so that User's code is shared by four events.
+  const eventIds = new Set(events.map((event) => event.$id));
+  const byId = new Map(schemas.filter((schema) => !eventIds.has(schema.$id)).map((schema) => [schema.$id, schema]));
+  const compiled = schemas.map((schema) => (eventIds.has(schema.$id) ? schema : inlineReferences(schema, byId)));
   const modules = {};
   for (const [name, transform] of Object.entries(variants)) {
-    const ajv = createAjv(schemas.map((schema) => transform(withoutAnnotations(schema))), { source: true, esm: true, lines: true, optimize: true });
+    const ajv = createAjv(compiled.map((schema) => transform(withoutAnnotations(schema))), {
+      code: { source: true, esm: true, lines: true, optimize: true },
+      // Everything inside a data schema is inlined above; what remains are the event -> data
+      // references, kept as calls so that each data schema's code exists once.
+      inlineRefs: false,
+    });
     modules[name] = standaloneCode(ajv, Object.fromEntries(events.map((event) => [event.title, event.$id])));
   }
   const entry = [

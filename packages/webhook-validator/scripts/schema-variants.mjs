@@ -39,6 +39,25 @@ export function withoutAnnotations(schema) {
   ));
 }
 
+/**
+ * Returns a copy of `schema` in which every `$ref` to one of `schemasById` is replaced by the
+ * referenced schema itself (recursively), so that ajv compiles one function with no calls and
+ * no per-call bookkeeping instead of one function per referenced schema. Validation is
+ * unchanged: sibling keywords of a `$ref` stay beside the inlined schema (in an `allOf` when
+ * they would collide). Recursive references are refused: they cannot be inlined.
+ */
+export function inlineReferences(schema, schemasById, trail = []) {
+  if (!isPlainObject(schema)) return schema;
+  const copy = {};
+  for (const [key, value] of Object.entries(schema)) copy[key] = mapSubschemas(key, value, (sub) => inlineReferences(sub, schemasById, trail));
+  if (typeof copy.$ref !== 'string' || !schemasById.has(copy.$ref)) return copy;
+  const { $ref, ...siblings } = copy;
+  if (trail.includes($ref)) throw new Error(`cannot inline the recursive reference ${[...trail, $ref].join(' -> ')}`);
+  const { $id, $schema, ...target } = inlineReferences(schemasById.get($ref), schemasById, [...trail, $ref]);
+  const collides = Object.keys(siblings).some((key) => key in target);
+  return collides ? { ...siblings, allOf: [...(siblings.allOf ?? []), target] } : { ...target, ...siblings };
+}
+
 /** The `eventType` of an event schema (`properties.eventType.const`), or undefined. */
 export function eventTypeOf(schema) {
   const value = schema?.properties?.eventType?.const;

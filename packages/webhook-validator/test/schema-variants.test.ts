@@ -1,7 +1,7 @@
 // Given schema -> expected schema, for the transformations that derive the tolerant and the
 // strict validators from the spec at generation time.
 import { describe, expect, it } from 'vitest';
-import { eventTypeOf, extensionKeywordsOf, refsOf, toStrictSchema, toTolerantSchema, withoutAnnotations } from '../scripts/schema-variants.mjs';
+import { eventTypeOf, extensionKeywordsOf, inlineReferences, refsOf, toStrictSchema, toTolerantSchema, withoutAnnotations } from '../scripts/schema-variants.mjs';
 
 const card = {
   $id: 'https://example.test/Card.json',
@@ -74,6 +74,31 @@ describe('strips annotations before compiling, so they are not embedded in the g
       $id: 'https://example.test/A.json', title: 'A', type: 'object', required: ['a'],
       properties: { a: { type: 'string', pattern: '^x' }, description: { type: 'string' } },
     });
+  });
+});
+
+describe('inlines the schemas a data schema references, so it compiles to one function', () => {
+  const address = { $schema: 'https://json-schema.org/draft/2020-12/schema', $id: 'https://example.test/Address.json', type: 'string', pattern: '^0x' };
+  const wallet = { $id: 'https://example.test/Wallet.json', type: 'object', properties: { address: { $ref: address.$id } } };
+  const byId = new Map<string, object>([[address.$id, address], [wallet.$id, wallet]]);
+
+  it('replaces each $ref by the referenced schema, recursively, without its $id and $schema', () => {
+    const user = { type: 'object', properties: { wallets: { type: 'array', items: { $ref: wallet.$id } } } };
+    expect(inlineReferences(user, byId)).toEqual({
+      type: 'object',
+      properties: { wallets: { type: 'array', items: { type: 'object', properties: { address: { type: 'string', pattern: '^0x' } } } } },
+    });
+  });
+
+  it('keeps sibling keywords beside the inlined schema, in an allOf when they collide', () => {
+    expect(inlineReferences({ $ref: address.$id, description: 'the owner' }, byId)).toEqual({ type: 'string', pattern: '^0x', description: 'the owner' });
+    expect(inlineReferences({ $ref: address.$id, pattern: 'f$' }, byId)).toEqual({ pattern: 'f$', allOf: [{ type: 'string', pattern: '^0x' }] });
+  });
+
+  it('leaves references to other schemas alone and refuses recursive ones', () => {
+    expect(inlineReferences({ $ref: 'https://example.test/Other.json' }, byId)).toEqual({ $ref: 'https://example.test/Other.json' });
+    const node = { $id: 'https://example.test/Node.json', type: 'object', properties: { next: { $ref: 'https://example.test/Node.json' } } };
+    expect(() => inlineReferences(node, new Map([[node.$id, node]]))).toThrow(/cannot inline the recursive reference/);
   });
 });
 

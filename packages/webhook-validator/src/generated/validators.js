@@ -4,12 +4,36 @@
 
 
 // variant:tolerant
-var CardTransactionCreatedEvent = validate20;
-function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+var CardTransactionCreatedEvent = validate52;
+function validate53(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate20.evaluated;
+  const evaluated0 = validate53.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (!(data && typeof data == "object" && !Array.isArray(data))) {
+    const err0 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+    if (vErrors === null) {
+      vErrors = [err0];
+    } else {
+      vErrors.push(err0);
+    }
+    errors++;
+  }
+  validate53.errors = vErrors;
+  return errors === 0;
+}
+validate53.evaluated = { "dynamicProps": false, "dynamicItems": false };
+function validate52(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  ;
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate52.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -47,77 +71,9 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.data !== void 0) {
-      let data1 = data.data;
-      if (!(data1 && typeof data1 == "object" && !Array.isArray(data1))) {
-        const err3 = { instancePath: instancePath + "/data", schemaPath: "https://schemas.capi.dev/v1/UnspecifiedObject.json/type", keyword: "type", params: { type: "object" } };
-        if (vErrors === null) {
-          vErrors = [err3];
-        } else {
-          vErrors.push(err3);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
-    if (vErrors === null) {
-      vErrors = [err4];
-    } else {
-      vErrors.push(err4);
-    }
-    errors++;
-  }
-  validate20.errors = vErrors;
-  return errors === 0;
-}
-validate20.evaluated = { "props": { "eventType": true, "data": true }, "dynamicProps": false, "dynamicItems": false };
-var KycPhoneValidationChangedEvent = validate21;
-var schema34 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://schemas.capi.dev/v1/User.json", "title": "User", "type": "object", "required": ["id", "email", "phone", "firstName", "lastName", "address1", "address2", "city", "postalCode", "state", "country", "nationalityCountry", "signInWallets", "smartWallets", "kycStatus", "availableFeatures", "cards", "bankingDetails", "isSourceOfFundsAnswered", "isPhoneValidated"], "properties": { "id": { "type": "string" }, "email": { "type": ["string", "null"] }, "phone": { "type": ["string", "null"] }, "firstName": { "type": ["string", "null"] }, "lastName": { "type": ["string", "null"] }, "address1": { "type": ["string", "null"] }, "address2": { "type": ["string", "null"] }, "city": { "type": ["string", "null"] }, "postalCode": { "type": ["string", "null"] }, "state": { "type": ["string", "null"] }, "country": { "type": ["string", "null"] }, "nationalityCountry": { "type": ["string", "null"] }, "signInWallets": { "type": "array", "items": { "$ref": "https://schemas.capi.dev/v1/SignInWallet.json" } }, "smartWallets": { "type": "array", "items": { "$ref": "https://schemas.capi.dev/v1/SmartWallet.json" } }, "kycStatus": { "$ref": "https://schemas.capi.dev/v1/KycStatus.json" }, "availableFeatures": { "$ref": "https://schemas.capi.dev/v1/AvailableFeatures.json" }, "cards": { "type": "array", "items": { "$ref": "https://schemas.capi.dev/v1/Card.json" } }, "bankingDetails": { "anyOf": [{ "$ref": "https://schemas.capi.dev/v1/BankingDetails.json" }, { "type": "null" }] }, "isSourceOfFundsAnswered": { "type": "boolean" }, "isPhoneValidated": { "type": "boolean" } } };
-var schema39 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://schemas.capi.dev/v1/KycStatus.json", "title": "KycStatus", "type": "string", "enum": ["notStarted", "documentsRequested", "pending", "processing", "approved", "resubmissionRequested", "rejected", "requiresAction"] };
-var schema41 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://schemas.capi.dev/v1/Card.json", "title": "Card", "type": "object", "required": ["id", "cardToken", "lastFourDigits", "embossedName", "activatedAt", "virtual"], "properties": { "id": { "type": "string" }, "cardToken": { "type": "string" }, "lastFourDigits": { "type": "string" }, "embossedName": { "type": ["string", "null"] }, "activatedAt": { "type": ["string", "null"] }, "virtual": { "type": "boolean" } } };
-var schema42 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://schemas.capi.dev/v1/BankingDetails.json", "title": "BankingDetails", "type": "object", "required": ["providerIban", "providerBic", "providerIbanStatus", "address"], "properties": { "providerIban": { "type": ["string", "null"] }, "providerBic": { "type": ["string", "null"] }, "providerIbanStatus": { "type": ["string", "null"] }, "address": { "type": ["string", "null"] } } };
-var pattern4 = new RegExp("^0x[0-9a-fA-F]{40}$", "u");
-function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
-  ;
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate23.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = void 0;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = void 0;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.address === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "address" } };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.address !== void 0) {
-      let data0 = data.address;
-      if (typeof data0 === "string") {
-        if (!pattern4.test(data0)) {
-          const err1 = { instancePath: instancePath + "/address", schemaPath: "https://schemas.capi.dev/v1/WalletAddress.json/pattern", keyword: "pattern", params: { pattern: "^0x[0-9a-fA-F]{40}$" } };
-          if (vErrors === null) {
-            vErrors = [err1];
-          } else {
-            vErrors.push(err1);
-          }
-          errors++;
-        }
-      } else {
-        const err2 = { instancePath: instancePath + "/address", schemaPath: "https://schemas.capi.dev/v1/WalletAddress.json/type", keyword: "type", params: { type: "string" } };
-        if (vErrors === null) {
-          vErrors = [err2];
-        } else {
-          vErrors.push(err2);
-        }
-        errors++;
+      if (!validate53(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+        errors = vErrors.length;
       }
     }
   } else {
@@ -129,91 +85,18 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate23.errors = vErrors;
+  validate52.errors = vErrors;
   return errors === 0;
 }
-validate23.evaluated = { "props": { "address": true }, "dynamicProps": false, "dynamicItems": false };
-function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate52.evaluated = { "props": { "eventType": true, "data": true }, "dynamicProps": false, "dynamicItems": false };
+var KycPhoneValidationChangedEvent = validate55;
+var schema22 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://schemas.capi.dev/v1/User.json", "title": "User", "type": "object", "required": ["id", "email", "phone", "firstName", "lastName", "address1", "address2", "city", "postalCode", "state", "country", "nationalityCountry", "signInWallets", "smartWallets", "kycStatus", "availableFeatures", "cards", "bankingDetails", "isSourceOfFundsAnswered", "isPhoneValidated"], "properties": { "id": { "type": "string" }, "email": { "type": ["string", "null"] }, "phone": { "type": ["string", "null"] }, "firstName": { "type": ["string", "null"] }, "lastName": { "type": ["string", "null"] }, "address1": { "type": ["string", "null"] }, "address2": { "type": ["string", "null"] }, "city": { "type": ["string", "null"] }, "postalCode": { "type": ["string", "null"] }, "state": { "type": ["string", "null"] }, "country": { "type": ["string", "null"] }, "nationalityCountry": { "type": ["string", "null"] }, "signInWallets": { "type": "array", "items": { "title": "SignInWallet", "type": "object", "required": ["address"], "properties": { "address": { "allOf": [{ "title": "WalletAddress", "type": "string", "pattern": "^0x[0-9a-fA-F]{40}$" }] } } } }, "smartWallets": { "type": "array", "items": { "title": "SmartWallet", "type": "object", "required": ["address", "chainId"], "properties": { "address": { "allOf": [{ "title": "WalletAddress", "type": "string", "pattern": "^0x[0-9a-fA-F]{40}$" }] }, "chainId": { "type": "string" } } } }, "kycStatus": { "allOf": [{ "title": "KycStatus", "type": "string", "enum": ["notStarted", "documentsRequested", "pending", "processing", "approved", "resubmissionRequested", "rejected", "requiresAction"] }] }, "availableFeatures": { "allOf": [{ "title": "AvailableFeatures", "type": "object", "required": ["providerIban"], "properties": { "providerIban": { "type": "boolean" } } }] }, "cards": { "type": "array", "items": { "title": "Card", "type": "object", "required": ["id", "cardToken", "lastFourDigits", "embossedName", "activatedAt", "virtual"], "properties": { "id": { "type": "string" }, "cardToken": { "type": "string" }, "lastFourDigits": { "type": "string" }, "embossedName": { "type": ["string", "null"] }, "activatedAt": { "type": ["string", "null"] }, "virtual": { "type": "boolean" } } } }, "bankingDetails": { "anyOf": [{ "title": "BankingDetails", "type": "object", "required": ["providerIban", "providerBic", "providerIbanStatus", "address"], "properties": { "providerIban": { "type": ["string", "null"] }, "providerBic": { "type": ["string", "null"] }, "providerIbanStatus": { "type": ["string", "null"] }, "address": { "type": ["string", "null"] } } }, { "type": "null" }] }, "isSourceOfFundsAnswered": { "type": "boolean" }, "isPhoneValidated": { "type": "boolean" } } };
+var pattern3 = new RegExp("^0x[0-9a-fA-F]{40}$", "u");
+function validate56(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate25.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = void 0;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = void 0;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.address === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "address" } };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.chainId === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "chainId" } };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (data.address !== void 0) {
-      let data0 = data.address;
-      if (typeof data0 === "string") {
-        if (!pattern4.test(data0)) {
-          const err2 = { instancePath: instancePath + "/address", schemaPath: "https://schemas.capi.dev/v1/WalletAddress.json/pattern", keyword: "pattern", params: { pattern: "^0x[0-9a-fA-F]{40}$" } };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-      } else {
-        const err3 = { instancePath: instancePath + "/address", schemaPath: "https://schemas.capi.dev/v1/WalletAddress.json/type", keyword: "type", params: { type: "string" } };
-        if (vErrors === null) {
-          vErrors = [err3];
-        } else {
-          vErrors.push(err3);
-        }
-        errors++;
-      }
-    }
-    if (data.chainId !== void 0) {
-      if (typeof data.chainId !== "string") {
-        const err4 = { instancePath: instancePath + "/chainId", schemaPath: "#/properties/chainId/type", keyword: "type", params: { type: "string" } };
-        if (vErrors === null) {
-          vErrors = [err4];
-        } else {
-          vErrors.push(err4);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
-    if (vErrors === null) {
-      vErrors = [err5];
-    } else {
-      vErrors.push(err5);
-    }
-    errors++;
-  }
-  validate25.errors = vErrors;
-  return errors === 0;
-}
-validate25.evaluated = { "props": { "address": true, "chainId": true }, "dynamicProps": false, "dynamicItems": false };
-function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
-  ;
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate22.evaluated;
+  const evaluated0 = validate56.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -415,7 +298,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.email !== void 0) {
       let data1 = data.email;
       if (typeof data1 !== "string" && data1 !== null) {
-        const err21 = { instancePath: instancePath + "/email", schemaPath: "#/properties/email/type", keyword: "type", params: { type: schema34.properties.email.type } };
+        const err21 = { instancePath: instancePath + "/email", schemaPath: "#/properties/email/type", keyword: "type", params: { type: schema22.properties.email.type } };
         if (vErrors === null) {
           vErrors = [err21];
         } else {
@@ -427,7 +310,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.phone !== void 0) {
       let data2 = data.phone;
       if (typeof data2 !== "string" && data2 !== null) {
-        const err22 = { instancePath: instancePath + "/phone", schemaPath: "#/properties/phone/type", keyword: "type", params: { type: schema34.properties.phone.type } };
+        const err22 = { instancePath: instancePath + "/phone", schemaPath: "#/properties/phone/type", keyword: "type", params: { type: schema22.properties.phone.type } };
         if (vErrors === null) {
           vErrors = [err22];
         } else {
@@ -439,7 +322,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.firstName !== void 0) {
       let data3 = data.firstName;
       if (typeof data3 !== "string" && data3 !== null) {
-        const err23 = { instancePath: instancePath + "/firstName", schemaPath: "#/properties/firstName/type", keyword: "type", params: { type: schema34.properties.firstName.type } };
+        const err23 = { instancePath: instancePath + "/firstName", schemaPath: "#/properties/firstName/type", keyword: "type", params: { type: schema22.properties.firstName.type } };
         if (vErrors === null) {
           vErrors = [err23];
         } else {
@@ -451,7 +334,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.lastName !== void 0) {
       let data4 = data.lastName;
       if (typeof data4 !== "string" && data4 !== null) {
-        const err24 = { instancePath: instancePath + "/lastName", schemaPath: "#/properties/lastName/type", keyword: "type", params: { type: schema34.properties.lastName.type } };
+        const err24 = { instancePath: instancePath + "/lastName", schemaPath: "#/properties/lastName/type", keyword: "type", params: { type: schema22.properties.lastName.type } };
         if (vErrors === null) {
           vErrors = [err24];
         } else {
@@ -463,7 +346,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.address1 !== void 0) {
       let data5 = data.address1;
       if (typeof data5 !== "string" && data5 !== null) {
-        const err25 = { instancePath: instancePath + "/address1", schemaPath: "#/properties/address1/type", keyword: "type", params: { type: schema34.properties.address1.type } };
+        const err25 = { instancePath: instancePath + "/address1", schemaPath: "#/properties/address1/type", keyword: "type", params: { type: schema22.properties.address1.type } };
         if (vErrors === null) {
           vErrors = [err25];
         } else {
@@ -475,7 +358,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.address2 !== void 0) {
       let data6 = data.address2;
       if (typeof data6 !== "string" && data6 !== null) {
-        const err26 = { instancePath: instancePath + "/address2", schemaPath: "#/properties/address2/type", keyword: "type", params: { type: schema34.properties.address2.type } };
+        const err26 = { instancePath: instancePath + "/address2", schemaPath: "#/properties/address2/type", keyword: "type", params: { type: schema22.properties.address2.type } };
         if (vErrors === null) {
           vErrors = [err26];
         } else {
@@ -487,7 +370,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.city !== void 0) {
       let data7 = data.city;
       if (typeof data7 !== "string" && data7 !== null) {
-        const err27 = { instancePath: instancePath + "/city", schemaPath: "#/properties/city/type", keyword: "type", params: { type: schema34.properties.city.type } };
+        const err27 = { instancePath: instancePath + "/city", schemaPath: "#/properties/city/type", keyword: "type", params: { type: schema22.properties.city.type } };
         if (vErrors === null) {
           vErrors = [err27];
         } else {
@@ -499,7 +382,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.postalCode !== void 0) {
       let data8 = data.postalCode;
       if (typeof data8 !== "string" && data8 !== null) {
-        const err28 = { instancePath: instancePath + "/postalCode", schemaPath: "#/properties/postalCode/type", keyword: "type", params: { type: schema34.properties.postalCode.type } };
+        const err28 = { instancePath: instancePath + "/postalCode", schemaPath: "#/properties/postalCode/type", keyword: "type", params: { type: schema22.properties.postalCode.type } };
         if (vErrors === null) {
           vErrors = [err28];
         } else {
@@ -511,7 +394,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.state !== void 0) {
       let data9 = data.state;
       if (typeof data9 !== "string" && data9 !== null) {
-        const err29 = { instancePath: instancePath + "/state", schemaPath: "#/properties/state/type", keyword: "type", params: { type: schema34.properties.state.type } };
+        const err29 = { instancePath: instancePath + "/state", schemaPath: "#/properties/state/type", keyword: "type", params: { type: schema22.properties.state.type } };
         if (vErrors === null) {
           vErrors = [err29];
         } else {
@@ -523,7 +406,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.country !== void 0) {
       let data10 = data.country;
       if (typeof data10 !== "string" && data10 !== null) {
-        const err30 = { instancePath: instancePath + "/country", schemaPath: "#/properties/country/type", keyword: "type", params: { type: schema34.properties.country.type } };
+        const err30 = { instancePath: instancePath + "/country", schemaPath: "#/properties/country/type", keyword: "type", params: { type: schema22.properties.country.type } };
         if (vErrors === null) {
           vErrors = [err30];
         } else {
@@ -535,7 +418,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.nationalityCountry !== void 0) {
       let data11 = data.nationalityCountry;
       if (typeof data11 !== "string" && data11 !== null) {
-        const err31 = { instancePath: instancePath + "/nationalityCountry", schemaPath: "#/properties/nationalityCountry/type", keyword: "type", params: { type: schema34.properties.nationalityCountry.type } };
+        const err31 = { instancePath: instancePath + "/nationalityCountry", schemaPath: "#/properties/nationalityCountry/type", keyword: "type", params: { type: schema22.properties.nationalityCountry.type } };
         if (vErrors === null) {
           vErrors = [err31];
         } else {
@@ -549,355 +432,332 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
       if (Array.isArray(data12)) {
         const len0 = data12.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          if (!validate23(data12[i0], { instancePath: instancePath + "/signInWallets/" + i0, parentData: data12, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
-            errors = vErrors.length;
+          let data13 = data12[i0];
+          if (data13 && typeof data13 == "object" && !Array.isArray(data13)) {
+            if (data13.address === void 0) {
+              const err32 = { instancePath: instancePath + "/signInWallets/" + i0, schemaPath: "#/properties/signInWallets/items/required", keyword: "required", params: { missingProperty: "address" } };
+              if (vErrors === null) {
+                vErrors = [err32];
+              } else {
+                vErrors.push(err32);
+              }
+              errors++;
+            }
+            if (data13.address !== void 0) {
+              let data14 = data13.address;
+              if (typeof data14 === "string") {
+                if (!pattern3.test(data14)) {
+                  const err33 = { instancePath: instancePath + "/signInWallets/" + i0 + "/address", schemaPath: "#/properties/signInWallets/items/properties/address/allOf/0/pattern", keyword: "pattern", params: { pattern: "^0x[0-9a-fA-F]{40}$" } };
+                  if (vErrors === null) {
+                    vErrors = [err33];
+                  } else {
+                    vErrors.push(err33);
+                  }
+                  errors++;
+                }
+              } else {
+                const err34 = { instancePath: instancePath + "/signInWallets/" + i0 + "/address", schemaPath: "#/properties/signInWallets/items/properties/address/allOf/0/type", keyword: "type", params: { type: "string" } };
+                if (vErrors === null) {
+                  vErrors = [err34];
+                } else {
+                  vErrors.push(err34);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err35 = { instancePath: instancePath + "/signInWallets/" + i0, schemaPath: "#/properties/signInWallets/items/type", keyword: "type", params: { type: "object" } };
+            if (vErrors === null) {
+              vErrors = [err35];
+            } else {
+              vErrors.push(err35);
+            }
+            errors++;
           }
         }
       } else {
-        const err32 = { instancePath: instancePath + "/signInWallets", schemaPath: "#/properties/signInWallets/type", keyword: "type", params: { type: "array" } };
+        const err36 = { instancePath: instancePath + "/signInWallets", schemaPath: "#/properties/signInWallets/type", keyword: "type", params: { type: "array" } };
         if (vErrors === null) {
-          vErrors = [err32];
+          vErrors = [err36];
         } else {
-          vErrors.push(err32);
+          vErrors.push(err36);
         }
         errors++;
       }
     }
     if (data.smartWallets !== void 0) {
-      let data14 = data.smartWallets;
-      if (Array.isArray(data14)) {
-        const len1 = data14.length;
+      let data15 = data.smartWallets;
+      if (Array.isArray(data15)) {
+        const len1 = data15.length;
         for (let i1 = 0; i1 < len1; i1++) {
-          if (!validate25(data14[i1], { instancePath: instancePath + "/smartWallets/" + i1, parentData: data14, parentDataProperty: i1, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-            errors = vErrors.length;
+          let data16 = data15[i1];
+          if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
+            if (data16.address === void 0) {
+              const err37 = { instancePath: instancePath + "/smartWallets/" + i1, schemaPath: "#/properties/smartWallets/items/required", keyword: "required", params: { missingProperty: "address" } };
+              if (vErrors === null) {
+                vErrors = [err37];
+              } else {
+                vErrors.push(err37);
+              }
+              errors++;
+            }
+            if (data16.chainId === void 0) {
+              const err38 = { instancePath: instancePath + "/smartWallets/" + i1, schemaPath: "#/properties/smartWallets/items/required", keyword: "required", params: { missingProperty: "chainId" } };
+              if (vErrors === null) {
+                vErrors = [err38];
+              } else {
+                vErrors.push(err38);
+              }
+              errors++;
+            }
+            if (data16.address !== void 0) {
+              let data17 = data16.address;
+              if (typeof data17 === "string") {
+                if (!pattern3.test(data17)) {
+                  const err39 = { instancePath: instancePath + "/smartWallets/" + i1 + "/address", schemaPath: "#/properties/smartWallets/items/properties/address/allOf/0/pattern", keyword: "pattern", params: { pattern: "^0x[0-9a-fA-F]{40}$" } };
+                  if (vErrors === null) {
+                    vErrors = [err39];
+                  } else {
+                    vErrors.push(err39);
+                  }
+                  errors++;
+                }
+              } else {
+                const err40 = { instancePath: instancePath + "/smartWallets/" + i1 + "/address", schemaPath: "#/properties/smartWallets/items/properties/address/allOf/0/type", keyword: "type", params: { type: "string" } };
+                if (vErrors === null) {
+                  vErrors = [err40];
+                } else {
+                  vErrors.push(err40);
+                }
+                errors++;
+              }
+            }
+            if (data16.chainId !== void 0) {
+              if (typeof data16.chainId !== "string") {
+                const err41 = { instancePath: instancePath + "/smartWallets/" + i1 + "/chainId", schemaPath: "#/properties/smartWallets/items/properties/chainId/type", keyword: "type", params: { type: "string" } };
+                if (vErrors === null) {
+                  vErrors = [err41];
+                } else {
+                  vErrors.push(err41);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err42 = { instancePath: instancePath + "/smartWallets/" + i1, schemaPath: "#/properties/smartWallets/items/type", keyword: "type", params: { type: "object" } };
+            if (vErrors === null) {
+              vErrors = [err42];
+            } else {
+              vErrors.push(err42);
+            }
+            errors++;
           }
         }
       } else {
-        const err33 = { instancePath: instancePath + "/smartWallets", schemaPath: "#/properties/smartWallets/type", keyword: "type", params: { type: "array" } };
+        const err43 = { instancePath: instancePath + "/smartWallets", schemaPath: "#/properties/smartWallets/type", keyword: "type", params: { type: "array" } };
         if (vErrors === null) {
-          vErrors = [err33];
+          vErrors = [err43];
         } else {
-          vErrors.push(err33);
+          vErrors.push(err43);
         }
         errors++;
       }
     }
     if (data.kycStatus !== void 0) {
-      let data16 = data.kycStatus;
-      if (typeof data16 !== "string") {
-        const err34 = { instancePath: instancePath + "/kycStatus", schemaPath: "https://schemas.capi.dev/v1/KycStatus.json/type", keyword: "type", params: { type: "string" } };
+      let data19 = data.kycStatus;
+      if (typeof data19 !== "string") {
+        const err44 = { instancePath: instancePath + "/kycStatus", schemaPath: "#/properties/kycStatus/allOf/0/type", keyword: "type", params: { type: "string" } };
         if (vErrors === null) {
-          vErrors = [err34];
+          vErrors = [err44];
         } else {
-          vErrors.push(err34);
+          vErrors.push(err44);
         }
         errors++;
       }
-      if (!(data16 === "notStarted" || data16 === "documentsRequested" || data16 === "pending" || data16 === "processing" || data16 === "approved" || data16 === "resubmissionRequested" || data16 === "rejected" || data16 === "requiresAction")) {
-        const err35 = { instancePath: instancePath + "/kycStatus", schemaPath: "https://schemas.capi.dev/v1/KycStatus.json/enum", keyword: "enum", params: { allowedValues: schema39.enum } };
+      if (!(data19 === "notStarted" || data19 === "documentsRequested" || data19 === "pending" || data19 === "processing" || data19 === "approved" || data19 === "resubmissionRequested" || data19 === "rejected" || data19 === "requiresAction")) {
+        const err45 = { instancePath: instancePath + "/kycStatus", schemaPath: "#/properties/kycStatus/allOf/0/enum", keyword: "enum", params: { allowedValues: schema22.properties.kycStatus.allOf[0].enum } };
         if (vErrors === null) {
-          vErrors = [err35];
+          vErrors = [err45];
         } else {
-          vErrors.push(err35);
+          vErrors.push(err45);
         }
         errors++;
       }
     }
     if (data.availableFeatures !== void 0) {
-      let data17 = data.availableFeatures;
-      if (data17 && typeof data17 == "object" && !Array.isArray(data17)) {
-        if (data17.providerIban === void 0) {
-          const err36 = { instancePath: instancePath + "/availableFeatures", schemaPath: "https://schemas.capi.dev/v1/AvailableFeatures.json/required", keyword: "required", params: { missingProperty: "providerIban" } };
+      let data20 = data.availableFeatures;
+      if (data20 && typeof data20 == "object" && !Array.isArray(data20)) {
+        if (data20.providerIban === void 0) {
+          const err46 = { instancePath: instancePath + "/availableFeatures", schemaPath: "#/properties/availableFeatures/allOf/0/required", keyword: "required", params: { missingProperty: "providerIban" } };
           if (vErrors === null) {
-            vErrors = [err36];
+            vErrors = [err46];
           } else {
-            vErrors.push(err36);
+            vErrors.push(err46);
           }
           errors++;
         }
-        if (data17.providerIban !== void 0) {
-          if (typeof data17.providerIban !== "boolean") {
-            const err37 = { instancePath: instancePath + "/availableFeatures/providerIban", schemaPath: "https://schemas.capi.dev/v1/AvailableFeatures.json/properties/providerIban/type", keyword: "type", params: { type: "boolean" } };
+        if (data20.providerIban !== void 0) {
+          if (typeof data20.providerIban !== "boolean") {
+            const err47 = { instancePath: instancePath + "/availableFeatures/providerIban", schemaPath: "#/properties/availableFeatures/allOf/0/properties/providerIban/type", keyword: "type", params: { type: "boolean" } };
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err47];
             } else {
-              vErrors.push(err37);
+              vErrors.push(err47);
             }
             errors++;
           }
         }
       } else {
-        const err38 = { instancePath: instancePath + "/availableFeatures", schemaPath: "https://schemas.capi.dev/v1/AvailableFeatures.json/type", keyword: "type", params: { type: "object" } };
+        const err48 = { instancePath: instancePath + "/availableFeatures", schemaPath: "#/properties/availableFeatures/allOf/0/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
-          vErrors = [err38];
+          vErrors = [err48];
         } else {
-          vErrors.push(err38);
+          vErrors.push(err48);
         }
         errors++;
       }
     }
     if (data.cards !== void 0) {
-      let data19 = data.cards;
-      if (Array.isArray(data19)) {
-        const len2 = data19.length;
+      let data22 = data.cards;
+      if (Array.isArray(data22)) {
+        const len2 = data22.length;
         for (let i2 = 0; i2 < len2; i2++) {
-          let data20 = data19[i2];
-          if (data20 && typeof data20 == "object" && !Array.isArray(data20)) {
-            if (data20.id === void 0) {
-              const err39 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "https://schemas.capi.dev/v1/Card.json/required", keyword: "required", params: { missingProperty: "id" } };
+          let data23 = data22[i2];
+          if (data23 && typeof data23 == "object" && !Array.isArray(data23)) {
+            if (data23.id === void 0) {
+              const err49 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "#/properties/cards/items/required", keyword: "required", params: { missingProperty: "id" } };
               if (vErrors === null) {
-                vErrors = [err39];
+                vErrors = [err49];
               } else {
-                vErrors.push(err39);
+                vErrors.push(err49);
               }
               errors++;
             }
-            if (data20.cardToken === void 0) {
-              const err40 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "https://schemas.capi.dev/v1/Card.json/required", keyword: "required", params: { missingProperty: "cardToken" } };
+            if (data23.cardToken === void 0) {
+              const err50 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "#/properties/cards/items/required", keyword: "required", params: { missingProperty: "cardToken" } };
               if (vErrors === null) {
-                vErrors = [err40];
+                vErrors = [err50];
               } else {
-                vErrors.push(err40);
+                vErrors.push(err50);
               }
               errors++;
             }
-            if (data20.lastFourDigits === void 0) {
-              const err41 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "https://schemas.capi.dev/v1/Card.json/required", keyword: "required", params: { missingProperty: "lastFourDigits" } };
+            if (data23.lastFourDigits === void 0) {
+              const err51 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "#/properties/cards/items/required", keyword: "required", params: { missingProperty: "lastFourDigits" } };
               if (vErrors === null) {
-                vErrors = [err41];
+                vErrors = [err51];
               } else {
-                vErrors.push(err41);
+                vErrors.push(err51);
               }
               errors++;
             }
-            if (data20.embossedName === void 0) {
-              const err42 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "https://schemas.capi.dev/v1/Card.json/required", keyword: "required", params: { missingProperty: "embossedName" } };
+            if (data23.embossedName === void 0) {
+              const err52 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "#/properties/cards/items/required", keyword: "required", params: { missingProperty: "embossedName" } };
               if (vErrors === null) {
-                vErrors = [err42];
+                vErrors = [err52];
               } else {
-                vErrors.push(err42);
+                vErrors.push(err52);
               }
               errors++;
             }
-            if (data20.activatedAt === void 0) {
-              const err43 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "https://schemas.capi.dev/v1/Card.json/required", keyword: "required", params: { missingProperty: "activatedAt" } };
+            if (data23.activatedAt === void 0) {
+              const err53 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "#/properties/cards/items/required", keyword: "required", params: { missingProperty: "activatedAt" } };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err53];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err53);
               }
               errors++;
             }
-            if (data20.virtual === void 0) {
-              const err44 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "https://schemas.capi.dev/v1/Card.json/required", keyword: "required", params: { missingProperty: "virtual" } };
+            if (data23.virtual === void 0) {
+              const err54 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "#/properties/cards/items/required", keyword: "required", params: { missingProperty: "virtual" } };
               if (vErrors === null) {
-                vErrors = [err44];
+                vErrors = [err54];
               } else {
-                vErrors.push(err44);
+                vErrors.push(err54);
               }
               errors++;
             }
-            if (data20.id !== void 0) {
-              if (typeof data20.id !== "string") {
-                const err45 = { instancePath: instancePath + "/cards/" + i2 + "/id", schemaPath: "https://schemas.capi.dev/v1/Card.json/properties/id/type", keyword: "type", params: { type: "string" } };
+            if (data23.id !== void 0) {
+              if (typeof data23.id !== "string") {
+                const err55 = { instancePath: instancePath + "/cards/" + i2 + "/id", schemaPath: "#/properties/cards/items/properties/id/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
-                  vErrors = [err45];
+                  vErrors = [err55];
                 } else {
-                  vErrors.push(err45);
+                  vErrors.push(err55);
                 }
                 errors++;
               }
             }
-            if (data20.cardToken !== void 0) {
-              if (typeof data20.cardToken !== "string") {
-                const err46 = { instancePath: instancePath + "/cards/" + i2 + "/cardToken", schemaPath: "https://schemas.capi.dev/v1/Card.json/properties/cardToken/type", keyword: "type", params: { type: "string" } };
+            if (data23.cardToken !== void 0) {
+              if (typeof data23.cardToken !== "string") {
+                const err56 = { instancePath: instancePath + "/cards/" + i2 + "/cardToken", schemaPath: "#/properties/cards/items/properties/cardToken/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
-                  vErrors = [err46];
+                  vErrors = [err56];
                 } else {
-                  vErrors.push(err46);
+                  vErrors.push(err56);
                 }
                 errors++;
               }
             }
-            if (data20.lastFourDigits !== void 0) {
-              if (typeof data20.lastFourDigits !== "string") {
-                const err47 = { instancePath: instancePath + "/cards/" + i2 + "/lastFourDigits", schemaPath: "https://schemas.capi.dev/v1/Card.json/properties/lastFourDigits/type", keyword: "type", params: { type: "string" } };
+            if (data23.lastFourDigits !== void 0) {
+              if (typeof data23.lastFourDigits !== "string") {
+                const err57 = { instancePath: instancePath + "/cards/" + i2 + "/lastFourDigits", schemaPath: "#/properties/cards/items/properties/lastFourDigits/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
-                  vErrors = [err47];
+                  vErrors = [err57];
                 } else {
-                  vErrors.push(err47);
+                  vErrors.push(err57);
                 }
                 errors++;
               }
             }
-            if (data20.embossedName !== void 0) {
-              let data24 = data20.embossedName;
-              if (typeof data24 !== "string" && data24 !== null) {
-                const err48 = { instancePath: instancePath + "/cards/" + i2 + "/embossedName", schemaPath: "https://schemas.capi.dev/v1/Card.json/properties/embossedName/type", keyword: "type", params: { type: schema41.properties.embossedName.type } };
+            if (data23.embossedName !== void 0) {
+              let data27 = data23.embossedName;
+              if (typeof data27 !== "string" && data27 !== null) {
+                const err58 = { instancePath: instancePath + "/cards/" + i2 + "/embossedName", schemaPath: "#/properties/cards/items/properties/embossedName/type", keyword: "type", params: { type: schema22.properties.cards.items.properties.embossedName.type } };
                 if (vErrors === null) {
-                  vErrors = [err48];
+                  vErrors = [err58];
                 } else {
-                  vErrors.push(err48);
+                  vErrors.push(err58);
                 }
                 errors++;
               }
             }
-            if (data20.activatedAt !== void 0) {
-              let data25 = data20.activatedAt;
-              if (typeof data25 !== "string" && data25 !== null) {
-                const err49 = { instancePath: instancePath + "/cards/" + i2 + "/activatedAt", schemaPath: "https://schemas.capi.dev/v1/Card.json/properties/activatedAt/type", keyword: "type", params: { type: schema41.properties.activatedAt.type } };
+            if (data23.activatedAt !== void 0) {
+              let data28 = data23.activatedAt;
+              if (typeof data28 !== "string" && data28 !== null) {
+                const err59 = { instancePath: instancePath + "/cards/" + i2 + "/activatedAt", schemaPath: "#/properties/cards/items/properties/activatedAt/type", keyword: "type", params: { type: schema22.properties.cards.items.properties.activatedAt.type } };
                 if (vErrors === null) {
-                  vErrors = [err49];
+                  vErrors = [err59];
                 } else {
-                  vErrors.push(err49);
+                  vErrors.push(err59);
                 }
                 errors++;
               }
             }
-            if (data20.virtual !== void 0) {
-              if (typeof data20.virtual !== "boolean") {
-                const err50 = { instancePath: instancePath + "/cards/" + i2 + "/virtual", schemaPath: "https://schemas.capi.dev/v1/Card.json/properties/virtual/type", keyword: "type", params: { type: "boolean" } };
+            if (data23.virtual !== void 0) {
+              if (typeof data23.virtual !== "boolean") {
+                const err60 = { instancePath: instancePath + "/cards/" + i2 + "/virtual", schemaPath: "#/properties/cards/items/properties/virtual/type", keyword: "type", params: { type: "boolean" } };
                 if (vErrors === null) {
-                  vErrors = [err50];
+                  vErrors = [err60];
                 } else {
-                  vErrors.push(err50);
+                  vErrors.push(err60);
                 }
                 errors++;
               }
             }
           } else {
-            const err51 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "https://schemas.capi.dev/v1/Card.json/type", keyword: "type", params: { type: "object" } };
+            const err61 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "#/properties/cards/items/type", keyword: "type", params: { type: "object" } };
             if (vErrors === null) {
-              vErrors = [err51];
+              vErrors = [err61];
             } else {
-              vErrors.push(err51);
+              vErrors.push(err61);
             }
             errors++;
           }
         }
       } else {
-        const err52 = { instancePath: instancePath + "/cards", schemaPath: "#/properties/cards/type", keyword: "type", params: { type: "array" } };
-        if (vErrors === null) {
-          vErrors = [err52];
-        } else {
-          vErrors.push(err52);
-        }
-        errors++;
-      }
-    }
-    if (data.bankingDetails !== void 0) {
-      let data27 = data.bankingDetails;
-      const _errs57 = errors;
-      let valid12 = false;
-      const _errs58 = errors;
-      if (data27 && typeof data27 == "object" && !Array.isArray(data27)) {
-        if (data27.providerIban === void 0) {
-          const err53 = { instancePath: instancePath + "/bankingDetails", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/required", keyword: "required", params: { missingProperty: "providerIban" } };
-          if (vErrors === null) {
-            vErrors = [err53];
-          } else {
-            vErrors.push(err53);
-          }
-          errors++;
-        }
-        if (data27.providerBic === void 0) {
-          const err54 = { instancePath: instancePath + "/bankingDetails", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/required", keyword: "required", params: { missingProperty: "providerBic" } };
-          if (vErrors === null) {
-            vErrors = [err54];
-          } else {
-            vErrors.push(err54);
-          }
-          errors++;
-        }
-        if (data27.providerIbanStatus === void 0) {
-          const err55 = { instancePath: instancePath + "/bankingDetails", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/required", keyword: "required", params: { missingProperty: "providerIbanStatus" } };
-          if (vErrors === null) {
-            vErrors = [err55];
-          } else {
-            vErrors.push(err55);
-          }
-          errors++;
-        }
-        if (data27.address === void 0) {
-          const err56 = { instancePath: instancePath + "/bankingDetails", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/required", keyword: "required", params: { missingProperty: "address" } };
-          if (vErrors === null) {
-            vErrors = [err56];
-          } else {
-            vErrors.push(err56);
-          }
-          errors++;
-        }
-        if (data27.providerIban !== void 0) {
-          let data28 = data27.providerIban;
-          if (typeof data28 !== "string" && data28 !== null) {
-            const err57 = { instancePath: instancePath + "/bankingDetails/providerIban", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/properties/providerIban/type", keyword: "type", params: { type: schema42.properties.providerIban.type } };
-            if (vErrors === null) {
-              vErrors = [err57];
-            } else {
-              vErrors.push(err57);
-            }
-            errors++;
-          }
-        }
-        if (data27.providerBic !== void 0) {
-          let data29 = data27.providerBic;
-          if (typeof data29 !== "string" && data29 !== null) {
-            const err58 = { instancePath: instancePath + "/bankingDetails/providerBic", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/properties/providerBic/type", keyword: "type", params: { type: schema42.properties.providerBic.type } };
-            if (vErrors === null) {
-              vErrors = [err58];
-            } else {
-              vErrors.push(err58);
-            }
-            errors++;
-          }
-        }
-        if (data27.providerIbanStatus !== void 0) {
-          let data30 = data27.providerIbanStatus;
-          if (typeof data30 !== "string" && data30 !== null) {
-            const err59 = { instancePath: instancePath + "/bankingDetails/providerIbanStatus", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/properties/providerIbanStatus/type", keyword: "type", params: { type: schema42.properties.providerIbanStatus.type } };
-            if (vErrors === null) {
-              vErrors = [err59];
-            } else {
-              vErrors.push(err59);
-            }
-            errors++;
-          }
-        }
-        if (data27.address !== void 0) {
-          let data31 = data27.address;
-          if (typeof data31 !== "string" && data31 !== null) {
-            const err60 = { instancePath: instancePath + "/bankingDetails/address", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/properties/address/type", keyword: "type", params: { type: schema42.properties.address.type } };
-            if (vErrors === null) {
-              vErrors = [err60];
-            } else {
-              vErrors.push(err60);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err61 = { instancePath: instancePath + "/bankingDetails", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/type", keyword: "type", params: { type: "object" } };
-        if (vErrors === null) {
-          vErrors = [err61];
-        } else {
-          vErrors.push(err61);
-        }
-        errors++;
-      }
-      var _valid0 = _errs58 === errors;
-      valid12 = valid12 || _valid0;
-      if (_valid0) {
-        var props0 = {};
-        props0.providerIban = true;
-        props0.providerBic = true;
-        props0.providerIbanStatus = true;
-        props0.address = true;
-      }
-      const _errs69 = errors;
-      if (data27 !== null) {
-        const err62 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf/1/type", keyword: "type", params: { type: "null" } };
+        const err62 = { instancePath: instancePath + "/cards", schemaPath: "#/properties/cards/type", keyword: "type", params: { type: "array" } };
         if (vErrors === null) {
           vErrors = [err62];
         } else {
@@ -905,21 +765,140 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-      var _valid0 = _errs69 === errors;
-      valid12 = valid12 || _valid0;
-      if (!valid12) {
-        const err63 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf", keyword: "anyOf", params: {} };
+    }
+    if (data.bankingDetails !== void 0) {
+      let data30 = data.bankingDetails;
+      const _errs66 = errors;
+      let valid15 = false;
+      const _errs67 = errors;
+      if (data30 && typeof data30 == "object" && !Array.isArray(data30)) {
+        if (data30.providerIban === void 0) {
+          const err63 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf/0/required", keyword: "required", params: { missingProperty: "providerIban" } };
+          if (vErrors === null) {
+            vErrors = [err63];
+          } else {
+            vErrors.push(err63);
+          }
+          errors++;
+        }
+        if (data30.providerBic === void 0) {
+          const err64 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf/0/required", keyword: "required", params: { missingProperty: "providerBic" } };
+          if (vErrors === null) {
+            vErrors = [err64];
+          } else {
+            vErrors.push(err64);
+          }
+          errors++;
+        }
+        if (data30.providerIbanStatus === void 0) {
+          const err65 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf/0/required", keyword: "required", params: { missingProperty: "providerIbanStatus" } };
+          if (vErrors === null) {
+            vErrors = [err65];
+          } else {
+            vErrors.push(err65);
+          }
+          errors++;
+        }
+        if (data30.address === void 0) {
+          const err66 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf/0/required", keyword: "required", params: { missingProperty: "address" } };
+          if (vErrors === null) {
+            vErrors = [err66];
+          } else {
+            vErrors.push(err66);
+          }
+          errors++;
+        }
+        if (data30.providerIban !== void 0) {
+          let data31 = data30.providerIban;
+          if (typeof data31 !== "string" && data31 !== null) {
+            const err67 = { instancePath: instancePath + "/bankingDetails/providerIban", schemaPath: "#/properties/bankingDetails/anyOf/0/properties/providerIban/type", keyword: "type", params: { type: schema22.properties.bankingDetails.anyOf[0].properties.providerIban.type } };
+            if (vErrors === null) {
+              vErrors = [err67];
+            } else {
+              vErrors.push(err67);
+            }
+            errors++;
+          }
+        }
+        if (data30.providerBic !== void 0) {
+          let data32 = data30.providerBic;
+          if (typeof data32 !== "string" && data32 !== null) {
+            const err68 = { instancePath: instancePath + "/bankingDetails/providerBic", schemaPath: "#/properties/bankingDetails/anyOf/0/properties/providerBic/type", keyword: "type", params: { type: schema22.properties.bankingDetails.anyOf[0].properties.providerBic.type } };
+            if (vErrors === null) {
+              vErrors = [err68];
+            } else {
+              vErrors.push(err68);
+            }
+            errors++;
+          }
+        }
+        if (data30.providerIbanStatus !== void 0) {
+          let data33 = data30.providerIbanStatus;
+          if (typeof data33 !== "string" && data33 !== null) {
+            const err69 = { instancePath: instancePath + "/bankingDetails/providerIbanStatus", schemaPath: "#/properties/bankingDetails/anyOf/0/properties/providerIbanStatus/type", keyword: "type", params: { type: schema22.properties.bankingDetails.anyOf[0].properties.providerIbanStatus.type } };
+            if (vErrors === null) {
+              vErrors = [err69];
+            } else {
+              vErrors.push(err69);
+            }
+            errors++;
+          }
+        }
+        if (data30.address !== void 0) {
+          let data34 = data30.address;
+          if (typeof data34 !== "string" && data34 !== null) {
+            const err70 = { instancePath: instancePath + "/bankingDetails/address", schemaPath: "#/properties/bankingDetails/anyOf/0/properties/address/type", keyword: "type", params: { type: schema22.properties.bankingDetails.anyOf[0].properties.address.type } };
+            if (vErrors === null) {
+              vErrors = [err70];
+            } else {
+              vErrors.push(err70);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err71 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf/0/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
-          vErrors = [err63];
+          vErrors = [err71];
         } else {
-          vErrors.push(err63);
+          vErrors.push(err71);
+        }
+        errors++;
+      }
+      var _valid0 = _errs67 === errors;
+      valid15 = valid15 || _valid0;
+      if (_valid0) {
+        var props0 = {};
+        props0.providerIban = true;
+        props0.providerBic = true;
+        props0.providerIbanStatus = true;
+        props0.address = true;
+      }
+      const _errs77 = errors;
+      if (data30 !== null) {
+        const err72 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf/1/type", keyword: "type", params: { type: "null" } };
+        if (vErrors === null) {
+          vErrors = [err72];
+        } else {
+          vErrors.push(err72);
+        }
+        errors++;
+      }
+      var _valid0 = _errs77 === errors;
+      valid15 = valid15 || _valid0;
+      if (!valid15) {
+        const err73 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf", keyword: "anyOf", params: {} };
+        if (vErrors === null) {
+          vErrors = [err73];
+        } else {
+          vErrors.push(err73);
         }
         errors++;
       } else {
-        errors = _errs57;
+        errors = _errs66;
         if (vErrors !== null) {
-          if (_errs57) {
-            vErrors.length = _errs57;
+          if (_errs66) {
+            vErrors.length = _errs66;
           } else {
             vErrors = null;
           }
@@ -928,44 +907,44 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.isSourceOfFundsAnswered !== void 0) {
       if (typeof data.isSourceOfFundsAnswered !== "boolean") {
-        const err64 = { instancePath: instancePath + "/isSourceOfFundsAnswered", schemaPath: "#/properties/isSourceOfFundsAnswered/type", keyword: "type", params: { type: "boolean" } };
+        const err74 = { instancePath: instancePath + "/isSourceOfFundsAnswered", schemaPath: "#/properties/isSourceOfFundsAnswered/type", keyword: "type", params: { type: "boolean" } };
         if (vErrors === null) {
-          vErrors = [err64];
+          vErrors = [err74];
         } else {
-          vErrors.push(err64);
+          vErrors.push(err74);
         }
         errors++;
       }
     }
     if (data.isPhoneValidated !== void 0) {
       if (typeof data.isPhoneValidated !== "boolean") {
-        const err65 = { instancePath: instancePath + "/isPhoneValidated", schemaPath: "#/properties/isPhoneValidated/type", keyword: "type", params: { type: "boolean" } };
+        const err75 = { instancePath: instancePath + "/isPhoneValidated", schemaPath: "#/properties/isPhoneValidated/type", keyword: "type", params: { type: "boolean" } };
         if (vErrors === null) {
-          vErrors = [err65];
+          vErrors = [err75];
         } else {
-          vErrors.push(err65);
+          vErrors.push(err75);
         }
         errors++;
       }
     }
   } else {
-    const err66 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+    const err76 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
     if (vErrors === null) {
-      vErrors = [err66];
+      vErrors = [err76];
     } else {
-      vErrors.push(err66);
+      vErrors.push(err76);
     }
     errors++;
   }
-  validate22.errors = vErrors;
+  validate56.errors = vErrors;
   return errors === 0;
 }
-validate22.evaluated = { "props": { "id": true, "email": true, "phone": true, "firstName": true, "lastName": true, "address1": true, "address2": true, "city": true, "postalCode": true, "state": true, "country": true, "nationalityCountry": true, "signInWallets": true, "smartWallets": true, "kycStatus": true, "availableFeatures": true, "cards": true, "bankingDetails": true, "isSourceOfFundsAnswered": true, "isPhoneValidated": true }, "dynamicProps": false, "dynamicItems": false };
-function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate56.evaluated = { "props": { "id": true, "email": true, "phone": true, "firstName": true, "lastName": true, "address1": true, "address2": true, "city": true, "postalCode": true, "state": true, "country": true, "nationalityCountry": true, "signInWallets": true, "smartWallets": true, "kycStatus": true, "availableFeatures": true, "cards": true, "bankingDetails": true, "isSourceOfFundsAnswered": true, "isPhoneValidated": true }, "dynamicProps": false, "dynamicItems": false };
+function validate55(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate21.evaluated;
+  const evaluated0 = validate55.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -1003,8 +982,8 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.data !== void 0) {
-      if (!validate22(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+      if (!validate56(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
         errors = vErrors.length;
       }
     }
@@ -1017,16 +996,16 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate21.errors = vErrors;
+  validate55.errors = vErrors;
   return errors === 0;
 }
-validate21.evaluated = { "props": { "eventType": true, "data": true }, "dynamicProps": false, "dynamicItems": false };
-var KycSourceOfFundsChangedEvent = validate28;
-function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate55.evaluated = { "props": { "eventType": true, "data": true }, "dynamicProps": false, "dynamicItems": false };
+var KycSourceOfFundsChangedEvent = validate58;
+function validate58(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate28.evaluated;
+  const evaluated0 = validate58.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -1064,8 +1043,8 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.data !== void 0) {
-      if (!validate22(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+      if (!validate56(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
         errors = vErrors.length;
       }
     }
@@ -1078,16 +1057,16 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate28.errors = vErrors;
+  validate58.errors = vErrors;
   return errors === 0;
 }
-validate28.evaluated = { "props": { "eventType": true, "data": true }, "dynamicProps": false, "dynamicItems": false };
-var KycStatusChangedEvent = validate30;
-function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate58.evaluated = { "props": { "eventType": true, "data": true }, "dynamicProps": false, "dynamicItems": false };
+var KycStatusChangedEvent = validate60;
+function validate60(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate30.evaluated;
+  const evaluated0 = validate60.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -1125,8 +1104,8 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.data !== void 0) {
-      if (!validate22(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+      if (!validate56(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
         errors = vErrors.length;
       }
     }
@@ -1139,16 +1118,16 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate30.errors = vErrors;
+  validate60.errors = vErrors;
   return errors === 0;
 }
-validate30.evaluated = { "props": { "eventType": true, "data": true }, "dynamicProps": false, "dynamicItems": false };
-var UserCreatedEvent = validate32;
-function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate60.evaluated = { "props": { "eventType": true, "data": true }, "dynamicProps": false, "dynamicItems": false };
+var UserCreatedEvent = validate62;
+function validate62(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate32.evaluated;
+  const evaluated0 = validate62.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -1186,8 +1165,8 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.data !== void 0) {
-      if (!validate22(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+      if (!validate56(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
         errors = vErrors.length;
       }
     }
@@ -1200,18 +1179,42 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate32.errors = vErrors;
+  validate62.errors = vErrors;
   return errors === 0;
 }
-validate32.evaluated = { "props": { "eventType": true, "data": true }, "dynamicProps": false, "dynamicItems": false };
+validate62.evaluated = { "props": { "eventType": true, "data": true }, "dynamicProps": false, "dynamicItems": false };
 
 // variant:strict
-var CardTransactionCreatedEvent2 = validate202;
-function validate202(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+var CardTransactionCreatedEvent2 = validate522;
+function validate532(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate202.evaluated;
+  const evaluated0 = validate532.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (!(data && typeof data == "object" && !Array.isArray(data))) {
+    const err0 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+    if (vErrors === null) {
+      vErrors = [err0];
+    } else {
+      vErrors.push(err0);
+    }
+    errors++;
+  }
+  validate532.errors = vErrors;
+  return errors === 0;
+}
+validate532.evaluated = { "dynamicProps": false, "dynamicItems": false };
+function validate522(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  ;
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate522.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -1260,89 +1263,9 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
       }
     }
     if (data.data !== void 0) {
-      let data1 = data.data;
-      if (!(data1 && typeof data1 == "object" && !Array.isArray(data1))) {
-        const err4 = { instancePath: instancePath + "/data", schemaPath: "https://schemas.capi.dev/v1/UnspecifiedObject.json/type", keyword: "type", params: { type: "object" } };
-        if (vErrors === null) {
-          vErrors = [err4];
-        } else {
-          vErrors.push(err4);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
-    if (vErrors === null) {
-      vErrors = [err5];
-    } else {
-      vErrors.push(err5);
-    }
-    errors++;
-  }
-  validate202.errors = vErrors;
-  return errors === 0;
-}
-validate202.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var KycPhoneValidationChangedEvent2 = validate212;
-var schema342 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://schemas.capi.dev/v1/User.json", "title": "User", "type": "object", "required": ["id", "email", "phone", "firstName", "lastName", "address1", "address2", "city", "postalCode", "state", "country", "nationalityCountry", "signInWallets", "smartWallets", "kycStatus", "availableFeatures", "cards", "bankingDetails", "isSourceOfFundsAnswered", "isPhoneValidated"], "properties": { "id": { "type": "string" }, "email": { "type": ["string", "null"] }, "phone": { "type": ["string", "null"] }, "firstName": { "type": ["string", "null"] }, "lastName": { "type": ["string", "null"] }, "address1": { "type": ["string", "null"] }, "address2": { "type": ["string", "null"] }, "city": { "type": ["string", "null"] }, "postalCode": { "type": ["string", "null"] }, "state": { "type": ["string", "null"] }, "country": { "type": ["string", "null"] }, "nationalityCountry": { "type": ["string", "null"] }, "signInWallets": { "type": "array", "items": { "$ref": "https://schemas.capi.dev/v1/SignInWallet.json" } }, "smartWallets": { "type": "array", "items": { "$ref": "https://schemas.capi.dev/v1/SmartWallet.json" } }, "kycStatus": { "$ref": "https://schemas.capi.dev/v1/KycStatus.json" }, "availableFeatures": { "$ref": "https://schemas.capi.dev/v1/AvailableFeatures.json" }, "cards": { "type": "array", "items": { "$ref": "https://schemas.capi.dev/v1/Card.json" } }, "bankingDetails": { "anyOf": [{ "$ref": "https://schemas.capi.dev/v1/BankingDetails.json" }, { "type": "null" }] }, "isSourceOfFundsAnswered": { "type": "boolean" }, "isPhoneValidated": { "type": "boolean" } }, "additionalProperties": false };
-var schema392 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://schemas.capi.dev/v1/KycStatus.json", "title": "KycStatus", "type": "string", "enum": ["notStarted", "documentsRequested", "pending", "processing", "approved", "resubmissionRequested", "rejected", "requiresAction"] };
-var schema412 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://schemas.capi.dev/v1/Card.json", "title": "Card", "type": "object", "required": ["id", "cardToken", "lastFourDigits", "embossedName", "activatedAt", "virtual"], "properties": { "id": { "type": "string" }, "cardToken": { "type": "string" }, "lastFourDigits": { "type": "string" }, "embossedName": { "type": ["string", "null"] }, "activatedAt": { "type": ["string", "null"] }, "virtual": { "type": "boolean" } }, "additionalProperties": false };
-var schema422 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://schemas.capi.dev/v1/BankingDetails.json", "title": "BankingDetails", "type": "object", "required": ["providerIban", "providerBic", "providerIbanStatus", "address"], "properties": { "providerIban": { "type": ["string", "null"] }, "providerBic": { "type": ["string", "null"] }, "providerIbanStatus": { "type": ["string", "null"] }, "address": { "type": ["string", "null"] } }, "additionalProperties": false };
-var func1 = Object.prototype.hasOwnProperty;
-var pattern42 = new RegExp("^0x[0-9a-fA-F]{40}$", "u");
-function validate232(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
-  ;
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate232.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = void 0;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = void 0;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.address === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "address" } };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(key0 === "address")) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 } };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-    if (data.address !== void 0) {
-      let data0 = data.address;
-      if (typeof data0 === "string") {
-        if (!pattern42.test(data0)) {
-          const err2 = { instancePath: instancePath + "/address", schemaPath: "https://schemas.capi.dev/v1/WalletAddress.json/pattern", keyword: "pattern", params: { pattern: "^0x[0-9a-fA-F]{40}$" } };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-      } else {
-        const err3 = { instancePath: instancePath + "/address", schemaPath: "https://schemas.capi.dev/v1/WalletAddress.json/type", keyword: "type", params: { type: "string" } };
-        if (vErrors === null) {
-          vErrors = [err3];
-        } else {
-          vErrors.push(err3);
-        }
-        errors++;
+      if (!validate532(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate532.errors : vErrors.concat(validate532.errors);
+        errors = vErrors.length;
       }
     }
   } else {
@@ -1354,102 +1277,19 @@ function validate232(data, { instancePath = "", parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate232.errors = vErrors;
+  validate522.errors = vErrors;
   return errors === 0;
 }
-validate232.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate252(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate522.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var KycPhoneValidationChangedEvent2 = validate552;
+var schema222 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://schemas.capi.dev/v1/User.json", "title": "User", "type": "object", "required": ["id", "email", "phone", "firstName", "lastName", "address1", "address2", "city", "postalCode", "state", "country", "nationalityCountry", "signInWallets", "smartWallets", "kycStatus", "availableFeatures", "cards", "bankingDetails", "isSourceOfFundsAnswered", "isPhoneValidated"], "properties": { "id": { "type": "string" }, "email": { "type": ["string", "null"] }, "phone": { "type": ["string", "null"] }, "firstName": { "type": ["string", "null"] }, "lastName": { "type": ["string", "null"] }, "address1": { "type": ["string", "null"] }, "address2": { "type": ["string", "null"] }, "city": { "type": ["string", "null"] }, "postalCode": { "type": ["string", "null"] }, "state": { "type": ["string", "null"] }, "country": { "type": ["string", "null"] }, "nationalityCountry": { "type": ["string", "null"] }, "signInWallets": { "type": "array", "items": { "title": "SignInWallet", "type": "object", "required": ["address"], "properties": { "address": { "allOf": [{ "title": "WalletAddress", "type": "string", "pattern": "^0x[0-9a-fA-F]{40}$" }] } }, "additionalProperties": false } }, "smartWallets": { "type": "array", "items": { "title": "SmartWallet", "type": "object", "required": ["address", "chainId"], "properties": { "address": { "allOf": [{ "title": "WalletAddress", "type": "string", "pattern": "^0x[0-9a-fA-F]{40}$" }] }, "chainId": { "type": "string" } }, "additionalProperties": false } }, "kycStatus": { "allOf": [{ "title": "KycStatus", "type": "string", "enum": ["notStarted", "documentsRequested", "pending", "processing", "approved", "resubmissionRequested", "rejected", "requiresAction"] }] }, "availableFeatures": { "allOf": [{ "title": "AvailableFeatures", "type": "object", "required": ["providerIban"], "properties": { "providerIban": { "type": "boolean" } }, "additionalProperties": false }] }, "cards": { "type": "array", "items": { "title": "Card", "type": "object", "required": ["id", "cardToken", "lastFourDigits", "embossedName", "activatedAt", "virtual"], "properties": { "id": { "type": "string" }, "cardToken": { "type": "string" }, "lastFourDigits": { "type": "string" }, "embossedName": { "type": ["string", "null"] }, "activatedAt": { "type": ["string", "null"] }, "virtual": { "type": "boolean" } }, "additionalProperties": false } }, "bankingDetails": { "anyOf": [{ "title": "BankingDetails", "type": "object", "required": ["providerIban", "providerBic", "providerIbanStatus", "address"], "properties": { "providerIban": { "type": ["string", "null"] }, "providerBic": { "type": ["string", "null"] }, "providerIbanStatus": { "type": ["string", "null"] }, "address": { "type": ["string", "null"] } }, "additionalProperties": false }, { "type": "null" }] }, "isSourceOfFundsAnswered": { "type": "boolean" }, "isPhoneValidated": { "type": "boolean" } }, "additionalProperties": false };
+var func1 = Object.prototype.hasOwnProperty;
+var pattern32 = new RegExp("^0x[0-9a-fA-F]{40}$", "u");
+function validate562(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate252.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = void 0;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = void 0;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.address === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "address" } };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.chainId === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "chainId" } };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(key0 === "address" || key0 === "chainId")) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 } };
-        if (vErrors === null) {
-          vErrors = [err2];
-        } else {
-          vErrors.push(err2);
-        }
-        errors++;
-      }
-    }
-    if (data.address !== void 0) {
-      let data0 = data.address;
-      if (typeof data0 === "string") {
-        if (!pattern42.test(data0)) {
-          const err3 = { instancePath: instancePath + "/address", schemaPath: "https://schemas.capi.dev/v1/WalletAddress.json/pattern", keyword: "pattern", params: { pattern: "^0x[0-9a-fA-F]{40}$" } };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-      } else {
-        const err4 = { instancePath: instancePath + "/address", schemaPath: "https://schemas.capi.dev/v1/WalletAddress.json/type", keyword: "type", params: { type: "string" } };
-        if (vErrors === null) {
-          vErrors = [err4];
-        } else {
-          vErrors.push(err4);
-        }
-        errors++;
-      }
-    }
-    if (data.chainId !== void 0) {
-      if (typeof data.chainId !== "string") {
-        const err5 = { instancePath: instancePath + "/chainId", schemaPath: "#/properties/chainId/type", keyword: "type", params: { type: "string" } };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
-    if (vErrors === null) {
-      vErrors = [err6];
-    } else {
-      vErrors.push(err6);
-    }
-    errors++;
-  }
-  validate252.errors = vErrors;
-  return errors === 0;
-}
-validate252.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate222(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
-  ;
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate222.evaluated;
+  const evaluated0 = validate562.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -1638,7 +1478,7 @@ function validate222(data, { instancePath = "", parentData, parentDataProperty, 
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema342.properties, key0)) {
+      if (!func1.call(schema222.properties, key0)) {
         const err20 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 } };
         if (vErrors === null) {
           vErrors = [err20];
@@ -1662,7 +1502,7 @@ function validate222(data, { instancePath = "", parentData, parentDataProperty, 
     if (data.email !== void 0) {
       let data1 = data.email;
       if (typeof data1 !== "string" && data1 !== null) {
-        const err22 = { instancePath: instancePath + "/email", schemaPath: "#/properties/email/type", keyword: "type", params: { type: schema342.properties.email.type } };
+        const err22 = { instancePath: instancePath + "/email", schemaPath: "#/properties/email/type", keyword: "type", params: { type: schema222.properties.email.type } };
         if (vErrors === null) {
           vErrors = [err22];
         } else {
@@ -1674,7 +1514,7 @@ function validate222(data, { instancePath = "", parentData, parentDataProperty, 
     if (data.phone !== void 0) {
       let data2 = data.phone;
       if (typeof data2 !== "string" && data2 !== null) {
-        const err23 = { instancePath: instancePath + "/phone", schemaPath: "#/properties/phone/type", keyword: "type", params: { type: schema342.properties.phone.type } };
+        const err23 = { instancePath: instancePath + "/phone", schemaPath: "#/properties/phone/type", keyword: "type", params: { type: schema222.properties.phone.type } };
         if (vErrors === null) {
           vErrors = [err23];
         } else {
@@ -1686,7 +1526,7 @@ function validate222(data, { instancePath = "", parentData, parentDataProperty, 
     if (data.firstName !== void 0) {
       let data3 = data.firstName;
       if (typeof data3 !== "string" && data3 !== null) {
-        const err24 = { instancePath: instancePath + "/firstName", schemaPath: "#/properties/firstName/type", keyword: "type", params: { type: schema342.properties.firstName.type } };
+        const err24 = { instancePath: instancePath + "/firstName", schemaPath: "#/properties/firstName/type", keyword: "type", params: { type: schema222.properties.firstName.type } };
         if (vErrors === null) {
           vErrors = [err24];
         } else {
@@ -1698,7 +1538,7 @@ function validate222(data, { instancePath = "", parentData, parentDataProperty, 
     if (data.lastName !== void 0) {
       let data4 = data.lastName;
       if (typeof data4 !== "string" && data4 !== null) {
-        const err25 = { instancePath: instancePath + "/lastName", schemaPath: "#/properties/lastName/type", keyword: "type", params: { type: schema342.properties.lastName.type } };
+        const err25 = { instancePath: instancePath + "/lastName", schemaPath: "#/properties/lastName/type", keyword: "type", params: { type: schema222.properties.lastName.type } };
         if (vErrors === null) {
           vErrors = [err25];
         } else {
@@ -1710,7 +1550,7 @@ function validate222(data, { instancePath = "", parentData, parentDataProperty, 
     if (data.address1 !== void 0) {
       let data5 = data.address1;
       if (typeof data5 !== "string" && data5 !== null) {
-        const err26 = { instancePath: instancePath + "/address1", schemaPath: "#/properties/address1/type", keyword: "type", params: { type: schema342.properties.address1.type } };
+        const err26 = { instancePath: instancePath + "/address1", schemaPath: "#/properties/address1/type", keyword: "type", params: { type: schema222.properties.address1.type } };
         if (vErrors === null) {
           vErrors = [err26];
         } else {
@@ -1722,7 +1562,7 @@ function validate222(data, { instancePath = "", parentData, parentDataProperty, 
     if (data.address2 !== void 0) {
       let data6 = data.address2;
       if (typeof data6 !== "string" && data6 !== null) {
-        const err27 = { instancePath: instancePath + "/address2", schemaPath: "#/properties/address2/type", keyword: "type", params: { type: schema342.properties.address2.type } };
+        const err27 = { instancePath: instancePath + "/address2", schemaPath: "#/properties/address2/type", keyword: "type", params: { type: schema222.properties.address2.type } };
         if (vErrors === null) {
           vErrors = [err27];
         } else {
@@ -1734,7 +1574,7 @@ function validate222(data, { instancePath = "", parentData, parentDataProperty, 
     if (data.city !== void 0) {
       let data7 = data.city;
       if (typeof data7 !== "string" && data7 !== null) {
-        const err28 = { instancePath: instancePath + "/city", schemaPath: "#/properties/city/type", keyword: "type", params: { type: schema342.properties.city.type } };
+        const err28 = { instancePath: instancePath + "/city", schemaPath: "#/properties/city/type", keyword: "type", params: { type: schema222.properties.city.type } };
         if (vErrors === null) {
           vErrors = [err28];
         } else {
@@ -1746,7 +1586,7 @@ function validate222(data, { instancePath = "", parentData, parentDataProperty, 
     if (data.postalCode !== void 0) {
       let data8 = data.postalCode;
       if (typeof data8 !== "string" && data8 !== null) {
-        const err29 = { instancePath: instancePath + "/postalCode", schemaPath: "#/properties/postalCode/type", keyword: "type", params: { type: schema342.properties.postalCode.type } };
+        const err29 = { instancePath: instancePath + "/postalCode", schemaPath: "#/properties/postalCode/type", keyword: "type", params: { type: schema222.properties.postalCode.type } };
         if (vErrors === null) {
           vErrors = [err29];
         } else {
@@ -1758,7 +1598,7 @@ function validate222(data, { instancePath = "", parentData, parentDataProperty, 
     if (data.state !== void 0) {
       let data9 = data.state;
       if (typeof data9 !== "string" && data9 !== null) {
-        const err30 = { instancePath: instancePath + "/state", schemaPath: "#/properties/state/type", keyword: "type", params: { type: schema342.properties.state.type } };
+        const err30 = { instancePath: instancePath + "/state", schemaPath: "#/properties/state/type", keyword: "type", params: { type: schema222.properties.state.type } };
         if (vErrors === null) {
           vErrors = [err30];
         } else {
@@ -1770,7 +1610,7 @@ function validate222(data, { instancePath = "", parentData, parentDataProperty, 
     if (data.country !== void 0) {
       let data10 = data.country;
       if (typeof data10 !== "string" && data10 !== null) {
-        const err31 = { instancePath: instancePath + "/country", schemaPath: "#/properties/country/type", keyword: "type", params: { type: schema342.properties.country.type } };
+        const err31 = { instancePath: instancePath + "/country", schemaPath: "#/properties/country/type", keyword: "type", params: { type: schema222.properties.country.type } };
         if (vErrors === null) {
           vErrors = [err31];
         } else {
@@ -1782,7 +1622,7 @@ function validate222(data, { instancePath = "", parentData, parentDataProperty, 
     if (data.nationalityCountry !== void 0) {
       let data11 = data.nationalityCountry;
       if (typeof data11 !== "string" && data11 !== null) {
-        const err32 = { instancePath: instancePath + "/nationalityCountry", schemaPath: "#/properties/nationalityCountry/type", keyword: "type", params: { type: schema342.properties.nationalityCountry.type } };
+        const err32 = { instancePath: instancePath + "/nationalityCountry", schemaPath: "#/properties/nationalityCountry/type", keyword: "type", params: { type: schema222.properties.nationalityCountry.type } };
         if (vErrors === null) {
           vErrors = [err32];
         } else {
@@ -1796,403 +1636,521 @@ function validate222(data, { instancePath = "", parentData, parentDataProperty, 
       if (Array.isArray(data12)) {
         const len0 = data12.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          if (!validate232(data12[i0], { instancePath: instancePath + "/signInWallets/" + i0, parentData: data12, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate232.errors : vErrors.concat(validate232.errors);
-            errors = vErrors.length;
+          let data13 = data12[i0];
+          if (data13 && typeof data13 == "object" && !Array.isArray(data13)) {
+            if (data13.address === void 0) {
+              const err33 = { instancePath: instancePath + "/signInWallets/" + i0, schemaPath: "#/properties/signInWallets/items/required", keyword: "required", params: { missingProperty: "address" } };
+              if (vErrors === null) {
+                vErrors = [err33];
+              } else {
+                vErrors.push(err33);
+              }
+              errors++;
+            }
+            for (const key1 in data13) {
+              if (!(key1 === "address")) {
+                const err34 = { instancePath: instancePath + "/signInWallets/" + i0, schemaPath: "#/properties/signInWallets/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 } };
+                if (vErrors === null) {
+                  vErrors = [err34];
+                } else {
+                  vErrors.push(err34);
+                }
+                errors++;
+              }
+            }
+            if (data13.address !== void 0) {
+              let data14 = data13.address;
+              if (typeof data14 === "string") {
+                if (!pattern32.test(data14)) {
+                  const err35 = { instancePath: instancePath + "/signInWallets/" + i0 + "/address", schemaPath: "#/properties/signInWallets/items/properties/address/allOf/0/pattern", keyword: "pattern", params: { pattern: "^0x[0-9a-fA-F]{40}$" } };
+                  if (vErrors === null) {
+                    vErrors = [err35];
+                  } else {
+                    vErrors.push(err35);
+                  }
+                  errors++;
+                }
+              } else {
+                const err36 = { instancePath: instancePath + "/signInWallets/" + i0 + "/address", schemaPath: "#/properties/signInWallets/items/properties/address/allOf/0/type", keyword: "type", params: { type: "string" } };
+                if (vErrors === null) {
+                  vErrors = [err36];
+                } else {
+                  vErrors.push(err36);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err37 = { instancePath: instancePath + "/signInWallets/" + i0, schemaPath: "#/properties/signInWallets/items/type", keyword: "type", params: { type: "object" } };
+            if (vErrors === null) {
+              vErrors = [err37];
+            } else {
+              vErrors.push(err37);
+            }
+            errors++;
           }
         }
       } else {
-        const err33 = { instancePath: instancePath + "/signInWallets", schemaPath: "#/properties/signInWallets/type", keyword: "type", params: { type: "array" } };
+        const err38 = { instancePath: instancePath + "/signInWallets", schemaPath: "#/properties/signInWallets/type", keyword: "type", params: { type: "array" } };
         if (vErrors === null) {
-          vErrors = [err33];
+          vErrors = [err38];
         } else {
-          vErrors.push(err33);
+          vErrors.push(err38);
         }
         errors++;
       }
     }
     if (data.smartWallets !== void 0) {
-      let data14 = data.smartWallets;
-      if (Array.isArray(data14)) {
-        const len1 = data14.length;
+      let data15 = data.smartWallets;
+      if (Array.isArray(data15)) {
+        const len1 = data15.length;
         for (let i1 = 0; i1 < len1; i1++) {
-          if (!validate252(data14[i1], { instancePath: instancePath + "/smartWallets/" + i1, parentData: data14, parentDataProperty: i1, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate252.errors : vErrors.concat(validate252.errors);
-            errors = vErrors.length;
+          let data16 = data15[i1];
+          if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
+            if (data16.address === void 0) {
+              const err39 = { instancePath: instancePath + "/smartWallets/" + i1, schemaPath: "#/properties/smartWallets/items/required", keyword: "required", params: { missingProperty: "address" } };
+              if (vErrors === null) {
+                vErrors = [err39];
+              } else {
+                vErrors.push(err39);
+              }
+              errors++;
+            }
+            if (data16.chainId === void 0) {
+              const err40 = { instancePath: instancePath + "/smartWallets/" + i1, schemaPath: "#/properties/smartWallets/items/required", keyword: "required", params: { missingProperty: "chainId" } };
+              if (vErrors === null) {
+                vErrors = [err40];
+              } else {
+                vErrors.push(err40);
+              }
+              errors++;
+            }
+            for (const key2 in data16) {
+              if (!(key2 === "address" || key2 === "chainId")) {
+                const err41 = { instancePath: instancePath + "/smartWallets/" + i1, schemaPath: "#/properties/smartWallets/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 } };
+                if (vErrors === null) {
+                  vErrors = [err41];
+                } else {
+                  vErrors.push(err41);
+                }
+                errors++;
+              }
+            }
+            if (data16.address !== void 0) {
+              let data17 = data16.address;
+              if (typeof data17 === "string") {
+                if (!pattern32.test(data17)) {
+                  const err42 = { instancePath: instancePath + "/smartWallets/" + i1 + "/address", schemaPath: "#/properties/smartWallets/items/properties/address/allOf/0/pattern", keyword: "pattern", params: { pattern: "^0x[0-9a-fA-F]{40}$" } };
+                  if (vErrors === null) {
+                    vErrors = [err42];
+                  } else {
+                    vErrors.push(err42);
+                  }
+                  errors++;
+                }
+              } else {
+                const err43 = { instancePath: instancePath + "/smartWallets/" + i1 + "/address", schemaPath: "#/properties/smartWallets/items/properties/address/allOf/0/type", keyword: "type", params: { type: "string" } };
+                if (vErrors === null) {
+                  vErrors = [err43];
+                } else {
+                  vErrors.push(err43);
+                }
+                errors++;
+              }
+            }
+            if (data16.chainId !== void 0) {
+              if (typeof data16.chainId !== "string") {
+                const err44 = { instancePath: instancePath + "/smartWallets/" + i1 + "/chainId", schemaPath: "#/properties/smartWallets/items/properties/chainId/type", keyword: "type", params: { type: "string" } };
+                if (vErrors === null) {
+                  vErrors = [err44];
+                } else {
+                  vErrors.push(err44);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err45 = { instancePath: instancePath + "/smartWallets/" + i1, schemaPath: "#/properties/smartWallets/items/type", keyword: "type", params: { type: "object" } };
+            if (vErrors === null) {
+              vErrors = [err45];
+            } else {
+              vErrors.push(err45);
+            }
+            errors++;
           }
         }
       } else {
-        const err34 = { instancePath: instancePath + "/smartWallets", schemaPath: "#/properties/smartWallets/type", keyword: "type", params: { type: "array" } };
+        const err46 = { instancePath: instancePath + "/smartWallets", schemaPath: "#/properties/smartWallets/type", keyword: "type", params: { type: "array" } };
         if (vErrors === null) {
-          vErrors = [err34];
+          vErrors = [err46];
         } else {
-          vErrors.push(err34);
+          vErrors.push(err46);
         }
         errors++;
       }
     }
     if (data.kycStatus !== void 0) {
-      let data16 = data.kycStatus;
-      if (typeof data16 !== "string") {
-        const err35 = { instancePath: instancePath + "/kycStatus", schemaPath: "https://schemas.capi.dev/v1/KycStatus.json/type", keyword: "type", params: { type: "string" } };
+      let data19 = data.kycStatus;
+      if (typeof data19 !== "string") {
+        const err47 = { instancePath: instancePath + "/kycStatus", schemaPath: "#/properties/kycStatus/allOf/0/type", keyword: "type", params: { type: "string" } };
         if (vErrors === null) {
-          vErrors = [err35];
+          vErrors = [err47];
         } else {
-          vErrors.push(err35);
+          vErrors.push(err47);
         }
         errors++;
       }
-      if (!(data16 === "notStarted" || data16 === "documentsRequested" || data16 === "pending" || data16 === "processing" || data16 === "approved" || data16 === "resubmissionRequested" || data16 === "rejected" || data16 === "requiresAction")) {
-        const err36 = { instancePath: instancePath + "/kycStatus", schemaPath: "https://schemas.capi.dev/v1/KycStatus.json/enum", keyword: "enum", params: { allowedValues: schema392.enum } };
+      if (!(data19 === "notStarted" || data19 === "documentsRequested" || data19 === "pending" || data19 === "processing" || data19 === "approved" || data19 === "resubmissionRequested" || data19 === "rejected" || data19 === "requiresAction")) {
+        const err48 = { instancePath: instancePath + "/kycStatus", schemaPath: "#/properties/kycStatus/allOf/0/enum", keyword: "enum", params: { allowedValues: schema222.properties.kycStatus.allOf[0].enum } };
         if (vErrors === null) {
-          vErrors = [err36];
+          vErrors = [err48];
         } else {
-          vErrors.push(err36);
+          vErrors.push(err48);
         }
         errors++;
       }
     }
     if (data.availableFeatures !== void 0) {
-      let data17 = data.availableFeatures;
-      if (data17 && typeof data17 == "object" && !Array.isArray(data17)) {
-        if (data17.providerIban === void 0) {
-          const err37 = { instancePath: instancePath + "/availableFeatures", schemaPath: "https://schemas.capi.dev/v1/AvailableFeatures.json/required", keyword: "required", params: { missingProperty: "providerIban" } };
+      let data20 = data.availableFeatures;
+      if (data20 && typeof data20 == "object" && !Array.isArray(data20)) {
+        if (data20.providerIban === void 0) {
+          const err49 = { instancePath: instancePath + "/availableFeatures", schemaPath: "#/properties/availableFeatures/allOf/0/required", keyword: "required", params: { missingProperty: "providerIban" } };
           if (vErrors === null) {
-            vErrors = [err37];
+            vErrors = [err49];
           } else {
-            vErrors.push(err37);
+            vErrors.push(err49);
           }
           errors++;
         }
-        for (const key1 in data17) {
-          if (!(key1 === "providerIban")) {
-            const err38 = { instancePath: instancePath + "/availableFeatures", schemaPath: "https://schemas.capi.dev/v1/AvailableFeatures.json/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 } };
+        for (const key3 in data20) {
+          if (!(key3 === "providerIban")) {
+            const err50 = { instancePath: instancePath + "/availableFeatures", schemaPath: "#/properties/availableFeatures/allOf/0/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 } };
             if (vErrors === null) {
-              vErrors = [err38];
+              vErrors = [err50];
             } else {
-              vErrors.push(err38);
+              vErrors.push(err50);
             }
             errors++;
           }
         }
-        if (data17.providerIban !== void 0) {
-          if (typeof data17.providerIban !== "boolean") {
-            const err39 = { instancePath: instancePath + "/availableFeatures/providerIban", schemaPath: "https://schemas.capi.dev/v1/AvailableFeatures.json/properties/providerIban/type", keyword: "type", params: { type: "boolean" } };
+        if (data20.providerIban !== void 0) {
+          if (typeof data20.providerIban !== "boolean") {
+            const err51 = { instancePath: instancePath + "/availableFeatures/providerIban", schemaPath: "#/properties/availableFeatures/allOf/0/properties/providerIban/type", keyword: "type", params: { type: "boolean" } };
             if (vErrors === null) {
-              vErrors = [err39];
+              vErrors = [err51];
             } else {
-              vErrors.push(err39);
+              vErrors.push(err51);
             }
             errors++;
           }
         }
       } else {
-        const err40 = { instancePath: instancePath + "/availableFeatures", schemaPath: "https://schemas.capi.dev/v1/AvailableFeatures.json/type", keyword: "type", params: { type: "object" } };
+        const err52 = { instancePath: instancePath + "/availableFeatures", schemaPath: "#/properties/availableFeatures/allOf/0/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
-          vErrors = [err40];
+          vErrors = [err52];
         } else {
-          vErrors.push(err40);
+          vErrors.push(err52);
         }
         errors++;
       }
     }
     if (data.cards !== void 0) {
-      let data19 = data.cards;
-      if (Array.isArray(data19)) {
-        const len2 = data19.length;
+      let data22 = data.cards;
+      if (Array.isArray(data22)) {
+        const len2 = data22.length;
         for (let i2 = 0; i2 < len2; i2++) {
-          let data20 = data19[i2];
-          if (data20 && typeof data20 == "object" && !Array.isArray(data20)) {
-            if (data20.id === void 0) {
-              const err41 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "https://schemas.capi.dev/v1/Card.json/required", keyword: "required", params: { missingProperty: "id" } };
+          let data23 = data22[i2];
+          if (data23 && typeof data23 == "object" && !Array.isArray(data23)) {
+            if (data23.id === void 0) {
+              const err53 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "#/properties/cards/items/required", keyword: "required", params: { missingProperty: "id" } };
               if (vErrors === null) {
-                vErrors = [err41];
+                vErrors = [err53];
               } else {
-                vErrors.push(err41);
+                vErrors.push(err53);
               }
               errors++;
             }
-            if (data20.cardToken === void 0) {
-              const err42 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "https://schemas.capi.dev/v1/Card.json/required", keyword: "required", params: { missingProperty: "cardToken" } };
+            if (data23.cardToken === void 0) {
+              const err54 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "#/properties/cards/items/required", keyword: "required", params: { missingProperty: "cardToken" } };
               if (vErrors === null) {
-                vErrors = [err42];
+                vErrors = [err54];
               } else {
-                vErrors.push(err42);
+                vErrors.push(err54);
               }
               errors++;
             }
-            if (data20.lastFourDigits === void 0) {
-              const err43 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "https://schemas.capi.dev/v1/Card.json/required", keyword: "required", params: { missingProperty: "lastFourDigits" } };
+            if (data23.lastFourDigits === void 0) {
+              const err55 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "#/properties/cards/items/required", keyword: "required", params: { missingProperty: "lastFourDigits" } };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err55];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err55);
               }
               errors++;
             }
-            if (data20.embossedName === void 0) {
-              const err44 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "https://schemas.capi.dev/v1/Card.json/required", keyword: "required", params: { missingProperty: "embossedName" } };
+            if (data23.embossedName === void 0) {
+              const err56 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "#/properties/cards/items/required", keyword: "required", params: { missingProperty: "embossedName" } };
               if (vErrors === null) {
-                vErrors = [err44];
+                vErrors = [err56];
               } else {
-                vErrors.push(err44);
+                vErrors.push(err56);
               }
               errors++;
             }
-            if (data20.activatedAt === void 0) {
-              const err45 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "https://schemas.capi.dev/v1/Card.json/required", keyword: "required", params: { missingProperty: "activatedAt" } };
+            if (data23.activatedAt === void 0) {
+              const err57 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "#/properties/cards/items/required", keyword: "required", params: { missingProperty: "activatedAt" } };
               if (vErrors === null) {
-                vErrors = [err45];
+                vErrors = [err57];
               } else {
-                vErrors.push(err45);
+                vErrors.push(err57);
               }
               errors++;
             }
-            if (data20.virtual === void 0) {
-              const err46 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "https://schemas.capi.dev/v1/Card.json/required", keyword: "required", params: { missingProperty: "virtual" } };
+            if (data23.virtual === void 0) {
+              const err58 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "#/properties/cards/items/required", keyword: "required", params: { missingProperty: "virtual" } };
               if (vErrors === null) {
-                vErrors = [err46];
+                vErrors = [err58];
               } else {
-                vErrors.push(err46);
+                vErrors.push(err58);
               }
               errors++;
             }
-            for (const key2 in data20) {
-              if (!(key2 === "id" || key2 === "cardToken" || key2 === "lastFourDigits" || key2 === "embossedName" || key2 === "activatedAt" || key2 === "virtual")) {
-                const err47 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "https://schemas.capi.dev/v1/Card.json/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 } };
+            for (const key4 in data23) {
+              if (!(key4 === "id" || key4 === "cardToken" || key4 === "lastFourDigits" || key4 === "embossedName" || key4 === "activatedAt" || key4 === "virtual")) {
+                const err59 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "#/properties/cards/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 } };
                 if (vErrors === null) {
-                  vErrors = [err47];
+                  vErrors = [err59];
                 } else {
-                  vErrors.push(err47);
+                  vErrors.push(err59);
                 }
                 errors++;
               }
             }
-            if (data20.id !== void 0) {
-              if (typeof data20.id !== "string") {
-                const err48 = { instancePath: instancePath + "/cards/" + i2 + "/id", schemaPath: "https://schemas.capi.dev/v1/Card.json/properties/id/type", keyword: "type", params: { type: "string" } };
+            if (data23.id !== void 0) {
+              if (typeof data23.id !== "string") {
+                const err60 = { instancePath: instancePath + "/cards/" + i2 + "/id", schemaPath: "#/properties/cards/items/properties/id/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
-                  vErrors = [err48];
+                  vErrors = [err60];
                 } else {
-                  vErrors.push(err48);
+                  vErrors.push(err60);
                 }
                 errors++;
               }
             }
-            if (data20.cardToken !== void 0) {
-              if (typeof data20.cardToken !== "string") {
-                const err49 = { instancePath: instancePath + "/cards/" + i2 + "/cardToken", schemaPath: "https://schemas.capi.dev/v1/Card.json/properties/cardToken/type", keyword: "type", params: { type: "string" } };
+            if (data23.cardToken !== void 0) {
+              if (typeof data23.cardToken !== "string") {
+                const err61 = { instancePath: instancePath + "/cards/" + i2 + "/cardToken", schemaPath: "#/properties/cards/items/properties/cardToken/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
-                  vErrors = [err49];
+                  vErrors = [err61];
                 } else {
-                  vErrors.push(err49);
+                  vErrors.push(err61);
                 }
                 errors++;
               }
             }
-            if (data20.lastFourDigits !== void 0) {
-              if (typeof data20.lastFourDigits !== "string") {
-                const err50 = { instancePath: instancePath + "/cards/" + i2 + "/lastFourDigits", schemaPath: "https://schemas.capi.dev/v1/Card.json/properties/lastFourDigits/type", keyword: "type", params: { type: "string" } };
+            if (data23.lastFourDigits !== void 0) {
+              if (typeof data23.lastFourDigits !== "string") {
+                const err62 = { instancePath: instancePath + "/cards/" + i2 + "/lastFourDigits", schemaPath: "#/properties/cards/items/properties/lastFourDigits/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
-                  vErrors = [err50];
+                  vErrors = [err62];
                 } else {
-                  vErrors.push(err50);
+                  vErrors.push(err62);
                 }
                 errors++;
               }
             }
-            if (data20.embossedName !== void 0) {
-              let data24 = data20.embossedName;
-              if (typeof data24 !== "string" && data24 !== null) {
-                const err51 = { instancePath: instancePath + "/cards/" + i2 + "/embossedName", schemaPath: "https://schemas.capi.dev/v1/Card.json/properties/embossedName/type", keyword: "type", params: { type: schema412.properties.embossedName.type } };
+            if (data23.embossedName !== void 0) {
+              let data27 = data23.embossedName;
+              if (typeof data27 !== "string" && data27 !== null) {
+                const err63 = { instancePath: instancePath + "/cards/" + i2 + "/embossedName", schemaPath: "#/properties/cards/items/properties/embossedName/type", keyword: "type", params: { type: schema222.properties.cards.items.properties.embossedName.type } };
                 if (vErrors === null) {
-                  vErrors = [err51];
+                  vErrors = [err63];
                 } else {
-                  vErrors.push(err51);
+                  vErrors.push(err63);
                 }
                 errors++;
               }
             }
-            if (data20.activatedAt !== void 0) {
-              let data25 = data20.activatedAt;
-              if (typeof data25 !== "string" && data25 !== null) {
-                const err52 = { instancePath: instancePath + "/cards/" + i2 + "/activatedAt", schemaPath: "https://schemas.capi.dev/v1/Card.json/properties/activatedAt/type", keyword: "type", params: { type: schema412.properties.activatedAt.type } };
+            if (data23.activatedAt !== void 0) {
+              let data28 = data23.activatedAt;
+              if (typeof data28 !== "string" && data28 !== null) {
+                const err64 = { instancePath: instancePath + "/cards/" + i2 + "/activatedAt", schemaPath: "#/properties/cards/items/properties/activatedAt/type", keyword: "type", params: { type: schema222.properties.cards.items.properties.activatedAt.type } };
                 if (vErrors === null) {
-                  vErrors = [err52];
+                  vErrors = [err64];
                 } else {
-                  vErrors.push(err52);
+                  vErrors.push(err64);
                 }
                 errors++;
               }
             }
-            if (data20.virtual !== void 0) {
-              if (typeof data20.virtual !== "boolean") {
-                const err53 = { instancePath: instancePath + "/cards/" + i2 + "/virtual", schemaPath: "https://schemas.capi.dev/v1/Card.json/properties/virtual/type", keyword: "type", params: { type: "boolean" } };
+            if (data23.virtual !== void 0) {
+              if (typeof data23.virtual !== "boolean") {
+                const err65 = { instancePath: instancePath + "/cards/" + i2 + "/virtual", schemaPath: "#/properties/cards/items/properties/virtual/type", keyword: "type", params: { type: "boolean" } };
                 if (vErrors === null) {
-                  vErrors = [err53];
+                  vErrors = [err65];
                 } else {
-                  vErrors.push(err53);
+                  vErrors.push(err65);
                 }
                 errors++;
               }
             }
           } else {
-            const err54 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "https://schemas.capi.dev/v1/Card.json/type", keyword: "type", params: { type: "object" } };
+            const err66 = { instancePath: instancePath + "/cards/" + i2, schemaPath: "#/properties/cards/items/type", keyword: "type", params: { type: "object" } };
             if (vErrors === null) {
-              vErrors = [err54];
+              vErrors = [err66];
             } else {
-              vErrors.push(err54);
+              vErrors.push(err66);
             }
             errors++;
           }
         }
       } else {
-        const err55 = { instancePath: instancePath + "/cards", schemaPath: "#/properties/cards/type", keyword: "type", params: { type: "array" } };
-        if (vErrors === null) {
-          vErrors = [err55];
-        } else {
-          vErrors.push(err55);
-        }
-        errors++;
-      }
-    }
-    if (data.bankingDetails !== void 0) {
-      let data27 = data.bankingDetails;
-      const _errs60 = errors;
-      let valid12 = false;
-      const _errs61 = errors;
-      if (data27 && typeof data27 == "object" && !Array.isArray(data27)) {
-        if (data27.providerIban === void 0) {
-          const err56 = { instancePath: instancePath + "/bankingDetails", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/required", keyword: "required", params: { missingProperty: "providerIban" } };
-          if (vErrors === null) {
-            vErrors = [err56];
-          } else {
-            vErrors.push(err56);
-          }
-          errors++;
-        }
-        if (data27.providerBic === void 0) {
-          const err57 = { instancePath: instancePath + "/bankingDetails", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/required", keyword: "required", params: { missingProperty: "providerBic" } };
-          if (vErrors === null) {
-            vErrors = [err57];
-          } else {
-            vErrors.push(err57);
-          }
-          errors++;
-        }
-        if (data27.providerIbanStatus === void 0) {
-          const err58 = { instancePath: instancePath + "/bankingDetails", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/required", keyword: "required", params: { missingProperty: "providerIbanStatus" } };
-          if (vErrors === null) {
-            vErrors = [err58];
-          } else {
-            vErrors.push(err58);
-          }
-          errors++;
-        }
-        if (data27.address === void 0) {
-          const err59 = { instancePath: instancePath + "/bankingDetails", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/required", keyword: "required", params: { missingProperty: "address" } };
-          if (vErrors === null) {
-            vErrors = [err59];
-          } else {
-            vErrors.push(err59);
-          }
-          errors++;
-        }
-        for (const key3 in data27) {
-          if (!(key3 === "providerIban" || key3 === "providerBic" || key3 === "providerIbanStatus" || key3 === "address")) {
-            const err60 = { instancePath: instancePath + "/bankingDetails", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 } };
-            if (vErrors === null) {
-              vErrors = [err60];
-            } else {
-              vErrors.push(err60);
-            }
-            errors++;
-          }
-        }
-        if (data27.providerIban !== void 0) {
-          let data28 = data27.providerIban;
-          if (typeof data28 !== "string" && data28 !== null) {
-            const err61 = { instancePath: instancePath + "/bankingDetails/providerIban", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/properties/providerIban/type", keyword: "type", params: { type: schema422.properties.providerIban.type } };
-            if (vErrors === null) {
-              vErrors = [err61];
-            } else {
-              vErrors.push(err61);
-            }
-            errors++;
-          }
-        }
-        if (data27.providerBic !== void 0) {
-          let data29 = data27.providerBic;
-          if (typeof data29 !== "string" && data29 !== null) {
-            const err62 = { instancePath: instancePath + "/bankingDetails/providerBic", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/properties/providerBic/type", keyword: "type", params: { type: schema422.properties.providerBic.type } };
-            if (vErrors === null) {
-              vErrors = [err62];
-            } else {
-              vErrors.push(err62);
-            }
-            errors++;
-          }
-        }
-        if (data27.providerIbanStatus !== void 0) {
-          let data30 = data27.providerIbanStatus;
-          if (typeof data30 !== "string" && data30 !== null) {
-            const err63 = { instancePath: instancePath + "/bankingDetails/providerIbanStatus", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/properties/providerIbanStatus/type", keyword: "type", params: { type: schema422.properties.providerIbanStatus.type } };
-            if (vErrors === null) {
-              vErrors = [err63];
-            } else {
-              vErrors.push(err63);
-            }
-            errors++;
-          }
-        }
-        if (data27.address !== void 0) {
-          let data31 = data27.address;
-          if (typeof data31 !== "string" && data31 !== null) {
-            const err64 = { instancePath: instancePath + "/bankingDetails/address", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/properties/address/type", keyword: "type", params: { type: schema422.properties.address.type } };
-            if (vErrors === null) {
-              vErrors = [err64];
-            } else {
-              vErrors.push(err64);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err65 = { instancePath: instancePath + "/bankingDetails", schemaPath: "https://schemas.capi.dev/v1/BankingDetails.json/type", keyword: "type", params: { type: "object" } };
-        if (vErrors === null) {
-          vErrors = [err65];
-        } else {
-          vErrors.push(err65);
-        }
-        errors++;
-      }
-      var _valid0 = _errs61 === errors;
-      valid12 = valid12 || _valid0;
-      const _errs73 = errors;
-      if (data27 !== null) {
-        const err66 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf/1/type", keyword: "type", params: { type: "null" } };
-        if (vErrors === null) {
-          vErrors = [err66];
-        } else {
-          vErrors.push(err66);
-        }
-        errors++;
-      }
-      var _valid0 = _errs73 === errors;
-      valid12 = valid12 || _valid0;
-      if (!valid12) {
-        const err67 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf", keyword: "anyOf", params: {} };
+        const err67 = { instancePath: instancePath + "/cards", schemaPath: "#/properties/cards/type", keyword: "type", params: { type: "array" } };
         if (vErrors === null) {
           vErrors = [err67];
         } else {
           vErrors.push(err67);
         }
         errors++;
+      }
+    }
+    if (data.bankingDetails !== void 0) {
+      let data30 = data.bankingDetails;
+      const _errs71 = errors;
+      let valid15 = false;
+      const _errs72 = errors;
+      if (data30 && typeof data30 == "object" && !Array.isArray(data30)) {
+        if (data30.providerIban === void 0) {
+          const err68 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf/0/required", keyword: "required", params: { missingProperty: "providerIban" } };
+          if (vErrors === null) {
+            vErrors = [err68];
+          } else {
+            vErrors.push(err68);
+          }
+          errors++;
+        }
+        if (data30.providerBic === void 0) {
+          const err69 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf/0/required", keyword: "required", params: { missingProperty: "providerBic" } };
+          if (vErrors === null) {
+            vErrors = [err69];
+          } else {
+            vErrors.push(err69);
+          }
+          errors++;
+        }
+        if (data30.providerIbanStatus === void 0) {
+          const err70 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf/0/required", keyword: "required", params: { missingProperty: "providerIbanStatus" } };
+          if (vErrors === null) {
+            vErrors = [err70];
+          } else {
+            vErrors.push(err70);
+          }
+          errors++;
+        }
+        if (data30.address === void 0) {
+          const err71 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf/0/required", keyword: "required", params: { missingProperty: "address" } };
+          if (vErrors === null) {
+            vErrors = [err71];
+          } else {
+            vErrors.push(err71);
+          }
+          errors++;
+        }
+        for (const key5 in data30) {
+          if (!(key5 === "providerIban" || key5 === "providerBic" || key5 === "providerIbanStatus" || key5 === "address")) {
+            const err72 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf/0/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 } };
+            if (vErrors === null) {
+              vErrors = [err72];
+            } else {
+              vErrors.push(err72);
+            }
+            errors++;
+          }
+        }
+        if (data30.providerIban !== void 0) {
+          let data31 = data30.providerIban;
+          if (typeof data31 !== "string" && data31 !== null) {
+            const err73 = { instancePath: instancePath + "/bankingDetails/providerIban", schemaPath: "#/properties/bankingDetails/anyOf/0/properties/providerIban/type", keyword: "type", params: { type: schema222.properties.bankingDetails.anyOf[0].properties.providerIban.type } };
+            if (vErrors === null) {
+              vErrors = [err73];
+            } else {
+              vErrors.push(err73);
+            }
+            errors++;
+          }
+        }
+        if (data30.providerBic !== void 0) {
+          let data32 = data30.providerBic;
+          if (typeof data32 !== "string" && data32 !== null) {
+            const err74 = { instancePath: instancePath + "/bankingDetails/providerBic", schemaPath: "#/properties/bankingDetails/anyOf/0/properties/providerBic/type", keyword: "type", params: { type: schema222.properties.bankingDetails.anyOf[0].properties.providerBic.type } };
+            if (vErrors === null) {
+              vErrors = [err74];
+            } else {
+              vErrors.push(err74);
+            }
+            errors++;
+          }
+        }
+        if (data30.providerIbanStatus !== void 0) {
+          let data33 = data30.providerIbanStatus;
+          if (typeof data33 !== "string" && data33 !== null) {
+            const err75 = { instancePath: instancePath + "/bankingDetails/providerIbanStatus", schemaPath: "#/properties/bankingDetails/anyOf/0/properties/providerIbanStatus/type", keyword: "type", params: { type: schema222.properties.bankingDetails.anyOf[0].properties.providerIbanStatus.type } };
+            if (vErrors === null) {
+              vErrors = [err75];
+            } else {
+              vErrors.push(err75);
+            }
+            errors++;
+          }
+        }
+        if (data30.address !== void 0) {
+          let data34 = data30.address;
+          if (typeof data34 !== "string" && data34 !== null) {
+            const err76 = { instancePath: instancePath + "/bankingDetails/address", schemaPath: "#/properties/bankingDetails/anyOf/0/properties/address/type", keyword: "type", params: { type: schema222.properties.bankingDetails.anyOf[0].properties.address.type } };
+            if (vErrors === null) {
+              vErrors = [err76];
+            } else {
+              vErrors.push(err76);
+            }
+            errors++;
+          }
+        }
       } else {
-        errors = _errs60;
+        const err77 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf/0/type", keyword: "type", params: { type: "object" } };
+        if (vErrors === null) {
+          vErrors = [err77];
+        } else {
+          vErrors.push(err77);
+        }
+        errors++;
+      }
+      var _valid0 = _errs72 === errors;
+      valid15 = valid15 || _valid0;
+      const _errs83 = errors;
+      if (data30 !== null) {
+        const err78 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf/1/type", keyword: "type", params: { type: "null" } };
+        if (vErrors === null) {
+          vErrors = [err78];
+        } else {
+          vErrors.push(err78);
+        }
+        errors++;
+      }
+      var _valid0 = _errs83 === errors;
+      valid15 = valid15 || _valid0;
+      if (!valid15) {
+        const err79 = { instancePath: instancePath + "/bankingDetails", schemaPath: "#/properties/bankingDetails/anyOf", keyword: "anyOf", params: {} };
+        if (vErrors === null) {
+          vErrors = [err79];
+        } else {
+          vErrors.push(err79);
+        }
+        errors++;
+      } else {
+        errors = _errs71;
         if (vErrors !== null) {
-          if (_errs60) {
-            vErrors.length = _errs60;
+          if (_errs71) {
+            vErrors.length = _errs71;
           } else {
             vErrors = null;
           }
@@ -2201,44 +2159,44 @@ function validate222(data, { instancePath = "", parentData, parentDataProperty, 
     }
     if (data.isSourceOfFundsAnswered !== void 0) {
       if (typeof data.isSourceOfFundsAnswered !== "boolean") {
-        const err68 = { instancePath: instancePath + "/isSourceOfFundsAnswered", schemaPath: "#/properties/isSourceOfFundsAnswered/type", keyword: "type", params: { type: "boolean" } };
+        const err80 = { instancePath: instancePath + "/isSourceOfFundsAnswered", schemaPath: "#/properties/isSourceOfFundsAnswered/type", keyword: "type", params: { type: "boolean" } };
         if (vErrors === null) {
-          vErrors = [err68];
+          vErrors = [err80];
         } else {
-          vErrors.push(err68);
+          vErrors.push(err80);
         }
         errors++;
       }
     }
     if (data.isPhoneValidated !== void 0) {
       if (typeof data.isPhoneValidated !== "boolean") {
-        const err69 = { instancePath: instancePath + "/isPhoneValidated", schemaPath: "#/properties/isPhoneValidated/type", keyword: "type", params: { type: "boolean" } };
+        const err81 = { instancePath: instancePath + "/isPhoneValidated", schemaPath: "#/properties/isPhoneValidated/type", keyword: "type", params: { type: "boolean" } };
         if (vErrors === null) {
-          vErrors = [err69];
+          vErrors = [err81];
         } else {
-          vErrors.push(err69);
+          vErrors.push(err81);
         }
         errors++;
       }
     }
   } else {
-    const err70 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+    const err82 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
     if (vErrors === null) {
-      vErrors = [err70];
+      vErrors = [err82];
     } else {
-      vErrors.push(err70);
+      vErrors.push(err82);
     }
     errors++;
   }
-  validate222.errors = vErrors;
+  validate562.errors = vErrors;
   return errors === 0;
 }
-validate222.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate212(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate562.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate552(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate212.evaluated;
+  const evaluated0 = validate552.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -2287,8 +2245,8 @@ function validate212(data, { instancePath = "", parentData, parentDataProperty, 
       }
     }
     if (data.data !== void 0) {
-      if (!validate222(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate222.errors : vErrors.concat(validate222.errors);
+      if (!validate562(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate562.errors : vErrors.concat(validate562.errors);
         errors = vErrors.length;
       }
     }
@@ -2301,16 +2259,16 @@ function validate212(data, { instancePath = "", parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate212.errors = vErrors;
+  validate552.errors = vErrors;
   return errors === 0;
 }
-validate212.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var KycSourceOfFundsChangedEvent2 = validate282;
-function validate282(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate552.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var KycSourceOfFundsChangedEvent2 = validate582;
+function validate582(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate282.evaluated;
+  const evaluated0 = validate582.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -2359,8 +2317,8 @@ function validate282(data, { instancePath = "", parentData, parentDataProperty, 
       }
     }
     if (data.data !== void 0) {
-      if (!validate222(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate222.errors : vErrors.concat(validate222.errors);
+      if (!validate562(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate562.errors : vErrors.concat(validate562.errors);
         errors = vErrors.length;
       }
     }
@@ -2373,16 +2331,16 @@ function validate282(data, { instancePath = "", parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate282.errors = vErrors;
+  validate582.errors = vErrors;
   return errors === 0;
 }
-validate282.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var KycStatusChangedEvent2 = validate302;
-function validate302(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate582.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var KycStatusChangedEvent2 = validate602;
+function validate602(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate302.evaluated;
+  const evaluated0 = validate602.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -2431,8 +2389,8 @@ function validate302(data, { instancePath = "", parentData, parentDataProperty, 
       }
     }
     if (data.data !== void 0) {
-      if (!validate222(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate222.errors : vErrors.concat(validate222.errors);
+      if (!validate562(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate562.errors : vErrors.concat(validate562.errors);
         errors = vErrors.length;
       }
     }
@@ -2445,16 +2403,16 @@ function validate302(data, { instancePath = "", parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate302.errors = vErrors;
+  validate602.errors = vErrors;
   return errors === 0;
 }
-validate302.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var UserCreatedEvent2 = validate322;
-function validate322(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate602.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var UserCreatedEvent2 = validate622;
+function validate622(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate322.evaluated;
+  const evaluated0 = validate622.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -2503,8 +2461,8 @@ function validate322(data, { instancePath = "", parentData, parentDataProperty, 
       }
     }
     if (data.data !== void 0) {
-      if (!validate222(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate222.errors : vErrors.concat(validate222.errors);
+      if (!validate562(data.data, { instancePath: instancePath + "/data", parentData: data, parentDataProperty: "data", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate562.errors : vErrors.concat(validate562.errors);
         errors = vErrors.length;
       }
     }
@@ -2517,10 +2475,10 @@ function validate322(data, { instancePath = "", parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate322.errors = vErrors;
+  validate622.errors = vErrors;
   return errors === 0;
 }
-validate322.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+validate622.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 // validators-entry.js
 var tolerantValidators = /* @__PURE__ */ new Map([["card.transaction.created", CardTransactionCreatedEvent], ["kyc.phone-validation.changed", KycPhoneValidationChangedEvent], ["kyc.source-of-funds.changed", KycSourceOfFundsChangedEvent], ["kyc.status.changed", KycStatusChangedEvent], ["user.created", UserCreatedEvent]]);
