@@ -1,18 +1,17 @@
 // Checks one package the way consumers see it: publint on the packed manifest and files, and
-// arethetypeswrong (`attw --profile node16`) on the same tarball, which resolves every entry
+// arethetypeswrong (as `attw --profile node16`) on the same tarball, which resolves every entry
 // point as Node 16+ ESM (`import`), Node 16+ CommonJS (`require`, what Node 20 users of the
 // CJS build get) and bundlers would, and reports types that do not match the JavaScript.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { checkPackage as checkTypes, createPackageFromTarballData } from '@arethetypeswrong/core';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 const run = promisify(execFile);
-const attwBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../node_modules/.bin/attw');
 
 /**
  * @typedef {object} PackageCheck
@@ -57,24 +56,16 @@ export async function publintProblems(tarball) {
 }
 
 /**
- * Runs `attw --profile node16` on a packed tarball.
+ * Runs arethetypeswrong on a packed tarball, in process (the library behind `attw`, so
+ * TypeScript loads once for all packages), keeping what `attw --profile node16` reports:
+ * every resolution kind except node10.
  * @param {string} tarball
  * @returns {Promise<string[]>}
  */
 export async function typeResolutionProblems(tarball) {
-  let stdout;
-  try {
-    ({ stdout } = await run(attwBin, [tarball, '--format', 'json', '--profile', 'node16'], { maxBuffer: 64 * 1024 * 1024 }));
-  } catch (error) {
-    // attw exits 1 when it finds problems; its JSON is still on stdout.
-    stdout = /** @type {any} */ (error).stdout;
-    if (!stdout) throw new Error(`attw could not check ${tarball}: ${/** @type {any} */ (error).stderr || /** @type {Error} */ (error).message}`);
-  }
-  const report = JSON.parse(stdout);
-  // attw's JSON groups problems by kind ({ "FalseCJS": [...] }); older versions used an array.
-  const grouped = report.problems ?? report.analysis?.problems ?? [];
-  const problems = Array.isArray(grouped) ? grouped : Object.values(grouped).flat();
-  return problems.filter((problem) => problem.resolutionKind !== 'node10').map(describeTypeProblem);
+  const analysis = await checkTypes(createPackageFromTarballData(new Uint8Array(readFileSync(tarball))));
+  if (!analysis.types) return ['NoTypes: the package ships no types (add a "types" condition to every export)'];
+  return analysis.problems.filter((problem) => !('resolutionKind' in problem) || problem.resolutionKind !== 'node10').map(describeTypeProblem);
 }
 
 /** What each attw problem means for users, and what to change. */
