@@ -5,6 +5,7 @@ import type { Ed25519Engine } from './engine.js';
 import { WebhookSignatureError } from './errors.js';
 import { resolvePrivateKey, resolvePublicKey } from './import-key.js';
 import type { PrivateKeyInput, PublicKeyInput } from './key-material.js';
+import type { WebCryptoKey } from './web-crypto-key.js';
 
 function messageBytes(message: unknown): Uint8Array<ArrayBuffer> {
   if (typeof message === 'string') return new TextEncoder().encode(message);
@@ -14,7 +15,7 @@ function messageBytes(message: unknown): Uint8Array<ArrayBuffer> {
 
 export async function signEd25519With(
   engine: Ed25519Engine,
-  options: { message: string | Uint8Array; privateKey: PrivateKeyInput | CryptoKey },
+  options: { message: string | Uint8Array; privateKey: PrivateKeyInput | WebCryptoKey },
 ): Promise<Uint8Array> {
   const key = await resolvePrivateKey(options.privateKey);
   return engine.sign(key, messageBytes(options.message));
@@ -22,7 +23,7 @@ export async function signEd25519With(
 
 export async function verifyEd25519With(
   engine: Ed25519Engine,
-  options: { message: string | Uint8Array; signature: Uint8Array; publicKey: PublicKeyInput | CryptoKey },
+  options: { message: string | Uint8Array; signature: Uint8Array; publicKey: PublicKeyInput | WebCryptoKey },
 ): Promise<boolean> {
   const { signature } = options;
   if (!(signature instanceof Uint8Array)) {

@@ -10,6 +10,7 @@ import {
   isValidWebhookSignatureWith,
   verifyWebhookSignatureWith,
 } from './verify-webhook.js';
+import type { WebCryptoKey } from './web-crypto-key.js';
 import { webEngine } from './web-engine.js';
 
 export { PublicKeyFetchError, type PublicKeyFetchErrorCode, WebhookSignatureError, type WebhookSignatureErrorCode } from './errors.js';
@@ -19,6 +20,7 @@ export { type PublicKeyProvider, type PublicKeyProviderOptions, createPublicKeyP
 export type { SignWebhookOptions, SignedWebhook } from './sign-webhook.js';
 export type { RawBody } from './signed-message.js';
 export type { VerifyWebhookSignatureOptions } from './verify-webhook.js';
+export type { WebCryptoKey } from './web-crypto-key.js';
 export type { HeaderValue } from './webhook-headers.js';
 
 /**
@@ -94,7 +96,7 @@ export function generateWebhookKeyPair(): Promise<WebhookKeyPair> {
  * const publicKey = await importPublicKey('d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a');
  * ```
  */
-export function importPublicKey(input: PublicKeyInput): Promise<CryptoKey> {
+export function importPublicKey(input: PublicKeyInput): Promise<WebCryptoKey> {
   return importPublicKeyWithWebCrypto(input);
 }
 
@@ -108,7 +110,7 @@ export function importPublicKey(input: PublicKeyInput): Promise<CryptoKey> {
  * const privateKey = await importPrivateKey(process.env.WEBHOOK_SIGNING_KEY!);
  * ```
  */
-export function importPrivateKey(input: PrivateKeyInput): Promise<CryptoKey> {
+export function importPrivateKey(input: PrivateKeyInput): Promise<WebCryptoKey> {
   return importPrivateKeyWithWebCrypto(input);
 }
 
@@ -121,7 +123,7 @@ export function importPrivateKey(input: PrivateKeyInput): Promise<CryptoKey> {
  * const signature = await signEd25519({ message: new Uint8Array([0x72]), privateKey: seedHex });
  * ```
  */
-export function signEd25519(options: { message: string | Uint8Array; privateKey: PrivateKeyInput | CryptoKey }): Promise<Uint8Array> {
+export function signEd25519(options: { message: string | Uint8Array; privateKey: PrivateKeyInput | WebCryptoKey }): Promise<Uint8Array> {
   return signEd25519With(webEngine, options);
 }
 
@@ -137,7 +139,7 @@ export function signEd25519(options: { message: string | Uint8Array; privateKey:
 export function verifyEd25519(options: {
   message: string | Uint8Array;
   signature: Uint8Array;
-  publicKey: PublicKeyInput | CryptoKey;
+  publicKey: PublicKeyInput | WebCryptoKey;
 }): Promise<boolean> {
   return verifyEd25519With(webEngine, options);
 }

@@ -4,6 +4,7 @@
 import { describeValue } from './describe-value.js';
 import { PublicKeyFetchError } from './errors.js';
 import { importPublicKeyWithWebCrypto } from './import-key.js';
+import type { WebCryptoKey } from './web-crypto-key.js';
 
 /**
  * Where the webhook public key comes from; `verifyWebhookSignature` accepts one as `publicKey`.
@@ -18,9 +19,9 @@ import { importPublicKeyWithWebCrypto } from './import-key.js';
  */
 export interface PublicKeyProvider {
   /** The current key: cached, fetched when there is none or it is older than the cache TTL. */
-  get(): Promise<CryptoKey>;
+  get(): Promise<WebCryptoKey>;
   /** Refetches the key, unless a fetch started less than `minRefreshIntervalMs` ago. */
-  refresh(): Promise<CryptoKey>;
+  refresh(): Promise<WebCryptoKey>;
 }
 
 /**

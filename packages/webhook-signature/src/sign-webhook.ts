@@ -4,6 +4,7 @@ import { WebhookSignatureError } from './errors.js';
 import { resolvePrivateKey } from './import-key.js';
 import type { PrivateKeyInput } from './key-material.js';
 import { type RawBody, readRawBody, signedMessage } from './signed-message.js';
+import type { WebCryptoKey } from './web-crypto-key.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook-headers.js';
 
 /**
@@ -18,7 +19,7 @@ export interface SignWebhookOptions {
   /** The exact body that will be sent. */
   rawBody: RawBody;
   /** The private key: key text or bytes, or a CryptoKey. */
-  privateKey: PrivateKeyInput | CryptoKey;
+  privateKey: PrivateKeyInput | WebCryptoKey;
   /** Unix seconds, as a number or decimal digits (default: now). */
   timestamp?: number | string;
 }

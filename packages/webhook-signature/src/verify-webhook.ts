@@ -3,6 +3,7 @@ import { WebhookSignatureError } from './errors.js';
 import { resolvePublicKey } from './import-key.js';
 import type { PublicKeyInput } from './key-material.js';
 import type { PublicKeyProvider } from './public-key-provider.js';
+import type { WebCryptoKey } from './web-crypto-key.js';
 import { type RawBody, readRawBody, signedMessage } from './signed-message.js';
 import {
   type HeaderValue,
@@ -36,7 +37,7 @@ export interface VerifyWebhookSignatureOptions {
   /** The `X-Webhook-Signature` header value (base64 of the 64-byte Ed25519 signature). */
   signature: HeaderValue;
   /** The service's public key: key text or bytes, a CryptoKey, or a {@link PublicKeyProvider}. */
-  publicKey: PublicKeyInput | CryptoKey | PublicKeyProvider;
+  publicKey: PublicKeyInput | WebCryptoKey | PublicKeyProvider;
   /** Largest accepted distance between the timestamp and now, both ways (default 300); 0 disables the check. */
   toleranceSeconds?: number;
   /** The clock in milliseconds (default `Date.now`). */

@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { WebCryptoKey } from '../src/index.js';
 import { hexToBytes, implementations, rejectsWithCode } from './implementations.js';
 import { RFC8032_VECTORS } from './rfc8032-vectors.js';
 
@@ -20,7 +21,7 @@ const PKCS8_V2_DER = Buffer.concat([
 const splitLines = (text: string) => text.replace(/(.{20})/g, '$1\n  ');
 
 describe.each(implementations)('importPublicKey (%s build)', (_, api) => {
-  const verifiesVector = async (key: CryptoKey) =>
+  const verifiesVector = async (key: WebCryptoKey) =>
     api.verifyEd25519({ message: hexToBytes(VECTOR.message), signature: hexToBytes(VECTOR.signature), publicKey: key });
 
   describe('accepts every documented public-key format', () => {

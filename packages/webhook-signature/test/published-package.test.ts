@@ -1,10 +1,11 @@
-// The package as consumers get it: built with the real tsup config into a scratch
-// node_modules, then resolved by esbuild and Node through its export conditions.
+// The package as consumers get it: its build (dist/ when it is newer than every input, as
+// after `turbo build`; else a fresh build with the real tsup config) in a scratch
+// node_modules, resolved by esbuild, Node and tsc through its export conditions.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createContext, runInContext } from 'node:vm';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { build as esbuild } from 'esbuild';
 import { publint } from 'publint';
 import { build as tsup } from 'tsup';
@@ -14,13 +15,30 @@ import tsupConfig from '../tsup.config.js';
 let consumer: string;
 let packageDir: string;
 
+const BUILD_OUTPUTS = ['index.js', 'index.cjs', 'node.js', 'node.cjs', 'index.d.ts', 'index.d.cts'];
+
+/** Whether dist/ holds every output and is newer than every file it is built from. */
+function distIsFresh(): boolean {
+  const inputs = [...readdirSync('src').map((name) => join('src', name)), 'tsup.config.ts', 'package.json'];
+  const newestInput = Math.max(...inputs.map((path) => statSync(path).mtimeMs));
+  return BUILD_OUTPUTS.every((name) => existsSync(join('dist', name)) && statSync(join('dist', name)).mtimeMs >= newestInput);
+}
+
 beforeAll(async () => {
   consumer = mkdtempSync(join(tmpdir(), 'capi-webhook-signature-consumer-'));
   packageDir = join(consumer, 'node_modules', '@capi', 'webhook-signature');
   mkdirSync(packageDir, { recursive: true });
   copyFileSync('package.json', join(packageDir, 'package.json'));
-  await tsup({ ...(tsupConfig as object), outDir: join(packageDir, 'dist'), silent: true });
-}, 60_000);
+  const outDir = join(packageDir, 'dist');
+  try {
+    if (!distIsFresh()) throw new Error('dist/ is missing or older than its inputs');
+    cpSync('dist', outDir, { recursive: true });
+    if (!BUILD_OUTPUTS.every((name) => existsSync(join(outDir, name)))) throw new Error('dist/ changed while it was copied');
+  } catch {
+    rmSync(outDir, { recursive: true, force: true });
+    await tsup({ ...(tsupConfig as object), outDir, silent: true });
+  }
+}, 120_000);
 
 afterAll(() => {
   rmSync(consumer, { recursive: true, force: true });
@@ -100,6 +118,36 @@ describe('the node export condition picks the node:crypto build', () => {
     expect(fromRequire).toMatchObject({ ok: true, code: 'invalid_signature', typed: true });
     expect(fromRequire.resolved).toMatch(/dist\/node\.cjs$/);
   });
+});
+
+describe('the types compile for Node projects without the DOM lib, from ESM and CommonJS', () => {
+  it('type-checks a consumer that uses every export with lib ES2022 and @types/node only', () => {
+    const usage = `
+      const pair = (await webcrypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+      const header: string | string[] | undefined = undefined;
+      await api.verifyWebhookSignature({ rawBody: Buffer.from('{}'), timestamp: header, signature: null, publicKey: pair.publicKey });
+      const provider: api.PublicKeyProvider = api.createPublicKeyProvider({ url: 'https://webhooks.example.com/api/v1/public-key' });
+      const valid: boolean = await api.isValidWebhookSignature({ rawBody: new ArrayBuffer(0), timestamp: '1', signature: 'x', publicKey: provider });
+      const key: api.WebCryptoKey = await api.importPublicKey(new Uint8Array(32));
+      const signed: api.SignedWebhook = await api.signWebhook({ rawBody: '{}', privateKey: await api.importPrivateKey('00'.repeat(32)) });
+      const pem: api.WebhookKeyPair = await api.generateWebhookKeyPair();
+      const bytes: Uint8Array = await api.signEd25519({ message: 'm', privateKey: pem.privateKey });
+      const ok: boolean = await api.verifyEd25519({ message: 'm', signature: bytes, publicKey: key });
+      const code: api.WebhookSignatureErrorCode | api.PublicKeyFetchErrorCode = new api.WebhookSignatureError('invalid_signature', 'x').code;
+      console.log(valid, signed.headers['X-Webhook-Signature'], ok, code, new api.PublicKeyFetchError('timeout', 'x', { url: 'u' }).status);`;
+    writeFileSync(join(consumer, 'esm.mts'), `import * as api from '@capi/webhook-signature';\nimport { webcrypto } from 'node:crypto';\n${usage}\nexport {};\n`);
+    writeFileSync(join(consumer, 'cjs.cts'), `import api = require('@capi/webhook-signature');\nimport { webcrypto } from 'node:crypto';\nasync function main() {${usage}}\nvoid main();\n`);
+    writeFileSync(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', lib: ['ES2022'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], typeRoots: [resolve('node_modules/@types')] },
+        files: ['esm.mts', 'cjs.cts'],
+      }),
+    );
+    const tsc = resolve('node_modules/typescript/bin/tsc');
+    const result = execFileSync(process.execPath, [tsc, '-p', consumer, '--pretty', 'false'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(result).toBe('');
+  }, 60_000);
 });
 
 describe('package.json passes publint', () => {
