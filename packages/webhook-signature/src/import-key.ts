@@ -35,9 +35,14 @@ export async function importPrivateKeyWithWebCrypto(input: PrivateKeyInput): Pro
 
 /** Checks a caller's own CryptoKey, so a wrong key fails with a clear code, not a DOMException. */
 export function checkCryptoKey(key: CryptoKey, type: 'public' | 'private'): CryptoKey {
-  if (key.algorithm.name === ED25519 && key.type === type) return key;
+  // WebCrypto refuses a key without the usage; node:crypto would not: check it for both.
+  const usage = type === 'public' ? 'verify' : 'sign';
+  if (key.algorithm.name === ED25519 && key.type === type && key.usages.includes(usage)) return key;
   const code = type === 'public' ? 'invalid_public_key' : 'invalid_private_key';
-  throw new WebhookSignatureError(code, `Expected an Ed25519 ${type} key; got a ${key.type} ${key.algorithm.name} CryptoKey.`);
+  throw new WebhookSignatureError(
+    code,
+    `Expected an Ed25519 ${type} key with usage "${usage}"; got a ${key.type} ${key.algorithm.name} CryptoKey with usages [${key.usages}].`,
+  );
 }
 
 export function isCryptoKey(value: unknown): value is CryptoKey {

@@ -180,6 +180,13 @@ describe.each(implementations)('verifyWebhookSignature (%s build)', (_, api) => 
       expect(error.message).toContain('private Ed25519 CryptoKey');
     });
 
+    it('a CryptoKey that may not verify', async () => {
+      const exported = await crypto.subtle.exportKey('raw', (await api.importPublicKey(PUBLIC_KEY)) as CryptoKey);
+      const wrapOnly = await crypto.subtle.importKey('raw', exported, 'Ed25519', true, []);
+      const error = await rejectsWithCode(verify({ publicKey: wrapOnly }), 'invalid_public_key');
+      expect(error.message).toContain('usage "verify"');
+    });
+
     it('a number', async () => {
       const error = await rejectsWithCode(verify({ publicKey: 42 as never }), 'invalid_public_key');
       expect(error.message).toContain('got a number');
