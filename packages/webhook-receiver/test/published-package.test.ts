@@ -49,8 +49,9 @@ describe('passes publint and are-the-types-wrong', () => {
     const attw = join(packageDir, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js');
     const { stdout } = await run(process.execPath, [attw, '--pack', '.', '--format', 'json', '--no-color'], { cwd: packageDir, maxBuffer: 16 * 1024 * 1024 })
       .catch((error: { stdout: string }) => error);
-    const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { analysis: { problems: unknown[] } };
-    expect(report.analysis.problems).toEqual([]);
+    const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { analysis?: { problems: unknown[] } };
+    expect(report.analysis, `attw printed no analysis:\n${stdout.slice(0, 2000)}`).toBeDefined();
+    expect(report.analysis!.problems).toEqual([]);
   }, 60_000);
 });
 
