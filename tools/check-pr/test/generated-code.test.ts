@@ -50,3 +50,11 @@ describe('fails when a generator fails', () => {
     expect(result.details.join('\n')).toContain('schema User not found');
   });
 });
+
+describe('runs only the generators that exist', () => {
+  it('filters turbo to the packages with a gen script', async () => {
+    const { defaultGenCommand } = await import('../src/generated-code-check.mjs');
+    repo.write('packages/openapi-types/package.json', { name: '@capi/openapi-types', version: '1.0.0', scripts: { gen: 'node scripts/gen.mjs' } });
+    expect(defaultGenCommand(repo.root)).toBe('pnpm turbo run gen --output-logs=errors-only --filter=@capi/openapi-types');
+  });
+});
