@@ -1,9 +1,12 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/index.js';
 import { startPrismProxy } from './support/prism.js';
 import { callOperation } from './support/sandbox-api.js';
 import { getNonce, newAccount, siweMessage, tokenFor } from './support/sign-in.js';
-import { openApiPath, operationsById } from './support/spec-responses.js';
+import { openApi, operationsById } from './support/spec-responses.js';
 
 const registered = newAccount();
 const stranger = newAccount();
@@ -91,7 +94,10 @@ describe('passes an independent check: Prism proxy (--errors) in front of the sa
   let corePrism: Awaited<ReturnType<typeof startPrismProxy>>;
   let webhooksPrism: Awaited<ReturnType<typeof startPrismProxy>>;
   beforeAll(async () => {
-    [corePrism, webhooksPrism] = await Promise.all([startPrismProxy(openApiPath, sandbox.baseUrl), startPrismProxy(openApiPath, sandbox.webhooksUrl)]);
+    // Prism reads the spec as this test run loaded it, even if specs/dist is rebuilt meanwhile.
+    const specPath = join(mkdtempSync(join(tmpdir(), 'capi-sandbox-prism-')), 'openapi.json');
+    writeFileSync(specPath, JSON.stringify(openApi));
+    [corePrism, webhooksPrism] = await Promise.all([startPrismProxy(specPath, sandbox.baseUrl), startPrismProxy(specPath, sandbox.webhooksUrl)]);
   }, 90_000);
   afterAll(async () => {
     await Promise.all([corePrism?.close(), webhooksPrism?.close()]);

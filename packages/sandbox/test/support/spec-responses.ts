@@ -8,7 +8,6 @@ import addFormatsModule from 'ajv-formats';
 // between what the sandbox answers and what the spec says fails here.
 const specsDir = dirname(createRequire(import.meta.url).resolve('@capi/specs/package.json'));
 export const openApi = JSON.parse(readFileSync(join(specsDir, 'dist', 'openapi.json'), 'utf8'));
-export const openApiPath = join(specsDir, 'dist', 'openapi.json');
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
