@@ -1,4 +1,4 @@
-import createClient, { type Client } from 'openapi-fetch';
+import openapiFetchDefault, { type Client } from 'openapi-fetch';
 import type { AccountLimit, paths, WebhookPublicKey } from '@capi/openapi-types';
 import { getDailyLimit, setDailyLimit, waitForLimitSync, type DailyLimitContext, type SetDailyLimitParams, type WaitForLimitSyncOptions } from './daily-limit.js';
 import { DEFAULT_MAX_DAILY_LIMIT_CENTS } from './daily-limit-input.js';
@@ -97,7 +97,7 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
   const transport = createTransport({ fetch: fetchOnce, tokenManager, timeoutMs, retryPolicy: resolveRetryPolicy(options.retries), onRetry: options.onRetry });
   // The client's own methods send through the transport directly: the same behaviour as raw,
   // without building a Request and a Response per call (a large part of a call's cost).
-  const raw = createClient<paths>({ baseUrl, fetch: transport.fetch });
+  const raw = createOpenapiFetchClient<paths>({ baseUrl, fetch: transport.fetch });
   const serviceContext = { transport, baseUrl };
   const limitContext: DailyLimitContext = { ...serviceContext, maxDailyLimitCents, requestTimeoutMs: timeoutMs };
 
@@ -123,3 +123,8 @@ function assertHttpUrl(value: unknown, argument: string): string {
 function withoutTrailingSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
+
+// openapi-fetch's CommonJS build sets `exports.default` without `__esModule`, so from our CJS
+// build its default import is the exports object and the function sits one level deeper.
+const createOpenapiFetchClient: typeof openapiFetchDefault =
+  (openapiFetchDefault as unknown as { default?: typeof openapiFetchDefault }).default ?? openapiFetchDefault;

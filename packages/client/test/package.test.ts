@@ -8,6 +8,8 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { publint } from 'publint';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { startPartnerService } from './support/partner-service.js';
+import { registeredAccount, TEST_PRIVATE_KEY } from './support/wallet.js';
 
 const run = promisify(execFile);
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -29,7 +31,31 @@ describe('publishes a package that resolves for every consumer', () => {
     expect(report.analysis.problems).toEqual([]);
   }, 60_000);
 
-  it('can be required from CommonJS and imported from ESM', async () => {
+  it('signs in and reads the limit from CommonJS and from ESM', async () => {
+    const service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    const flow = (load: string) => `
+      ${load}
+      const { privateKeyToAccount } = require('viem/accounts');
+      const client = createPartnerClient({ baseUrl: process.env.SERVICE_URL });
+      const account = privateKeyToAccount(process.env.TEST_KEY);
+      client.signInWithEthereum({ ...signerFromViemAccount(account), domain: 'localhost:3000', uri: 'http://localhost:3000', chainId: 100 })
+        .then(() => client.getDailyLimit())
+        .then((limit) => console.log(JSON.stringify(limit)), (error) => { console.error(error); process.exit(1); });`;
+    try {
+      const env = { ...process.env, SERVICE_URL: service.url, TEST_KEY: TEST_PRIVATE_KEY };
+      for (const script of [
+        flow("const { createPartnerClient, signerFromViemAccount } = require('@capi/client');"),
+        flow("import('@capi/client').then(({ createPartnerClient, signerFromViemAccount }) => {") + '});',
+      ]) {
+        const { stdout } = await run(process.execPath, ['--input-type=commonjs', '-e', script], { cwd: packageDir, env });
+        expect(JSON.parse(stdout)).toEqual({ amount: 1_000_000, currency: 'USD', syncStatus: 'synced' });
+      }
+    } finally {
+      await service.close();
+    }
+  }, 60_000);
+
+  it('resolves both entries from CommonJS and from ESM', async () => {
     const script = `
       const cjs = require('@capi/client');
       const siwe = require('@capi/client/siwe');

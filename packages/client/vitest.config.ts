@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    // Two cores shared by several suites: generous limits, never asserted timings.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
