@@ -62,14 +62,20 @@ export class Router {
   async #handle(request: IncomingMessage, response: ServerResponse, badJson: BadJsonAnswer): Promise<void> {
     try {
       const method = request.method ?? 'GET';
-      const url = new URL(request.url ?? '/', 'http://sandbox.invalid');
-      const match = this.#match(method, url.pathname);
-      if (!match) throw this.#notRouted(method, url.pathname);
+      const target = request.url ?? '/';
+      const queryStart = target.indexOf('?');
+      const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
+      const match = this.#match(method, pathname);
+      if (!match) throw this.#notRouted(method, pathname);
       let body: Promise<Buffer> | undefined;
+      let url: URL | undefined;
       const rawBody = () => (body ??= readRequestBody(request));
       const routeRequest: RouteRequest = {
         method,
-        url,
+        // Parsed only by the routes that read the query: the hot paths do not need it.
+        get url() {
+          return (url ??= new URL(target, 'http://sandbox.invalid'));
+        },
         headers: request.headers,
         params: match.params,
         rawBody,

@@ -14,7 +14,7 @@ export async function authenticate(request: RouteRequest, tokens: TokenService, 
     });
   }
   const claims = await tokens.verify(match[1]!);
-  if (!users.get(claims.userId)) {
+  if (!users.has(claims.userId)) {
     throw new ApiError(401, { code: 'UnknownUser', message: 'The token belongs to a user that no longer exists; sign in again with a registered wallet.' });
   }
   return claims;

@@ -52,6 +52,11 @@ export class UserRegistry {
     return [...this.#users.values()].map((user) => structuredClone(user));
   }
 
+  /** Whether a user with this id exists (no copy made: the bearer check runs on every request). */
+  has(id: string): boolean {
+    return this.#users.has(id);
+  }
+
   get(id: string): User | undefined {
     const user = this.#users.get(id);
     return user && structuredClone(user);
