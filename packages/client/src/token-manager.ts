@@ -91,15 +91,15 @@ export class TokenManager {
   constructor(options: TokenManagerOptions = {}) {
     const renewBeforeMs = options.renewBeforeMs ?? DEFAULT_RENEW_BEFORE_MS;
     if (!Number.isFinite(renewBeforeMs) || renewBeforeMs < 0) {
-      throw new InvalidArgumentError('renewBeforeMs', `renewBeforeMs must be a number of milliseconds >= 0, got ${String(options.renewBeforeMs)}`, 'invalid_option');
+      throw new InvalidArgumentError('renewBeforeMs', `renewBeforeMs must be a number of milliseconds >= 0, got ${String(options.renewBeforeMs)}.`, 'invalid_option');
     }
     for (const name of ['reauthenticate', 'refresh'] as const) {
       if (options[name] !== undefined && typeof options[name] !== 'function') {
-        throw new InvalidArgumentError(name, `${name} must be a function returning a Promise of tokens`, 'invalid_option');
+        throw new InvalidArgumentError(name, `${name} must be a function returning a Promise of tokens.`, 'invalid_option');
       }
     }
     if (options.generation !== undefined && options.generation !== 'legacy' && options.generation !== 'current') {
-      throw new InvalidArgumentError('generation', `generation must be 'legacy' or 'current', got ${String(options.generation)}`, 'invalid_option');
+      throw new InvalidArgumentError('generation', `generation must be 'legacy' or 'current', got ${String(options.generation)}.`, 'invalid_option');
     }
     this.#renewBeforeMs = renewBeforeMs;
     this.#reauthenticate = options.reauthenticate;
@@ -133,9 +133,9 @@ export class TokenManager {
   setTokens(tokens: TokenSet | string): void {
     const set = typeof tokens === 'string' ? { token: tokens } : tokens;
     if (typeof set?.token !== 'string' || set.token === '') {
-      throw new InvalidArgumentError('tokens', 'setTokens needs a non-empty access token string, or { token, expiresAt?, refreshToken? }', 'invalid_tokens');
+      throw new InvalidArgumentError('tokens', 'setTokens needs a non-empty access token string, or { token, expiresAt?, refreshToken? }.', 'invalid_tokens');
     }
-    const expiresAt = set.expiresAt ?? readJwtExpiry(set.token);
+    const expiresAt = readExpiresAt(set.expiresAt) ?? readJwtExpiry(set.token);
     this.#token = set.token;
     this.#refreshToken = set.refreshToken;
     this.#expiresAt = expiresAt?.getTime();
@@ -256,4 +256,14 @@ function asRenewalError(error: unknown, callback: 'refresh' | 'reauthenticate'):
     `The access token could not be renewed: the ${callback} callback failed (${reason}). Sign the user in again.`,
     { code: 'token_renewal_failed', cause: error },
   );
+}
+
+// Refresh callbacks often hand over parsed JSON, where a date is a string or epoch milliseconds.
+function readExpiresAt(value: unknown): Date | undefined {
+  if (value === undefined || value === null) return undefined;
+  const date = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : undefined;
+  if (date === undefined || Number.isNaN(date.getTime())) {
+    throw new InvalidArgumentError('expiresAt', `expiresAt must be a Date (or an ISO string or epoch milliseconds), got ${JSON.stringify(value)}.`, 'invalid_tokens');
+  }
+  return date;
 }

@@ -265,4 +265,16 @@ describe('checks TokenManager options', () => {
     expect(tokenManager.hasToken).toBe(false);
     expect(() => tokenManager.setTokens({ token: 42 } as never)).toThrow(InvalidArgumentError);
   });
+
+  it('accepts expiresAt as a Date, an ISO string or epoch milliseconds, and rejects anything else', () => {
+    const at = new Date('2030-01-01T00:00:00Z');
+    const tokenManager = new TokenManager();
+    for (const expiresAt of [at, at.toISOString(), at.getTime()]) {
+      tokenManager.setTokens({ token: 'opaque-token', expiresAt } as never);
+      expect(tokenManager.expiresAt?.getTime()).toBe(at.getTime());
+    }
+    expect(() => tokenManager.setTokens({ token: 'opaque-token', expiresAt: 'tomorrow' } as never)).toThrow(
+      expect.objectContaining({ argument: 'expiresAt', code: 'invalid_tokens' }),
+    );
+  });
 });
