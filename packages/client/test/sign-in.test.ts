@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWalletClient, custom } from 'viem';
 import { gnosis } from 'viem/chains';
+import { SiweMessage } from 'siwe';
 import {
   AuthenticationError,
   createPartnerClient,
@@ -44,8 +45,11 @@ describe('signs in with a wallet: nonce, EIP-4361 message, signature, challenge'
     expect(message.version).toBe('1');
     expect(message.statement).toBe('Sign in with Ethereum to the app.');
     expect(message.nonce).toMatch(/^[0-9a-f]{12}$/);
-    const challenge = JSON.parse(service.requests.find((request) => request.path === '/api/v1/auth/challenge')!.body) as { ttlInSeconds: number };
+    const challenge = JSON.parse(service.requests.find((request) => request.path === '/api/v1/auth/challenge')!.body) as { message: string; signature: string; ttlInSeconds: number };
     expect(challenge.ttlInSeconds).toBe(7200);
+    // The siwe package also verifies the EIP-191 signature (through ethers), independently of viem.
+    const verified = await new SiweMessage(challenge.message).verify({ signature: challenge.signature, domain: 'localhost:3000', nonce: message.nonce });
+    expect(verified.success).toBe(true);
 
     expect(result.token.split('.')).toHaveLength(3);
     expect(result.refreshToken).toBeUndefined();
