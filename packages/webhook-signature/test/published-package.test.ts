@@ -1,43 +1,24 @@
-// The package as consumers get it: its build (dist/ when it is newer than every input, as
-// after `turbo build`; else a fresh build with the real tsup config) in a scratch
-// node_modules, resolved by esbuild, Node and tsc through its export conditions.
+// The package as consumers get it: its build in a scratch node_modules, resolved by esbuild,
+// Node and tsc through its export conditions.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createContext, runInContext } from 'node:vm';
 import { join, resolve } from 'node:path';
 import { build as esbuild } from 'esbuild';
 import { publint } from 'publint';
-import { build as tsup } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import tsupConfig from '../tsup.config.js';
+import { placeBuild } from './package-build.js';
 
 let consumer: string;
 let packageDir: string;
-
-const BUILD_OUTPUTS = ['index.js', 'index.cjs', 'node.js', 'node.cjs', 'index.d.ts', 'index.d.cts'];
-
-/** Whether dist/ holds every output and is newer than every file it is built from. */
-function distIsFresh(): boolean {
-  const inputs = [...readdirSync('src').map((name) => join('src', name)), 'tsup.config.ts', 'package.json'];
-  const newestInput = Math.max(...inputs.map((path) => statSync(path).mtimeMs));
-  return BUILD_OUTPUTS.every((name) => existsSync(join('dist', name)) && statSync(join('dist', name)).mtimeMs >= newestInput);
-}
 
 beforeAll(async () => {
   consumer = mkdtempSync(join(tmpdir(), 'capi-webhook-signature-consumer-'));
   packageDir = join(consumer, 'node_modules', '@capi', 'webhook-signature');
   mkdirSync(packageDir, { recursive: true });
   copyFileSync('package.json', join(packageDir, 'package.json'));
-  const outDir = join(packageDir, 'dist');
-  try {
-    if (!distIsFresh()) throw new Error('dist/ is missing or older than its inputs');
-    cpSync('dist', outDir, { recursive: true });
-    if (!BUILD_OUTPUTS.every((name) => existsSync(join(outDir, name)))) throw new Error('dist/ changed while it was copied');
-  } catch {
-    rmSync(outDir, { recursive: true, force: true });
-    await tsup({ ...(tsupConfig as object), outDir, silent: true });
-  }
+  await placeBuild(join(packageDir, 'dist'));
 }, 120_000);
 
 afterAll(() => {
