@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     // Each modelina run parses a whole AsyncAPI document: seconds on a shared 2-core box.
     testTimeout: 60_000,
+    hookTimeout: 60_000,
     typecheck: { include: ['test/**/*.test-d.ts'] },
   },
 });
