@@ -7,9 +7,16 @@ const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) 
 
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
-/** Lower-case hex SHA-256 of `bytes`: the deduplication key and `delivery.bodySha256`. */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+/**
+ * Lower-case hex SHA-256 of `bytes`: the deduplication key and `delivery.bodySha256`.
+ * Synchronous where node:crypto is there, so that the hot path does not wait a tick for it.
+ */
+export function sha256Hex(bytes: Uint8Array): string | Promise<string> {
   if (nodeCrypto !== undefined) return nodeCrypto.createHash('sha256').update(bytes).digest('hex');
+  return webCryptoSha256Hex(bytes);
+}
+
+async function webCryptoSha256Hex(bytes: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
   let hex = '';
   for (const byte of digest) hex += HEX[byte];

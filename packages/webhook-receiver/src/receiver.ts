@@ -8,7 +8,7 @@ import {
 } from '@capi/event-types';
 import { parseWebhookEvent } from '@capi/webhook-validator';
 import { sha256Hex } from './body-digest.js';
-import type { DedupeStore } from './dedupe/dedupe-store.js';
+import type { DedupeClaim, DedupeStore } from './dedupe/dedupe-store.js';
 import { createMemoryDedupeStore } from './dedupe/memory-store.js';
 import type { DeliverySource, ReceiverReply } from './delivery-source.js';
 import { WebhookReceiverError } from './errors.js';
@@ -237,7 +237,9 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   const dispatch = async (event: WebhookEvent, delivery: WebhookDelivery): Promise<void> => {
     for (const registration of registrations) {
       if (registration.eventType === undefined || registration.eventType === event.eventType) {
-        await (registration.handler as WebhookEventHandler)(event, delivery);
+        // Only a returned promise is awaited: a synchronous handler costs no extra tick.
+        const result = (registration.handler as WebhookEventHandler)(event, delivery);
+        if (isPromiseLike(result)) await result;
       }
     }
   };
@@ -276,7 +278,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     }
     if (dedupe !== undefined) {
       try {
-        await dedupe.markProcessed(key, token);
+        const marked = dedupe.markProcessed(key, token);
+        if (isPromiseLike(marked)) await marked;
       } catch (error) {
         // The handlers succeeded, so the event is answered 2xx; a duplicate arriving after the
         // claim expires may be processed again (at-least-once while the store is down).
@@ -310,9 +313,10 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       return { reply: replyFor(rejection.outcome, rejection.detail) };
     }
 
+    const digest = sha256Hex(rawBody);
     const delivery: WebhookDelivery = {
       timestamp: Number(Array.isArray(timestampHeader) ? timestampHeader[0] : timestampHeader),
-      bodySha256: await sha256Hex(rawBody),
+      bodySha256: typeof digest === 'string' ? digest : await digest,
     };
 
     const parsed = parseWebhookEvent(rawBody, parseOptions);
@@ -324,9 +328,10 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
     let token = '';
     if (dedupe !== undefined) {
-      let claim;
+      let claim: DedupeClaim;
       try {
-        claim = await dedupe.claim(delivery.bodySha256);
+        const claimed = dedupe.claim(delivery.bodySha256);
+        claim = isPromiseLike(claimed) ? await claimed : claimed;
       } catch (error) {
         report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
         return { reply: replyFor('dedupe_store_unavailable') };
@@ -388,6 +393,10 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     receive: receiveOrReportFailure,
   };
   return receiver;
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null)?.then === 'function';
 }
 
 function isDedupeStore(value: unknown): value is DedupeStore {

@@ -14,7 +14,7 @@ export interface MemoryDedupeStoreOptions {
   ttlMs?: number;
   /** How long an unfinished claim lives, in ms. Default 2 minutes. */
   claimTtlMs?: number;
-  /** Most bodies remembered; the least recently seen is forgotten first. Default 100,000 (about 10 MB). */
+  /** Most bodies remembered; the least recently seen is forgotten first. Default 100,000 (about 25 MB of heap). */
   maxEntries?: number;
   /** Clock in ms, injectable for tests. Default `Date.now`. */
   now?: () => number;
