@@ -21,3 +21,12 @@ const marked = new Marked({
 export function renderMarkdown(source) {
   return source ? /** @type {string} */ (marked.parse(source, { async: false })) : '';
 }
+
+/**
+ * One line of markdown (code spans, emphasis, links) to inline HTML.
+ * @param {string | undefined} source
+ * @returns {string}
+ */
+export function renderInlineMarkdown(source) {
+  return source ? /** @type {string} */ (marked.parseInline(source, { async: false })) : '';
+}

@@ -2,7 +2,7 @@
 // of the API and event references needs (name, type, required, nullable, allowed values,
 // limits, description), with the decisions marked x-assumption shown where they apply.
 import { escapeHtml } from './escape-html.mjs';
-import { renderMarkdown } from './markdown.mjs';
+import { renderInlineMarkdown, renderMarkdown } from './markdown.mjs';
 
 const constraintKeywords = ['minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'minLength', 'maxLength', 'pattern', 'format', 'minItems', 'maxItems', 'contentEncoding'];
 
@@ -35,7 +35,7 @@ export function renderAssumption(node) {
   const assumption = node?.['x-assumption'];
   if (!assumption) return '';
   const source = assumption.source ? ` <span class="badge">(source: ${escapeHtml(assumption.source)})</span>` : '';
-  return `<div class="assumption"><strong>Assumption:</strong> ${escapeHtml(assumption.decision ?? '')} <em>Why:</em> ${escapeHtml(assumption.reason ?? '')}${source}</div>`;
+  return `<div class="assumption"><strong>Assumption:</strong> ${renderInlineMarkdown(String(assumption.decision ?? ''))} <em>Why:</em> ${renderInlineMarkdown(String(assumption.reason ?? ''))}${source}</div>`;
 }
 
 function constraints(schema) {
@@ -57,6 +57,23 @@ function nestedSchemaOf(schema) {
 }
 
 /**
+ * One object schema from an `allOf` (a base schema narrowed by another): properties merged,
+ * later members refining earlier ones, required lists joined.
+ * @param {any} schema
+ */
+export function mergeAllOf(schema) {
+  const { allOf, ...own } = schema;
+  const parts = [...allOf.map((part) => (Array.isArray(part?.allOf) ? mergeAllOf(part) : part)), own];
+  const merged = Object.assign({}, ...parts.map(({ properties, required, ...rest }) => rest));
+  const properties = {};
+  for (const part of parts) {
+    for (const [name, property] of Object.entries(part?.properties ?? {})) properties[name] = { ...(properties[name] ?? {}), ...property };
+  }
+  const required = [...new Set(parts.flatMap((part) => part?.required ?? []))];
+  return { ...merged, ...(Object.keys(properties).length ? { properties } : {}), ...(required.length ? { required } : {}) };
+}
+
+/**
  * A schema as HTML: a property table for objects, else its type and constraints.
  * @param {any} schema
  * @param {Set<object>} [path] schemas being rendered above this one (cycle guard)
@@ -64,11 +81,12 @@ function nestedSchemaOf(schema) {
  */
 export function renderSchema(schema, path = new Set()) {
   if (!schema || typeof schema !== 'object') return '<p class="badge">Any JSON value.</p>';
+  if (Array.isArray(schema.allOf)) return renderSchema(mergeAllOf(schema), path);
   const head = `${schema.description && !schema.properties ? renderMarkdown(schema.description) : ''}${renderAssumption(schema)}`;
   if (!schema.properties) {
     return `${head}<p><code>${escapeHtml(typeLabel(schema))}</code></p>${constraints(schema)}`;
   }
-  if (path.has(schema)) return `<p class="badge">${escapeHtml(schema.title ?? 'object')} (recursive, see above)</p>`;
+  if (path.has(schema) || path.size > 12) return `<p class="badge">${escapeHtml(schema.title ?? 'object')} (recursive, see above)</p>`;
   const inner = new Set(path).add(schema);
   const required = new Set(schema.required ?? []);
   const rows = Object.entries(schema.properties).map(([name, property]) => {
