@@ -90,6 +90,21 @@ describe('answers 500 when the receiver itself is misconfigured, so that deliver
     expect(await response.json()).toMatchObject({ code: 'body_already_consumed', message: expect.stringContaining('Pass the untouched Request') });
   });
 
+  it('answers 500 body_already_consumed when something read the Node request stream before toNodeHandler', async () => {
+    const reported: string[] = [];
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, onError: (_error, context) => reported.push(context.outcome) });
+    const handleWebhook = toNodeHandler(receiver);
+    const server = await listen(createServer(async (req, res) => {
+      for await (const chunk of req) void chunk; // a middleware that drains the body without setting req.body
+      await handleWebhook(req, res);
+    }));
+    running.push(server);
+    const reply = await service.deliver(`${server.url}/webhooks`, eventBody('user.created', 'drained'));
+    expect(reply.status).toBe(500);
+    expect(reply.body).toMatchObject({ code: 'body_already_consumed', message: expect.stringContaining('request stream was already read') });
+    expect(reported).toEqual(['body_already_consumed']);
+  });
+
   it('answers 500 internal_error when a server adapter fails unexpectedly, and reports it', async () => {
     const failure = new Error('socket reset');
     const reported: Array<[unknown, string]> = [];
