@@ -7,6 +7,7 @@ import {
   type AvailableFeatures, type BankingDetails, type Card, type CardTransactionCreatedEvent,
   type KycPhoneValidationChangedEvent, type KycSourceOfFundsChangedEvent, type KycStatus,
   type KycStatusChangedEvent, type SignInWallet, type SmartWallet, type User, type UserCreatedEvent,
+  type UnspecifiedObject, type WalletAddress,
   type WebhookEvent, type WebhookEventMap, type WebhookEventType, type WebhookHeaders,
 } from '../src/index.js';
 
@@ -107,6 +108,15 @@ describe('kycStatus (2.5): exactly the eight values', () => {
 describe('availableFeatures (2.6): providerIban required', () => {
   it('is { providerIban: boolean }', () => {
     expectTypeOf<AvailableFeatures>().toEqualTypeOf<{ providerIban: boolean }>();
+  });
+});
+
+describe('shared building blocks of the schemas', () => {
+  it('WalletAddress is a string (0x + 40 hex digits, checked by the validator)', () => {
+    expectTypeOf<WalletAddress>().toEqualTypeOf<string>();
+  });
+  it('UnspecifiedObject, for payloads the reference does not show, is an open object', () => {
+    expectTypeOf<UnspecifiedObject>().toEqualTypeOf<Record<string, unknown>>();
   });
 });
 

@@ -1,6 +1,7 @@
 import openapiTS, { astToString } from 'openapi-typescript';
 import { generatedHeader } from './generated-header.mjs';
 import { OpenapiTypesGenerationError } from './generation-error.mjs';
+import { openStringEnum } from './open-string-enum.mjs';
 import { renderSchemaAliases } from './render-schema-aliases.mjs';
 
 /** Where the bundled spec comes from, for the header of the generated files. */
@@ -26,6 +27,8 @@ export async function generateOpenapiTypes(doc) {
     silent: true,
     // An object whose fields the spec leaves open is Record<string, unknown>, not "no keys".
     emptyObjectsUnknown: true,
+    // An enum the spec marks as incomplete keeps its known values: "a" | "b" | (string & {}).
+    transform: (schema) => openStringEnum(schema),
   });
   const header = generatedHeader(SPEC_SOURCE.specPath, SPEC_SOURCE.bundlePath, doc.info?.version);
   return {

@@ -43,6 +43,19 @@ describe('openapi-typescript output for the shapes the spec uses', () => {
     expect(code).toContain('export interface operations {');
   });
 
+  it('given an open enum (anyOf known values or any string), keeps the known values: "a" | "b" | (string & {})', async () => {
+    const { 'openapi.ts': code } = await generateOpenapiTypes(documentWith({
+      Thing: { type: 'object' },
+      Step: { anyOf: [{ type: 'string', enum: ['action_accept_tos', 'waiting_kyc_setup'] }, { type: 'string' }] },
+      ClosedStep: { type: 'string', enum: ['a', 'b'] },
+      StepOrNumber: { anyOf: [{ type: 'string', enum: ['a'] }, { type: 'number' }] },
+    }));
+    expect(code).toContain('        Step: "action_accept_tos" | "waiting_kyc_setup" | (string & {});\n');
+    // Only that pattern changes: a closed enum and other unions are as openapi-typescript makes them.
+    expect(code).toContain('        ClosedStep: "a" | "b";\n');
+    expect(code).toContain('        StepOrNumber: "a" | number;\n');
+  });
+
   it('names the spec and its version in the header of both files', async () => {
     const files = await generateOpenapiTypes(documentWith({ Thing: { type: 'object' } }));
     for (const text of Object.values(files)) {

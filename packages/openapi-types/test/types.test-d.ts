@@ -3,7 +3,8 @@
 import createClient from 'openapi-fetch';
 import { describe, expectTypeOf, it } from 'vitest';
 import type {
-  AccessToken, AccountLimit, AvailableFeatures, BankingDetails, Card, CardTransactionCreatedEvent, ErrorBody,
+  AccessToken, AccessTokenClaims, Nonce, OnboardingStatus, OnboardingStatusResponse, UnspecifiedObject, WalletAddress,
+  AccountLimit, AvailableFeatures, BankingDetails, Card, CardTransactionCreatedEvent, ErrorBody,
   KycPhoneValidationChangedEvent, KycSourceOfFundsChangedEvent, KycStatus, KycStatusChangedEvent,
   SetAccountLimitRequest, SignInWallet, SiweChallengeRequest, SmartWallet, SyncStatus, User, UserCreatedEvent,
   WebhookPublicKey, components, operations, paths,
@@ -116,6 +117,37 @@ describe('webhook public key (2.8), access token (2.9), error body', () => {
   });
   it('ErrorBody has optional error, message and code', () => {
     expectTypeOf<ErrorBody>().toEqualTypeOf<{ error?: string; message?: string; code?: string }>();
+  });
+});
+
+describe('sign-in details the reference leaves open (service facts), marked x-assumption in the spec', () => {
+  it('Nonce and WalletAddress are strings', () => {
+    expectTypeOf<Nonce>().toEqualTypeOf<string>();
+    expectTypeOf<WalletAddress>().toEqualTypeOf<string>();
+  });
+  it('AccessTokenClaims: iat, exp, signerAddress, chainId, hasSignedUp required; userId once signed up', () => {
+    expectTypeOf<AccessTokenClaims>().toEqualTypeOf<{
+      iat: number; exp: number; signerAddress: string; chainId: string; hasSignedUp: boolean; userId?: string;
+    }>();
+  });
+});
+
+describe('onboarding status (3.3): the four known values, any other string still accepted', () => {
+  type KnownStep = 'action_accept_tos' | 'waiting_kyc_setup' | 'action_complete_kyc' | 'action_complete_sof';
+  it('keeps the four known values for completion and narrowing', () => {
+    expectTypeOf<KnownStep>().toExtend<OnboardingStatus>();
+    expectTypeOf<Extract<OnboardingStatus, 'action_accept_tos'>>().toEqualTypeOf<'action_accept_tos'>();
+    expectTypeOf<Exclude<OnboardingStatus, KnownStep>>().toEqualTypeOf<string & {}>();
+  });
+  it('accepts a status the reference does not list', () => {
+    expectTypeOf<OnboardingStatus>().toExtend<string>();
+    expectTypeOf<'action_create_card'>().toExtend<OnboardingStatus>();
+  });
+  it('OnboardingStatusResponse has an optional status', () => {
+    expectTypeOf<OnboardingStatusResponse>().toEqualTypeOf<{ status?: OnboardingStatus }>();
+  });
+  it('UnspecifiedObject is an open object', () => {
+    expectTypeOf<UnspecifiedObject>().toEqualTypeOf<Record<string, unknown>>();
   });
 });
 
