@@ -33,17 +33,22 @@ export function headerConstantName(headerName) {
 export function renderEventCatalog(events, headers) {
   const q = (/** @type {string} */ value) => JSON.stringify(value);
   const interfaceNames = [...new Set(events.map((event) => event.interfaceName))];
+  const first = q(events[0]?.eventType ?? 'event.type');
   const parts = [
     `import type { ${interfaceNames.join(', ')} } from './models.js';\n`,
-    `/** Every webhook event the platform sends; narrow it with \`switch (event.eventType)\`. */\n` +
+    tsdocComment(`Every webhook event the platform sends, discriminated on \`eventType\`.\n\n@example\nswitch (event.eventType) {\n  case ${first}:\n    console.log(event.data); // narrowed to ${events[0]?.interfaceName ?? 'its interface'}\n    break;\n}`) +
       `export type WebhookEvent =\n${events.map((event) => `  | ${event.interfaceName}`).join('\n')};\n`,
-    `/** The \`eventType\` of every webhook event. */\n` +
+    tsdocComment(`The \`eventType\` of every webhook event.\n\n@example\nconst eventType: WebhookEventType = ${first};`) +
       `export type WebhookEventType =\n${events.map((event) => `  | ${q(event.eventType)}`).join('\n')};\n`,
-    `/** Event type -> event interface, for handlers typed by \`eventType\`. */\n` +
+    tsdocComment(`Event type -> event interface, for handlers typed by \`eventType\`.\n\n@example\ntype Handler<T extends WebhookEventType> = (event: WebhookEventMap[T]) => Promise<void>;`) +
       `export interface WebhookEventMap {\n${events.map((event) => `${tsdocComment(event.description, '  ')}  ${q(event.eventType)}: ${event.interfaceName};`).join('\n')}\n}\n`,
-    `/** Every event type, in spec order. */\n` +
+    tsdocComment(`Every event type, in spec order.\n\n@example\nfor (const eventType of WEBHOOK_EVENT_TYPES) console.log(eventType);`) +
       `export const WEBHOOK_EVENT_TYPES = [\n${events.map((event) => `  ${q(event.eventType)},`).join('\n')}\n] as const satisfies readonly WebhookEventType[];\n`,
-    ...headers.map((header) => `${tsdocComment(header.description ?? `The \`${header.name}\` header of every webhook request.`)}export const ${headerConstantName(header.name)} = ${q(header.name)};\n`),
+    ...headers.map((header) => {
+      const constant = headerConstantName(header.name);
+      const description = header.description ?? `The \`${header.name}\` header of every webhook request.`;
+      return `${tsdocComment(`${description}\n\n@example\nrequest.headers.get(${constant}); // reads ${q(header.name)}`)}export const ${constant} = ${q(header.name)};\n`;
+    }),
   ];
   return parts.join('\n');
 }

@@ -2,7 +2,7 @@ import {
   ConstrainedDictionaryModel, ConstrainedObjectModel, ConstrainedReferenceModel, TypeScriptGenerator, typeScriptDefaultModelNameConstraints,
 } from '@asyncapi/modelina';
 import { EventTypesGenerationError } from './generation-error.mjs';
-import { tsdocComment } from './tsdoc-comment.mjs';
+import { describeWithExample, tsdocComment } from './tsdoc-comment.mjs';
 
 /**
  * A property key as TypeScript needs it: bare when it is an identifier, quoted otherwise
@@ -35,11 +35,11 @@ function propertyDescription(model) {
 
 /**
  * Every declaration is exported (one shared file, no per-model imports) and carries its
- * schema's description as TSDoc.
+ * schema's description and first example as TSDoc.
  *
  * @param {{ model: { originalInput?: any }, content: string }} args
  */
-const exportedWithDescription = ({ model, content }) => `${tsdocComment(model.originalInput?.description)}export ${content}`;
+const exportedWithDescription = ({ model, content }) => `${tsdocComment(describeWithExample(model.originalInput))}export ${content}`;
 
 /**
  * A schema title that is already a PascalCase identifier is the type name as it is

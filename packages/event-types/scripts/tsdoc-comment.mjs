@@ -14,3 +14,19 @@ export function tsdocComment(text, indent = '') {
   if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`;
   return `${indent}/**\n${lines.map((line) => `${indent} *${line ? ` ${line}` : ''}`).join('\n')}\n${indent} */\n`;
 }
+
+/**
+ * A schema's description followed by its first example as a TSDoc `@example` (pretty
+ * JSON), the text for `tsdocComment`.
+ *
+ * @param {{ description?: string, examples?: unknown[] } | undefined} schema
+ * @returns {string | undefined}
+ * @example
+ * describeWithExample({ description: 'A wallet.', examples: [{ address: '0x1' }] })
+ */
+export function describeWithExample(schema) {
+  const example = Array.isArray(schema?.examples) && schema.examples.length > 0
+    ? `@example\n${JSON.stringify(schema.examples[0], null, 2)}`
+    : undefined;
+  return [schema?.description?.trim(), example].filter(Boolean).join('\n\n') || undefined;
+}

@@ -13,30 +13,59 @@ describe('renders the discriminated union, the event map, the type list and the 
     );
     expect(code).toBe(`import type { UserCreatedEvent, CardTransactionCreatedEvent } from './models.js';
 
-/** Every webhook event the platform sends; narrow it with \`switch (event.eventType)\`. */
+/**
+ * Every webhook event the platform sends, discriminated on \`eventType\`.
+ *
+ * @example
+ * switch (event.eventType) {
+ *   case "user.created":
+ *     console.log(event.data); // narrowed to UserCreatedEvent
+ *     break;
+ * }
+ */
 export type WebhookEvent =
   | UserCreatedEvent
   | CardTransactionCreatedEvent;
 
-/** The \`eventType\` of every webhook event. */
+/**
+ * The \`eventType\` of every webhook event.
+ *
+ * @example
+ * const eventType: WebhookEventType = "user.created";
+ */
 export type WebhookEventType =
   | "user.created"
   | "card.transaction.created";
 
-/** Event type -> event interface, for handlers typed by \`eventType\`. */
+/**
+ * Event type -> event interface, for handlers typed by \`eventType\`.
+ *
+ * @example
+ * type Handler<T extends WebhookEventType> = (event: WebhookEventMap[T]) => Promise<void>;
+ */
 export interface WebhookEventMap {
   /** A user was created. */
   "user.created": UserCreatedEvent;
   "card.transaction.created": CardTransactionCreatedEvent;
 }
 
-/** Every event type, in spec order. */
+/**
+ * Every event type, in spec order.
+ *
+ * @example
+ * for (const eventType of WEBHOOK_EVENT_TYPES) console.log(eventType);
+ */
 export const WEBHOOK_EVENT_TYPES = [
   "user.created",
   "card.transaction.created",
 ] as const satisfies readonly WebhookEventType[];
 
-/** Unix seconds. */
+/**
+ * Unix seconds.
+ *
+ * @example
+ * request.headers.get(WEBHOOK_TIMESTAMP_HEADER); // reads "X-Webhook-Timestamp"
+ */
 export const WEBHOOK_TIMESTAMP_HEADER = "X-Webhook-Timestamp";
 `);
   });

@@ -9,7 +9,7 @@ const given = asyncapiDocument({
   schemas: {
     Bank: { title: 'Bank', type: 'object', required: ['iban'], properties: { iban: { type: ['string', 'null'] } } },
     NullableBank: { title: 'NullableBank', type: ['object', 'null'], required: ['bic'], properties: { bic: { type: 'string' } } },
-    Status: { title: 'Status', description: 'Where it is.', type: 'string', enum: ['pending', 'synced'] },
+    Status: { title: 'Status', description: 'Where it is.', type: 'string', enum: ['pending', 'synced'], examples: ['synced'] },
   },
   events: [
     eventSchema('ThingEvent', 'thing.happened', { title: 'Thing', description: 'A thing.', type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'Its id.' } } }),
@@ -98,7 +98,8 @@ describe('nullable fields are T | null, required fields are not optional', () =>
 
 describe('enums are union types of their members', () => {
   it('given a titled string enum, renders a union type alias named after it', () => {
-    expect(declaration('Status')).toBe('/** Where it is. */\nexport type Status = "pending" | "synced";\n');
+    expect(declaration('Status')).toBe('export type Status = "pending" | "synced";\n');
+    expect(code).toContain('/**\n * Where it is.\n *\n * @example\n * "synced"\n */\nexport type Status');
     expect(declaration('HasStatus')).toContain('  status: Status;\n');
   });
 });

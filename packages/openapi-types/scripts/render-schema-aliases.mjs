@@ -1,5 +1,5 @@
 import { OpenapiTypesGenerationError } from './generation-error.mjs';
-import { tsdocComment } from './tsdoc-comment.mjs';
+import { describeWithExample, tsdocComment } from './tsdoc-comment.mjs';
 
 // Names an alias may not take: the root types of openapi-typescript's output (the alias
 // would shadow them) and TypeScript's own type keywords.
@@ -11,10 +11,10 @@ const TAKEN_NAMES = new Set([
 
 /**
  * Renders `export type <Name> = components["schemas"]["<Name>"];` for every component
- * schema, in spec order, with the schema's description as TSDoc, so consumers never have
+ * schema, in spec order, with the schema's description and first example as TSDoc, so consumers never have
  * to write `components["schemas"][...]` and a new schema gets its alias automatically.
  *
- * @param {Record<string, { description?: string }>} schemas `components.schemas` of the bundled spec
+ * @param {Record<string, { description?: string, examples?: unknown[] }>} schemas `components.schemas` of the bundled spec
  * @returns {string}
  * @example
  * renderSchemaAliases({ User: { description: 'A user.' } })
@@ -26,7 +26,7 @@ export function renderSchemaAliases(schemas) {
       throw new OpenapiTypesGenerationError('INVALID_ALIAS_NAME',
         `components.schemas.${JSON.stringify(name)} cannot become an exported type name; rename the schema (its title and file name in specs/schemas/) to a PascalCase identifier that is not one of: ${[...TAKEN_NAMES].join(', ')}.`);
     }
-    return `${tsdocComment(schema?.description)}export type ${name} = components["schemas"][${JSON.stringify(name)}];\n`;
+    return `${tsdocComment(describeWithExample(schema))}export type ${name} = components["schemas"][${JSON.stringify(name)}];\n`;
   });
   return [`import type { components } from './openapi.js';\n`, ...aliases].join('\n');
 }

@@ -13,3 +13,19 @@ export function tsdocComment(text) {
   if (lines.length === 1) return `/** ${lines[0]} */\n`;
   return `/**\n${lines.map((line) => ` *${line ? ` ${line}` : ''}`).join('\n')}\n */\n`;
 }
+
+/**
+ * A schema's description followed by its first example as a TSDoc `@example` (pretty
+ * JSON), the text for `tsdocComment`.
+ *
+ * @param {{ description?: string, examples?: unknown[] } | undefined} schema
+ * @returns {string | undefined}
+ * @example
+ * describeWithExample({ description: 'A wallet.', examples: [{ address: '0x1' }] })
+ */
+export function describeWithExample(schema) {
+  const example = Array.isArray(schema?.examples) && schema.examples.length > 0
+    ? `@example\n${JSON.stringify(schema.examples[0], null, 2)}`
+    : undefined;
+  return [schema?.description?.trim(), example].filter(Boolean).join('\n\n') || undefined;
+}

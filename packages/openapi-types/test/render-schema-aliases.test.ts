@@ -13,6 +13,11 @@ export type AccountLimit = components["schemas"]["AccountLimit"];
 `);
   });
 
+  it('adds the first example of the schema as a TSDoc @example', () => {
+    expect(renderSchemaAliases({ SmartWallet: { description: 'A wallet.', examples: [{ address: '0x1', chainId: '100' }, { address: '0x2', chainId: '1' }] } }))
+      .toContain('/**\n * A wallet.\n *\n * @example\n * {\n *   "address": "0x1",\n *   "chainId": "100"\n * }\n */\nexport type SmartWallet = components["schemas"]["SmartWallet"];');
+  });
+
   it('gives a new schema its alias without any change to the generator', () => {
     expect(renderSchemaAliases({ CardStatement: { description: 'New.' } })).toContain('export type CardStatement = components["schemas"]["CardStatement"];');
   });

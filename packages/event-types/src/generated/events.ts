@@ -4,7 +4,16 @@
 
 import type { UserCreatedEvent, KycStatusChangedEvent, KycPhoneValidationChangedEvent, KycSourceOfFundsChangedEvent, CardTransactionCreatedEvent } from './models.js';
 
-/** Every webhook event the platform sends; narrow it with `switch (event.eventType)`. */
+/**
+ * Every webhook event the platform sends, discriminated on `eventType`.
+ *
+ * @example
+ * switch (event.eventType) {
+ *   case "user.created":
+ *     console.log(event.data); // narrowed to UserCreatedEvent
+ *     break;
+ * }
+ */
 export type WebhookEvent =
   | UserCreatedEvent
   | KycStatusChangedEvent
@@ -12,7 +21,12 @@ export type WebhookEvent =
   | KycSourceOfFundsChangedEvent
   | CardTransactionCreatedEvent;
 
-/** The `eventType` of every webhook event. */
+/**
+ * The `eventType` of every webhook event.
+ *
+ * @example
+ * const eventType: WebhookEventType = "user.created";
+ */
 export type WebhookEventType =
   | "user.created"
   | "kyc.status.changed"
@@ -20,7 +34,12 @@ export type WebhookEventType =
   | "kyc.source-of-funds.changed"
   | "card.transaction.created";
 
-/** Event type -> event interface, for handlers typed by `eventType`. */
+/**
+ * Event type -> event interface, for handlers typed by `eventType`.
+ *
+ * @example
+ * type Handler<T extends WebhookEventType> = (event: WebhookEventMap[T]) => Promise<void>;
+ */
 export interface WebhookEventMap {
   /** A user was created */
   "user.created": UserCreatedEvent;
@@ -34,7 +53,12 @@ export interface WebhookEventMap {
   "card.transaction.created": CardTransactionCreatedEvent;
 }
 
-/** Every event type, in spec order. */
+/**
+ * Every event type, in spec order.
+ *
+ * @example
+ * for (const eventType of WEBHOOK_EVENT_TYPES) console.log(eventType);
+ */
 export const WEBHOOK_EVENT_TYPES = [
   "user.created",
   "kyc.status.changed",
@@ -43,8 +67,18 @@ export const WEBHOOK_EVENT_TYPES = [
   "card.transaction.created",
 ] as const satisfies readonly WebhookEventType[];
 
-/** Unix time of sending, in seconds, as decimal digits. Receivers reject a timestamp more than 300 seconds away from their clock, in either direction. */
+/**
+ * Unix time of sending, in seconds, as decimal digits. Receivers reject a timestamp more than 300 seconds away from their clock, in either direction.
+ *
+ * @example
+ * request.headers.get(WEBHOOK_TIMESTAMP_HEADER); // reads "X-Webhook-Timestamp"
+ */
 export const WEBHOOK_TIMESTAMP_HEADER = "X-Webhook-Timestamp";
 
-/** Base64 (standard alphabet, padded) of the 64-byte Ed25519 signature. */
+/**
+ * Base64 (standard alphabet, padded) of the 64-byte Ed25519 signature.
+ *
+ * @example
+ * request.headers.get(WEBHOOK_SIGNATURE_HEADER); // reads "X-Webhook-Signature"
+ */
 export const WEBHOOK_SIGNATURE_HEADER = "X-Webhook-Signature";

@@ -9,7 +9,58 @@ export interface UserCreatedEvent {
   data: User;
 }
 
-/** A user of the platform, sent in full as the `data` of every user and KYC webhook event (reference 2.1). Every field is always present; nullable fields carry JSON `null` when no value exists. */
+/**
+ * A user of the platform, sent in full as the `data` of every user and KYC webhook event (reference 2.1). Every field is always present; nullable fields carry JSON `null` when no value exists.
+ *
+ * @example
+ * {
+ *   "id": "usr_7f3c2a",
+ *   "email": "ada@example.com",
+ *   "phone": "+15555550123",
+ *   "firstName": "Ada",
+ *   "lastName": "Lovelace",
+ *   "address1": "12 Analytical Way",
+ *   "address2": null,
+ *   "city": "London",
+ *   "postalCode": "N1 9GU",
+ *   "state": null,
+ *   "country": "GB",
+ *   "nationalityCountry": "GB",
+ *   "signInWallets": [
+ *     {
+ *       "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+ *     }
+ *   ],
+ *   "smartWallets": [
+ *     {
+ *       "address": "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359",
+ *       "chainId": "100"
+ *     }
+ *   ],
+ *   "kycStatus": "approved",
+ *   "availableFeatures": {
+ *     "providerIban": true
+ *   },
+ *   "cards": [
+ *     {
+ *       "id": "crd_91b0",
+ *       "cardToken": "tok_4f9a1c",
+ *       "lastFourDigits": "4242",
+ *       "embossedName": "ADA LOVELACE",
+ *       "activatedAt": "2026-03-01T10:15:00.000Z",
+ *       "virtual": true
+ *     }
+ *   ],
+ *   "bankingDetails": {
+ *     "providerIban": "GB33BUKB20201555555555",
+ *     "providerBic": "BUKBGB22",
+ *     "providerIbanStatus": "active",
+ *     "address": "1 Bank Street, London"
+ *   },
+ *   "isSourceOfFundsAnswered": true,
+ *   "isPhoneValidated": true
+ * }
+ */
 export interface User {
   /** Unique user identifier. */
   id: string;
@@ -51,13 +102,28 @@ export interface User {
   isPhoneValidated: boolean;
 }
 
-/** A wallet the user signs in with (reference 2.2). */
+/**
+ * A wallet the user signs in with (reference 2.2).
+ *
+ * @example
+ * {
+ *   "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+ * }
+ */
 export interface SignInWallet {
   /** An EVM wallet address, `0x` followed by 40 hexadecimal digits (checksummed or not). */
   address: string;
 }
 
-/** A smart-account wallet of the user (reference 2.3). */
+/**
+ * A smart-account wallet of the user (reference 2.3).
+ *
+ * @example
+ * {
+ *   "address": "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359",
+ *   "chainId": "100"
+ * }
+ */
 export interface SmartWallet {
   /** An EVM wallet address, `0x` followed by 40 hexadecimal digits (checksummed or not). */
   address: string;
@@ -65,16 +131,40 @@ export interface SmartWallet {
   chainId: string;
 }
 
-/** Identity verification (KYC) status of a user (reference 2.5). Every change emits the `kyc.status.changed` event. Transitions between the values are not shown in the reference. */
+/**
+ * Identity verification (KYC) status of a user (reference 2.5). Every change emits the `kyc.status.changed` event. Transitions between the values are not shown in the reference.
+ *
+ * @example
+ * "approved"
+ */
 export type KycStatus = "notStarted" | "documentsRequested" | "pending" | "processing" | "approved" | "resubmissionRequested" | "rejected" | "requiresAction";
 
-/** Feature flags of a user (reference 2.6). */
+/**
+ * Feature flags of a user (reference 2.6).
+ *
+ * @example
+ * {
+ *   "providerIban": true
+ * }
+ */
 export interface AvailableFeatures {
   /** Whether the user can get an IBAN from the banking provider. */
   providerIban: boolean;
 }
 
-/** A card of the user's account (reference 2.3); all six fields are always present. */
+/**
+ * A card of the user's account (reference 2.3); all six fields are always present.
+ *
+ * @example
+ * {
+ *   "id": "crd_91b0",
+ *   "cardToken": "tok_4f9a1c",
+ *   "lastFourDigits": "4242",
+ *   "embossedName": "ADA LOVELACE",
+ *   "activatedAt": "2026-03-01T10:15:00.000Z",
+ *   "virtual": true
+ * }
+ */
 export interface Card {
   /** Card id. */
   id: string;
@@ -90,7 +180,17 @@ export interface Card {
   virtual: boolean;
 }
 
-/** Bank details of the user's account (reference 2.4). The object itself may be null on a user; when it is present, all four fields are present, each possibly null. */
+/**
+ * Bank details of the user's account (reference 2.4). The object itself may be null on a user; when it is present, all four fields are present, each possibly null.
+ *
+ * @example
+ * {
+ *   "providerIban": "GB33BUKB20201555555555",
+ *   "providerBic": "BUKBGB22",
+ *   "providerIbanStatus": "active",
+ *   "address": "1 Bank Street, London"
+ * }
+ */
 export interface BankingDetails {
   /** IBAN of the account at the banking provider, or null when none is issued. */
   providerIban: string | null;
@@ -123,7 +223,15 @@ export interface KycSourceOfFundsChangedEvent {
   data: User;
 }
 
-/** The `card.transaction.created` webhook event: a card transaction was created. Partners handle it, but its payload is not shown in the reference, so `data` is an open object. */
+/**
+ * The `card.transaction.created` webhook event: a card transaction was created. Partners handle it, but its payload is not shown in the reference, so `data` is an open object.
+ *
+ * @example
+ * {
+ *   "eventType": "card.transaction.created",
+ *   "data": {}
+ * }
+ */
 export interface CardTransactionCreatedEvent {
   /** The event kind, always `card.transaction.created` for this event. */
   eventType: "card.transaction.created";
@@ -134,10 +242,23 @@ export interface CardTransactionCreatedEvent {
 /** A JSON object whose fields the reference does not show. Any object is accepted; do not depend on particular fields. */
 export type UnspecifiedObject = Record<string, unknown>;
 
-/** An EVM wallet address, `0x` followed by 40 hexadecimal digits (checksummed or not). */
+/**
+ * An EVM wallet address, `0x` followed by 40 hexadecimal digits (checksummed or not).
+ *
+ * @example
+ * "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+ */
 export type WalletAddress = string;
 
-/** The headers that authenticate a webhook delivery (reference 6.2). The signature is the Ed25519 signature of the UTF-8 bytes of `${X-Webhook-Timestamp}.${rawBody}`, verified with the key from `getWebhookPublicKey` on the raw body before it is parsed. A missing header or a failed verification rejects the delivery (answer 401). */
+/**
+ * The headers that authenticate a webhook delivery (reference 6.2). The signature is the Ed25519 signature of the UTF-8 bytes of `${X-Webhook-Timestamp}.${rawBody}`, verified with the key from `getWebhookPublicKey` on the raw body before it is parsed. A missing header or a failed verification rejects the delivery (answer 401).
+ *
+ * @example
+ * {
+ *   "X-Webhook-Timestamp": "1795776000",
+ *   "X-Webhook-Signature": "DWD3p4srCb4Clc+V1G415c9cloTIQGvqYBt+UMXm5vc/IitZPs4rJ2GWeH8IiPCsKN2pbCEX5uIdGDMbIakPDw=="
+ * }
+ */
 export interface WebhookHeaders {
   /** Unix time of sending, in seconds, as decimal digits. Receivers reject a timestamp more than 300 seconds away from their clock, in either direction. */
   "X-Webhook-Timestamp": string;
