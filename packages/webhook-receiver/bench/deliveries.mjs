@@ -28,7 +28,10 @@ function userEvent(index) {
   });
 }
 
-/** `count` unique deliveries: body, timestamp, signature (base64), and the signed message and signature bytes. */
+/**
+ * `count` unique deliveries: body (text and the bytes a server reads), timestamp, signature
+ * (base64), and the signed message and signature bytes already decoded.
+ */
 export function signDeliveries(privateKeyPem, count) {
   const key = createPrivateKey(privateKeyPem);
   const timestamp = String(Math.floor(Date.now() / 1000));
@@ -36,7 +39,7 @@ export function signDeliveries(privateKeyPem, count) {
     const body = userEvent(index);
     const message = Buffer.from(`${timestamp}.${body}`, 'utf8');
     const signatureBytes = sign(null, message, key);
-    return { body, timestamp, signature: signatureBytes.toString('base64'), message, signatureBytes };
+    return { body, bodyBytes: Buffer.from(body, 'utf8'), timestamp, signature: signatureBytes.toString('base64'), message, signatureBytes };
   });
 }
 

@@ -234,11 +234,26 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     }
   };
 
-  const dispatch = async (event: WebhookEvent, delivery: WebhookDelivery): Promise<void> => {
-    for (const registration of registrations) {
-      if (registration.eventType === undefined || registration.eventType === event.eventType) {
-        // Only a returned promise is awaited: a synchronous handler costs no extra tick.
-        const result = (registration.handler as WebhookEventHandler)(event, delivery);
+  // Synchronous handlers (the common case) run without a promise or a tick per delivery; from
+  // the first handler that returns a promise on, the rest run in dispatchAfter. A synchronous
+  // throw propagates as a throw, so callers catch both.
+  const dispatch = (event: WebhookEvent, delivery: WebhookDelivery): void | Promise<void> => {
+    for (let index = 0; index < registrations.length; index++) {
+      const { eventType, handler } = registrations[index]!;
+      if (eventType === undefined || eventType === event.eventType) {
+        const result = (handler as WebhookEventHandler)(event, delivery);
+        if (isPromiseLike(result)) return dispatchAfter(result, index + 1, event, delivery);
+      }
+    }
+    return undefined;
+  };
+
+  const dispatchAfter = async (pending: PromiseLike<unknown>, from: number, event: WebhookEvent, delivery: WebhookDelivery): Promise<void> => {
+    await pending;
+    for (let index = from; index < registrations.length; index++) {
+      const { eventType, handler } = registrations[index]!;
+      if (eventType === undefined || eventType === event.eventType) {
+        const result = (handler as WebhookEventHandler)(event, delivery);
         if (isPromiseLike(result)) await result;
       }
     }
@@ -255,38 +270,63 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     }
   };
 
-  const settle = async (
+  const releaseAfterFailure = async (
     key: string,
     token: string,
-    work: Promise<void>,
+    error: unknown,
     delivery: WebhookDelivery,
     afterReply: boolean,
   ): Promise<ReceiverOutcome> => {
-    try {
-      await work;
-    } catch (error) {
-      report(error, { outcome: 'handler_failed', delivery, afterReply });
-      if (dedupe !== undefined) {
-        try {
-          await dedupe.release(key, token);
-        } catch (releaseError) {
-          // The claim then expires after claimTtlMs and a later retry is processed.
-          report(releaseError, { outcome: 'dedupe_store_unavailable', delivery, afterReply });
-        }
-      }
-      return 'handler_failed';
-    }
+    report(error, { outcome: 'handler_failed', delivery, afterReply });
     if (dedupe !== undefined) {
       try {
-        const marked = dedupe.markProcessed(key, token);
-        if (isPromiseLike(marked)) await marked;
-      } catch (error) {
-        // The handlers succeeded, so the event is answered 2xx; a duplicate arriving after the
-        // claim expires may be processed again (at-least-once while the store is down).
-        report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: true });
+        await dedupe.release(key, token);
+      } catch (releaseError) {
+        // The claim then expires after claimTtlMs and a later retry is processed.
+        report(releaseError, { outcome: 'dedupe_store_unavailable', delivery, afterReply });
       }
     }
-    return 'processed';
+    return 'handler_failed';
+  };
+
+  const markProcessed = (key: string, token: string, delivery: WebhookDelivery): void | Promise<void> => {
+    // The handlers succeeded, so the event is answered 2xx; a duplicate arriving after the
+    // claim expires may be processed again (at-least-once while the store is down).
+    const failed = (error: unknown) => report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: true });
+    try {
+      const marked = dedupe?.markProcessed(key, token);
+      if (isPromiseLike(marked)) return Promise.resolve(marked).then(undefined, failed);
+    } catch (error) {
+      failed(error);
+    }
+    return undefined;
+  };
+
+  /** Runs the handlers and records the result in the store; synchronous when both are. */
+  const settle = (
+    key: string,
+    token: string,
+    delivery: WebhookDelivery,
+    run: () => void | Promise<void>,
+    afterReply: boolean,
+  ): ReceiverOutcome | Promise<ReceiverOutcome> => {
+    let work: void | Promise<void>;
+    try {
+      work = run();
+    } catch (error) {
+      return releaseAfterFailure(key, token, error, delivery, afterReply);
+    }
+    if (work === undefined) {
+      const marked = markProcessed(key, token, delivery);
+      return marked === undefined ? 'processed' : marked.then(() => 'processed');
+    }
+    return work.then(
+      async () => {
+        await markProcessed(key, token, delivery);
+        return 'processed' as const;
+      },
+      (error: unknown) => releaseAfterFailure(key, token, error, delivery, afterReply),
+    );
   };
 
   const receive = async (source: DeliverySource): Promise<WebhookReceipt> => {
@@ -343,28 +383,29 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
     if (!parsed.ok) {
       await giveToUnknownEventHandler(rawBody, delivery);
-      await settle(delivery.bodySha256, token, Promise.resolve(), delivery, false);
+      const marked = markProcessed(delivery.bodySha256, token, delivery);
+      if (marked !== undefined) await marked;
       return { reply: replyFor('unknown_event_type') };
     }
 
+    const { event } = parsed;
     if (acknowledgeEarly) {
       // Started on a later tick so that the reply is written before any handler code runs.
-      const work = Promise.resolve().then(() => dispatch(parsed.event, delivery));
-      const afterReply = settle(delivery.bodySha256, token, work, delivery, true).then(() => undefined);
+      const afterReply = Promise.resolve()
+        .then(() => settle(delivery.bodySha256, token, delivery, () => dispatch(event, delivery), true))
+        .then(() => undefined);
       return { reply: replyFor('acknowledged'), afterReply };
     }
-    const outcome = await settle(delivery.bodySha256, token, dispatch(parsed.event, delivery), delivery, false);
-    return { reply: replyFor(outcome) };
+    const settled = settle(delivery.bodySha256, token, delivery, () => dispatch(event, delivery), false);
+    return { reply: replyFor(typeof settled === 'string' ? settled : await settled) };
   };
 
-  const receiveOrReportFailure = async (source: DeliverySource): Promise<WebhookReceipt> => {
-    try {
-      return await receive(source);
-    } catch (error) {
-      report(error, { outcome: 'internal_error', afterReply: false });
-      return { reply: replyFor('internal_error') };
-    }
+  const reportInternalError = (error: unknown): WebhookReceipt => {
+    report(error, { outcome: 'internal_error', afterReply: false });
+    return { reply: replyFor('internal_error') };
   };
+  const receiveOrReportFailure = (source: DeliverySource): Promise<WebhookReceipt> =>
+    receive(source).then(undefined, reportInternalError);
 
   const receiver: WebhookReceiver = {
     on(eventType, handler) {

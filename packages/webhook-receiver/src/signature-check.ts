@@ -56,26 +56,26 @@ export function createSignatureCheck(options: SignatureCheckOptions) {
   if (now !== undefined && typeof now !== 'function') {
     throw new WebhookReceiverError('invalid_options', 'now must be a function returning milliseconds, like Date.now.');
   }
-  return async function checkSignature(
+  const toRejection = (error: unknown): SignatureRejection => {
+    if (error instanceof WebhookSignatureError && SENDER_FAULTS.has(error.code)) {
+      return { outcome: error.code as ReceiverOutcome, detail: undefined, error, serverSide: false };
+    }
+    if (error instanceof WebhookSignatureError && error.code === 'invalid_public_key') {
+      return { outcome: 'receiver_misconfigured', detail: undefined, error, serverSide: true };
+    }
+    if (error instanceof PublicKeyFetchError) {
+      // The key endpoint failed: it may be back by the retry.
+      return { outcome: 'public_key_unavailable', detail: undefined, error, serverSide: true };
+    }
+    return { outcome: 'receiver_misconfigured', detail: undefined, error, serverSide: true };
+  };
+  const accepted = (): undefined => undefined;
+  // One derived promise per delivery rather than an async frame around the verification.
+  return function checkSignature(
     rawBody: Uint8Array,
     timestamp: VerifyOptions['timestamp'],
     signature: VerifyOptions['signature'],
   ): Promise<SignatureRejection | undefined> {
-    try {
-      await verifyWebhookSignature({ rawBody, timestamp, signature, publicKey, toleranceSeconds, now });
-      return undefined;
-    } catch (error) {
-      if (error instanceof WebhookSignatureError && SENDER_FAULTS.has(error.code)) {
-        return { outcome: error.code as ReceiverOutcome, detail: undefined, error, serverSide: false };
-      }
-      if (error instanceof WebhookSignatureError && error.code === 'invalid_public_key') {
-        return { outcome: 'receiver_misconfigured', detail: undefined, error, serverSide: true };
-      }
-      if (error instanceof PublicKeyFetchError) {
-        // The key endpoint failed: it may be back by the retry.
-        return { outcome: 'public_key_unavailable', detail: undefined, error, serverSide: true };
-      }
-      return { outcome: 'receiver_misconfigured', detail: undefined, error, serverSide: true };
-    }
+    return verifyWebhookSignature({ rawBody, timestamp, signature, publicKey, toleranceSeconds, now }).then(accepted, toRejection);
   };
 }

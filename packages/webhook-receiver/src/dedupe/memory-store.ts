@@ -78,11 +78,21 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
       return { state: 'claimed', token };
     },
     markProcessed(key: string, token: string): void {
+      const at = now();
       const entry = entries.get(key);
+      if (entry === undefined) {
+        entries.set(key, { state: 'processed', token, expiresAt: at + ttlMs });
+        if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+        return;
+      }
       // A claim that expired and was taken over by another delivery is that delivery's now.
-      if (entry !== undefined && entry.token !== token && entry.expiresAt > now()) return;
+      if (entry.token !== token && entry.expiresAt > at) return;
+      // The claim's own entry, updated in place and moved to the most recent end.
       entries.delete(key);
-      entries.set(key, { state: 'processed', token, expiresAt: now() + ttlMs });
+      entry.state = 'processed';
+      entry.token = token;
+      entry.expiresAt = at + ttlMs;
+      entries.set(key, entry);
     },
     release(key: string, token: string): void {
       if (entries.get(key)?.token === token) entries.delete(key);
