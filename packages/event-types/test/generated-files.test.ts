@@ -1,13 +1,20 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { generateEventTypes } from '../scripts/generate-event-types.mjs';
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A fresh temporary directory, removed when the current test finishes. */
+function temporaryDirectory(prefix: string): string {
+  const dir = mkdtempSync(prefix);
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 const bundledSpec = resolve(packageDir, '../../specs/dist/asyncapi.json');
 const readSpec = () => JSON.parse(readFileSync(bundledSpec, 'utf8'));
 const runGen = (...args: string[]) => spawnSync(process.execPath, [join(packageDir, 'scripts/gen.mjs'), ...args], { cwd: packageDir, encoding: 'utf8' });
@@ -59,7 +66,7 @@ describe('generation is deterministic', () => {
 describe('the generated files type-check on their own (tsc --noEmit)', () => {
   it('passes the strictest compiler settings as plain Node ESM', () => {
     // A throw-away tsconfig so that nothing but the generated files (and no @types) is in scope.
-    const project = join(mkdtempSync(join(tmpdir(), 'event-types-tsc-')), 'tsconfig.json');
+    const project = join(temporaryDirectory(join(tmpdir(), 'event-types-tsc-')), 'tsconfig.json');
     writeFileSync(project, JSON.stringify({
       compilerOptions: {
         noEmit: true, strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true,
@@ -83,7 +90,7 @@ describe('gen explains what to do when the bundled spec is missing or not JSON',
   });
 
   it('exits 1 with a clear message for a file that is not JSON', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'event-types-')), 'asyncapi.json');
+    const file = join(temporaryDirectory(join(tmpdir(), 'event-types-')), 'asyncapi.json');
     writeFileSync(file, 'asyncapi: 3.0.0\n');
     const result = runGen('--spec', file, '--check');
     expect(result.status).toBe(1);

@@ -1,13 +1,20 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { publint } from 'publint';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A fresh temporary directory, removed when the current test finishes. */
+function temporaryDirectory(prefix: string): string {
+  const dir = mkdtempSync(prefix);
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 beforeAll(() => {
   // turbo runs build before test; run directly, build first.
@@ -23,7 +30,7 @@ describe('the package works for ESM and CJS consumers as published', () => {
   it('arethetypeswrong finds types for every resolution mode (node10, node16 CJS and ESM, bundler)', () => {
     // Packed into a directory of its own, so nothing else working in the package dir can
     // trip over (or on) the tarball.
-    const destination = mkdtempSync(join(tmpdir(), 'attw-'));
+    const destination = temporaryDirectory(join(tmpdir(), 'attw-'));
     const pack = spawnSync('npm', ['pack', '--json', '--pack-destination', destination], { cwd: packageDir, encoding: 'utf8' });
     expect(pack.status, pack.stderr).toBe(0);
     const tarball = join(destination, JSON.parse(pack.stdout)[0].filename);

@@ -1,12 +1,19 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A fresh temporary directory, removed when the current test finishes. */
+function temporaryDirectory(prefix: string): string {
+  const dir = mkdtempSync(prefix);
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 // The free names the README's snippets stand for (a Request in a handler, a parsed body).
 const PRELUDE = 'declare const request: Request;\ndeclare const body: { eventType: unknown };\n';
@@ -16,7 +23,7 @@ describe('the README examples compile against the package', () => {
     const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
     const blocks = [...readme.matchAll(/```ts\n([^]*?)```/g)].map((match) => match[1] ?? '');
     expect(blocks.length).toBeGreaterThan(0);
-    const dir = mkdtempSync(join(tmpdir(), 'event-types-readme-'));
+    const dir = temporaryDirectory(join(tmpdir(), 'event-types-readme-'));
     // Each block in a function of its own so that `return` statements in snippets are legal.
     const imports = blocks.join('\n').match(/^import [^]*?;$/gm) ?? [];
     const bodies = blocks.map((block) => block.replace(/^import [^]*?;$/gm, ''));
