@@ -5,6 +5,7 @@ import { describeValue } from './describe-value.js';
 import { PublicKeyFetchError } from './errors.js';
 import { importPublicKeyWithWebCrypto } from './import-key.js';
 import type { WebCryptoKey } from './web-crypto-key.js';
+import { nonNegativeOption, requireOptionsObject } from './options-check.js';
 
 /**
  * Where the webhook public key comes from; `verifyWebhookSignature` accepts one as `publicKey`.
@@ -45,12 +46,6 @@ export interface PublicKeyProviderOptions {
   timeoutMs?: number;
   /** The clock in milliseconds (default `Date.now`); injectable for tests. */
   now?: () => number;
-}
-
-function durationOption(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value === 'number' && value >= 0) return value;
-  throw new TypeError(`${name} must be a number of milliseconds >= 0; got ${String(value)}.`);
 }
 
 function endpointUrl(url: unknown): string {
@@ -123,17 +118,15 @@ async function fetchPublicKeyText(url: string, fetchImpl: typeof fetch, timeoutM
  * ```
  */
 export function createPublicKeyProvider(options: PublicKeyProviderOptions): PublicKeyProvider {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('Pass an options object: { url: "{webhooks_url}/api/v1/public-key" }.');
-  }
+  requireOptionsObject(options, 'url: "{webhooks_url}/api/v1/public-key"');
   const url = endpointUrl(options.url);
   const fetchImpl = options.fetch ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') {
     throw new TypeError('This runtime has no global fetch: pass options.fetch.');
   }
-  const cacheTtlMs = durationOption(options.cacheTtlMs, 3_600_000, 'cacheTtlMs');
-  const minRefreshIntervalMs = durationOption(options.minRefreshIntervalMs, 60_000, 'minRefreshIntervalMs');
-  const timeoutMs = durationOption(options.timeoutMs, 10_000, 'timeoutMs');
+  const cacheTtlMs = nonNegativeOption(options.cacheTtlMs, 3_600_000, 'cacheTtlMs', 'milliseconds');
+  const minRefreshIntervalMs = nonNegativeOption(options.minRefreshIntervalMs, 60_000, 'minRefreshIntervalMs', 'milliseconds');
+  const timeoutMs = nonNegativeOption(options.timeoutMs, 10_000, 'timeoutMs', 'milliseconds');
   const now = options.now ?? Date.now;
 
   let key: CryptoKey | undefined;

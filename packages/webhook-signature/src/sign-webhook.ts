@@ -5,7 +5,8 @@ import { resolvePrivateKey } from './import-key.js';
 import type { PrivateKeyInput } from './key-material.js';
 import { type RawBody, readRawBody, signedMessage } from './signed-message.js';
 import type { WebCryptoKey } from './web-crypto-key.js';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook-headers.js';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, UNIX_SECONDS } from './webhook-headers.js';
+import { requireOptionsObject } from './options-check.js';
 
 /**
  * Options of `signWebhook`.
@@ -48,7 +49,7 @@ const LARGEST_SECONDS = 1e11;
 function timestampText(value: unknown): string {
   if (value === undefined) return String(Math.floor(Date.now() / 1000));
   const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
-  if (typeof text === 'string' && /^[0-9]{1,15}$/.test(text) && Number(text) < LARGEST_SECONDS) return text;
+  if (typeof text === 'string' && UNIX_SECONDS.test(text) && Number(text) < LARGEST_SECONDS) return text;
   throw new WebhookSignatureError(
     'malformed_timestamp',
     `timestamp must be Unix seconds (not milliseconds) as a whole number or digits; got ${String(value)}.`,
@@ -56,9 +57,7 @@ function timestampText(value: unknown): string {
 }
 
 export async function signWebhookWith(engine: Ed25519Engine, options: SignWebhookOptions): Promise<SignedWebhook> {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('Pass one options object: { rawBody, privateKey, timestamp? }.');
-  }
+  requireOptionsObject(options, 'rawBody, privateKey, timestamp?');
   const body = readRawBody(options.rawBody);
   const timestamp = timestampText(options.timestamp);
   const key = await resolvePrivateKey(options.privateKey);

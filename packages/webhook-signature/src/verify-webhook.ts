@@ -4,6 +4,7 @@ import { resolvePublicKey } from './import-key.js';
 import type { PublicKeyInput } from './key-material.js';
 import type { PublicKeyProvider } from './public-key-provider.js';
 import type { WebCryptoKey } from './web-crypto-key.js';
+import { nonNegativeOption, requireOptionsObject } from './options-check.js';
 import { type RawBody, readRawBody, signedMessage } from './signed-message.js';
 import {
   type HeaderValue,
@@ -77,13 +78,9 @@ async function verifyWithProvider(
 }
 
 export async function verifyWebhookSignatureWith(engine: Ed25519Engine, options: VerifyWebhookSignatureOptions): Promise<void> {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('Pass one options object: { rawBody, timestamp, signature, publicKey }.');
-  }
-  const { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now = Date.now, publicKey } = options;
-  if (typeof toleranceSeconds !== 'number' || !(toleranceSeconds >= 0)) {
-    throw new TypeError(`toleranceSeconds must be a number >= 0; got ${String(toleranceSeconds)}.`);
-  }
+  requireOptionsObject(options, 'rawBody, timestamp, signature, publicKey');
+  const { now = Date.now, publicKey } = options;
+  const toleranceSeconds = nonNegativeOption(options.toleranceSeconds, DEFAULT_TOLERANCE_SECONDS, 'toleranceSeconds', 'seconds');
   const nowMs = typeof now === 'function' ? now() : NaN;
   if (!Number.isFinite(nowMs)) throw new TypeError('now must be a function returning milliseconds, like Date.now.');
 

@@ -18,7 +18,7 @@ export const SIGNATURE_HEADER = 'X-Webhook-Signature';
 export type HeaderValue = string | readonly string[] | null | undefined;
 
 // More than 15 digits cannot be an exact number, and no real clock is that far off.
-const UNIX_SECONDS = /^[0-9]{1,15}$/;
+export const UNIX_SECONDS = /^[0-9]{1,15}$/;
 // 64 bytes are 86 base64 characters plus "==". The last one carries only 2 bits, so it must be
 // one of A, Q, g, w: otherwise two spellings would decode to the same signature.
 const SIGNATURE_BASE64 = /^[A-Za-z0-9+/]{85}[AQgw](==)?$/;
