@@ -16,6 +16,15 @@ export async function checkAllPackages(root = repoRoot) {
   const packages = publishablePackages(root);
   const unbuilt = packages.filter((pkg) => !existsSync(path.join(pkg.dir, 'dist')));
   if (unbuilt.length > 0) throw new Error(`Not built yet: ${unbuilt.map((pkg) => pkg.name).join(', ')}. Run \`pnpm build\` first.`);
+  return checkPackages(packages);
+}
+
+/**
+ * Checks the given package folders.
+ * @param {{ name: string, dir: string }[]} packages
+ * @returns {Promise<import('./package-checks.mjs').PackageCheck[]>}
+ */
+export async function checkPackages(packages) {
   // Two at a time: packing waits on pnpm, the type analysis on the CPU.
   const queue = [...packages];
   const results = [];

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { checkAllPackages, formatPackageChecks } from './check-packages.mjs';
+import { checkPackages, formatPackageChecks } from './check-packages.mjs';
 import { consumerStep, tsconfigs, writeConsumerProject } from './consumer-project.mjs';
 import { authLine, startLocalRegistry } from './local-registry.mjs';
 import { copyWorkspaceForRelease } from './workspace-copy.mjs';
@@ -93,19 +93,19 @@ export async function releaseDryRun({ root = repoRoot, log = console.log, keep =
   const scratch = mkdtempSync(path.join(tmpdir(), 'capi-release-dry-'));
   let registry;
   try {
-    const checks = !packageChecks ? ['publint and attw skipped'] : await step('publint and attw on every publishable package', async () => {
-      const results = await checkAllPackages(root);
-      const lines = formatPackageChecks(results);
-      if (!results.every((result) => result.ok)) throw new Error(`Package checks failed:\n${lines.join('\n')}`);
-      return lines;
-    });
-    checks.forEach((line) => log(`    ${line}`));
-
     const copyRoot = path.join(scratch, 'repo');
     const { published: packages, manifestDirs } = await step('copy the workspace', async () => copyWorkspaceForRelease(root, copyRoot));
     const versionLog = await step('changeset version (in the copy)', () => versionWithChangesets(copyRoot));
     log(`    ${versionLog.split('\n').pop()}`);
     resolveWorkspaceRanges(manifestDirs);
+    // Checked after versioning, in the copy: exactly the manifests and files that get published.
+    const checks = !packageChecks ? ['publint and attw skipped'] : await step('publint and attw on every package to publish', async () => {
+      const results = await checkPackages(packages);
+      const lines = formatPackageChecks(results);
+      if (!results.every((result) => result.ok)) throw new Error(`Package checks failed:\n${lines.join('\n')}`);
+      return lines;
+    });
+    checks.forEach((line) => log(`    ${line}`));
 
     registry = await step('start verdaccio on loopback (no uplinks)', () => startLocalRegistry(path.join(scratch, 'registry')));
     const published = await step(`pnpm publish ${packages.length} packages to ${registry.url}`, () => publishToRegistry(packages, registry, copyRoot));
