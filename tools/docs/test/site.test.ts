@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -30,6 +31,11 @@ afterAll(async () => {
   await browser?.close();
   await site?.close();
 });
+
+/** The requests that went anywhere but the local server (data: and blob: stay in the page). */
+function remoteRequests(urls: string[], origin: string): string[] {
+  return urls.filter((url) => !url.startsWith(`${origin}/`) && !/^(data|blob|about):/.test(url));
+}
 
 async function open(relative: string): Promise<Page> {
   const page = await browser.newPage();
@@ -96,7 +102,26 @@ describe('links every part of the site from one navigation', () => {
 describe('works offline: no request leaves localhost', () => {
   it('recorded only requests to the local server (or in-page data and blob URLs)', () => {
     expect(requested.length).toBeGreaterThan(10);
-    const remote = requested.filter((url) => !url.startsWith(`${site.origin}/`) && !/^(data|blob|about):/.test(url));
-    expect(remote).toEqual([]);
+    expect(remoteRequests(requested, site.origin)).toEqual([]);
   });
+
+  it('catches a page that loads a remote font and a CDN script (seeded fault)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'capi-docs-leak-'));
+    writeFileSync(
+      path.join(dir, 'index.html'),
+      '<!doctype html><title>leak</title><link rel="stylesheet" href="https://fonts.googleapis.com/css?family=Roboto"><script src="https://cdn.example.invalid/redoc.js"></script><p>hi</p>',
+    );
+    const leaky = await serveDirectory(dir);
+    try {
+      const page = await browser.newPage();
+      const seen: string[] = [];
+      page.on('request', (request) => seen.push(request.url()));
+      await page.goto(`${leaky.origin}/index.html`, { waitUntil: 'load' });
+      await page.close();
+      expect(remoteRequests(seen, leaky.origin).sort()).toEqual(['https://cdn.example.invalid/redoc.js', 'https://fonts.googleapis.com/css?family=Roboto']);
+    } finally {
+      await leaky.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
