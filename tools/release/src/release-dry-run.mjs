@@ -24,9 +24,14 @@ const run = promisify(execFile);
  * @param {string} copyRoot
  */
 export async function versionWithChangesets(copyRoot) {
-  if (!path.resolve(copyRoot).startsWith(path.resolve(tmpdir()))) {
-    // changeset walks up to the nearest workspace root: never let it find the real one.
-    throw new Error(`Refusing to run changeset version outside the temp folder: ${copyRoot}`);
+  // changeset version rewrites manifests and deletes changesets: only ever in a copy made by
+  // this dry run (a `capi-release-dry-*` scratch folder), never in the repository itself,
+  // wherever the repository lives (a fresh CI clone may well sit under the temp folder).
+  const target = path.resolve(copyRoot);
+  const inRepo = target === path.resolve(repoRoot) || target.startsWith(path.resolve(repoRoot) + path.sep);
+  const inScratch = path.basename(path.dirname(target)).startsWith('capi-release-dry-');
+  if (inRepo || !inScratch) {
+    throw new Error(`Refusing to run changeset version outside the temp folder: ${copyRoot} is not a copy made by release:dry`);
   }
   const bin = path.join(repoRoot, 'node_modules/@changesets/cli/bin.js');
   const { stdout, stderr } = await run(process.execPath, [bin, 'version'], { cwd: copyRoot });

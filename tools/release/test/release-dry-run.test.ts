@@ -71,7 +71,16 @@ describe('fails a release whose package leaves its build out of the tarball', ()
 
 describe('versions with changesets on a copy only', () => {
   it('refuses to run changeset version outside the temp folder', async () => {
+    // The repository itself, wherever it is cloned (CI clones may sit under the temp folder).
     await expect(versionWithChangesets(path.resolve('.'))).rejects.toThrow(/Refusing to run changeset version outside the temp folder/);
+    await expect(versionWithChangesets(path.resolve('../..'))).rejects.toThrow(/Refusing to run changeset version outside the temp folder/);
+    // Any other temp folder that release:dry did not make.
+    const stranger = mkdtempSync(path.join(tmpdir(), 'capi-not-a-release-'));
+    try {
+      await expect(versionWithChangesets(path.join(stranger, 'repo'))).rejects.toThrow(/not a copy made by release:dry/);
+    } finally {
+      rmSync(stranger, { recursive: true, force: true });
+    }
   });
 });
 
