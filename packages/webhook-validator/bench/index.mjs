@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { bundleSize, compare, percentile, printTable, record } from '@capi/bench-kit';
-import { validateWebhookEvent } from '../dist/index.js';
+import { parseWebhookEvent, validateWebhookEvent } from '../dist/index.js';
+import { tolerantValidators } from '../src/generated/validators.js';
 import { createAjv, defaultSchemasDir, loadEventSchemas, packageDir, variants } from '../scripts/generate.mjs';
 
 const event = JSON.parse(readFileSync(join(packageDir, 'test/fixtures/user-created-event.json'), 'utf8'));
@@ -19,6 +20,20 @@ if (!validateWebhookEvent(event).ok || !runtimeValidate(event)) throw new Error(
 const speed = await compare(() => validateWebhookEvent(event), () => runtimeValidate(event), { rounds: 10, roundMs: 300, batch: 256 });
 record({ name: 'validateWebhookEvent, realistic user.created', value: speed.ops, unit: 'ops/s', goal: '>= 500,000', met: speed.ops >= 500_000 });
 record({ name: 'validateWebhookEvent vs ajv compiled at run time', value: speed.baselineOps, unit: 'ops/s (baseline)', baseline: 'ajv runtime compile', ratio: speed.ratio, goal: '>= 1.0', met: speed.ratio >= 1 });
+
+// The cost of the dispatch (options, eventType lookup, result object) over calling the
+// generated validator of user.created directly.
+const generatedValidate = tolerantValidators.get('user.created');
+const dispatch = await compare(() => validateWebhookEvent(event), () => generatedValidate(event), { rounds: 5, roundMs: 300, batch: 256 });
+record({ name: 'validateWebhookEvent vs its generated validator called directly', value: dispatch.baselineOps, unit: 'ops/s (baseline)', baseline: 'generated user.created validator', ratio: dispatch.ratio });
+
+// parseWebhookEvent on the raw text of the same event (size, depth and prototype-key guards,
+// JSON.parse, validation) against what a receiver would otherwise write: JSON.parse, then
+// ajv compiled at run time (no guards).
+const rawBody = JSON.stringify(event);
+if (!parseWebhookEvent(rawBody).ok) throw new Error('the bench body must parse and validate');
+const parseSpeed = await compare(() => parseWebhookEvent(rawBody), () => runtimeValidate(JSON.parse(rawBody)), { rounds: 10, roundMs: 300, batch: 256 });
+record({ name: `parseWebhookEvent, realistic user.created (${rawBody.length} bytes)`, value: parseSpeed.ops, unit: 'ops/s', baseline: 'JSON.parse + ajv runtime compile', ratio: parseSpeed.ratio });
 
 // What a receiver would otherwise write: ajv compiling the spec's WebhookEvent (a oneOf of
 // every event) at run time, which tries every branch on every body.

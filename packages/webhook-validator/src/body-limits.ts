@@ -18,28 +18,50 @@ export function utf8ByteLength(text: string): number {
 }
 
 /**
- * Whether the JSON text nests objects/arrays deeper than `maxDepth`, found with one linear
- * scan (brackets inside strings do not count). Malformed text is left to JSON.parse.
+ * Whether the JSON text nests objects/arrays deeper than `maxDepth` (brackets inside strings
+ * do not count). Malformed text is left to JSON.parse.
  */
 export function nestsDeeperThan(text: string, maxDepth: number): boolean {
+  return hasMoreOpeningBracketsThan(text, maxDepth) && nestingExceeds(text, maxDepth);
+}
+
+/**
+ * Fast path: the nesting depth is at most the number of `{` and `[` in the text, and a
+ * webhook event has a dozen or so, so counting them with the native indexOf (stopping at
+ * `maxDepth`) settles almost every body without looking at each character.
+ */
+function hasMoreOpeningBracketsThan(text: string, maxDepth: number): boolean {
+  let count = 0;
+  for (let i = text.indexOf('{'); i !== -1; i = text.indexOf('{', i + 1)) if (++count > maxDepth) return true;
+  for (let i = text.indexOf('['); i !== -1; i = text.indexOf('[', i + 1)) if (++count > maxDepth) return true;
+  return false;
+}
+
+/** The exact depth, in one linear scan that jumps over string contents with indexOf. */
+function nestingExceeds(text: string, maxDepth: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (inString) {
-      if (code === 0x5c) i++; // backslash: skip the escaped character
-      else if (code === 0x22) inString = false;
-    } else if (code === 0x22) inString = true;
-    else if (code === 0x7b || code === 0x5b) {
+    if (code === 0x22) {
+      i = closingQuoteIndex(text, i);
+      if (i === -1) return false; // unterminated string: JSON.parse reports it
+    } else if (code === 0x7b || code === 0x5b) {
       if (++depth > maxDepth) return true;
     } else if (code === 0x7d || code === 0x5d) depth--;
   }
   return false;
 }
 
-// Cheap test on the text first (as secure-json-parse does), so that the walk over the parsed
-// value only happens for the rare body that may contain such a key, escaped or not.
-const MAYBE_FORBIDDEN = /__proto__|constructor|prototype|\\u00[0-7]/;
+/** Index of the quote that closes the string opened at `openingQuote`, or -1. */
+function closingQuoteIndex(text: string, openingQuote: number): number {
+  for (let quote = text.indexOf('"', openingQuote + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+    // The quote is escaped when an odd number of backslashes precede it.
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return -1;
+}
 
 /**
  * The JSON Pointer of the first `__proto__` key, or `constructor` key holding a `prototype`,
@@ -47,18 +69,49 @@ const MAYBE_FORBIDDEN = /__proto__|constructor|prototype|\\u00[0-7]/;
  * vehicle of prototype-pollution attacks on code that merges the event into other objects.
  */
 export function findForbiddenKey(text: string, value: unknown): string | undefined {
-  return MAYBE_FORBIDDEN.test(text) ? findIn(value, '') : undefined;
+  return mayContainForbiddenKey(text) ? findIn(value) : undefined;
 }
 
-function findIn(value: unknown, path: string): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  for (const key of Object.keys(value)) {
-    const child: unknown = (value as Record<string, unknown>)[key];
-    const childPath = `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-    if (key === '__proto__') return childPath;
-    if (key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype')) return childPath;
-    const found = findIn(child, childPath);
-    if (found !== undefined) return found;
+/**
+ * Cheap test on the text first (as secure-json-parse does), so that the walk over the parsed
+ * value only happens for the rare body that may contain such a key. A `constructor` key only
+ * matters with a `prototype` key inside it, so `prototype` is the word to look for; either
+ * word may also be spelled with escaped ASCII characters (`\u0000` to `\u007f`).
+ */
+function mayContainForbiddenKey(text: string): boolean {
+  if (text.includes('__proto__') || text.includes('prototype')) return true;
+  for (let i = text.indexOf('\\u00'); i !== -1; i = text.indexOf('\\u00', i + 1)) {
+    const digit = text.charCodeAt(i + 4);
+    if (digit >= 0x30 && digit <= 0x37) return true;
+  }
+  return false;
+}
+
+/** Depth-first, in key order, with an explicit stack: a deep body cannot overflow the call stack. */
+function findIn(root: unknown): string | undefined {
+  const pending: PendingProperty[] = [];
+  pushChildren(pending, root, '');
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { key, value, path } = next;
+    if (key === '__proto__') return path;
+    if (key === 'constructor' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'prototype')) return path;
+    pushChildren(pending, value, path);
   }
   return undefined;
+}
+
+interface PendingProperty {
+  key: string;
+  value: unknown;
+  /** JSON Pointer of the property. */
+  path: string;
+}
+
+function pushChildren(pending: PendingProperty[], value: unknown, path: string): void {
+  if (typeof value !== 'object' || value === null) return;
+  const keys = Object.keys(value);
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const key = keys[i]!;
+    pending.push({ key, value: (value as Record<string, unknown>)[key], path: `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}` });
+  }
 }

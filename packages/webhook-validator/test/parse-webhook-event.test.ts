@@ -88,6 +88,32 @@ describe('rejects nesting deeper than maxDepth without parsing it', () => {
     const brackets = JSON.stringify({ eventType: 'card.transaction.created', data: { note: '[[[{{{\\"[[[' } });
     expect(parseWebhookEvent(brackets, { maxDepth: 2 }).ok).toBe(true);
   });
+
+  it('tells escaped quotes from closing quotes when skipping strings', () => {
+    const body = JSON.stringify({ eventType: 'card.transaction.created', data: { path: 'C:\\', quoted: 'say "[[[" \\"{{', list: [[[]]] } });
+    expect(parseWebhookEvent(body, { maxDepth: 5 }).ok).toBe(true);
+    expectError(parseWebhookEvent(body, { maxDepth: 4 }), 'maxDepth');
+  });
+
+  it('fast-check: a body passes at its own depth and fails one level below, whatever its strings hold', () => {
+    const depthOf = (value: unknown): number =>
+      typeof value === 'object' && value !== null ? 1 + Math.max(0, ...Object.values(value).map(depthOf)) : 0;
+    const bracketyString = fc.string({ unit: fc.constantFrom('[', ']', '{', '}', '"', '\\', 'a', ':', ',') });
+    const data = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, bracketyString, fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(bracketyString, tie('node'), { maxKeys: 3 })),
+    })).node;
+    fc.assert(fc.property(fc.dictionary(bracketyString, data, { maxKeys: 4 }), (payload) => {
+      const body = JSON.stringify({ eventType: 'card.transaction.created', data: payload });
+      const depth = 1 + depthOf(payload);
+      const atDepth = parseWebhookEvent(body, { maxDepth: depth });
+      const belowDepth = parseWebhookEvent(body, { maxDepth: depth - 1 });
+      return atDepth.ok && !belowDepth.ok && belowDepth.errors[0]!.keyword === 'maxDepth';
+    }), { numRuns: 400 });
+  });
+
+  it('leaves an unterminated string to the JSON error', () => {
+    expectError(parseWebhookEvent('{"eventType":"card.transaction.created","data":{"note":"[[[[', { maxDepth: 2 }), 'json');
+  });
 });
 
 describe('rejects a body that is not UTF-8', () => {
@@ -103,6 +129,8 @@ describe('rejects __proto__ and constructor.prototype keys without polluting Obj
     ['{"eventType":"card.transaction.created","data":{"list":[{"\\u005f_proto__":{"polluted":true}}]}}', '/data/list/0/__proto__'],
     ['{"eventType":"card.transaction.created","data":{"constructor":{"prototype":{"polluted":true}}}}', '/data/constructor'],
     ['{"eventType":"card.transaction.created","data":{"\\u0063onstructor":{"prototype":{"polluted":true}}}}', '/data/constructor'],
+    ['{"eventType":"card.transaction.created","data":{"constructor":{"\\u0070rototype":{"polluted":true}}}}', '/data/constructor'],
+    ['{"eventType":"card.transaction.created","data":{"a/b~c":{"__proto__":{"polluted":true}}}}', '/data/a~1b~0c/__proto__'],
   ])('%s', (body, path) => {
     for (const raw of [body, bytes(body)]) {
       expect(expectError(parseWebhookEvent(raw), 'forbiddenKey', path)).toContain('prototype-pollution');
@@ -114,6 +142,15 @@ describe('rejects __proto__ and constructor.prototype keys without polluting Obj
   it('accepts a harmless "constructor" or "prototype" field', () => {
     const body = '{"eventType":"card.transaction.created","data":{"constructor":"Acme Ltd","prototype":true,"note":"__proto__"}}';
     expect(parseWebhookEvent(body).ok).toBe(true);
+    expect(parseWebhookEvent('{"eventType":"card.transaction.created","data":{"name":"Caf\\u00e9 \\u0041cme"}}').ok).toBe(true);
+  });
+
+  it('finds a prototype key at the bottom of a deep body that maxDepth allows, without overflowing the stack', () => {
+    const depth = 10_000;
+    const body = `{"eventType":"card.transaction.created","data":${'{"a":'.repeat(depth)}{"__proto__":{"polluted":true}}${'}'.repeat(depth)}}`;
+    const path = `/data${'/a'.repeat(depth)}/__proto__`;
+    expect(expectError(parseWebhookEvent(body, { maxDepth: depth + 10 }), 'forbiddenKey', path)).toContain('prototype-pollution');
+    expect(Object.prototype).not.toHaveProperty('polluted');
   });
 });
 
