@@ -1,4 +1,4 @@
-import { generatedHeader } from './generated-header.mjs';
+import { generatedHeader } from '@capi/codegen-kit';
 import { readWebhookEvents, readWebhookHeaders } from './read-webhook-events.mjs';
 import { renderEventCatalog } from './render-event-catalog.mjs';
 import { renderModels } from './render-models.mjs';
@@ -27,7 +27,7 @@ export async function generateEventTypes(doc) {
         `Modelina produced no interface named ${event.interfaceName} for event "${event.eventType}"; check that the payload schema's title is ${event.interfaceName}.`);
     }
   }
-  const header = generatedHeader(SPEC_SOURCE.specPath, SPEC_SOURCE.bundlePath, doc.info?.version);
+  const header = generatedHeader({ ...SPEC_SOURCE, specVersion: doc.info?.version, packageName: '@capi/event-types' });
   return {
     'models.ts': `${header}\n${code}`,
     'events.ts': `${header}\n${renderEventCatalog(events, headers)}`,

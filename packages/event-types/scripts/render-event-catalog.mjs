@@ -1,5 +1,5 @@
 import { EventTypesGenerationError } from './generation-error.mjs';
-import { tsdocComment } from './tsdoc-comment.mjs';
+import { tsdocComment } from '@capi/codegen-kit';
 
 /**
  * The constant name for a header: `X-Webhook-Timestamp` -> `WEBHOOK_TIMESTAMP_HEADER`

@@ -2,7 +2,7 @@ import {
   ConstrainedDictionaryModel, ConstrainedObjectModel, ConstrainedReferenceModel, TypeScriptGenerator, typeScriptDefaultModelNameConstraints,
 } from '@asyncapi/modelina';
 import { EventTypesGenerationError } from './generation-error.mjs';
-import { describeWithExample, tsdocComment } from './tsdoc-comment.mjs';
+import { describeWithExample, tsdocComment } from '@capi/codegen-kit';
 
 /**
  * A property key as TypeScript needs it: bare when it is an identifier, quoted otherwise

@@ -1,5 +1,5 @@
 import openapiTS, { astToString } from 'openapi-typescript';
-import { generatedHeader } from './generated-header.mjs';
+import { generatedHeader } from '@capi/codegen-kit';
 import { OpenapiTypesGenerationError } from './generation-error.mjs';
 import { openStringEnum } from './open-string-enum.mjs';
 import { renderSchemaAliases } from './render-schema-aliases.mjs';
@@ -30,7 +30,7 @@ export async function generateOpenapiTypes(doc) {
     // An enum the spec marks as incomplete keeps its known values: "a" | "b" | (string & {}).
     transform: (schema) => openStringEnum(schema),
   });
-  const header = generatedHeader(SPEC_SOURCE.specPath, SPEC_SOURCE.bundlePath, doc.info?.version);
+  const header = generatedHeader({ ...SPEC_SOURCE, specVersion: doc.info?.version, packageName: '@capi/openapi-types' });
   return {
     'openapi.ts': `${header}\n${astToString(ast)}`,
     'schema-aliases.ts': `${header}\n${renderSchemaAliases(doc.components?.schemas ?? {})}`,

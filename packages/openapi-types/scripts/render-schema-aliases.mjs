@@ -1,5 +1,5 @@
 import { OpenapiTypesGenerationError } from './generation-error.mjs';
-import { describeWithExample, tsdocComment } from './tsdoc-comment.mjs';
+import { describeWithExample, tsdocComment } from '@capi/codegen-kit';
 
 // Names an alias may not take: the root types of openapi-typescript's output (the alias
 // would shadow them) and TypeScript's own type keywords.
