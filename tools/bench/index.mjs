@@ -24,16 +24,21 @@ export async function opsPerSecond(fn, { minTimeMs = 1000, warmupMs = 200, batch
 }
 
 /**
- * Measures a candidate and its baseline in alternating rounds (so that drift in machine
- * load hits both alike) and returns both rates and the ratio candidate / baseline.
+ * Measures a candidate and its baseline in alternating rounds, the order reversed every other
+ * round (so that drift in machine load and the other's garbage hit both alike), and returns
+ * the median rates and the median of the per-round ratios candidate / baseline: a median,
+ * because one disturbed round on a shared machine should not move the figure.
  */
-export async function compare(candidate, baseline, { rounds = 5, roundMs = 400, batch } = {}) {
-  let c = 0, b = 0;
+export async function compare(candidate, baseline, { rounds = 7, roundMs = 400, batch } = {}) {
+  const c = [], b = [], ratios = [];
   for (let r = 0; r < rounds; r++) {
-    c += await opsPerSecond(candidate, { minTimeMs: roundMs, warmupMs: r === 0 ? 200 : 20, batch });
-    b += await opsPerSecond(baseline, { minTimeMs: roundMs, warmupMs: r === 0 ? 200 : 20, batch });
+    const options = { minTimeMs: roundMs, warmupMs: r === 0 ? 200 : 20, batch };
+    let cr, br;
+    if (r % 2 === 0) { cr = await opsPerSecond(candidate, options); br = await opsPerSecond(baseline, options); }
+    else { br = await opsPerSecond(baseline, options); cr = await opsPerSecond(candidate, options); }
+    c.push(cr); b.push(br); ratios.push(cr / br);
   }
-  return { ops: c / rounds, baselineOps: b / rounds, ratio: c / b };
+  return { ops: percentile(c, 50), baselineOps: percentile(b, 50), ratio: percentile(ratios, 50) };
 }
 
 /**
