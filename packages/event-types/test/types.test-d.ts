@@ -1,6 +1,7 @@
 // The generated types checked against reference section 2 (fields, nullability, required,
 // enum members) and section 6 (events, headers). Each expected shape is written out by
-// hand from the reference, so a spec or generator change that drifts from it fails here.
+// hand from the reference (the section 2 schemas once for both generated packages, in
+// @capi/codegen-kit/reference-shapes), so a spec or generator change that drifts fails here.
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   WEBHOOK_EVENT_TYPES, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER,
@@ -10,51 +11,11 @@ import {
   type UnspecifiedObject, type WalletAddress,
   type WebhookEvent, type WebhookEventMap, type WebhookEventType, type WebhookHeaders,
 } from '../src/index.js';
-
-type ExpectedKycStatus =
-  | 'notStarted' | 'documentsRequested' | 'pending' | 'processing'
-  | 'approved' | 'resubmissionRequested' | 'rejected' | 'requiresAction';
-
-interface ExpectedBankingDetails {
-  providerIban: string | null;
-  providerBic: string | null;
-  providerIbanStatus: string | null;
-  address: string | null;
-}
-
-interface ExpectedUser {
-  id: string;
-  email: string | null;
-  phone: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  address1: string | null;
-  address2: string | null;
-  city: string | null;
-  postalCode: string | null;
-  state: string | null;
-  country: string | null;
-  nationalityCountry: string | null;
-  signInWallets: { address: string }[];
-  smartWallets: { address: string; chainId: string }[];
-  kycStatus: ExpectedKycStatus;
-  availableFeatures: { providerIban: boolean };
-  cards: {
-    id: string;
-    cardToken: string;
-    lastFourDigits: string;
-    embossedName: string | null;
-    activatedAt: string | null;
-    virtual: boolean;
-  }[];
-  bankingDetails: ExpectedBankingDetails | null;
-  isSourceOfFundsAnswered: boolean;
-  isPhoneValidated: boolean;
-}
+import type { ReferenceBankingDetails, ReferenceCard, ReferenceKycStatus, ReferenceUser } from '@capi/codegen-kit/reference-shapes';
 
 describe('User (2.1): every field present, nullable fields T | null', () => {
   it('is exactly the reference shape, nothing optional', () => {
-    expectTypeOf<User>().toEqualTypeOf<ExpectedUser>();
+    expectTypeOf<User>().toEqualTypeOf<ReferenceUser>();
   });
   it('carries null where a value may be missing, never undefined', () => {
     expectTypeOf<User['email']>().toEqualTypeOf<string | null>();
@@ -85,20 +46,20 @@ describe('SignInWallet (2.2) and SmartWallet (2.3): required addresses and chain
 
 describe('Card (2.3): all six fields required, embossedName and activatedAt nullable', () => {
   it('is exactly the six reference fields', () => {
-    expectTypeOf<Card>().toEqualTypeOf<ExpectedUser['cards'][number]>();
+    expectTypeOf<Card>().toEqualTypeOf<ReferenceCard>();
     expectTypeOf<keyof Card>().toEqualTypeOf<'id' | 'cardToken' | 'lastFourDigits' | 'embossedName' | 'activatedAt' | 'virtual'>();
   });
 });
 
 describe('BankingDetails (2.4): four required fields, each nullable', () => {
   it('is exactly the reference shape', () => {
-    expectTypeOf<BankingDetails>().toEqualTypeOf<ExpectedBankingDetails>();
+    expectTypeOf<BankingDetails>().toEqualTypeOf<ReferenceBankingDetails>();
   });
 });
 
 describe('kycStatus (2.5): exactly the eight values', () => {
   it('is the union of the eight values, no more, no less', () => {
-    expectTypeOf<KycStatus>().toEqualTypeOf<ExpectedKycStatus>();
+    expectTypeOf<KycStatus>().toEqualTypeOf<ReferenceKycStatus>();
   });
   it('rejects a value outside 2.5', () => {
     expectTypeOf<'unknown'>().not.toExtend<KycStatus>();

@@ -1,5 +1,6 @@
 // The generated types checked against reference section 2 and the operations of the
-// naming contract. Each expected shape is written out by hand from the reference.
+// naming contract. Each expected shape is written out by hand from the reference (the
+// section 2 schemas once for both generated packages, in @capi/codegen-kit/reference-shapes).
 import createClient from 'openapi-fetch';
 import { describe, expectTypeOf, it } from 'vitest';
 import type {
@@ -9,49 +10,7 @@ import type {
   SetAccountLimitRequest, SignInWallet, SiweChallengeRequest, SmartWallet, SyncStatus, User, UserCreatedEvent,
   WebhookPublicKey, components, operations, paths,
 } from '../src/index.js';
-
-type ExpectedKycStatus =
-  | 'notStarted' | 'documentsRequested' | 'pending' | 'processing'
-  | 'approved' | 'resubmissionRequested' | 'rejected' | 'requiresAction';
-
-interface ExpectedBankingDetails {
-  providerIban: string | null;
-  providerBic: string | null;
-  providerIbanStatus: string | null;
-  address: string | null;
-}
-
-interface ExpectedCard {
-  id: string;
-  cardToken: string;
-  lastFourDigits: string;
-  embossedName: string | null;
-  activatedAt: string | null;
-  virtual: boolean;
-}
-
-interface ExpectedUser {
-  id: string;
-  email: string | null;
-  phone: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  address1: string | null;
-  address2: string | null;
-  city: string | null;
-  postalCode: string | null;
-  state: string | null;
-  country: string | null;
-  nationalityCountry: string | null;
-  signInWallets: { address: string }[];
-  smartWallets: { address: string; chainId: string }[];
-  kycStatus: ExpectedKycStatus;
-  availableFeatures: { providerIban: boolean };
-  cards: ExpectedCard[];
-  bankingDetails: ExpectedBankingDetails | null;
-  isSourceOfFundsAnswered: boolean;
-  isPhoneValidated: boolean;
-}
+import type { ReferenceBankingDetails, ReferenceCard, ReferenceKycStatus, ReferenceUser } from '@capi/codegen-kit/reference-shapes';
 
 describe('every component schema has a named alias', () => {
   it('aliases are the component schemas themselves', () => {
@@ -63,7 +22,7 @@ describe('every component schema has a named alias', () => {
 
 describe('User (2.1): every field present, nullable fields T | null', () => {
   it('is exactly the reference shape, nothing optional', () => {
-    expectTypeOf<User>().toEqualTypeOf<ExpectedUser>();
+    expectTypeOf<User>().toEqualTypeOf<ReferenceUser>();
   });
   it('has email as string | null and bankingDetails as a nullable object', () => {
     expectTypeOf<User['email']>().toEqualTypeOf<string | null>();
@@ -77,16 +36,16 @@ describe('SignInWallet (2.2), SmartWallet and Card (2.3)', () => {
     expectTypeOf<SmartWallet>().toEqualTypeOf<{ address: string; chainId: string }>();
   });
   it('Card has its six required fields, embossedName and activatedAt nullable', () => {
-    expectTypeOf<Card>().toEqualTypeOf<ExpectedCard>();
+    expectTypeOf<Card>().toEqualTypeOf<ReferenceCard>();
   });
 });
 
 describe('BankingDetails (2.4), kycStatus (2.5), availableFeatures (2.6)', () => {
   it('BankingDetails has four required nullable fields', () => {
-    expectTypeOf<BankingDetails>().toEqualTypeOf<ExpectedBankingDetails>();
+    expectTypeOf<BankingDetails>().toEqualTypeOf<ReferenceBankingDetails>();
   });
   it('KycStatus is exactly the eight values', () => {
-    expectTypeOf<KycStatus>().toEqualTypeOf<ExpectedKycStatus>();
+    expectTypeOf<KycStatus>().toEqualTypeOf<ReferenceKycStatus>();
   });
   it('AvailableFeatures has providerIban', () => {
     expectTypeOf<AvailableFeatures>().toEqualTypeOf<{ providerIban: boolean }>();
