@@ -9,7 +9,9 @@ let decoder: TextDecoder | undefined;
  * const nonce = readAnswerText(answer).trim();
  */
 export function readAnswerText(answer: BufferedAnswer): string {
-  if (answer.body === null || answer.body.byteLength === 0) return '';
+  if (answer.body === null) return '';
+  if (typeof answer.body === 'string') return answer.body;
+  if (answer.body.byteLength === 0) return '';
   decoder ??= new TextDecoder();
   return decoder.decode(answer.body);
 }

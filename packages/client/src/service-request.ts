@@ -39,14 +39,14 @@ export interface ServiceRequest {
  * const answer = await sendServiceRequest(context, { method: 'GET', path: '/user-api/user/account/limit' }, options);
  */
 export async function sendServiceRequest(context: ServiceContext, request: ServiceRequest, options: RequestOptions = {}): Promise<BufferedAnswer> {
-  const headers = new Headers({ accept: 'application/json' });
-  if (request.json !== undefined) headers.set('content-type', 'application/json');
+  const headers: Record<string, string> = request.json === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' };
   const answer = await context.transport.send(
     {
       method: request.method,
       url: `${request.baseUrl ?? context.baseUrl}${request.path}`,
       headers,
       body: request.json === undefined ? undefined : JSON.stringify(request.json),
+      readBodyAs: 'text',
     },
     options,
   );

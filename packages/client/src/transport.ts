@@ -80,10 +80,16 @@ export interface TransportOptions {
 export interface OutgoingRequest {
   method: string;
   url: string;
-  headers: Headers;
+  /**
+   * This call's own headers, so each attempt can set its token on them: a plain object from the
+   * client's methods (fetch copies it more cheaply than a Headers), the Request's Headers from `client.raw`.
+   */
+  headers: Headers | Record<string, string>;
   body?: ArrayBuffer | string | undefined;
   /** Other fetch options carried over from a Request (credentials, redirect, ...). */
   init?: RequestInit | undefined;
+  /** `text` for the client's own methods (their answers are JSON or text); default `bytes`, for `client.raw`. */
+  readBodyAs?: 'bytes' | 'text' | undefined;
 }
 
 /**
@@ -97,7 +103,8 @@ export interface BufferedAnswer {
   statusText: string;
   headers: Headers;
   url: string;
-  body: ArrayBuffer | null;
+  /** A string when the request asked for `readBodyAs: 'text'`; null for 204, 205 and 304. */
+  body: ArrayBuffer | string | null;
 }
 
 /**
@@ -128,7 +135,6 @@ export function createTransport(options: TransportOptions): Transport {
     if (call.retries !== undefined) assertRetryCount(call.retries, 'retries');
     if (call.timeoutMs !== undefined) assertMilliseconds(call.timeoutMs, 'timeoutMs', { allowInfinity: true });
     const callerSignal = call.signal;
-    const retries = call.retries ?? (isRetriedByDefault(request.method) ? retryPolicy.count : 0);
     const timeoutMs = call.timeoutMs ?? options.timeoutMs;
     const useAuth = call.auth !== false;
     let token = useAuth ? await tokenManager.getToken() : undefined;
@@ -140,7 +146,7 @@ export function createTransport(options: TransportOptions): Transport {
       try {
         answer = await sendAttempt(fetchOnce, request, token, timeoutMs, callerSignal);
       } catch (error) {
-        if (error instanceof AbortError || retry >= retries) throw error;
+        if (error instanceof AbortError || retry >= retryBudget(request.method, call, retryPolicy)) throw error;
         retry += 1;
         const delayMs = backoffDelay(retry - 1, retryPolicy);
         onRetry?.({ method: request.method, url: request.url, retry, delayMs, reason: error instanceof TimeoutError ? 'timeout' : 'connection', fromRetryAfter: false });
@@ -159,7 +165,7 @@ export function createTransport(options: TransportOptions): Transport {
         return answer;
       }
 
-      if (!isRetryableStatus(answer.status) || retry >= retries) return answer;
+      if (!isRetryableStatus(answer.status) || retry >= retryBudget(request.method, call, retryPolicy)) return answer;
       const retryAfterMs = parseRetryAfter(answer.headers.get('retry-after'));
       if (retryAfterMs !== undefined && retryAfterMs > retryPolicy.maxRetryAfterMs) return answer;
       retry += 1;
@@ -199,7 +205,10 @@ async function sendAttempt(
 ): Promise<BufferedAnswer> {
   if (callerSignal?.aborted) throw abortError(request);
   // The headers are this call's own, so the token of this attempt can be set on them.
-  if (token !== undefined) request.headers.set('authorization', `Bearer ${token}`);
+  if (token !== undefined) {
+    if (request.headers instanceof Headers) request.headers.set('authorization', `Bearer ${token}`);
+    else request.headers.authorization = `Bearer ${token}`;
+  }
   const controller = new AbortController();
   let timedOut = false;
   const timer = Number.isFinite(timeoutMs)
@@ -213,7 +222,7 @@ async function sendAttempt(
   try {
     const response = await fetchOnce(request.url, { ...request.init, method: request.method, headers: request.headers, body: request.body, signal: controller.signal });
     // Read the body under the same timer, so that the timeout covers the whole exchange.
-    const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
+    const body = NULL_BODY_STATUSES.has(response.status) ? null : request.readBodyAs === 'text' ? await response.text() : await response.arrayBuffer();
     return { status: response.status, statusText: response.statusText, headers: response.headers, url: response.url, body };
   } catch (error) {
     if (callerSignal?.aborted) throw abortError(request);
@@ -232,6 +241,11 @@ async function sendAttempt(
     if (timer !== undefined) clearTimeout(timer);
     callerSignal?.removeEventListener('abort', forwardAbort);
   }
+}
+
+// Worked out on a failure only: most calls succeed at once.
+function retryBudget(method: string, call: RequestOptions, policy: RetryPolicy): number {
+  return call.retries ?? (isRetriedByDefault(method) ? policy.count : 0);
 }
 
 function abortError(request: { method: string; url: string }): AbortError {
