@@ -38,7 +38,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => {
-  rmSync(scratch, { recursive: true, force: true });
+  // Chromium's helper processes may still be writing to the profile for a moment after exit.
+  rmSync(scratch, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
 
 const readBody = (request: IncomingMessage) =>
@@ -72,9 +73,11 @@ describe('the web build runs in a browser (headless Chromium)', () => {
     const profile = mkdtempSync(join(scratch, 'profile-'));
     const chromium = spawn(
       process.env.CHROMIUM_PATH ?? 'chromium',
-      ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${profile}`, `http://127.0.0.1:${(server.address() as AddressInfo).port}/`],
+      ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+        `--user-data-dir=${profile}`, `http://127.0.0.1:${(server.address() as AddressInfo).port}/`],
       { stdio: 'ignore' },
     );
+    const closed = new Promise<void>((resolve) => chromium.on('close', () => resolve()));
     const exited = new Promise<string>((resolve) => chromium.on('exit', (code) => resolve(JSON.stringify({ failure: `chromium exited (${code})` }))));
     try {
       const result = JSON.parse(await Promise.race([reported, exited]));
@@ -83,6 +86,7 @@ describe('the web build runs in a browser (headless Chromium)', () => {
       await expect(nodeBuild.verifyWebhookSignature({ rawBody: BODY, timestamp, signature, publicKey })).resolves.toBeUndefined();
     } finally {
       chromium.kill();
+      await closed; // before the profile folder is removed
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   }, 120_000);

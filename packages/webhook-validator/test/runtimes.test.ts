@@ -106,7 +106,8 @@ describe('runs in a browser under a Content-Security-Policy without unsafe-eval'
       expect(result, dom).toBeDefined();
       expect(JSON.parse(result!)).toEqual(['ok', '20 errors', true]);
     } finally {
-      rmSync(profile, { recursive: true, force: true });
+      // Chromium's helper processes may still be writing to the profile for a moment after exit.
+      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     }
   });
 });

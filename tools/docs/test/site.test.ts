@@ -121,7 +121,7 @@ describe('works offline: no request leaves localhost', () => {
       expect(remoteRequests(seen, leaky.origin).sort()).toEqual(['https://cdn.example.invalid/redoc.js', 'https://fonts.googleapis.com/css?family=Roboto']);
     } finally {
       await leaky.close();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     }
   }, 60_000);
 });
