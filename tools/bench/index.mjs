@@ -80,7 +80,7 @@ export function printTable(list = rows) {
 export function formatTable(list) {
   const fmt = (v) => (typeof v === 'number' ? (Math.abs(v) >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(2)) : (v ?? ''));
   const header = ['package', 'figure', 'value', 'unit', 'baseline', 'ratio', 'goal', 'met'];
-  const body = list.map((r) => [r.package, r.name, fmt(r.value), r.unit, r.baseline ?? '', r.ratio === undefined ? '' : r.ratio.toFixed(3), r.goal ?? '', r.met === undefined ? '' : r.met ? 'yes' : 'NO']);
+  const body = list.map((r) => [r.package ?? '', r.name, fmt(r.value), r.unit, r.baseline ?? '', r.ratio === undefined ? '' : r.ratio.toFixed(3), r.goal ?? '', r.met === undefined ? '' : r.met ? 'yes' : 'NO']);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => String(row[i]).length)));
   const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...body.map(line)].join('\n');

@@ -24,7 +24,7 @@ const result = await compare(
   { rounds: 5, roundMs: 300, batch: 1024 },
 );
 if (sink === 0) throw new Error('the benchmark loop was optimised away');
-record({ name: 'isWebhookEventType checks/s', value: result.ops, unit: 'ops/s', baseline: 'WEBHOOK_EVENT_TYPES.includes', ratio: result.ratio, goal: '>= 1.0', met: result.ratio >= 1 });
+record({ name: 'isWebhookEventType checks/s', value: result.ops, unit: 'ops/s', baseline: 'WEBHOOK_EVENT_TYPES.includes', ratio: result.ratio });
 
 const whole = await bundleSize(join(packageDir, 'dist/index.js'));
 record({ name: 'ESM build, min+gzip', value: whole.gzipBytes, unit: 'bytes', goal: `<= ${WHOLE_BUILD_GOAL_BYTES}`, met: whole.gzipBytes <= WHOLE_BUILD_GOAL_BYTES });
