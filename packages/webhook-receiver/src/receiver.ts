@@ -218,7 +218,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       throw new WebhookReceiverError('invalid_options', `${name} must be a function, got ${typeof options[name]}.`);
     }
   }
-  const checkSignature = createSignatureCheck(options);
+  const signatureCheck = createSignatureCheck(options);
   const dedupe = options.dedupe === false ? undefined : (options.dedupe ?? createMemoryDedupeStore());
   const parseOptions = { maxBytes: maxBodyBytes, strict: options.strict ?? false };
   const acknowledgeEarly = options.acknowledgeEarly ?? false;
@@ -289,15 +289,19 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     return 'handler_failed';
   };
 
+  const reportMarkFailure = (error: unknown, delivery: WebhookDelivery): void =>
+    report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: true });
+
   const markProcessed = (key: string, token: string, delivery: WebhookDelivery): void | Promise<void> => {
     // The handlers succeeded, so the event is answered 2xx; a duplicate arriving after the
     // claim expires may be processed again (at-least-once while the store is down).
-    const failed = (error: unknown) => report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: true });
     try {
       const marked = dedupe?.markProcessed(key, token);
-      if (isPromiseLike(marked)) return Promise.resolve(marked).then(undefined, failed);
+      if (isPromiseLike(marked)) {
+        return Promise.resolve(marked).then(undefined, (error: unknown) => reportMarkFailure(error, delivery));
+      }
     } catch (error) {
-      failed(error);
+      reportMarkFailure(error, delivery);
     }
     return undefined;
   };
@@ -307,12 +311,12 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     key: string,
     token: string,
     delivery: WebhookDelivery,
-    run: () => void | Promise<void>,
+    event: WebhookEvent,
     afterReply: boolean,
   ): ReceiverOutcome | Promise<ReceiverOutcome> => {
     let work: void | Promise<void>;
     try {
-      work = run();
+      work = dispatch(event, delivery);
     } catch (error) {
       return releaseAfterFailure(key, token, error, delivery, afterReply);
     }
@@ -329,83 +333,88 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     );
   };
 
-  const receive = async (source: DeliverySource): Promise<WebhookReceipt> => {
-    if (source.method !== 'POST') return { reply: replyFor('method_not_allowed') };
-
-    let rawBody: Uint8Array;
-    try {
-      rawBody = await source.readRawBody(maxBodyBytes);
-    } catch (error) {
-      if (error instanceof WebhookReceiverError && error.code === 'body_too_large') {
-        return { reply: replyFor('body_too_large', error.message) };
-      }
-      if (error instanceof WebhookReceiverError && error.code === 'body_already_consumed') {
-        report(error, { outcome: 'body_already_consumed', afterReply: false });
-        return { reply: replyFor('body_already_consumed', error.message) };
-      }
-      throw error;
-    }
-
-    const timestampHeader = source.header(TIMESTAMP_HEADER);
-    const rejection = await checkSignature(rawBody, timestampHeader, source.header(SIGNATURE_HEADER));
-    if (rejection !== undefined) {
-      if (rejection.serverSide) report(rejection.error, { outcome: rejection.outcome, afterReply: false });
-      return { reply: replyFor(rejection.outcome, rejection.detail) };
-    }
-
-    const digest = sha256Hex(rawBody);
-    const delivery: WebhookDelivery = {
-      timestamp: Number(Array.isArray(timestampHeader) ? timestampHeader[0] : timestampHeader),
-      bodySha256: typeof digest === 'string' ? digest : await digest,
-    };
-
-    const parsed = parseWebhookEvent(rawBody, parseOptions);
-    if (!parsed.ok && !parsed.unknownEventType) {
-      const notJson = parsed.errors.some((error) => error.keyword === 'json' || error.keyword === 'encoding');
-      const detail = parsed.errors.slice(0, 5).map((error) => error.message).join('; ');
-      return { reply: replyFor(notJson ? 'body_not_json' : 'schema_mismatch', detail) };
-    }
-
-    let token = '';
-    if (dedupe !== undefined) {
-      let claim: DedupeClaim;
-      try {
-        const claimed = dedupe.claim(delivery.bodySha256);
-        claim = isPromiseLike(claimed) ? await claimed : claimed;
-      } catch (error) {
-        report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
-        return { reply: replyFor('dedupe_store_unavailable') };
-      }
-      if (claim.state === 'processed') return { reply: replyFor('duplicate') };
-      if (claim.state === 'processing') return { reply: replyFor('duplicate_in_progress') };
-      token = claim.token;
-    }
-
-    if (!parsed.ok) {
-      await giveToUnknownEventHandler(rawBody, delivery);
-      const marked = markProcessed(delivery.bodySha256, token, delivery);
-      if (marked !== undefined) await marked;
-      return { reply: replyFor('unknown_event_type') };
-    }
-
-    const { event } = parsed;
-    if (acknowledgeEarly) {
-      // Started on a later tick so that the reply is written before any handler code runs.
-      const afterReply = Promise.resolve()
-        .then(() => settle(delivery.bodySha256, token, delivery, () => dispatch(event, delivery), true))
-        .then(() => undefined);
-      return { reply: replyFor('acknowledged'), afterReply };
-    }
-    const settled = settle(delivery.bodySha256, token, delivery, () => dispatch(event, delivery), false);
-    return { reply: replyFor(typeof settled === 'string' ? settled : await settled) };
-  };
-
   const reportInternalError = (error: unknown): WebhookReceipt => {
     report(error, { outcome: 'internal_error', afterReply: false });
     return { reply: replyFor('internal_error') };
   };
-  const receiveOrReportFailure = (source: DeliverySource): Promise<WebhookReceipt> =>
-    receive(source).then(undefined, reportInternalError);
+
+  const receive = async (source: DeliverySource): Promise<WebhookReceipt> => {
+    // One try around the whole pipeline rather than a derived promise per delivery.
+    try {
+      if (source.method !== 'POST') return { reply: replyFor('method_not_allowed') };
+
+      let rawBody: Uint8Array;
+      try {
+        rawBody = await source.readRawBody(maxBodyBytes);
+      } catch (error) {
+        if (error instanceof WebhookReceiverError && error.code === 'body_too_large') {
+          return { reply: replyFor('body_too_large', error.message) };
+        }
+        if (error instanceof WebhookReceiverError && error.code === 'body_already_consumed') {
+          report(error, { outcome: 'body_already_consumed', afterReply: false });
+          return { reply: replyFor('body_already_consumed', error.message) };
+        }
+        throw error;
+      }
+
+      const timestampHeader = source.header(TIMESTAMP_HEADER);
+      try {
+        await signatureCheck.verify(rawBody, timestampHeader, source.header(SIGNATURE_HEADER));
+      } catch (error) {
+        const rejection = signatureCheck.toRejection(error);
+        if (rejection.serverSide) report(rejection.error, { outcome: rejection.outcome, afterReply: false });
+        return { reply: replyFor(rejection.outcome, rejection.detail) };
+      }
+
+      const digest = sha256Hex(rawBody);
+      const delivery: WebhookDelivery = {
+        timestamp: Number(Array.isArray(timestampHeader) ? timestampHeader[0] : timestampHeader),
+        bodySha256: typeof digest === 'string' ? digest : await digest,
+      };
+
+      const parsed = parseWebhookEvent(rawBody, parseOptions);
+      if (!parsed.ok && !parsed.unknownEventType) {
+        const notJson = parsed.errors.some((error) => error.keyword === 'json' || error.keyword === 'encoding');
+        const detail = parsed.errors.slice(0, 5).map((error) => error.message).join('; ');
+        return { reply: replyFor(notJson ? 'body_not_json' : 'schema_mismatch', detail) };
+      }
+
+      let token = '';
+      if (dedupe !== undefined) {
+        let claim: DedupeClaim;
+        try {
+          const claimed = dedupe.claim(delivery.bodySha256);
+          claim = isPromiseLike(claimed) ? await claimed : claimed;
+        } catch (error) {
+          report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
+          return { reply: replyFor('dedupe_store_unavailable') };
+        }
+        if (claim.state === 'processed') return { reply: replyFor('duplicate') };
+        if (claim.state === 'processing') return { reply: replyFor('duplicate_in_progress') };
+        token = claim.token;
+      }
+
+      if (!parsed.ok) {
+        await giveToUnknownEventHandler(rawBody, delivery);
+        const marked = markProcessed(delivery.bodySha256, token, delivery);
+        if (marked !== undefined) await marked;
+        return { reply: replyFor('unknown_event_type') };
+      }
+
+      const { event } = parsed;
+      if (acknowledgeEarly) {
+        // Started on a later tick so that the reply is written before any handler code runs.
+        const afterReply = Promise.resolve()
+          .then(() => settle(delivery.bodySha256, token, delivery, event, true))
+          .then(() => undefined);
+        return { reply: replyFor('acknowledged'), afterReply };
+      }
+      const settled = settle(delivery.bodySha256, token, delivery, event, false);
+      return { reply: replyFor(typeof settled === 'string' ? settled : await settled) };
+    } catch (error) {
+      return reportInternalError(error);
+    }
+  };
 
   const receiver: WebhookReceiver = {
     on(eventType, handler) {
@@ -427,11 +436,11 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       return receiver;
     },
     async handle(request, handleOptions) {
-      const { reply, afterReply } = await receiveOrReportFailure(deliverySourceFromRequest(request));
+      const { reply, afterReply } = await receive(deliverySourceFromRequest(request));
       if (afterReply !== undefined) handleOptions?.waitUntil?.(afterReply);
       return replyToResponse(reply);
     },
-    receive: receiveOrReportFailure,
+    receive,
   };
   return receiver;
 }

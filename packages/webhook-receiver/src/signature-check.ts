@@ -40,8 +40,9 @@ const SENDER_FAULTS = new Set<string>([
 ]);
 
 /**
- * Binds the signature options once and returns the check run on every delivery: `undefined`
- * when the signature is valid, else the rejection with the outcome to answer.
+ * Binds the signature options once and returns the check run on every delivery (`verify`
+ * resolves when the signature is valid) and `toRejection`, which turns its failure into the
+ * outcome to answer.
  */
 export function createSignatureCheck(options: SignatureCheckOptions) {
   const { publicKey, toleranceSeconds, now } = options;
@@ -69,13 +70,16 @@ export function createSignatureCheck(options: SignatureCheckOptions) {
     }
     return { outcome: 'receiver_misconfigured', detail: undefined, error, serverSide: true };
   };
-  const accepted = (): undefined => undefined;
-  // One derived promise per delivery rather than an async frame around the verification.
-  return function checkSignature(
-    rawBody: Uint8Array,
-    timestamp: VerifyOptions['timestamp'],
-    signature: VerifyOptions['signature'],
-  ): Promise<SignatureRejection | undefined> {
-    return verifyWebhookSignature({ rawBody, timestamp, signature, publicKey, toleranceSeconds, now }).then(accepted, toRejection);
+  // The receiver awaits the verification itself and converts a rejection with toRejection:
+  // no derived promise, and no extra tick, on the success path of every delivery.
+  return {
+    verify(
+      rawBody: Uint8Array,
+      timestamp: VerifyOptions['timestamp'],
+      signature: VerifyOptions['signature'],
+    ): Promise<void> {
+      return verifyWebhookSignature({ rawBody, timestamp, signature, publicKey, toleranceSeconds, now });
+    },
+    toRejection,
   };
 }
