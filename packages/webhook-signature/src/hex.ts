@@ -1,7 +1,10 @@
 /** Decodes hex (either case). Returns undefined for odd lengths or any other character. */
 export function decodeHex(text: string): Uint8Array<ArrayBuffer> | undefined {
-  if (text.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(text)) return undefined;
-  const out = new Uint8Array(text.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
-  return out;
+  if (!/^([\da-f]{2})*$/i.test(text)) return undefined;
+  return Uint8Array.from(text.match(/../g) ?? [], (pair) => parseInt(pair, 16));
+}
+
+/** Lower-case hex of `bytes`. */
+export function encodeHex(bytes: Uint8Array): string {
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }

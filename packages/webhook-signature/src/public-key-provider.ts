@@ -2,7 +2,7 @@
 // callers wait on one request, and refetches are rate-limited so that forged webhooks
 // (which fail verification and ask for a refetch) cannot turn into a flood of key requests.
 import { describeValue } from './describe-value.js';
-import { PublicKeyFetchError } from './errors.js';
+import { PublicKeyFetchError, type PublicKeyFetchErrorCode } from './errors.js';
 import { importPublicKeyWithWebCrypto } from './import-key.js';
 import type { WebCryptoKey } from './web-crypto-key.js';
 import { nonNegativeOption, requireOptionsObject } from './options-check.js';
@@ -50,62 +50,48 @@ export interface PublicKeyProviderOptions {
 
 function endpointUrl(url: unknown): string {
   try {
-    const parsed = new URL(url as string);
-    if (parsed.protocol === 'https:' || parsed.protocol === 'http:') return parsed.href;
+    const { href, protocol } = new URL(url as string);
+    if (/^https?:$/.test(protocol)) return href;
   } catch {
     // reported below with the value that was passed
   }
-  throw new TypeError(
-    `url must be the absolute http(s) URL {webhooks_url}/api/v1/public-key; got ${JSON.stringify(String(url))}.`,
-  );
+  throw new TypeError(`url must be the absolute http(s) URL {webhooks_url}/api/v1/public-key; got ${JSON.stringify(String(url))}.`);
 }
 
 async function fetchPublicKeyText(url: string, fetchImpl: typeof fetch, timeoutMs: number): Promise<string> {
-  const failed = (cause: unknown): PublicKeyFetchError => {
-    const name = (cause as Error | undefined)?.name;
-    if (name === 'TimeoutError' || name === 'AbortError') {
-      return new PublicKeyFetchError('timeout', `GET ${url} gave no answer within timeoutMs (${timeoutMs} ms).`, { url, cause });
-    }
-    const reason = (cause as { cause?: { code?: string } } | null)?.cause?.code ?? String(cause);
-    return new PublicKeyFetchError('network_error', `GET ${url} failed (${reason}): check the URL and the network.`, { url, cause });
-  };
+  const failure = (code: PublicKeyFetchErrorCode, what: string, details?: { status?: number; cause?: unknown }) =>
+    new PublicKeyFetchError(code, `GET ${url} ${what}`, { url, ...details });
   let response: Response;
   let text: string;
   try {
     response = await fetchImpl(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
     text = await response.text();
   } catch (cause) {
-    throw failed(cause);
+    const { name, cause: reason } = (cause ?? {}) as { name?: string; cause?: { code?: string } };
+    throw name === 'TimeoutError' || name === 'AbortError'
+      ? failure('timeout', `gave no answer within timeoutMs (${timeoutMs} ms).`, { cause })
+      : failure('network_error', `failed (${reason?.code ?? String(cause)}): check the URL and the network.`, { cause });
   }
   const { status } = response;
-  if (!response.ok) {
-    throw new PublicKeyFetchError(
-      'http_error',
-      `GET ${url} answered HTTP ${status}; is url {webhooks_url}/api/v1/public-key?`,
-      { url, status },
-    );
-  }
-  const malformed = (saw: string, cause?: unknown) =>
-    new PublicKeyFetchError('malformed_response', `GET ${url} answered ${saw}, not { success: true, publicKey }.`, { url, status, cause });
-  let answer: { success?: unknown; publicKey?: unknown; message?: unknown; error?: unknown };
+  if (!response.ok) throw failure('http_error', `answered HTTP ${status}; is url {webhooks_url}/api/v1/public-key?`, { status });
+  let answer: { success?: unknown; publicKey?: unknown; message?: unknown; error?: unknown } | undefined;
   try {
     answer = JSON.parse(text);
-  } catch (cause) {
-    throw malformed(`a body that is not JSON (${JSON.stringify(text.slice(0, 40))})`, cause);
+  } catch {
+    // described below
   }
-  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) throw malformed(describeValue(answer));
-  if (answer.success === false) {
+  if (answer?.success === false) {
     const reason = answer.message ?? answer.error;
-    throw new PublicKeyFetchError(
-      'key_unavailable',
-      `GET ${url} answered success: false${typeof reason === 'string' ? ` (${reason})` : ''}: no key for now.`,
-      { url, status },
-    );
+    throw failure('key_unavailable', `answered success: false${typeof reason === 'string' ? ` (${reason})` : ''}: no key for now.`, { status });
   }
-  if (answer.success !== true || typeof answer.publicKey !== 'string') {
-    throw malformed(`the fields [${Object.keys(answer)}] with success ${JSON.stringify(answer.success)}`);
-  }
-  return answer.publicKey;
+  if (answer?.success === true && typeof answer.publicKey === 'string') return answer.publicKey;
+  const saw =
+    answer === undefined
+      ? `a body that is not JSON (${JSON.stringify(text.slice(0, 40))})`
+      : typeof answer !== 'object' || !answer || Array.isArray(answer)
+        ? describeValue(answer)
+        : `the fields [${Object.keys(answer)}] with success ${JSON.stringify(answer.success)}`;
+  throw failure('malformed_response', `answered ${saw}, not { success: true, publicKey }.`, { status });
 }
 
 /**
@@ -121,12 +107,10 @@ export function createPublicKeyProvider(options: PublicKeyProviderOptions): Publ
   requireOptionsObject(options, 'url: "{webhooks_url}/api/v1/public-key"');
   const url = endpointUrl(options.url);
   const fetchImpl = options.fetch ?? globalThis.fetch;
-  if (typeof fetchImpl !== 'function') {
-    throw new TypeError('This runtime has no global fetch: pass options.fetch.');
-  }
-  const cacheTtlMs = nonNegativeOption(options.cacheTtlMs, 3_600_000, 'cacheTtlMs', 'milliseconds');
-  const minRefreshIntervalMs = nonNegativeOption(options.minRefreshIntervalMs, 60_000, 'minRefreshIntervalMs', 'milliseconds');
-  const timeoutMs = nonNegativeOption(options.timeoutMs, 10_000, 'timeoutMs', 'milliseconds');
+  if (typeof fetchImpl !== 'function') throw new TypeError('This runtime has no global fetch: pass options.fetch.');
+  const cacheTtlMs = nonNegativeOption(options.cacheTtlMs, 3_600_000, 'cacheTtlMs');
+  const minRefreshIntervalMs = nonNegativeOption(options.minRefreshIntervalMs, 60_000, 'minRefreshIntervalMs');
+  const timeoutMs = nonNegativeOption(options.timeoutMs, 10_000, 'timeoutMs');
   const now = options.now ?? Date.now;
 
   let key: CryptoKey | undefined;
@@ -140,16 +124,14 @@ export function createPublicKeyProvider(options: PublicKeyProviderOptions): Publ
     try {
       const text = await fetchPublicKeyText(url, fetchImpl, timeoutMs);
       // Same text, same CryptoKey: callers compare identities to see whether the key rotated.
-      if (text !== keyText || !key) {
-        try {
-          key = await importPublicKeyWithWebCrypto(text);
-        } catch (cause) {
-          throw new PublicKeyFetchError('malformed_response', `GET ${url} answered an unusable publicKey. ${(cause as Error).message}`, { url, status: 200, cause });
-        }
+      if (text !== keyText) {
+        key = await importPublicKeyWithWebCrypto(text).catch((cause: Error) => {
+          throw new PublicKeyFetchError('malformed_response', `GET ${url} answered an unusable publicKey. ${cause.message}`, { url, status: 200, cause });
+        });
         keyText = text;
       }
       fetchedAt = now();
-      return key;
+      return key!;
     } finally {
       inFlight = undefined;
     }
@@ -158,13 +140,10 @@ export function createPublicKeyProvider(options: PublicKeyProviderOptions): Publ
 
   return {
     async get() {
-      if (key && now() - fetchedAt < cacheTtlMs) return key;
-      return load();
+      return key && now() - fetchedAt < cacheTtlMs ? key : load();
     },
     async refresh() {
-      if (inFlight) return inFlight;
-      if (key && now() - lastFetchStartedAt < minRefreshIntervalMs) return key;
-      return load();
+      return inFlight ?? (key && now() - lastFetchStartedAt < minRefreshIntervalMs ? key : load());
     },
   };
 }

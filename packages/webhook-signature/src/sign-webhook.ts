@@ -3,7 +3,7 @@ import type { Ed25519Engine } from './engine.js';
 import { WebhookSignatureError } from './errors.js';
 import { resolvePrivateKey } from './import-key.js';
 import type { PrivateKeyInput } from './key-material.js';
-import { type RawBody, readRawBody, signedMessage } from './signed-message.js';
+import { type RawBody, readRawBody } from './signed-message.js';
 import type { WebCryptoKey } from './web-crypto-key.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, UNIX_SECONDS } from './webhook-headers.js';
 import { requireOptionsObject } from './options-check.js';
@@ -61,6 +61,6 @@ export async function signWebhookWith(engine: Ed25519Engine, options: SignWebhoo
   const body = readRawBody(options.rawBody);
   const timestamp = timestampText(options.timestamp);
   const key = await resolvePrivateKey(options.privateKey);
-  const signature = encodeBase64(await engine.sign(key, signedMessage(timestamp, body)));
+  const signature = encodeBase64(await engine.sign(key, engine.message(timestamp, body)));
   return { timestamp, signature, headers: { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: signature } };
 }

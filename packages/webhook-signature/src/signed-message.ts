@@ -19,23 +19,19 @@ const encoder = new TextEncoder();
 export function readRawBody(rawBody: unknown): string | Uint8Array {
   if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return rawBody;
   if (rawBody instanceof ArrayBuffer) return new Uint8Array(rawBody);
-  if (ArrayBuffer.isView(rawBody)) return new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
-  const parsed = typeof rawBody === 'object' && rawBody !== null ? ' (already parsed JSON?)' : '';
   throw new WebhookSignatureError(
     'body_not_raw',
-    `rawBody must be the body as received (string, Uint8Array or ArrayBuffer), not ${describeValue(rawBody)}${parsed}: the signature covers the exact bytes. ` +
-      'Use express.raw() or await request.text(), and parse after verifying.',
+    `rawBody must be the body as received (string or bytes), not ${describeValue(rawBody)}${typeof rawBody === 'object' && rawBody ? ' (already parsed JSON?)' : ''}: ` +
+      'keep it raw with express.raw() or await request.text(), and parse after verifying.',
   );
 }
 
-/** UTF-8 bytes of `${timestamp}.${body}`; a byte body is copied once, after the prefix. */
+/** UTF-8 bytes of `${timestamp}.${body}`. */
 export function signedMessage(timestamp: string, body: string | Uint8Array): Uint8Array<ArrayBuffer> {
   if (typeof body === 'string') return encoder.encode(`${timestamp}.${body}`);
-  const prefixLength = timestamp.length + 1;
-  const message = new Uint8Array(prefixLength + body.length);
-  // The timestamp is ASCII digits (checked before), so each character is one byte.
-  for (let i = 0; i < timestamp.length; i++) message[i] = timestamp.charCodeAt(i);
-  message[timestamp.length] = 46; // '.'
-  message.set(body, prefixLength);
+  const prefix = encoder.encode(`${timestamp}.`);
+  const message = new Uint8Array(prefix.length + body.length);
+  message.set(prefix);
+  message.set(body, prefix.length);
   return message;
 }

@@ -5,7 +5,7 @@ import type { PublicKeyInput } from './key-material.js';
 import type { PublicKeyProvider } from './public-key-provider.js';
 import type { WebCryptoKey } from './web-crypto-key.js';
 import { nonNegativeOption, requireOptionsObject } from './options-check.js';
-import { type RawBody, readRawBody, signedMessage } from './signed-message.js';
+import { type RawBody, readRawBody } from './signed-message.js';
 import {
   type HeaderValue,
   SIGNATURE_HEADER,
@@ -48,7 +48,7 @@ export interface VerifyWebhookSignatureOptions {
 function invalidSignature(cause?: unknown): WebhookSignatureError {
   return new WebhookSignatureError(
     'invalid_signature',
-    `${SIGNATURE_HEADER} does not match this timestamp, body and key. If genuine webhooks fail, verify the raw body as received with the key from {webhooks_url}/api/v1/public-key.`,
+    `${SIGNATURE_HEADER} does not match this timestamp, body and key: verify the raw body as received, with the key from {webhooks_url}/api/v1/public-key.`,
     { cause },
   );
 }
@@ -73,22 +73,21 @@ async function verifyWithProvider(
   } catch (cause) {
     throw invalidSignature(cause);
   }
-  if (fresh !== key && (await engine.verify(fresh, signature, message))) return;
-  throw invalidSignature();
+  if (fresh === key || !(await engine.verify(fresh, signature, message))) throw invalidSignature();
 }
 
 export async function verifyWebhookSignatureWith(engine: Ed25519Engine, options: VerifyWebhookSignatureOptions): Promise<void> {
   requireOptionsObject(options, 'rawBody, timestamp, signature, publicKey');
   const { now = Date.now, publicKey } = options;
-  const toleranceSeconds = nonNegativeOption(options.toleranceSeconds, DEFAULT_TOLERANCE_SECONDS, 'toleranceSeconds', 'seconds');
+  const toleranceSeconds = nonNegativeOption(options.toleranceSeconds, DEFAULT_TOLERANCE_SECONDS, 'toleranceSeconds');
   const nowMs = typeof now === 'function' ? now() : NaN;
   if (!Number.isFinite(nowMs)) throw new TypeError('now must be a function returning milliseconds, like Date.now.');
 
   const body = readRawBody(options.rawBody);
   const timestamp = readTimestampHeader(options.timestamp);
-  const signature = readSignatureHeader(options.signature);
+  const signature = readSignatureHeader(options.signature, engine.base64);
   checkTimestampTolerance(timestamp, toleranceSeconds, nowMs);
-  const message = signedMessage(timestamp, body);
+  const message = engine.message(timestamp, body);
 
   if (isPublicKeyProvider(publicKey)) return verifyWithProvider(engine, publicKey, signature, message);
   // Cached keys and node:crypto answer synchronously: await only what is really pending.
