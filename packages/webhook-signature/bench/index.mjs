@@ -108,16 +108,22 @@ recordRatio('verifyWebhookSignature, node build', nodeVsNoble, `@noble/ed25519 v
 const webVsNoble = await compareByMedian(webPath, nobleVerify, { rounds: 5, roundMs: 300 });
 recordRatio('verifyWebhookSignature, web build', webVsNoble, `@noble/ed25519 verifyAsync (${Math.round(webVsNoble.baselineOps)}/s)`);
 
-// Size of the web build as a browser bundle: everything, and verification alone.
+// Size of the web build as a browser bundle: everything, verification alone, and verification
+// with the key provider (what a web receiver that fetches the key ships).
 const scratch = mkdtempSync(join(tmpdir(), 'capi-webhook-signature-bench-'));
 try {
+  const webEntry = JSON.stringify(join(packageDir, 'dist', 'index.js'));
   const verifyOnly = join(scratch, 'verify-only.mjs');
-  writeFileSync(verifyOnly, `export { verifyWebhookSignature } from ${JSON.stringify(join(packageDir, 'dist', 'index.js'))};\n`);
+  writeFileSync(verifyOnly, `export { verifyWebhookSignature } from ${webEntry};\n`);
+  const withProvider = join(scratch, 'verify-with-provider.mjs');
+  writeFileSync(withProvider, `export { verifyWebhookSignature, createPublicKeyProvider } from ${webEntry};\n`);
   const whole = await bundleSize(join(packageDir, 'dist', 'index.js'));
   const verifying = await bundleSize(verifyOnly);
+  const receiving = await bundleSize(withProvider);
   record({ name: 'web build, min+gzip (whole API)', value: whole.gzipBytes, unit: 'bytes', goal: `<= ${SIZE_GOAL_BYTES}`, met: whole.gzipBytes <= SIZE_GOAL_BYTES });
   record({ name: 'web build, minified (whole API)', value: whole.minBytes, unit: 'bytes' });
   record({ name: 'web build, min+gzip (verifyWebhookSignature only)', value: verifying.gzipBytes, unit: 'bytes', goal: `<= ${SIZE_GOAL_BYTES}`, met: verifying.gzipBytes <= SIZE_GOAL_BYTES });
+  record({ name: 'web build, min+gzip (verifyWebhookSignature + createPublicKeyProvider)', value: receiving.gzipBytes, unit: 'bytes' });
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
