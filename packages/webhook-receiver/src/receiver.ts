@@ -6,7 +6,7 @@ import {
   type WebhookEventMap,
   type WebhookEventType,
 } from '@capi/event-types';
-import { parseWebhookEvent, type WebhookEventValidationError } from '@capi/webhook-validator';
+import { parseWebhookEvent } from '@capi/webhook-validator';
 import { sha256Hex } from './body-digest.js';
 import type { DedupeClaim, DedupeStore } from './dedupe/dedupe-store.js';
 import { createMemoryDedupeStore } from './dedupe/memory-store.js';
@@ -184,8 +184,6 @@ interface Registration {
 const TIMESTAMP_HEADER = WEBHOOK_TIMESTAMP_HEADER.toLowerCase();
 const SIGNATURE_HEADER = WEBHOOK_SIGNATURE_HEADER.toLowerCase();
 const DEFAULT_MAX_BODY_BYTES = 1_048_576;
-// The receipt of every delivery processed synchronously, made once rather than per delivery.
-const PROCESSED: WebhookReceipt = { reply: replyFor('processed') };
 
 function logToConsole(error: unknown, context: WebhookErrorContext): void {
   console.error(`[@capi/webhook-receiver] ${context.outcome}${context.afterReply ? ' (after the reply)' : ''}:`, error);
@@ -340,42 +338,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     return { reply: replyFor('internal_error') };
   };
 
-  const bodyReadFailure = (error: unknown): WebhookReceipt => {
-    if (error instanceof WebhookReceiverError && error.code === 'body_too_large') {
-      return { reply: replyFor('body_too_large', error.message) };
-    }
-    if (error instanceof WebhookReceiverError && error.code === 'body_already_consumed') {
-      report(error, { outcome: 'body_already_consumed', afterReply: false });
-      return { reply: replyFor('body_already_consumed', error.message) };
-    }
-    return reportInternalError(error);
-  };
-
-  const signatureFailure = (error: unknown): WebhookReceipt => {
-    const rejection = signatureCheck.toRejection(error);
-    if (rejection.serverSide) report(rejection.error, { outcome: rejection.outcome, afterReply: false });
-    return { reply: replyFor(rejection.outcome, rejection.detail) };
-  };
-
-  const invalidBody = (errors: readonly WebhookEventValidationError[]): WebhookReceipt => {
-    const notJson = errors.some((error) => error.keyword === 'json' || error.keyword === 'encoding');
-    const detail = errors.slice(0, 5).map((error) => error.message).join('; ');
-    return { reply: replyFor(notJson ? 'body_not_json' : 'schema_mismatch', detail) };
-  };
-
-  // Started on a later tick so that the reply is written before any handler code runs. A
-  // function of its own: a closure inside receive() would make every delivery allocate a
-  // context for the variables it captures, acknowledgeEarly or not.
-  const settleAfterReply = (token: string, delivery: WebhookDelivery, event: WebhookEvent): WebhookReceipt => {
-    const afterReply = Promise.resolve()
-      .then(() => settle(delivery.bodySha256, token, delivery, event, true))
-      .then(() => undefined);
-    return { reply: replyFor('acknowledged'), afterReply };
-  };
-
   const receive = async (source: DeliverySource): Promise<WebhookReceipt> => {
-    // One try around the whole pipeline rather than a derived promise per delivery; the rare
-    // outcomes are answered by functions of their own, so that this frame stays small.
+    // One try around the whole pipeline rather than a derived promise per delivery.
     try {
       if (source.method !== 'POST') return { reply: replyFor('method_not_allowed') };
 
@@ -383,14 +347,23 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       try {
         rawBody = await source.readRawBody(maxBodyBytes);
       } catch (error) {
-        return bodyReadFailure(error);
+        if (error instanceof WebhookReceiverError && error.code === 'body_too_large') {
+          return { reply: replyFor('body_too_large', error.message) };
+        }
+        if (error instanceof WebhookReceiverError && error.code === 'body_already_consumed') {
+          report(error, { outcome: 'body_already_consumed', afterReply: false });
+          return { reply: replyFor('body_already_consumed', error.message) };
+        }
+        throw error;
       }
 
       const timestampHeader = source.header(TIMESTAMP_HEADER);
       try {
         await signatureCheck.verify(rawBody, timestampHeader, source.header(SIGNATURE_HEADER));
       } catch (error) {
-        return signatureFailure(error);
+        const rejection = signatureCheck.toRejection(error);
+        if (rejection.serverSide) report(rejection.error, { outcome: rejection.outcome, afterReply: false });
+        return { reply: replyFor(rejection.outcome, rejection.detail) };
       }
 
       const digest = sha256Hex(rawBody);
@@ -400,7 +373,11 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       };
 
       const parsed = parseWebhookEvent(rawBody, parseOptions);
-      if (!parsed.ok && !parsed.unknownEventType) return invalidBody(parsed.errors);
+      if (!parsed.ok && !parsed.unknownEventType) {
+        const notJson = parsed.errors.some((error) => error.keyword === 'json' || error.keyword === 'encoding');
+        const detail = parsed.errors.slice(0, 5).map((error) => error.message).join('; ');
+        return { reply: replyFor(notJson ? 'body_not_json' : 'schema_mismatch', detail) };
+      }
 
       let token = '';
       if (dedupe !== undefined) {
@@ -424,9 +401,15 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
         return { reply: replyFor('unknown_event_type') };
       }
 
-      if (acknowledgeEarly) return settleAfterReply(token, delivery, parsed.event);
-      const settled = settle(delivery.bodySha256, token, delivery, parsed.event, false);
-      if (settled === 'processed') return PROCESSED;
+      const { event } = parsed;
+      if (acknowledgeEarly) {
+        // Started on a later tick so that the reply is written before any handler code runs.
+        const afterReply = Promise.resolve()
+          .then(() => settle(delivery.bodySha256, token, delivery, event, true))
+          .then(() => undefined);
+        return { reply: replyFor('acknowledged'), afterReply };
+      }
+      const settled = settle(delivery.bodySha256, token, delivery, event, false);
       return { reply: replyFor(typeof settled === 'string' ? settled : await settled) };
     } catch (error) {
       return reportInternalError(error);

@@ -87,12 +87,12 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
       }
       // A claim that expired and was taken over by another delivery is that delivery's now.
       if (entry.token !== token && entry.expiresAt > at) return;
-      // The claim's own entry, updated in place. It keeps its place in the LRU order: the body
-      // was last seen when it was claimed, and moving it (a delete and a set on a Map of up to
-      // maxEntries) would cost every delivery two more hash-table operations.
+      // The claim's own entry, updated in place and moved to the most recent end.
+      entries.delete(key);
       entry.state = 'processed';
       entry.token = token;
       entry.expiresAt = at + ttlMs;
+      entries.set(key, entry);
     },
     release(key: string, token: string): void {
       if (entries.get(key)?.token === token) entries.delete(key);
