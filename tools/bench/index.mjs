@@ -54,6 +54,76 @@ export async function bundleSize(entry, { platform = 'browser', conditions = [],
   return { minBytes: code.byteLength, gzipBytes: gzipSync(code, { level: 9 }).byteLength };
 }
 
+/**
+ * Times `contenders` (name -> sync or async function) in `rounds` interleaved rounds: each round
+ * times one batch of `batch` calls of every contender, in an order shuffled afresh each round
+ * (seeded, so runs are repeatable), so that no contender always follows the same one: what runs
+ * before a batch (a WebCrypto call on the thread pool, a burst of garbage) changes the caches it
+ * starts with, and a fixed or merely rotated order would charge that to the same contender every
+ * time. Thousands of batches of a few milliseconds: a disturbance (another process, a frequency
+ * change, a garbage collection) spoils a few batches of whichever contender it hits, not a long
+ * round. `beforeBatch(name)` runs untimed before each batch (to prepare its inputs); garbage is
+ * collected every `gcEvery` rounds, untimed, when `collectGarbage` is given.
+ * Returns, per contender, the microseconds per call of each round's batch.
+ */
+export async function interleavedBatches(contenders, { rounds = 2_000, batch = 8, warmupMs = 1_000, gcEvery = 50, collectGarbage, beforeBatch } = {}) {
+  const names = Object.keys(contenders);
+  const times = Object.fromEntries(names.map((name) => [name, []]));
+  const warmUntil = performance.now() + warmupMs;
+  while (performance.now() < warmUntil) {
+    for (const name of names) {
+      beforeBatch?.(name);
+      await contenders[name]();
+    }
+  }
+  const random = seededRandom(0x5eed);
+  const order = [...names];
+  for (let round = 0; round < rounds; round++) {
+    if (collectGarbage && round % gcEvery === 0) collectGarbage();
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+    for (const name of order) {
+      const fn = contenders[name];
+      beforeBatch?.(name);
+      const start = performance.now();
+      for (let i = 0; i < batch; i++) await fn();
+      times[name].push(((performance.now() - start) * 1000) / batch);
+    }
+  }
+  return times;
+}
+
+/** mulberry32: a small seeded PRNG, so that the shuffled orders are the same in every run. */
+function seededRandom(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Summarises `interleavedBatches` times of `name` against `baseline`. The ratio (speed of `name`
+ * over speed of `baseline`) compares fast-decile batch times: noise on a shared machine only ever
+ * slows a batch down, so each contender's fast batches estimate its own cost best (Chen & Revels,
+ * "Robust benchmarking in noisy environments", 2016; the minimum estimator of Julia's
+ * BenchmarkTools). `medianRatio` is the median of the per-round ratios, noise included.
+ */
+export function batchRatio(times, name, baseline) {
+  const fast = (values) => percentile(values, 10);
+  return {
+    perSecond: 1e6 / fast(times[name]),
+    baselinePerSecond: 1e6 / fast(times[baseline]),
+    ratio: fast(times[baseline]) / fast(times[name]),
+    medianRatio: percentile(times[name].map((time, round) => times[baseline][round] / time), 50),
+  };
+}
+
 /** Percentile (0..100) of an array of numbers. */
 export function percentile(values, p) {
   const sorted = [...values].sort((a, b) => a - b);

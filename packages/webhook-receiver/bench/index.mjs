@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import autocannon from 'autocannon';
-import { bundleSize, percentile, printTable, record } from '@capi/bench-kit';
+import { batchRatio, bundleSize, interleavedBatches, percentile, printTable, record } from '@capi/bench-kit';
 import { createWebhookReceiver } from '../dist/index.js';
 import { createKeys, signDeliveries } from './deliveries.mjs';
 
@@ -86,63 +86,39 @@ function rawVerifyPredecoded() {
   if (!verify(null, delivery.message, publicKey, delivery.signatureBytes)) throw new Error('verify failed');
 }
 
-// Interleaved rounds of short batches: each round times one batch of every contender, in an
-// order rotated by one position per round, so that each contender runs in every position equally
-// often and none ever runs twice in a row. Thousands of batches of a few milliseconds each: a
-// disturbance (another process, a frequency change, a garbage collection) spoils a few batches
-// of whichever contender it hits instead of one long round. Garbage is collected every few
-// rounds, outside the timed batches.
-//
-// Two estimators of each ratio, over the same batches:
-// - the primary one compares the contenders' fast-decile batch times (10th percentile of each
-//   contender's time per delivery). Noise only ever slows a batch down, so the fast batches
-//   estimate each contender's own cost best (Chen & Revels, "Robust benchmarking in noisy
-//   environments", 2016; the minimum estimator of Julia's BenchmarkTools);
-// - the median of the per-round ratios, which keeps the noise and is printed next to it.
-// A control row times the baseline against an identical copy of itself: it shows how far from
-// 1.00 the method itself is in this run.
-const rounds = 2_400;
-const batch = 8;
+// bench-kit's interleavedBatches: hundreds of short batches in shuffled order, garbage collected
+// garbage collected every few rounds outside the timed batches. The pipeline ratio compares fast-decile batch
+// times (see batchRatio); the median of the per-round ratios is printed next to it, and a
+// control row times the baseline against an identical copy of itself, to show how far from 1.00
+// the method itself is in this run. One receiver serves the whole run (until the pool of
+// deliveries wraps), as a server keeps one: a receiver made per round would start every round
+// with fresh closures to optimize again.
 const contenders = { handlePrepared, handleBuildingRequest, receiveBytes, rawVerifyPredecoded, rawVerify, rawVerifyControl };
-const names = Object.keys(contenders);
-const batchMicroseconds = Object.fromEntries(names.map((name) => [name, []]));
 setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc');
-// One receiver for the whole run (until the pool of deliveries wraps), as a server keeps one:
-// a receiver made per round would start every round with fresh closures to optimize again.
-const warmUntil = performance.now() + 1_000;
-while (performance.now() < warmUntil) for (const fn of Object.values(contenders)) await fn();
-for (let round = 0; round < rounds; round++) {
-  if (round % 50 === 0) collectGarbage();
-  for (let position = 0; position < names.length; position++) {
-    const name = names[(round + position) % names.length];
-    const fn = contenders[name];
-    if (fn === handlePrepared) {
-      prepared = Array.from({ length: batch }, () => toRequest(nextDelivery()));
-      preparedIndex = 0;
-    }
-    const start = performance.now();
-    for (let i = 0; i < batch; i++) await fn();
-    batchMicroseconds[name].push(((performance.now() - start) * 1000) / batch);
-  }
-}
+const times = await interleavedBatches(contenders, {
+  rounds: 600,
+  batch: 32,
+  collectGarbage: runInNewContext('gc'),
+  beforeBatch: (name) => {
+    prepared = name === 'handlePrepared' ? Array.from({ length: 32 }, () => toRequest(nextDelivery())) : [];
+    preparedIndex = 0;
+  },
+});
 if (dispatched === 0) throw new Error('the handler never ran');
 const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
-const fastDecile = (name) => percentile(batchMicroseconds[name], 10);
-const ratio = (name) => fastDecile('rawVerify') / fastDecile(name);
-const medianRatio = (name) => percentile(batchMicroseconds[name].map((time, round) => batchMicroseconds.rawVerify[round] / time), 50);
-const perSecond = (name) => 1e6 / fastDecile(name);
 const baselineName = 'node:crypto.verify from the same headers and body';
-const receiveRatio = ratio('receiveBytes');
-const row = (name, contender, extra = {}) =>
-  record({ name, value: perSecond(contender), unit: 'ops/s (fast decile)', baseline: baselineName, ratio: ratio(contender), ...extra });
-row('pipeline via receiver.receive (verify, parse, validate, dedupe, dispatch; no Web Request/Response)', 'receiveBytes', { goal: '>= 0.85', met: receiveRatio >= 0.85 });
-record({ name: '  the same, median of the per-round ratios (noise included)', value: 1e6 / percentile(batchMicroseconds.receiveBytes, 50), unit: 'ops/s (median)', baseline: baselineName, ratio: medianRatio('receiveBytes') });
+const row = (name, contender, extra = {}) => {
+  const { perSecond, ratio } = batchRatio(times, contender, 'rawVerify');
+  record({ name, value: perSecond, unit: 'ops/s (fast decile)', baseline: baselineName, ratio, ...extra });
+};
+const receiving = batchRatio(times, 'receiveBytes', 'rawVerify');
+row('pipeline via receiver.receive (verify, parse, validate, dedupe, dispatch; no Web Request/Response)', 'receiveBytes', { goal: '>= 0.85', met: receiving.ratio >= 0.85 });
+record({ name: '  the same, median of the per-round ratios (noise included)', value: 1e6 / percentile(times.receiveBytes, 50), unit: 'ops/s (median)', baseline: baselineName, ratio: receiving.medianRatio });
 row('pipeline via receiver.handle (the same, plus reading the Request body and building the Response)', 'handlePrepared');
 row('same, building each Request inside the timed loop', 'handleBuildingRequest');
 row('raw node:crypto.verify, message and signature decoded before the run', 'rawVerifyPredecoded');
 row('control: the baseline against an identical copy of itself (1.00 = no bias from the method)', 'rawVerifyControl');
-record({ name: 'raw node:crypto.verify from the same headers and body (baseline)', value: perSecond('rawVerify'), unit: 'ops/s (fast decile)' });
+record({ name: 'raw node:crypto.verify from the same headers and body (baseline)', value: receiving.baselinePerSecond, unit: 'ops/s (fast decile)' });
 
 // --- 2. HTTP throughput ---------------------------------------------------------------------
 function startServer(mode) {
