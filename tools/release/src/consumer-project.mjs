@@ -87,8 +87,8 @@ export async function signInAndVerify(privateKey: string): Promise<number> {
 
 // ESM consumers under "bundler" and "node16" resolution (the import conditions and .d.ts);
 // a CommonJS consumer (.cts, the require conditions and .d.cts) under "node20", which models
-// Node 20's require() of ESM: under "node16" viem's ESM-only types make any CommonJS importer
-// of a package that re-exports viem types fail (TS1479), whatever this repo ships.
+// Node 20's require() of ESM. The packages' .d.cts import no viem types, but the consumer
+// itself imports viem/accounts, whose ESM-only types a .cts under "node16" cannot import (TS1479).
 const tsconfigs = {
   'tsconfig.bundler.json': { module: 'esnext', moduleResolution: 'bundler', files: ['consumer.ts'] },
   'tsconfig.node16.json': { module: 'node16', moduleResolution: 'node16', files: ['consumer.ts'] },

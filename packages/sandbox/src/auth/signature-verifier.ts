@@ -12,10 +12,13 @@ import { verifyMessage, type Address, type Hex } from 'viem';
  *   client.verifyMessage({ address: input.address, message: input.message, signature: input.signature });
  * ```
  */
+// The address and signature are spelled as viem's `Address` and `Hex` are (`0x${string}`), so
+// that this public type does not import viem: CommonJS consumers under moduleResolution node16
+// cannot load viem's ESM-only types (TS1479).
 export type SmartAccountSignatureVerifier = (input: {
-  address: Address;
+  address: `0x${string}`;
   message: string;
-  signature: Hex;
+  signature: `0x${string}`;
   chainId: number;
 }) => Promise<boolean> | boolean;
 
