@@ -6,42 +6,6 @@ import { gzipSync } from 'node:zlib';
 import { performance } from 'node:perf_hooks';
 
 /**
- * Operations per second of `fn` (sync or async), measured for at least `minTimeMs`
- * after a warm-up. `fn` is called in batches so that the timer cost is amortised.
- */
-export async function opsPerSecond(fn, { minTimeMs = 1000, warmupMs = 200, batch = 64 } = {}) {
-  const isAsync = fn.constructor.name === 'AsyncFunction';
-  const runBatch = isAsync
-    ? async () => { for (let i = 0; i < batch; i++) await fn(); }
-    : async () => { for (let i = 0; i < batch; i++) fn(); };
-  let end = performance.now() + warmupMs;
-  while (performance.now() < end) await runBatch();
-  let ops = 0;
-  const start = performance.now();
-  end = start + minTimeMs;
-  while (performance.now() < end) { await runBatch(); ops += batch; }
-  return ops / ((performance.now() - start) / 1000);
-}
-
-/**
- * Measures a candidate and its baseline in alternating rounds, the order reversed every other
- * round (so that drift in machine load and the other's garbage hit both alike), and returns
- * the median rates and the median of the per-round ratios candidate / baseline: a median,
- * because one disturbed round on a shared machine should not move the figure.
- */
-export async function compare(candidate, baseline, { rounds = 7, roundMs = 400, batch } = {}) {
-  const c = [], b = [], ratios = [];
-  for (let r = 0; r < rounds; r++) {
-    const options = { minTimeMs: roundMs, warmupMs: r === 0 ? 200 : 20, batch };
-    let cr, br;
-    if (r % 2 === 0) { cr = await opsPerSecond(candidate, options); br = await opsPerSecond(baseline, options); }
-    else { br = await opsPerSecond(baseline, options); cr = await opsPerSecond(candidate, options); }
-    c.push(cr); b.push(br); ratios.push(cr / br);
-  }
-  return { ops: percentile(c, 50), baselineOps: percentile(b, 50), ratio: percentile(ratios, 50) };
-}
-
-/**
  * Bundles `entry` with esbuild (ESM, minified, tree-shaken) and returns the minified and
  * the minified+gzipped size in bytes. `external` names modules left out of the bundle.
  */
@@ -63,17 +27,25 @@ export async function bundleSize(entry, { platform = 'browser', conditions = [],
  * time. Thousands of batches of a few milliseconds: a disturbance (another process, a frequency
  * change, a garbage collection) spoils a few batches of whichever contender it hits, not a long
  * round. `beforeBatch(name)` runs untimed before each batch (to prepare its inputs); garbage is
- * collected every `gcEvery` rounds, untimed, when `collectGarbage` is given.
+ * collected every `gcEvery` rounds, untimed, when `collectGarbage` is given. An `async` function
+ * is awaited on every call; a plain function is called in a plain loop, so that a synchronous
+ * baseline pays no promise tick it would not pay in real code.
  * Returns, per contender, the microseconds per call of each round's batch.
  */
 export async function interleavedBatches(contenders, { rounds = 2_000, batch = 8, warmupMs = 1_000, gcEvery = 50, collectGarbage, beforeBatch } = {}) {
   const names = Object.keys(contenders);
   const times = Object.fromEntries(names.map((name) => [name, []]));
+  const runBatch = Object.fromEntries(names.map((name) => {
+    const fn = contenders[name];
+    return [name, fn.constructor.name === 'AsyncFunction'
+      ? async () => { for (let i = 0; i < batch; i++) await fn(); }
+      : () => { for (let i = 0; i < batch; i++) fn(); }];
+  }));
   const warmUntil = performance.now() + warmupMs;
   while (performance.now() < warmUntil) {
     for (const name of names) {
       beforeBatch?.(name);
-      await contenders[name]();
+      await runBatch[name]();
     }
   }
   const random = seededRandom(0x5eed);
@@ -85,10 +57,9 @@ export async function interleavedBatches(contenders, { rounds = 2_000, batch = 8
       [order[i], order[j]] = [order[j], order[i]];
     }
     for (const name of order) {
-      const fn = contenders[name];
       beforeBatch?.(name);
       const start = performance.now();
-      for (let i = 0; i < batch; i++) await fn();
+      await runBatch[name]();
       times[name].push(((performance.now() - start) * 1000) / batch);
     }
   }

@@ -86,9 +86,9 @@ function rawVerifyPredecoded() {
   if (!verify(null, delivery.message, publicKey, delivery.signatureBytes)) throw new Error('verify failed');
 }
 
-// bench-kit's interleavedBatches: hundreds of short batches in shuffled order, garbage collected
-// garbage collected every few rounds outside the timed batches. The pipeline ratio compares fast-decile batch
-// times (see batchRatio); the median of the per-round ratios is printed next to it, and a
+// bench-kit's interleavedBatches: hundreds of short batches in shuffled order, garbage
+// collected every few rounds outside the timed batches. The pipeline ratio compares fast-decile
+// batch times (see batchRatio); the median of the per-round ratios is printed next to it, and a
 // control row times the baseline against an identical copy of itself, to show how far from 1.00
 // the method itself is in this run. One receiver serves the whole run (until the pool of
 // deliveries wraps), as a server keeps one: a receiver made per round would start every round

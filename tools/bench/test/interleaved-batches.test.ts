@@ -43,6 +43,19 @@ describe('interleavedBatches', () => {
     for (const name of ['a', 'b', 'c', 'd']) expect(predecessors.get(name)!.size).toBeGreaterThan(1);
   });
 
+  it('awaits async contenders and calls plain ones in a plain loop, without awaiting what they return', async () => {
+    let plainCalls = 0;
+    let awaitedCalls = 0;
+    const times = await interleavedBatches({
+      // Awaiting this would never finish: a plain function is not awaited.
+      plain: () => { plainCalls++; return new Promise(() => {}); },
+      awaited: async () => { await new Promise((resolve) => setTimeout(resolve, 1)); awaitedCalls++; },
+    }, { rounds: 2, batch: 3, warmupMs: 0 });
+    expect(plainCalls).toBe(6);
+    expect(awaitedCalls).toBe(6);
+    expect(times.plain).toHaveLength(2);
+  });
+
   it('collects garbage every gcEvery rounds, outside the batches', async () => {
     let collections = 0;
     await interleavedBatches({ a: () => undefined }, { rounds: 10, batch: 1, warmupMs: 0, gcEvery: 5, collectGarbage: () => collections++ });
