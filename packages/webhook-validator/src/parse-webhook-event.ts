@@ -1,7 +1,7 @@
 import { findForbiddenKey, nestsDeeperThan, utf8ByteLength } from './body-limits.js';
 import { invalid, type WebhookEventValidationResult } from './validation-result.js';
 import { validateWebhookEvent, type WebhookEventValidationOptions } from './validate-webhook-event.js';
-import { WebhookValidatorOptionError } from './webhook-validator-option-error.js';
+import { assertOptionsObject, WebhookValidatorOptionError } from './webhook-validator-option-error.js';
 
 /**
  * Default `maxBytes` of `parseWebhookEvent`: 1 MiB, hundreds of times a user event with many cards.
@@ -47,6 +47,7 @@ let utf8Decoder: TextDecoder | undefined;
  * handle(result.event);
  */
 export function parseWebhookEvent(rawBody: string | Uint8Array, options?: ParseWebhookEventOptions): WebhookEventValidationResult {
+  assertOptionsObject(options);
   const maxBytes = positiveIntegerOption(options, 'maxBytes', DEFAULT_MAX_BYTES);
   const maxDepth = positiveIntegerOption(options, 'maxDepth', DEFAULT_MAX_DEPTH);
   const text = typeof rawBody === 'string' ? checkedText(rawBody, maxBytes) : decodedText(rawBody, maxBytes);
@@ -76,6 +77,11 @@ function checkedText(rawBody: string, maxBytes: number): string | WebhookEventVa
 
 function decodedText(rawBody: unknown, maxBytes: number): string | WebhookEventValidationResult {
   if (!(rawBody instanceof Uint8Array)) {
+    if (rawBody instanceof ArrayBuffer || ArrayBuffer.isView(rawBody)) {
+      // Raw bytes already, only not in a Uint8Array (e.g. request.arrayBuffer()): say how to pass them.
+      const got = rawBody instanceof ArrayBuffer ? 'an ArrayBuffer' : `a ${rawBody.constructor.name}`;
+      return invalid('', 'rawBody', `parseWebhookEvent needs the raw body as a string or Uint8Array (got ${got}): wrap the bytes, e.g. parseWebhookEvent(new Uint8Array(await request.arrayBuffer()))`);
+    }
     const got = rawBody === null ? 'null' : typeof rawBody === 'object' ? 'an already-parsed object' : typeof rawBody;
     return invalid('', 'rawBody', `parseWebhookEvent needs the raw body as a string or Uint8Array (got ${got}): read the body unparsed (e.g. request.text() or express.raw()), or call validateWebhookEvent on a parsed value`);
   }

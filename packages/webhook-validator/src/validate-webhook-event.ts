@@ -1,5 +1,5 @@
 import { strictValidators, tolerantValidators } from './generated/validators.js';
-import { WebhookValidatorOptionError } from './webhook-validator-option-error.js';
+import { assertOptionsObject, WebhookValidatorOptionError } from './webhook-validator-option-error.js';
 import { toValidationErrors } from './schema-errors.js';
 import { invalid, type WebhookEventValidationResult } from './validation-result.js';
 import type { WebhookEvent } from '@capi/event-types';
@@ -69,6 +69,7 @@ function rejectEnvelope(value: unknown, eventType: unknown, validators: Readonly
 }
 
 function validatorsFor(options: WebhookEventValidationOptions) {
+  assertOptionsObject(options);
   const strict: unknown = options.strict;
   if (strict === undefined || strict === false) return tolerantValidators;
   if (strict === true) return strictValidators;

@@ -18,3 +18,10 @@ export class WebhookValidatorOptionError extends TypeError {
     this.option = option;
   }
 }
+
+/** Throws unless `options` is an object (or undefined): `null`, `true` or a string is a programming error. */
+export function assertOptionsObject(options: unknown): void {
+  if (options === undefined || (typeof options === 'object' && options !== null && !Array.isArray(options))) return;
+  const got = options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options;
+  throw new WebhookValidatorOptionError('options', `options must be an object such as { strict: true } or left out (got ${got})`);
+}

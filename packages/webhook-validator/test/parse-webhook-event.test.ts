@@ -160,6 +160,18 @@ describe('reports an already-parsed body instead of throwing', () => {
   });
 });
 
+describe('says how to pass raw bytes that are not in a Uint8Array (ArrayBuffer, DataView)', () => {
+  it.each([
+    ['ArrayBuffer', () => bytes(realisticBody).buffer],
+    ['DataView', () => new DataView(bytes(realisticBody).buffer)],
+  ])('%s', (name, body) => {
+    const message = expectError(parseWebhookEvent(body() as never), 'rawBody');
+    expect(message).toContain(`got a${name === 'ArrayBuffer' ? 'n' : ''} ${name}`);
+    expect(message).toContain('new Uint8Array(await request.arrayBuffer())');
+    expect(message).not.toContain('already-parsed');
+  });
+});
+
 describe('never throws on arbitrary bodies', () => {
   it('fast-check: strings, bytes, JSON values and mutated events', () => {
     const options = fc.record({ strict: fc.boolean(), maxDepth: fc.integer({ min: 1, max: 80 }) }, { requiredKeys: [] });
@@ -188,5 +200,14 @@ describe('rejects an invalid option with WebhookValidatorOptionError', () => {
     const call = () => parseWebhookEvent(realisticBody, { [option]: value });
     expect(call).toThrow(WebhookValidatorOptionError);
     expect(call).toThrow(new RegExp(`options\\.${option} must be a positive integer`));
+  });
+
+  it.each([[null], ['strict'], [true]])('options itself: %j', (options) => {
+    // On a body that parses as well as on one that does not: an option error never depends on the body.
+    for (const body of [realisticBody, '{']) {
+      const call = () => parseWebhookEvent(body, options as never);
+      expect(call).toThrow(WebhookValidatorOptionError);
+      expect(call).toThrow(/options must be an object such as \{ strict: true \} or left out/);
+    }
   });
 });

@@ -269,6 +269,17 @@ describe('rejects an invalid option with WebhookValidatorOptionError', () => {
       expect(error).toMatchObject({ code: 'invalid_option', option: 'strict' });
     }
   });
+
+  it.each([[null], ['strict'], [true], [[]]])('options itself: %j', (options) => {
+    const call = () => validateWebhookEvent(realisticEvent(), options as never);
+    expect(call).toThrow(WebhookValidatorOptionError);
+    expect(call).toThrow(/options must be an object such as \{ strict: true \} or left out/);
+    try {
+      call();
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'invalid_option', option: 'options' });
+    }
+  });
 });
 
 describe('types the event by its eventType (WebhookEvent from @capi/event-types)', () => {
