@@ -269,9 +269,11 @@ export function errorFromResponse(response: Pick<Response, 'status' | 'headers'>
   const family = describeStatus(status, isWaf, said.code);
   const retryAfterMs = status === 429 ? parseRetryAfter(response.headers.get('retry-after')) : undefined;
   const advice = options.advice ?? family.advice(retryAfterMs);
+  // The service's own sentence often ends with a full stop; the advice follows after one.
+  const saidMessage = said.message?.replace(/\.+$/, '');
   const message =
     `${family.title} (HTTP ${status}${said.code ? ` ${said.code}` : ''})` +
-    `${said.message ? `: ${said.message}` : ''}. ${advice}` +
+    `${saidMessage ? `: ${saidMessage}` : ''}. ${advice}` +
     `${requestId ? ` [request id ${requestId}]` : ''}`;
   const init: ApiErrorInit = { status, body: safeBody, requestId, code: said.code ?? family.code, message };
   if (isWaf) return new WafForbiddenError(init);

@@ -1,3 +1,4 @@
+import { describeValue } from './describe-value.js';
 import { InvalidArgumentError } from './errors.js';
 
 /**
@@ -16,7 +17,7 @@ export function assertMilliseconds(value: unknown, argument: string, { allowZero
   if (!valid) {
     throw new InvalidArgumentError(
       argument,
-      `${argument} must be a number of milliseconds ${allowZero ? '>= 0' : '> 0'}${allowInfinity ? ' (or Infinity for none)' : ''}, got ${String(value)}.`,
+      `${argument} must be a number of milliseconds ${allowZero ? '>= 0' : '> 0'}${allowInfinity ? ' (or Infinity for none)' : ''}, got ${describeValue(value)}.`,
       'invalid_option',
     );
   }

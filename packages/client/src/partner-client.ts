@@ -2,6 +2,7 @@ import openapiFetchDefault, { type Client } from 'openapi-fetch';
 import type { AccountLimit, paths, WebhookPublicKey } from '@capi/openapi-types';
 import { getDailyLimit, setDailyLimit, waitForLimitSync, type DailyLimitContext, type SetDailyLimitParams, type WaitForLimitSyncOptions } from './daily-limit.js';
 import { DEFAULT_MAX_DAILY_LIMIT_CENTS } from './daily-limit-input.js';
+import { describeValue } from './describe-value.js';
 import { InvalidArgumentError } from './errors.js';
 import { assertMilliseconds } from './milliseconds-option.js';
 import { resolveRetryPolicy, type RetriesOption } from './retry-policy.js';
@@ -81,7 +82,7 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
   assertMilliseconds(timeoutMs, 'timeoutMs', { allowInfinity: true });
   const maxDailyLimitCents = options.maxDailyLimitCents ?? DEFAULT_MAX_DAILY_LIMIT_CENTS;
   if (!Number.isSafeInteger(maxDailyLimitCents) || maxDailyLimitCents <= 0) {
-    throw new InvalidArgumentError('maxDailyLimitCents', `maxDailyLimitCents must be a positive whole number of cents, got ${String(options.maxDailyLimitCents)}.`, 'invalid_option');
+    throw new InvalidArgumentError('maxDailyLimitCents', `maxDailyLimitCents must be a positive whole number of cents, got ${describeValue(options.maxDailyLimitCents)}.`, 'invalid_option');
   }
   for (const name of ['fetch', 'onRetry'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function') {

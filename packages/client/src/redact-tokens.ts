@@ -3,7 +3,9 @@
 // through here first, so that a service echoing a token back cannot leak it either.
 
 const JWT_PATTERN = /\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
-const BEARER_PATTERN = /\b(Bearer\s+)[^\s"',;]+/gi;
+// Skips a credential already redacted: messages pass through here twice (the error body, then
+// the error's message built from it), and "Bearer [redacted token]" must survive unchanged.
+const BEARER_PATTERN = /\b(Bearer\s+)(?!\[redacted token\](?:[\s"',;]|$))[^\s"',;]+/gi;
 const REDACTED = '[redacted token]';
 const MAX_DEPTH = 8;
 

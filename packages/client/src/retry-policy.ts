@@ -1,3 +1,4 @@
+import { describeValue } from './describe-value.js';
 import { InvalidArgumentError } from './errors.js';
 
 /**
@@ -40,11 +41,20 @@ const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * resolveRetryPolicy(3) // { count: 3, baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60000 }
  */
 export function resolveRetryPolicy(option: RetriesOption | undefined): RetryPolicy {
+  // Spreading anything else (a string from an environment variable, an array) would silently
+  // keep the defaults.
+  if (option !== undefined && typeof option !== 'number' && (typeof option !== 'object' || option === null || Array.isArray(option))) {
+    throw new InvalidArgumentError(
+      'retries',
+      `retries must be a number of retries or { count, baseDelayMs, maxDelayMs, maxRetryAfterMs }, got ${Array.isArray(option) ? JSON.stringify(option) : describeValue(option)}`,
+      'invalid_option',
+    );
+  }
   const policy = typeof option === 'number' ? { ...DEFAULT_RETRY_POLICY, count: option } : { ...DEFAULT_RETRY_POLICY, ...option };
   assertRetryCount(policy.count, 'retries');
   for (const key of ['baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const) {
     if (typeof policy[key] !== 'number' || !(policy[key] >= 0)) {
-      throw new InvalidArgumentError(`retries.${key}`, `retries.${key} must be a number of milliseconds >= 0, got ${String(policy[key])}`, 'invalid_option');
+      throw new InvalidArgumentError(`retries.${key}`, `retries.${key} must be a number of milliseconds >= 0, got ${describeValue(policy[key])}`, 'invalid_option');
     }
   }
   return policy;
@@ -58,7 +68,7 @@ export function resolveRetryPolicy(option: RetriesOption | undefined): RetryPoli
  */
 export function assertRetryCount(count: unknown, argument: string): asserts count is number {
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
-    throw new InvalidArgumentError(argument, `${argument} must be a whole number of retries >= 0, got ${String(count)}`, 'invalid_option');
+    throw new InvalidArgumentError(argument, `${argument} must be a whole number of retries >= 0, got ${describeValue(count)}`, 'invalid_option');
   }
 }
 

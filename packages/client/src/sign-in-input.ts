@@ -1,3 +1,4 @@
+import { describeValue as describe } from './describe-value.js';
 import { InvalidArgumentError } from './errors.js';
 
 /**
@@ -71,8 +72,4 @@ export function assertSignInInput(input: SignInInput): void {
 
 function fail(argument: string, message: string, code: string): never {
   throw new InvalidArgumentError(argument, `${message}.`, code);
-}
-
-function describe(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }

@@ -1,3 +1,4 @@
+import { describeValue } from './describe-value.js';
 import { InvalidArgumentError, PartnerClientError } from './errors.js';
 import { readJwtExpiry } from './jwt-expiry.js';
 
@@ -91,7 +92,7 @@ export class TokenManager {
   constructor(options: TokenManagerOptions = {}) {
     const renewBeforeMs = options.renewBeforeMs ?? DEFAULT_RENEW_BEFORE_MS;
     if (!Number.isFinite(renewBeforeMs) || renewBeforeMs < 0) {
-      throw new InvalidArgumentError('renewBeforeMs', `renewBeforeMs must be a number of milliseconds >= 0, got ${String(options.renewBeforeMs)}.`, 'invalid_option');
+      throw new InvalidArgumentError('renewBeforeMs', `renewBeforeMs must be a number of milliseconds >= 0, got ${describeValue(options.renewBeforeMs)}.`, 'invalid_option');
     }
     for (const name of ['reauthenticate', 'refresh'] as const) {
       if (options[name] !== undefined && typeof options[name] !== 'function') {

@@ -20,10 +20,24 @@ describe('checks client options when the client is created', () => {
     ['a fractional maxDailyLimitCents', { baseUrl: 'https://api.example.com', maxDailyLimitCents: 10.5 }, 'maxDailyLimitCents'],
     ['a fetch that is not a function', { baseUrl: 'https://api.example.com', fetch: 'fetch' }, 'fetch'],
     ['a tokenManager that is not one', { baseUrl: 'https://api.example.com', tokenManager: {} }, 'tokenManager'],
+    ['retries given as a string', { baseUrl: 'https://api.example.com', retries: '5' }, 'retries'],
+    ['retries given as an array', { baseUrl: 'https://api.example.com', retries: [1] }, 'retries'],
   ])('rejects %s with InvalidArgumentError', (_case, options, argument) => {
     const create = () => createPartnerClient(options as never);
     expect(create).toThrow(InvalidArgumentError);
     expect(create).toThrow(expect.objectContaining({ argument }));
+  });
+
+  // Options often come from environment variables: "got 100" for the string "100" would read
+  // as if 100 had been refused.
+  it.each([
+    ['timeoutMs', { timeoutMs: '100' }],
+    ['retries', { retries: { count: '3' } }],
+    ['retries.baseDelayMs', { retries: { baseDelayMs: '10' } }],
+    ['maxDailyLimitCents', { maxDailyLimitCents: '2000000' }],
+  ])('quotes a string given for %s in the message', (argument, options) => {
+    const create = () => createPartnerClient({ baseUrl: 'https://api.example.com', ...(options as object) });
+    expect(create).toThrow(expect.objectContaining({ argument, message: expect.stringMatching(/got "\d+"/) }));
   });
 
   it('accepts Infinity as "no timeout"', () => {

@@ -51,6 +51,8 @@ describe('times out each request attempt after timeoutMs', () => {
   it('rejects a timeoutMs that is not a positive number', async () => {
     await expect(client.getDailyLimit({ timeoutMs: -5 })).rejects.toMatchObject({ name: 'InvalidArgumentError', argument: 'timeoutMs' });
     await expect(client.getDailyLimit({ retries: 1.5 })).rejects.toMatchObject({ name: 'InvalidArgumentError', argument: 'retries' });
+    await expect(client.getDailyLimit({ timeoutMs: '100' as never })).rejects.toMatchObject({ argument: 'timeoutMs', message: expect.stringContaining('got "100"') });
+    await expect(client.getDailyLimit({ retries: '1' as never })).rejects.toMatchObject({ argument: 'retries', message: expect.stringContaining('got "1"') });
     expect(service.count('GET', LIMIT_PATH)).toBe(0);
   });
 });

@@ -243,6 +243,19 @@ describe('never shows tokens in logs or error messages', () => {
     }
     expect((error as Error).message).toContain('[redacted token]');
   });
+
+  it('redacts a bearer credential once, so the message stays readable', async () => {
+    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    const client = createPartnerClient({ baseUrl: service.url });
+    await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    service.script('GET', LIMIT_PATH, { status: 401, body: { code: 'MissingToken', message: 'Send the access token as "Authorization: Bearer <token>".' } });
+    const error = await client.getDailyLimit().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect((error as Error).message).toContain('Send the access token as "Authorization: Bearer [redacted token]".');
+    expect((error as Error).message).not.toContain('token] token]');
+    expect((error as Error).message).not.toContain('..');
+    expect((error as AuthenticationError).body).toEqual({ code: 'MissingToken', message: 'Send the access token as "Authorization: Bearer [redacted token]".' });
+  });
 });
 
 describe('checks TokenManager options', () => {
@@ -254,6 +267,10 @@ describe('checks TokenManager options', () => {
     [{ tokens: '' }, 'tokens'],
   ])('rejects %o', (options, argument) => {
     expect(() => new TokenManager(options as never)).toThrow(expect.objectContaining({ name: 'InvalidArgumentError', argument }));
+  });
+
+  it('quotes a string given for renewBeforeMs in the message', () => {
+    expect(() => new TokenManager({ renewBeforeMs: '120000' as never })).toThrow(expect.objectContaining({ argument: 'renewBeforeMs', message: expect.stringContaining('got "120000"') }));
   });
 
   it('reads the expiry from the JWT and forgets everything on clear()', () => {
