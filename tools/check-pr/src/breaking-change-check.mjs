@@ -34,7 +34,8 @@ export async function checkBreakingChanges({ root, releasedDir = path.join(root,
       notes.push(`${spec}: no released baseline (${path.relative(root, released)}), nothing to compare`);
       continue;
     }
-    const { changes } = await diffSpecs(released, current);
+    // The AsyncAPI packages receive the events: rate the changes for the receiving side.
+    const { changes } = await diffSpecs(released, current, { asReceiver: spec === 'asyncapi' });
     const breaking = changes.filter((change) => change.impact === 'major');
     if (breaking.length === 0) {
       notes.push(`${spec}: ${changes.length} change(s) since the release, none breaking`);

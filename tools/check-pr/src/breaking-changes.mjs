@@ -3,7 +3,7 @@
 // for OpenAPI and AsyncAPI alike: removed operations and properties, newly required request
 // fields, narrowed request constraints, removed or widened response values are "major".
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,12 +26,18 @@ const redoclyBin = path.join(packageDir, 'node_modules', '.bin', 'redocly');
  * Compares two API descriptions (OpenAPI or AsyncAPI, YAML or JSON).
  * @param {string} baseFile the released spec
  * @param {string} revisionFile the spec of the change
+ * @param {{ asReceiver?: boolean }} [options] `asReceiver`: rate an AsyncAPI document's messages
+ *   for the application that receives them (both files must be JSON), see {@link swapOperationActions}
  * @returns {Promise<{ bump: string, changes: SpecChange[] }>}
  */
-export async function diffSpecs(baseFile, revisionFile) {
+export async function diffSpecs(baseFile, revisionFile, { asReceiver = false } = {}) {
   const outDir = mkdtempSync(path.join(tmpdir(), 'capi-spec-diff-'));
   const reportFile = path.join(outDir, 'diff.json');
   try {
+    if (asReceiver) {
+      baseFile = writeSwapped(baseFile, path.join(outDir, 'base.json'));
+      revisionFile = writeSwapped(revisionFile, path.join(outDir, 'revision.json'));
+    }
     await run(redoclyBin, ['diff', baseFile, revisionFile, '--format', 'json', '--fail-on', 'none', '-o', reportFile], {
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
       maxBuffer: 64 * 1024 * 1024,
@@ -44,6 +50,29 @@ export async function diffSpecs(baseFile, revisionFile) {
   } finally {
     rmSync(outDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * redocly diff rates an AsyncAPI message for the other party of the operation: the message of
+ * a `receive` operation is an input, like a request body, so a payload field removed, made
+ * nullable or no longer required, or an enum that gained a value, is "compatible" (the sender
+ * may send less). asyncapi.yaml describes the partner's receiver (`action: receive`), and the
+ * packages built on it (types, validator, receiver) read those payloads: to them a message is
+ * what a response is to a client. Swapping `send` and `receive` on both sides makes redocly
+ * rate it that way (the same changes, seen from the receiving side).
+ * @param {any} document a parsed AsyncAPI 3 document
+ */
+export function swapOperationActions(document) {
+  for (const operation of Object.values(document.operations ?? {})) {
+    if (operation.action === 'receive') operation.action = 'send';
+    else if (operation.action === 'send') operation.action = 'receive';
+  }
+  return document;
+}
+
+function writeSwapped(file, to) {
+  writeFileSync(to, JSON.stringify(swapOperationActions(JSON.parse(readFileSync(file, 'utf8')))));
+  return to;
 }
 
 /** @returns {SpecChange} */

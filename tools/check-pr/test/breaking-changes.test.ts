@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from '@capi/release-tools/workspace-packages';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkBreakingChanges } from '../src/breaking-change-check.mjs';
 import { changeset, createFixtureRepo, released, type FixtureRepo } from './fixture-repo';
@@ -131,6 +134,50 @@ describe('fails a breaking AsyncAPI change without a major changeset for the eve
     const result = await checkBreakingChanges({ root: repo.root });
     expect(result.ok).toBe(false);
     expect(result.details.join('\n')).toContain('rejected');
+  });
+});
+
+describe('rates event changes for the receivers, on the real asyncapi.json (operations `action: receive`)', () => {
+  // redocly diff sees the message of a `receive` operation as an input; the event packages read it.
+  function changeRealEvents(edit: (spec: any) => void) {
+    const spec = JSON.parse(readFileSync(path.join(repoRoot, 'specs/released/asyncapi.json'), 'utf8'));
+    repo.write('specs/released/asyncapi.json', structuredClone(spec));
+    edit(spec);
+    repo.write('specs/dist/openapi.json', released('openapi'));
+    repo.write('specs/dist/asyncapi.json', spec);
+  }
+
+  it.each([
+    ['a User property removed', 'kycStatus', (spec: any) => {
+      const user = spec.components.schemas.User;
+      delete user.properties.kycStatus;
+      user.required = user.required.filter((field: string) => field !== 'kycStatus');
+    }],
+    ['a User property made nullable', 'id', (spec: any) => (spec.components.schemas.User.properties.id.type = ['string', 'null'])],
+    ['a User property no longer required', 'required', (spec: any) => {
+      const user = spec.components.schemas.User;
+      user.required = user.required.filter((field: string) => field !== 'phone');
+    }],
+    ['a KycStatus value added', 'enum', (spec: any) => spec.components.schemas.KycStatus.enum.push('expired')],
+  ])('rejects %s without a major changeset for the event packages', async (_change, named, edit) => {
+    changeRealEvents(edit);
+    const result = await checkBreakingChanges({ root: repo.root });
+    expect(result.ok).toBe(false);
+    const report = result.details.join('\n');
+    expect(report).toMatch(/asyncapi: \d+ breaking change/);
+    expect(report).toContain(named);
+    for (const name of asyncapiConsumers) expect(report).toContain(`"${name}": major`);
+  });
+
+  it('accepts a new optional User property and a field that became non-nullable', async () => {
+    changeRealEvents((spec) => {
+      const user = spec.components.schemas.User;
+      user.properties.preferredName = { type: ['string', 'null'], description: 'Preferred name' };
+      user.properties.email.type = 'string';
+    });
+    const result = await checkBreakingChanges({ root: repo.root });
+    expect(result.details).toEqual([]);
+    expect(result.ok).toBe(true);
   });
 });
 
