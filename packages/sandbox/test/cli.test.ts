@@ -29,8 +29,8 @@ async function run(args: string[]) {
 }
 
 /** Starts the built binary as a partner would (`npx capi-sandbox serve ...`) and reads its banner. */
-async function serve(args: string[]) {
-  const child = spawn(process.execPath, [cliPath, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function serve(args: string[], { subcommand = ['serve'] }: { subcommand?: string[] } = {}) {
+  const child = spawn(process.execPath, [cliPath, ...subcommand, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
@@ -79,6 +79,21 @@ describe('capi-sandbox serve prints the base URLs and the public key, and serves
     const sandbox = await serve(['--port', '0']);
     expect(sandbox.output()).toMatch(/dev wallet 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266/);
     await sandbox.stop();
+  });
+
+  it('starts with `npx capi-sandbox` alone: serve is the default command, on ports 4010 and 4011', async () => {
+    const sandbox = await serve([], { subcommand: [] });
+    expect(sandbox.baseUrl).toBe('http://127.0.0.1:4010');
+    expect(sandbox.webhooksUrl).toBe('http://127.0.0.1:4011');
+    expect((await callOperation(sandbox.webhooksUrl, 'getWebhookPublicKey')).status).toBe(200);
+    expect(await sandbox.stop()).toBe(0);
+  });
+
+  it('takes serve flags without the word serve', async () => {
+    const sandbox = await serve(['--port', '0', '--time-scale', '60'], { subcommand: [] });
+    expect(sandbox.output()).toMatch(/older generation, time scale 60/);
+    expect((await callOperation(sandbox.baseUrl, 'getNonce')).status).toBe(200);
+    expect(await sandbox.stop()).toBe(0);
   });
 });
 

@@ -10,21 +10,25 @@ export interface CliStreams {
   err: Writable;
 }
 
+const HELP = new Set(['--help', '-h', 'help']);
+
 /** Runs `capi-sandbox` with `args`; resolves to the process exit code. */
 export async function runCli(args: string[], streams: CliStreams): Promise<number> {
-  const [command, ...rest] = args;
+  // `serve` is the default command: `npx capi-sandbox` alone starts the sandbox with its
+  // defaults, and `capi-sandbox --port 4010` is read as `capi-sandbox serve --port 4010`.
+  const servesByDefault = args[0] === undefined || (args[0].startsWith('-') && !HELP.has(args[0]));
+  const [command, ...rest] = servesByDefault ? ['serve', ...args] : args;
   try {
     switch (command) {
       case 'serve':
         return await runServe(rest, streams);
       case 'send-event':
         return await runSendEvent(rest, streams);
-      case undefined:
       case '--help':
       case '-h':
       case 'help':
         streams.out.write(USAGE);
-        return command === undefined ? 1 : 0;
+        return 0;
       default:
         throw new CliUsageError(`Unknown command "${command}"; use "serve" or "send-event".`);
     }

@@ -1,7 +1,7 @@
 export const USAGE = `capi-sandbox: a local capi service (SIWE auth, users, daily limits, signed webhooks)
 
 Usage:
-  capi-sandbox serve [options]
+  capi-sandbox [serve] [options]      serve is the default command
   capi-sandbox send-event TYPE --to URL [--data FILE] [--private-key FILE]
 
 serve options:
