@@ -82,8 +82,32 @@ function port(name: string, value: number | undefined): number {
   return value;
 }
 
+function whitelistEntry(value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new SandboxConfigError('invalid_option', `whitelist entries must be domains such as "app.example.com" or "app.example.com:8443"; got ${JSON.stringify(value)}.`);
+  }
+  // The SIWE domain is an RFC 3986 authority: an entry with a scheme or path would never match.
+  if (value.includes('/')) {
+    throw new SandboxConfigError('invalid_option', `whitelist entries must be a host and optional port, without a scheme or path; got ${JSON.stringify(value)} (write "${value.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split('/')[0]}").`);
+  }
+  return value;
+}
+
+function optionalFunction<T>(name: string, value: T | undefined, what: string): T | undefined {
+  if (value !== undefined && typeof value !== 'function') {
+    throw new SandboxConfigError('invalid_option', `${name} must be a function ${what}; got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
 /** Checks every option and fills in the defaults; a bad option throws {@link SandboxConfigError}. */
 export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSandboxOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new SandboxConfigError('invalid_option', `startSandbox takes an options object (every option is optional: startSandbox() works); got ${JSON.stringify(options)}.`);
+  }
+  if (options.host !== undefined && (typeof options.host !== 'string' || options.host.trim() === '')) {
+    throw new SandboxConfigError('invalid_option', `host must be the interface to listen on, such as "127.0.0.1" or "localhost"; got ${JSON.stringify(options.host)}.`);
+  }
   const generation = options.generation ?? 'older';
   if (generation !== 'older' && generation !== 'newer') {
     throw new SandboxConfigError('invalid_option', `generation must be "older" or "newer"; got ${JSON.stringify(generation)}.`);
@@ -102,8 +126,8 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     deliveryTimeoutMs: positiveNumber('deliveryTimeoutMs', options.deliveryTimeoutMs, 30_000),
     limitSyncDelayMs: nonNegativeNumber('limitSyncDelayMs', options.limitSyncDelayMs, 2_000),
     generation,
-    whitelist: options.whitelist ?? [],
-    verifySmartAccountSignature: options.verifySmartAccountSignature,
-    now: options.now ?? Date.now,
+    whitelist: (options.whitelist ?? []).map(whitelistEntry),
+    verifySmartAccountSignature: optionalFunction('verifySmartAccountSignature', options.verifySmartAccountSignature, '({ address, message, signature, chainId }) => boolean | Promise<boolean>'),
+    now: optionalFunction('now', options.now, 'returning milliseconds since the epoch, like Date.now') ?? Date.now,
   };
 }

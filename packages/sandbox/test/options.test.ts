@@ -16,6 +16,12 @@ describe('refuses unusable options with a SandboxConfigError that names the opti
     [{ users: [{ signInWallets: ['nope'] }] }, 'invalid_user', /User 1 of the seeded users is unusable: .*signInWallets.0.address must match pattern/],
     [{ users: [{ signInWallets: [DEV_WALLET.address] }, { signInWallets: [DEV_WALLET.address] }] }, 'invalid_user', /User 2 .*already belongs/],
     [{ usersFile: '/nonexistent.json' }, 'invalid_users_file', /Cannot read the users file/],
+    [{ whitelist: [123 as unknown as string] }, 'invalid_option', /whitelist entries must be domains such as "app.example.com"/],
+    [{ whitelist: ['https://app.example.com'] }, 'invalid_option', /whitelist entries must be .*without a scheme or path; got "https:\/\/app.example.com"/],
+    [{ whitelist: ['app.example.com/login'] }, 'invalid_option', /without a scheme or path/],
+    [{ host: '' }, 'invalid_option', /host must be the interface to listen on/],
+    [{ now: 'Date.now' as unknown as () => number }, 'invalid_option', /now must be a function returning milliseconds/],
+    [{ verifySmartAccountSignature: true as never }, 'invalid_option', /verifySmartAccountSignature must be a function/],
   ])('%j', async (options, code, pattern) => {
     const failure = await startSandbox(options).then(
       () => undefined,
@@ -24,6 +30,10 @@ describe('refuses unusable options with a SandboxConfigError that names the opti
     expect(failure).toBeInstanceOf(SandboxConfigError);
     expect((failure as SandboxConfigError).code).toBe(code);
     expect((failure as SandboxConfigError).message).toMatch(pattern);
+  });
+
+  it('refuses options that are not an object', async () => {
+    await expect(startSandbox(null as never)).rejects.toMatchObject({ name: 'SandboxConfigError', code: 'invalid_option', message: expect.stringMatching(/options object/) });
   });
 
   it('refuses a port that is taken', async () => {
