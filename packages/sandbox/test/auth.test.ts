@@ -215,6 +215,17 @@ describe('answers 401 on authenticated routes for a missing, foreign or expired 
     expect(refused.status).toBe(422);
     expect(refused.body.message).toMatch(/only moves forward/);
   });
+
+  it('refuses an advanceClock(ms) that is not a number of milliseconds >= 0, and keeps working', async () => {
+    for (const ms of [undefined, Number.NaN, '1000', -1000, Number.POSITIVE_INFINITY]) {
+      expect(() => sandbox.advanceClock(ms as number)).toThrow(
+        expect.objectContaining({ name: 'SandboxConfigError', code: 'invalid_option', message: expect.stringMatching(/advanceClock\(ms\) takes a number of milliseconds >= 0/) }),
+      );
+    }
+    const token = await tokenFor(sandbox.baseUrl, registered);
+    expect((await callOperation(sandbox.baseUrl, 'getAccountLimit', { token })).status).toBe(200);
+    expect((await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/clock', { advanceSeconds: 0 })).status).toBe(200);
+  });
 });
 
 describe('newer generation: 15-minute access tokens and 7-day rotating refresh tokens', () => {

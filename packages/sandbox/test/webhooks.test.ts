@@ -234,6 +234,13 @@ describe('refuses events and users that do not match the spec', () => {
     expect(() => sandbox.sendEvent('user.created', { id: 1 })).toThrow(/does not match the spec/);
   });
 
+  it('refuses a sendEvent `to` that is not a list of URLs', () => {
+    expect(() => sandbox.sendEvent('user.created', undefined, { to: 'http://localhost:3000/webhooks' as never })).toThrow(
+      expect.objectContaining({ name: 'EventPublishError', code: 'invalid_endpoint', message: expect.stringMatching(/to must be an array of endpoint URLs/) }),
+    );
+    expect(sandbox.deliveries()).toEqual([]);
+  });
+
   it('answers 422 for an invalid user, 409 for a wallet already taken, 404 for an unknown user, 400 for a body that is not JSON', async () => {
     const invalid = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/users', { kycStatus: 'done' });
     expect(invalid.status).toBe(422);

@@ -71,6 +71,9 @@ export class EventPublisher {
     if (problems.length > 0) {
       throw new EventPublishError('invalid_event', `The ${eventType} event does not match the spec: ${problems.join('; ')}.`);
     }
+    if (to !== undefined && (!Array.isArray(to) || to.some((url) => typeof url !== 'string'))) {
+      throw new EventPublishError('invalid_endpoint', `to must be an array of endpoint URLs, e.g. ["http://localhost:3000/webhooks"]; got ${JSON.stringify(to)}.`);
+    }
     const rawBody = JSON.stringify(event);
     const targets = to ? to.map(parseEndpointUrl) : [...this.#endpoints.values()];
     return targets.map((url) => this.scheduler.deliver(url, eventType, rawBody));
