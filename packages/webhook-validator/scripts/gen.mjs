@@ -3,9 +3,17 @@
 // the committed files are out of date with the spec (for review workflows).
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { generate, packageDir } from './generate.mjs';
 
-const check = process.argv.includes('--check');
+let check;
+try {
+  // Strict: a mistyped `--check` must not regenerate the files and exit 0.
+  check = parseArgs({ options: { check: { type: 'boolean', default: false } } }).values.check;
+} catch (error) {
+  console.error(`webhook-validator gen [INVALID_ARGUMENTS]: ${error instanceof Error ? error.message : error}; usage: node scripts/gen.mjs [--check].`);
+  process.exit(1);
+}
 const files = await generate();
 let stale = 0;
 for (const [path, content] of Object.entries(files)) {
