@@ -157,6 +157,21 @@ describe('retries a failed delivery after 1, 5 and 15 minutes, divided by the ti
   });
 });
 
+describe('sends nothing once closed, even an event emitted just before close()', () => {
+  it('ends the delivery failed without a request and without waiting for the delivery timeout', async () => {
+    const partner = await receiver({ publicKey: () => sandbox.publicKey, answer: () => 'hang' });
+    const sandbox = await sandboxWith({ webhookUrls: [partner.url], deliveryTimeoutMs: 300 });
+    sandbox.sendEvent('user.created');
+    await sandbox.close();
+    await sandbox.whenDeliveriesSettled();
+    const [delivery] = sandbox.deliveries();
+    expect(delivery!.state).toBe('failed');
+    expect(delivery!.attempts.map((attempt) => [attempt.outcome, attempt.status])).toEqual([['network-error', null]]);
+    expect(delivery!.attempts[0]!.error).toMatch(/sandbox was closed/);
+    expect(partner.received).toEqual([]);
+  });
+});
+
 describe('keeps a delivery log of every delivery and attempt under /__sandbox/deliveries', () => {
   it('lists deliveries with the event, the endpoint, the state and each attempt; filters; clears', async () => {
     const ok = await receiver({ publicKey: () => sandbox.publicKey });

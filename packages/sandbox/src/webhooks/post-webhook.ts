@@ -21,6 +21,9 @@ export function postWebhook(
   timeoutMs: number,
   signal: AbortSignal,
 ): Promise<PostOutcome> {
+  // Signing is asynchronous, so the sandbox may have closed since the attempt began; an
+  // 'abort' listener added now would never fire, and the POST would go out after close().
+  if (signal.aborted) return Promise.resolve({ outcome: 'network-error', status: null, error: 'the sandbox was closed before the attempt' });
   return new Promise((resolve) => {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     let settled = false;
