@@ -37,6 +37,9 @@ const LOOPBACK_IPV4 = /^127(\.\d{1,3}){3}(:\d+)?$/;
  * assertSignInInput({ address, signMessage, domain: '127.0.0.1:3000', uri, chainId: 100 }); // throws, code 'domain_blocked_by_waf'
  */
 export function assertSignInInput(input: SignInInput): void {
+  if (typeof input !== 'object' || input === null) {
+    fail('params', 'signInWithEthereum needs { address, signMessage, domain, uri, chainId }, e.g. { ...signerFromViemAccount(account), domain: "localhost:3000", uri: "http://localhost:3000", chainId: 100 }', 'invalid_option');
+  }
   const { address, signMessage, domain, uri, chainId, statement, ttlInSeconds } = input;
   if (typeof address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(address)) {
     fail('address', `address must be the signer's 0x-prefixed 20-byte hex address, got ${describe(address)}`, 'invalid_address');

@@ -52,6 +52,14 @@ export interface MessageSigningWalletClient {
  * await client.signInWithEthereum({ ...signerFromViemAccount(account), domain, uri, chainId: 100 });
  */
 export function signerFromViemAccount(account: MessageSigningAccount): SiweSigner {
+  if (typeof account !== 'object' || account === null || typeof account.address !== 'string' || typeof account.signMessage !== 'function') {
+    // Only the type is named: the value may be a private key passed by mistake.
+    throw new InvalidArgumentError(
+      'account',
+      `signerFromViemAccount needs a viem account that can sign, such as privateKeyToAccount(privateKey) from viem/accounts; got ${account === null ? 'null' : typeof account}${typeof account === 'object' && account !== null ? ' without address and signMessage' : ''}.`,
+      'invalid_signer',
+    );
+  }
   return { address: account.address, signMessage: (message) => account.signMessage({ message }) };
 }
 
@@ -65,6 +73,13 @@ export function signerFromViemAccount(account: MessageSigningAccount): SiweSigne
  * await client.signInWithEthereum({ ...signerFromWalletClient(walletClient, address), domain, uri, chainId: 100 });
  */
 export function signerFromWalletClient(walletClient: MessageSigningWalletClient, address?: string): SiweSigner {
+  if (typeof walletClient !== 'object' || walletClient === null || typeof walletClient.signMessage !== 'function') {
+    throw new InvalidArgumentError(
+      'walletClient',
+      'signerFromWalletClient needs a viem wallet client, such as createWalletClient({ chain, transport: custom(window.ethereum) }); for a local account use signerFromViemAccount(account).',
+      'invalid_signer',
+    );
+  }
   const signerAddress = address ?? walletClient.account?.address;
   if (signerAddress === undefined) {
     throw new InvalidArgumentError(

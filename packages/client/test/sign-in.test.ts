@@ -128,6 +128,13 @@ describe('checks sign-in arguments before any request', () => {
     expect(service.requests).toHaveLength(0);
   });
 
+  it('rejects missing parameters with InvalidArgumentError', async () => {
+    const error = await client.signInWithEthereum(undefined as never).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect(error).toMatchObject({ argument: 'params', code: 'invalid_option' });
+    expect(service.requests).toHaveLength(0);
+  });
+
   it('rejects a signer that does not return a hex signature', async () => {
     const error = await signIn({ signMessage: async () => 'not hex' }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ name: 'InvalidArgumentError', code: 'invalid_signature' });
@@ -202,6 +209,15 @@ describe('adapts viem accounts and wallet clients as signers', () => {
     const result = await client.signInWithEthereum({ ...signerFromWalletClient(walletClient, registeredAccount.address), ...SIGN_IN_PAGE });
     expect(result.token).toEqual(expect.any(String));
     expect(methods).toEqual(['personal_sign']);
+  });
+
+  it.each([
+    ['a private key instead of an account', () => signerFromViemAccount(registeredAccount.address as never), 'account'],
+    ['no account', () => signerFromViemAccount(undefined as never), 'account'],
+    ['no wallet client', () => signerFromWalletClient(undefined as never, registeredAccount.address), 'walletClient'],
+    ['a wallet client that cannot sign', () => signerFromWalletClient({ account: registeredAccount } as never), 'walletClient'],
+  ])('refuses %s with InvalidArgumentError invalid_signer', (_case, make, argument) => {
+    expect(make).toThrow(expect.objectContaining({ name: 'InvalidArgumentError', code: 'invalid_signer', argument, message: expect.stringMatching(/privateKeyToAccount|createWalletClient/) }));
   });
 
   it('asks for an address when the wallet client has none', () => {
