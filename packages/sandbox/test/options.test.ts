@@ -16,6 +16,7 @@ describe('refuses unusable options with a SandboxConfigError that names the opti
     [{ users: [{ signInWallets: ['nope'] }] }, 'invalid_user', /User 1 of the seeded users is unusable: .*signInWallets.0.address must match pattern/],
     [{ users: [{ signInWallets: [DEV_WALLET.address] }, { signInWallets: [DEV_WALLET.address] }] }, 'invalid_user', /User 2 .*already belongs/],
     [{ usersFile: '/nonexistent.json' }, 'invalid_users_file', /Cannot read the users file/],
+    [{ users: [{ signInWallets: [DEV_WALLET.address], kyc: 'approved' }] as never }, 'invalid_user', /User 1 of the seeded users is unusable: .*unknown User field "kyc"/],
     [{ whitelist: [123 as unknown as string] }, 'invalid_option', /whitelist entries must be domains such as "app.example.com"/],
     [{ whitelist: ['https://app.example.com'] }, 'invalid_option', /whitelist entries must be .*without a scheme or path; got "https:\/\/app.example.com"/],
     [{ whitelist: ['app.example.com/login'] }, 'invalid_option', /without a scheme or path/],

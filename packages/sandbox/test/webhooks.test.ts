@@ -260,6 +260,10 @@ describe('refuses events and users that do not match the spec', () => {
     const invalid = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/users', { kycStatus: 'done' });
     expect(invalid.status).toBe(422);
     expect(invalid.body.message).toMatch(/kycStatus/);
+    const misspelt = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/users', { emial: 'ada@example.com' });
+    expect(misspelt.status).toBe(422);
+    expect(misspelt.body.message).toMatch(/unknown User field "emial"; the fields are id, email, phone/);
+    expect(sandbox.users.list()).toEqual([]);
     const wallet = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
     expect((await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/users', { signInWallets: [wallet] })).status).toBe(201);
     const taken = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/users', { signInWallets: [wallet.toLowerCase()] });

@@ -1,7 +1,7 @@
 import { getAddress, isAddress } from 'viem';
 import type { SchemaCheck } from '../conformance/schema-check.js';
 import { completeUser } from './complete-user.js';
-import { KYC_STATUSES, type KycStatus, type User, type UserSeed } from './user.js';
+import { KYC_STATUSES, USER_FIELDS, type KycStatus, type User, type UserSeed } from './user.js';
 
 /**
  * The user events of reference 6.1, each emitted by the change it names.
@@ -125,6 +125,14 @@ export class UserRegistry {
   #add(seed: UserSeed): User {
     if (typeof seed !== 'object' || seed === null || Array.isArray(seed)) {
       throw new UserRegistryError('invalid_user', 'A user must be a JSON object with User fields (reference 2.1).');
+    }
+    // A misspelt field would otherwise be dropped silently and the user created without it.
+    const unknownFields = Object.keys(seed).filter((field) => !USER_FIELDS.includes(field));
+    if (unknownFields.length > 0) {
+      throw new UserRegistryError(
+        'invalid_user',
+        `unknown User field${unknownFields.length > 1 ? 's' : ''} ${unknownFields.map((field) => JSON.stringify(field)).join(', ')}; the fields are ${USER_FIELDS.join(', ')}.`,
+      );
     }
     const user = completeUser(seed);
     this.#assertValid(user);
