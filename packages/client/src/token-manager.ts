@@ -3,13 +3,13 @@ import { InvalidArgumentError, PartnerClientError } from './errors.js';
 import { readJwtExpiry } from './jwt-expiry.js';
 
 /**
- * The two infrastructure generations: `legacy` issues one token valid `ttlInSeconds` (1 to 24 h);
- * `current` issues a 15-minute access token plus a 7-day refresh token that rotates.
+ * The two infrastructure generations: `older` issues one token valid `ttlInSeconds` (1 to 24 h);
+ * `newer` issues a 15-minute access token plus a 7-day refresh token that rotates.
  *
  * @example
- * const generation: TokenGeneration = tokenManager.generation; // 'legacy' | 'current'
+ * const generation: TokenGeneration = tokenManager.generation; // 'older' | 'newer'
  */
-export type TokenGeneration = 'legacy' | 'current';
+export type TokenGeneration = 'older' | 'newer';
 
 /**
  * The tokens of a signed-in session, as returned by sign-in, `reauthenticate` and `refresh`.
@@ -48,7 +48,7 @@ export interface TokenManagerOptions {
    * (15 minutes in the newer generation), or every request renews.
    */
   renewBeforeMs?: number;
-  /** Fix the generation; by default it is `current` when the tokens carry a refresh token. */
+  /** Fix the generation; by default it is `newer` when the tokens carry a refresh token. */
   generation?: TokenGeneration;
   /** Tokens to start with, for example restored from secure storage. */
   tokens?: TokenSet | string;
@@ -84,7 +84,7 @@ export class TokenManager {
   #expiresAt: number | undefined;
   readonly #renewBeforeMs: number;
   #renewal: Promise<string | undefined> | undefined;
-  #inferredGeneration: TokenGeneration = 'legacy';
+  #inferredGeneration: TokenGeneration = 'older';
   readonly #fixedGeneration: TokenGeneration | undefined;
   readonly #reauthenticate: TokenManagerOptions['reauthenticate'];
   readonly #refresh: TokenManagerOptions['refresh'];
@@ -99,8 +99,8 @@ export class TokenManager {
         throw new InvalidArgumentError(name, `${name} must be a function returning a Promise of tokens.`, 'invalid_option');
       }
     }
-    if (options.generation !== undefined && options.generation !== 'legacy' && options.generation !== 'current') {
-      throw new InvalidArgumentError('generation', `generation must be 'legacy' or 'current', got ${String(options.generation)}.`, 'invalid_option');
+    if (options.generation !== undefined && options.generation !== 'older' && options.generation !== 'newer') {
+      throw new InvalidArgumentError('generation', `generation must be 'older' or 'newer', got ${String(options.generation)}.`, 'invalid_option');
     }
     this.#renewBeforeMs = renewBeforeMs;
     this.#reauthenticate = options.reauthenticate;
@@ -140,7 +140,7 @@ export class TokenManager {
     this.#token = set.token;
     this.#refreshToken = set.refreshToken;
     this.#expiresAt = expiresAt?.getTime();
-    this.#inferredGeneration = set.refreshToken ? 'current' : 'legacy';
+    this.#inferredGeneration = set.refreshToken ? 'newer' : 'older';
   }
 
   /** Forgets every token (sign-out). */
@@ -218,7 +218,7 @@ export class TokenManager {
 
   async #runRenewal(): Promise<string | undefined> {
     const refreshToken = this.#refreshToken;
-    if (refreshToken !== undefined && this.#refresh !== undefined && this.generation === 'current') {
+    if (refreshToken !== undefined && this.#refresh !== undefined && this.generation === 'newer') {
       try {
         this.setTokens(await this.#refresh(refreshToken));
         return this.#token;

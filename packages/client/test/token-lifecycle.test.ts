@@ -162,7 +162,7 @@ describe('renews the token ahead of its expiry', () => {
 
 describe('newer generation: refreshes the 15-minute access token with a rotating refresh token', () => {
   it('infers the generation from the refresh token and refreshes once on 401, with rotation', async () => {
-    service = await startPartnerService({ generation: 'current', registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
     const seen: string[] = [];
     const { client, tokenManager, calls } = clientWithReauthentication({
       refresh: (refreshToken) => {
@@ -172,7 +172,7 @@ describe('newer generation: refreshes the 15-minute access token with a rotating
     });
     const signedIn = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
     expect(signedIn.refreshToken).toEqual(expect.any(String));
-    expect(tokenManager.generation).toBe('current');
+    expect(tokenManager.generation).toBe('newer');
     // 15-minute access token.
     expect(signedIn.expiresAt.getTime() - Date.now()).toBeLessThanOrEqual(900_000);
 
@@ -190,7 +190,7 @@ describe('newer generation: refreshes the 15-minute access token with a rotating
   });
 
   it('refreshes ahead of expiry', async () => {
-    service = await startPartnerService({ generation: 'current', registeredAddresses: [registeredAccount.address], accessTokenLifetimeSeconds: 30 });
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address], accessTokenLifetimeSeconds: 30 });
     const { client, calls } = clientWithReauthentication({ refresh: refreshAtTestService });
     await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
     await client.getDailyLimit();
@@ -199,7 +199,7 @@ describe('newer generation: refreshes the 15-minute access token with a rotating
   });
 
   it('falls back to signing in when the refresh token is refused, and never offers it again', async () => {
-    service = await startPartnerService({ generation: 'current', registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
     const { client, calls } = clientWithReauthentication({ refresh: () => Promise.reject(new Error('refresh token reused')) });
     await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
     service.revokeAccessTokens();
@@ -208,11 +208,11 @@ describe('newer generation: refreshes the 15-minute access token with a rotating
     expect(calls.reauthenticate).toBe(1);
   });
 
-  it('uses reauthenticate for the legacy generation even when refresh is configured', async () => {
+  it('uses reauthenticate for the older generation even when refresh is configured', async () => {
     service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
     const { client, tokenManager, calls } = clientWithReauthentication({ refresh: refreshAtTestService });
     await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
-    expect(tokenManager.generation).toBe('legacy');
+    expect(tokenManager.generation).toBe('older');
     service.revokeAccessTokens();
     await client.getDailyLimit();
     expect(calls).toEqual({ reauthenticate: 1, refresh: 0 });
@@ -221,14 +221,14 @@ describe('newer generation: refreshes the 15-minute access token with a rotating
 
 describe('never shows tokens in logs or error messages', () => {
   it('keeps tokens out of the TokenManager JSON, string and inspect output', async () => {
-    service = await startPartnerService({ generation: 'current', registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
     const client = createPartnerClient({ baseUrl: service.url });
     const { token, refreshToken } = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
     for (const output of [JSON.stringify(client.tokenManager), String(client.tokenManager), inspect(client.tokenManager, { depth: 5 }), inspect(client, { depth: 5 })]) {
       expect(output).not.toContain(token);
       expect(output).not.toContain(refreshToken!);
     }
-    expect(JSON.parse(JSON.stringify(client.tokenManager))).toMatchObject({ generation: 'current', hasToken: true });
+    expect(JSON.parse(JSON.stringify(client.tokenManager))).toMatchObject({ generation: 'newer', hasToken: true });
   });
 
   it('redacts a token that the service echoes in an error body', async () => {

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { SiweMessage } from 'siwe';
 import { verifyMessage } from 'viem';
 
-export type Generation = 'legacy' | 'current';
+export type Generation = 'older' | 'newer';
 
 /** One scripted answer, served instead of the normal behaviour. */
 export type ScriptedAnswer =
@@ -29,7 +29,7 @@ export interface PartnerServiceOptions {
   registeredAddresses?: string[];
   /** Whitelisted SIWE domains besides localhost. */
   whitelistedDomains?: string[];
-  /** Lifetime of access tokens; default ttlInSeconds (legacy) or 900 s (current). */
+  /** Lifetime of access tokens; default ttlInSeconds (older) or 900 s (newer). */
   accessTokenLifetimeSeconds?: number;
   /** GET polls answered `pending` after a PUT before the limit turns `synced`. */
   pendingPollsAfterUpdate?: number;
@@ -53,7 +53,7 @@ export interface PartnerService {
 export const REFRESH_PATH = '/test-only/refresh';
 
 export async function startPartnerService(options: PartnerServiceOptions = {}): Promise<PartnerService> {
-  const generation = options.generation ?? 'legacy';
+  const generation = options.generation ?? 'older';
   const registered = new Set((options.registeredAddresses ?? []).map((address) => address.toLowerCase()));
   const whitelist = new Set(options.whitelistedDomains ?? []);
   const secret = randomBytes(32);
@@ -149,7 +149,7 @@ export async function startPartnerService(options: PartnerServiceOptions = {}): 
     const valid = await verifyMessage({ address: siwe.address as `0x${string}`, message, signature: signature as `0x${string}` }).catch(() => false);
     if (!valid) return send(res, 401, { error: 'Invalid signature' });
     if (!registered.has(siwe.address.toLowerCase())) return send(res, 401, { message: 'Unauthorized' });
-    if (generation === 'legacy') {
+    if (generation === 'older') {
       return send(res, 200, { token: issueAccessToken(siwe.address, options.accessTokenLifetimeSeconds ?? ttlInSeconds) });
     }
     const session = randomBytes(8).toString('hex');
