@@ -18,13 +18,21 @@ function scenario(kind) {
       ? `import assert from 'node:assert/strict';
 import { createPartnerClient, signerFromViemAccount } from '@capi/client';
 import { DEV_WALLET, startSandbox } from '@capi/sandbox';
-import { generateWebhookKeyPair, signWebhook, verifyWebhookSignature } from '@capi/webhook-signature';
+import { WEBHOOK_EVENT_TYPES } from '@capi/event-types';
+import { parseWebhookEvent } from '@capi/webhook-validator';
+import { createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
+import { createPublicKeyProvider, generateWebhookKeyPair, signWebhook, verifyWebhookSignature } from '@capi/webhook-signature';
+import { createServer } from 'node:http';
 import { privateKeyToAccount } from 'viem/accounts';
 `
       : `const assert = require('node:assert/strict');
 const { createPartnerClient, signerFromViemAccount } = require('@capi/client');
 const { DEV_WALLET, startSandbox } = require('@capi/sandbox');
-const { generateWebhookKeyPair, signWebhook, verifyWebhookSignature } = require('@capi/webhook-signature');
+const { WEBHOOK_EVENT_TYPES } = require('@capi/event-types');
+const { parseWebhookEvent } = require('@capi/webhook-validator');
+const { createWebhookReceiver, toNodeHandler } = require('@capi/webhook-receiver');
+const { createPublicKeyProvider, generateWebhookKeyPair, signWebhook, verifyWebhookSignature } = require('@capi/webhook-signature');
+const { createServer } = require('node:http');
 const { privateKeyToAccount } = require('viem/accounts');
 `;
   return `${load}
@@ -49,7 +57,28 @@ async function main() {
       (error) => error.code === 'invalid_signature',
       'a changed body is rejected',
     );
-    console.log('${kind} consumer: signed in (limit ' + limit.amount + ' cents) and verified a webhook');
+    assert.equal(parseWebhookEvent(rawBody).ok, false, 'the validator refuses an event whose data is not a User');
+
+    // The sandbox delivers a real event to a receiver served by node:http, whose key comes
+    // from the sandbox's key endpoint through the provider.
+    const received = [];
+    const receiver = createWebhookReceiver({ publicKey: createPublicKeyProvider({ url: sandbox.webhooksUrl + '/api/v1/public-key' }) })
+      .on('kyc.status.changed', (event, delivery) => { received.push({ event, delivery }); });
+    const server = createServer(toNodeHandler(receiver));
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      sandbox.addWebhookEndpoint('http://127.0.0.1:' + server.address().port + '/webhooks');
+      sandbox.sendEvent('kyc.status.changed');
+      await sandbox.whenDeliveriesSettled();
+      assert.equal(sandbox.deliveries().at(-1).state, 'succeeded', 'the receiver answered the sandbox 2xx');
+      assert.equal(received.length, 1, 'the handler ran once');
+      assert.ok(WEBHOOK_EVENT_TYPES.includes(received[0].event.eventType), 'a known event type');
+      assert.match(received[0].delivery.bodySha256, /^[0-9a-f]{64}$/, 'the delivery carries the body hash');
+      assert.equal(parseWebhookEvent(JSON.stringify(received[0].event)).ok, true, 'the validator accepts the delivered event');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    console.log('${kind} consumer: signed in (limit ' + limit.amount + ' cents), verified a webhook and received one from the sandbox');
   } finally {
     await sandbox.close();
   }
@@ -68,6 +97,7 @@ function typedConsumer(packageNames) {
 import { createPartnerClient, signerFromViemAccount, type PartnerClient } from '@capi/client';
 import { DEV_WALLET, startSandbox, type Sandbox } from '@capi/sandbox';
 import { signWebhook, verifyWebhookSignature, type SignedWebhook } from '@capi/webhook-signature';
+import { createWebhookReceiver, type WebhookReceiver } from '@capi/webhook-receiver';
 import { privateKeyToAccount } from 'viem/accounts';
 
 export const everyPackage = [${packageNames.map((_, index) => `published${index}`).join(', ')}];
@@ -81,6 +111,10 @@ export async function signInAndVerify(privateKey: string): Promise<number> {
   await verifyWebhookSignature({ rawBody: '{}', timestamp: signed.timestamp, signature: signed.signature, publicKey: sandbox.publicKey });
   await sandbox.close();
   return limit.amount;
+}
+
+export function onKycStatus(publicKey: string, record: (kycStatus: string, bodySha256: string) => void): WebhookReceiver {
+  return createWebhookReceiver({ publicKey }).on('kyc.status.changed', (event, delivery) => record(event.data.kycStatus, delivery.bodySha256));
 }
 `;
 }
