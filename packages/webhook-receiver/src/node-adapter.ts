@@ -79,7 +79,9 @@ export function writeNodeReply(res: ServerResponse, reply: ReceiverReply): void 
 const HOW_TO_KEEP_THE_RAW_BODY =
   'The webhook signature covers the raw bytes, so the receiver must read them itself: mount the webhook route ' +
   'before any body parser (app.post("/webhooks", toNodeHandler(receiver)) above app.use(express.json())), or give ' +
-  'the route express.raw({ type: "*/*" }); in Fastify, register the route with a content-type parser that leaves the body unread.';
+  'the route express.raw({ type: "*/*" }) with no app-wide parser ahead of it (an app.use(express.json()) that runs before the ' +
+  'route parses first, and express.raw() then finds nothing to read); in Fastify, register the route with a content-type ' +
+  'parser that leaves the body unread.';
 
 function readNodeBody(req: NodeWebhookRequest, maxBytes: number): Promise<Uint8Array> {
   const parsed = req.body;

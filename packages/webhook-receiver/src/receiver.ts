@@ -213,6 +213,12 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     throw new WebhookReceiverError('invalid_options',
       'dedupe must be a store with claim, markProcessed and release (createMemoryDedupeStore(), createRedisDedupeStore({ client })) or false.');
   }
+  // A string from the environment ('false') would otherwise switch the option on.
+  for (const name of ['strict', 'acknowledgeEarly'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'boolean') {
+      throw new WebhookReceiverError('invalid_options', `${name} must be true or false, got ${typeof options[name] === 'string' ? JSON.stringify(options[name]) : String(options[name])}.`);
+    }
+  }
   for (const name of ['onUnknownEvent', 'onError'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function') {
       throw new WebhookReceiverError('invalid_options', `${name} must be a function, got ${typeof options[name]}.`);
@@ -403,8 +409,10 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
       const { event } = parsed;
       if (acknowledgeEarly) {
-        // Started on a later tick so that the reply is written before any handler code runs.
-        const afterReply = Promise.resolve()
+        // Started on a later task, not a microtask: the adapters write the reply in the
+        // microtasks that follow this return (and a runtime sends a returned Response), so a
+        // microtask would run the handlers' synchronous code before the reply went out.
+        const afterReply = new Promise<void>((resolve) => { setTimeout(resolve, 0); })
           .then(() => settle(delivery.bodySha256, token, delivery, event, true))
           .then(() => undefined);
         return { reply: replyFor('acknowledged'), afterReply };

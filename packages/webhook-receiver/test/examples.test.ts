@@ -71,6 +71,17 @@ describe('Express example', () => {
     expect(reported).toEqual(['body_already_consumed']);
   });
 
+  it('says that express.raw() on the route cannot help while an app-wide express.json() runs before it', async () => {
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, onError: () => undefined });
+    const jsonFirst = express();
+    jsonFirst.use(express.json());
+    jsonFirst.post('/webhooks', express.raw({ type: '*/*' }), toNodeHandler(receiver));
+    const url = await track(listen(jsonFirst));
+    const reply = await service.deliver(`${url}/webhooks`, eventBody('user.created', 'json-before-raw'));
+    expect(reply).toMatchObject({ status: 500, body: { code: 'body_already_consumed' } });
+    expect(reply.body.message).toMatch(/app\.use\(express\.json\(\)\) that runs before the route parses first/);
+  });
+
   it('reads the body itself when a parser only left the empty req.body placeholder (body-parser 1.x)', async () => {
     const processed: string[] = [];
     const receiver = createWebhookReceiver({ publicKey: service.publicKey }).onAny((event) => { processed.push(event.data.id as string); });

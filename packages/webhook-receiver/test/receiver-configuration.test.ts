@@ -30,6 +30,8 @@ describe('rejects wrong options at creation with invalid_options naming the opti
     ['maxBodyBytes of 0', () => createWebhookReceiver({ publicKey: service.publicKey, maxBodyBytes: 0 }), /maxBodyBytes must be a positive integer/],
     ['a negative tolerance', () => createWebhookReceiver({ publicKey: service.publicKey, toleranceSeconds: -1 }), /toleranceSeconds must be a number of seconds >= 0/],
     ['a dedupe store without release', () => createWebhookReceiver({ publicKey: service.publicKey, dedupe: { claim: () => ({ state: 'processed' }) } as never }), /dedupe must be a store with claim, markProcessed and release/],
+    ['acknowledgeEarly given as the string "false"', () => createWebhookReceiver({ publicKey: service.publicKey, acknowledgeEarly: 'false' as never }), /acknowledgeEarly must be true or false, got "false"/],
+    ['strict given as a number', () => createWebhookReceiver({ publicKey: service.publicKey, strict: 1 as never }), /strict must be true or false, got 1/],
     ['an onError that is not a function', () => createWebhookReceiver({ publicKey: service.publicKey, onError: 'log' as never }), /onError must be a function/],
     ['a handler for an event type the SDK does not know', () => createWebhookReceiver({ publicKey: service.publicKey }).on('account.frozen' as never, () => undefined), /not an event type this SDK version knows; handle new kinds with onUnknownEvent/],
     ['a handler that is not a function', () => createWebhookReceiver({ publicKey: service.publicKey }).on('user.created', undefined as never), /needs a handler function/],
@@ -127,6 +129,38 @@ describe('keeps acknowledged work alive through waitUntil on runtimes that freez
     expect(pending).toHaveLength(1);
     await pending[0];
     expect(handled).toEqual(['w1']);
+  });
+});
+
+describe('acknowledges early: the 202 is written before any handler code runs', () => {
+  it('through toNodeHandler, even when the handler is synchronous', async () => {
+    const order: string[] = [];
+    let handlerRan!: () => void;
+    const ran = new Promise<void>((resolve) => { handlerRan = resolve; });
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, acknowledgeEarly: true })
+      .onAny(() => { order.push('handler'); handlerRan(); });
+    const handleWebhook = toNodeHandler(receiver);
+    const server = await listen((req, res) => {
+      const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => typeof res;
+      res.writeHead = ((...args: unknown[]) => { order.push('reply'); return writeHead(...args); }) as typeof res.writeHead;
+      void handleWebhook(req, res);
+    });
+    running.push(server);
+    expect((await service.deliver(`${server.url}/webhooks`, eventBody('user.created', 'e1'))).status).toBe(202);
+    await ran;
+    expect(order).toEqual(['reply', 'handler']);
+  });
+
+  it('through handle(request): the Response is returned before the handler starts', async () => {
+    const order: string[] = [];
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, acknowledgeEarly: true })
+      .onAny(() => { order.push('handler'); });
+    const afterReply: Array<Promise<unknown>> = [];
+    const response = await receiver.handle(await signedRequest(eventBody('user.created', 'e2')), { waitUntil: (work) => afterReply.push(work) });
+    order.push('reply');
+    expect(response.status).toBe(202);
+    await Promise.all(afterReply);
+    expect(order).toEqual(['reply', 'handler']);
   });
 });
 
