@@ -64,7 +64,9 @@ export function createSignatureCheck(options: SignatureCheckOptions) {
     if (error instanceof WebhookSignatureError && error.code === 'invalid_public_key') {
       return { outcome: 'receiver_misconfigured', detail: undefined, error, serverSide: true };
     }
-    if (error instanceof PublicKeyFetchError) {
+    // A provider made by another copy of @capi/webhook-signature (a second installed version,
+    // or its CommonJS build beside this ESM one) throws that copy's class: recognise it by name.
+    if (error instanceof PublicKeyFetchError || (error instanceof Error && error.name === 'PublicKeyFetchError')) {
       // The key endpoint failed: it may be back by the retry.
       return { outcome: 'public_key_unavailable', detail: undefined, error, serverSide: true };
     }

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import { PublicKeyFetchError, WebhookSignatureError, createPublicKeyProvider, signWebhook } from '@capi/webhook-signature';
 import Fastify from 'fastify';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -69,6 +70,21 @@ describe('takes the public key from the key endpoint through a provider', () => 
     expect(reported).toHaveLength(1);
     expect(reported[0]!.error).toBeInstanceOf(PublicKeyFetchError);
     expect(reported[0]!.context.outcome).toBe('public_key_unavailable');
+  });
+
+  it('answers 503 public_key_unavailable too for a provider from another copy of @capi/webhook-signature (its CommonJS build)', async () => {
+    const otherCopy = createRequire(import.meta.url)('@capi/webhook-signature') as typeof import('@capi/webhook-signature');
+    const keyServer = await listen(createServer((_req, res) => { res.writeHead(200).end(JSON.stringify({ success: false })); }));
+    running.push(keyServer);
+    const reported: string[] = [];
+    const receiver = createWebhookReceiver({
+      publicKey: otherCopy.createPublicKeyProvider({ url: `${keyServer.url}/api/v1/public-key` }),
+      onError: (_error, context) => reported.push(context.outcome),
+    });
+    const response = await receiver.handle(await signedRequest(eventBody('user.created', 'p3')));
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ code: 'public_key_unavailable' });
+    expect(reported).toEqual(['public_key_unavailable']);
   });
 });
 
