@@ -5,7 +5,7 @@ import { describeValue } from './describe-value.js';
 import { PublicKeyFetchError, type PublicKeyFetchErrorCode } from './errors.js';
 import { importPublicKeyWithWebCrypto } from './import-key.js';
 import type { WebCryptoKey } from './web-crypto-key.js';
-import { nonNegativeOption, requireOptionsObject } from './options-check.js';
+import { numberOption, requireOptionsObject } from './options-check.js';
 
 /**
  * Where the webhook public key comes from; `verifyWebhookSignature` accepts one as `publicKey`.
@@ -19,7 +19,11 @@ import { nonNegativeOption, requireOptionsObject } from './options-check.js';
  * ```
  */
 export interface PublicKeyProvider {
-  /** The current key: cached, fetched when there is none or it is older than the cache TTL. */
+  /**
+   * The current key: cached, fetched when there is none or it is older than the cache TTL.
+   * When that refetch fails, the older key is used (and the fetch retried at most once per
+   * `minRefreshIntervalMs`): an outage of the key endpoint does not stop verification.
+   */
   get(): Promise<WebCryptoKey>;
   /** Refetches the key, unless a fetch started less than `minRefreshIntervalMs` ago. */
   refresh(): Promise<WebCryptoKey>;
@@ -107,16 +111,17 @@ export function createPublicKeyProvider(options: PublicKeyProviderOptions): Publ
   requireOptionsObject(options, 'url: "{webhooks_url}/api/v1/public-key"');
   const url = endpointUrl(options.url);
   const fetchImpl = options.fetch ?? globalThis.fetch;
-  if (typeof fetchImpl !== 'function') throw new TypeError('This runtime has no global fetch: pass options.fetch.');
-  const cacheTtlMs = nonNegativeOption(options.cacheTtlMs, 3_600_000, 'cacheTtlMs');
-  const minRefreshIntervalMs = nonNegativeOption(options.minRefreshIntervalMs, 60_000, 'minRefreshIntervalMs');
-  const timeoutMs = nonNegativeOption(options.timeoutMs, 10_000, 'timeoutMs');
+  if (typeof fetchImpl !== 'function') throw new TypeError(`Pass options.fetch, a fetch function (needed where there is no global fetch); got ${describeValue(fetchImpl)}.`);
+  const cacheTtlMs = numberOption(options.cacheTtlMs, 3_600_000, 'cacheTtlMs');
+  const minRefreshIntervalMs = numberOption(options.minRefreshIntervalMs, 60_000, 'minRefreshIntervalMs');
+  const timeoutMs = numberOption(options.timeoutMs, 10_000, 'timeoutMs', false);
   const now = options.now ?? Date.now;
 
   let key: CryptoKey | undefined;
   let keyText: string | undefined;
   let fetchedAt = 0;
   let lastFetchStartedAt = -Infinity;
+  let lastFailedAt = -Infinity;
   let inFlight: Promise<CryptoKey> | undefined;
 
   const fetchKey = async (): Promise<CryptoKey> => {
@@ -132,6 +137,9 @@ export function createPublicKeyProvider(options: PublicKeyProviderOptions): Publ
       }
       fetchedAt = now();
       return key!;
+    } catch (error) {
+      lastFailedAt = now();
+      throw error;
     } finally {
       inFlight = undefined;
     }
@@ -140,7 +148,14 @@ export function createPublicKeyProvider(options: PublicKeyProviderOptions): Publ
 
   return {
     async get() {
-      return key && now() - fetchedAt < cacheTtlMs ? key : load();
+      if (!key) return load();
+      if (now() - fetchedAt < cacheTtlMs) return key;
+      // Stale if error: the endpoint failing is no reason to stop verifying with the key it
+      // served last. If the service rotated meanwhile, verification fails and refresh() (rate
+      // limited) reports the failure. A failed refetch is retried once per minRefreshIntervalMs,
+      // not by every delivery, which would each wait up to timeoutMs.
+      const staleKey = key;
+      return now() - lastFailedAt < minRefreshIntervalMs ? staleKey : load().catch(() => staleKey);
     },
     async refresh() {
       return inFlight ?? (key && now() - lastFetchStartedAt < minRefreshIntervalMs ? key : load());

@@ -4,7 +4,7 @@ import { resolvePublicKey } from './import-key.js';
 import type { PublicKeyInput } from './key-material.js';
 import type { PublicKeyProvider } from './public-key-provider.js';
 import type { WebCryptoKey } from './web-crypto-key.js';
-import { nonNegativeOption, requireOptionsObject } from './options-check.js';
+import { numberOption, requireOptionsObject } from './options-check.js';
 import { type RawBody, readRawBody } from './signed-message.js';
 import {
   type HeaderValue,
@@ -79,7 +79,7 @@ async function verifyWithProvider(
 export async function verifyWebhookSignatureWith(engine: Ed25519Engine, options: VerifyWebhookSignatureOptions): Promise<void> {
   requireOptionsObject(options, 'rawBody, timestamp, signature, publicKey');
   const { now = Date.now, publicKey } = options;
-  const toleranceSeconds = nonNegativeOption(options.toleranceSeconds, DEFAULT_TOLERANCE_SECONDS, 'toleranceSeconds');
+  const toleranceSeconds = numberOption(options.toleranceSeconds, DEFAULT_TOLERANCE_SECONDS, 'toleranceSeconds');
   const nowMs = typeof now === 'function' ? now() : NaN;
   if (!Number.isFinite(nowMs)) throw new TypeError('now must be a function returning milliseconds, like Date.now.');
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { implementations, rejectsWithCode } from './implementations.js';
 
-const OPENSSL = '/usr/bin/openssl';
+const OPENSSL = 'openssl';
 const BODY = '{"eventType":"kyc.phone-validation.changed","data":{"id":"u_9","city":"Zürich"}}';
 const TIMESTAMP = '1700000123';
 const NOW = () => Number(TIMESTAMP) * 1000;

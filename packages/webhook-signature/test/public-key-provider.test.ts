@@ -60,6 +60,38 @@ describe('fetches { success, publicKey } once and serves it from the cache', () 
   });
 });
 
+describe('keeps the last key when a refetch after the cache TTL fails (stale if error)', () => {
+  it('serves the older key while the endpoint fails, retrying once per minRefreshIntervalMs', async () => {
+    const keys = provider({ cacheTtlMs: 10 * MINUTE, minRefreshIntervalMs: MINUTE });
+    const key = await keys.get();
+    server.reply(json(500, {}));
+    clock += 10 * MINUTE;
+    expect(await keys.get()).toBe(key);
+    expect(server.requests()).toBe(2);
+    clock += MINUTE - 1;
+    expect(await keys.get()).toBe(key);
+    expect(server.requests()).toBe(2);
+    clock += 1;
+    expect(await keys.get()).toBe(key);
+    expect(server.requests()).toBe(3);
+    server.serveKey(second.publicKey);
+    clock += MINUTE;
+    const rotated = await keys.get();
+    expect(rotated).not.toBe(key);
+    expect(server.requests()).toBe(4);
+    expect(await keys.get()).toBe(rotated);
+    expect(server.requests()).toBe(4);
+  });
+
+  it('still rejects when there has never been a key', async () => {
+    server.reply(json(500, {}));
+    const keys = provider();
+    await rejectsWithFetchCode(keys.get(), 'http_error');
+    await rejectsWithFetchCode(keys.get(), 'http_error');
+    expect(server.requests()).toBe(2);
+  });
+});
+
 describe('shares one request among concurrent get() calls', () => {
   it('twenty callers waiting on a slow endpoint cause one request and get one key', async () => {
     let release!: () => void;
@@ -140,9 +172,17 @@ describe('rejects misuse of its options with a TypeError', () => {
     ['a non-http url', { url: 'ftp://example.com/key' }],
     ['a negative cacheTtlMs', { url: 'https://example.com', cacheTtlMs: -1 }],
     ['a string minRefreshIntervalMs', { url: 'https://example.com', minRefreshIntervalMs: '60000' }],
+    ['a timeoutMs of 0 (every fetch would time out)', { url: 'https://example.com', timeoutMs: 0 }],
+    ['a fetch that is not a function', { url: 'https://example.com', fetch: 3 }],
     ['no options', undefined],
   ])('%s', (_, options) => {
     expect(() => createPublicKeyProvider(options as never)).toThrow(TypeError);
+  });
+
+  it('says what it got, quoting a string', () => {
+    expect(() => createPublicKeyProvider({ url: 'https://example.com', minRefreshIntervalMs: '60000' as never })).toThrow('minRefreshIntervalMs must be a number >= 0; got "60000".');
+    expect(() => createPublicKeyProvider({ url: 'https://example.com', timeoutMs: 0 })).toThrow('timeoutMs must be a number > 0; got 0.');
+    expect(() => createPublicKeyProvider({ url: 'https://example.com', fetch: 3 as never })).toThrow('Pass options.fetch, a fetch function (needed where there is no global fetch); got a number.');
   });
 });
 
@@ -189,6 +229,15 @@ describe.each(implementations)('verifyWebhookSignature with a provider (%s build
     clock += 2 * MINUTE;
     const error = await rejectsWithCode(verify(keys, await sign(second.privateKey)), 'invalid_signature');
     expect(error.cause).toBeInstanceOf(PublicKeyFetchError);
+  });
+
+  it('verifies with the last key while the endpoint is down after the cache TTL', async () => {
+    const keys = provider();
+    await keys.get();
+    server.reply(json(503, {}));
+    clock += 2 * 60 * MINUTE;
+    await expect(verify(keys, await sign(first.privateKey))).resolves.toBeUndefined();
+    expect(server.requests()).toBe(2);
   });
 
   it('passes the PublicKeyFetchError through when there is no key at all', async () => {
