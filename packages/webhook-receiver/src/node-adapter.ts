@@ -38,6 +38,9 @@ export type NodeWebhookHandler = (req: NodeWebhookRequest, res: ServerResponse) 
  * ```
  */
 export function toNodeHandler(receiver: WebhookReceiver): NodeWebhookHandler {
+  if (typeof (receiver as Partial<WebhookReceiver> | null | undefined)?.receive !== 'function') {
+    throw new WebhookReceiverError('invalid_options', 'toNodeHandler(receiver) needs the receiver that createWebhookReceiver({ publicKey }) returns.');
+  }
   return async function webhookNodeHandler(req, res) {
     const { reply, afterReply } = await receiver.receive(deliverySourceFromNodeRequest(req));
     writeNodeReply(res, reply);

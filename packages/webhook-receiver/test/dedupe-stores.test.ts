@@ -97,6 +97,17 @@ describe.each(stores)('%s', (_name, createStore) => {
   });
 });
 
+describe('rejects unusable store options with invalid_options', () => {
+  it.each([
+    ['memory store options of null', () => createMemoryDedupeStore(null as never), /createMemoryDedupeStore takes an options object .* got null/],
+    ['a memory store clock that is not a function', () => createMemoryDedupeStore({ now: 1 as never }), /now must be a function returning milliseconds/],
+    ['a Redis keyPrefix that is not a string', () => createRedisDedupeStore({ client: ioredis, keyPrefix: 7 as never }), /keyPrefix must be a string .* got number/],
+  ])('%s', (_name, create, message) => {
+    expect(create).toThrow(WebhookReceiverError);
+    expect(create).toThrow(message);
+  });
+});
+
 describe('memory store bounds', () => {
   it('forgets the least recently seen body beyond maxEntries', async () => {
     const store = createMemoryDedupeStore({ maxEntries: 2 });

@@ -36,6 +36,8 @@ describe('rejects wrong options at creation with invalid_options naming the opti
     ['an onError that is not a function', () => createWebhookReceiver({ publicKey: service.publicKey, onError: 'log' as never }), /onError must be a function/],
     ['a handler for an event type the SDK does not know', () => createWebhookReceiver({ publicKey: service.publicKey }).on('account.frozen' as never, () => undefined), /not an event type this SDK version knows; handle new kinds with onUnknownEvent/],
     ['a handler that is not a function', () => createWebhookReceiver({ publicKey: service.publicKey }).on('user.created', undefined as never), /needs a handler function/],
+    ['toNodeHandler given something other than a receiver', () => toNodeHandler({} as never), /toNodeHandler\(receiver\) needs the receiver that createWebhookReceiver/],
+    ['toNodeHandler given nothing', () => toNodeHandler(undefined as never), /toNodeHandler\(receiver\) needs the receiver/],
   ];
   it.each(cases)('throws for %s', (_name, create, message) => {
     expect(create).toThrow(WebhookReceiverError);

@@ -1,4 +1,5 @@
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore } from './dedupe-store.js';
+import { WebhookReceiverError } from '../errors.js';
 import { positiveIntegerOption } from './positive-integer-option.js';
 
 /**
@@ -52,6 +53,13 @@ interface Entry {
  * ```
  */
 export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}): MemoryDedupeStore {
+  if (typeof options !== 'object' || options === null) {
+    throw new WebhookReceiverError('invalid_options',
+      `createMemoryDedupeStore takes an options object { ttlMs?, claimTtlMs?, maxEntries?, now? } or nothing, got ${options === null ? 'null' : typeof options}.`);
+  }
+  if (options.now !== undefined && typeof options.now !== 'function') {
+    throw new WebhookReceiverError('invalid_options', 'now must be a function returning milliseconds, like Date.now.');
+  }
   const ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
   const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS);
   const maxEntries = positiveIntegerOption('maxEntries', options.maxEntries, 100_000);

@@ -1,4 +1,4 @@
-import { DedupeStoreError } from '../errors.js';
+import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore } from './dedupe-store.js';
 import { positiveIntegerOption } from './positive-integer-option.js';
 import { toRedisCommand, type RedisClientLike } from './redis-command.js';
@@ -51,6 +51,9 @@ const RELEASE_IF_OWNED = "if redis.call('GET', KEYS[1]) == ARGV[1] then return r
 export function createRedisDedupeStore(options: RedisDedupeStoreOptions): DedupeStore {
   const send = toRedisCommand(options?.client);
   const keyPrefix = options.keyPrefix ?? 'capi:webhook:';
+  if (typeof keyPrefix !== 'string') {
+    throw new WebhookReceiverError('invalid_options', `keyPrefix must be a string such as 'shop-eu:webhooks:', got ${typeof keyPrefix}.`);
+  }
   const ttl = String(positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS));
   const claimTtl = String(positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS));
   const commandTimeoutMs = positiveIntegerOption('commandTimeoutMs', options.commandTimeoutMs, 2_000);
