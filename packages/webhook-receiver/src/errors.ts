@@ -12,7 +12,9 @@ export type WebhookReceiverErrorCode =
   /** The request body was read (usually parsed by a body parser) before the receiver could read the raw bytes. */
   | 'body_already_consumed'
   /** The request body is larger than `maxBodyBytes`. */
-  | 'body_too_large';
+  | 'body_too_large'
+  /** The request ended (the sender disconnected) before the whole body arrived. */
+  | 'body_incomplete';
 
 /**
  * A usage or configuration problem of the receiver: wrong options, or a server that hands the
@@ -70,6 +72,12 @@ export class DedupeStoreError extends Error {
 }
 
 /** The `body_too_large` error both adapters throw, so that its wording is one. */
+/** The body stream failed before its end: the sender went away, which is no fault of the receiver. */
+export function bodyIncompleteError(cause: unknown): WebhookReceiverError {
+  return new WebhookReceiverError('body_incomplete',
+    `The request ended before its whole body arrived (${cause instanceof Error ? cause.message : String(cause)}); nothing was processed.`, { cause });
+}
+
 export function bodyTooLargeError(maxBytes: number): WebhookReceiverError {
   return new WebhookReceiverError('body_too_large',
     `The body is larger than maxBodyBytes (${maxBytes} bytes); raise maxBodyBytes if real deliveries are this large.`);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DeliverySource, ReceiverReply } from './delivery-source.js';
-import { WebhookReceiverError, bodyTooLargeError } from './errors.js';
+import { WebhookReceiverError, bodyIncompleteError, bodyTooLargeError } from './errors.js';
 import type { WebhookReceiver } from './receiver.js';
 
 /**
@@ -136,7 +136,7 @@ function readNodeBody(req: NodeWebhookRequest, maxBytes: number): Promise<Uint8A
     };
     const onError = (error: Error) => {
       cleanup();
-      reject(error);
+      reject(bodyIncompleteError(error));
     };
     req.on('data', onData);
     req.on('end', onEnd);

@@ -353,8 +353,9 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       try {
         rawBody = await source.readRawBody(maxBodyBytes);
       } catch (error) {
-        if (error instanceof WebhookReceiverError && error.code === 'body_too_large') {
-          return { reply: replyFor('body_too_large', error.message) };
+        if (error instanceof WebhookReceiverError && (error.code === 'body_too_large' || error.code === 'body_incomplete')) {
+          // Sender-side: nothing to report (the reply may not even reach a sender that left).
+          return { reply: replyFor(error.code, error.message) };
         }
         if (error instanceof WebhookReceiverError && error.code === 'body_already_consumed') {
           report(error, { outcome: 'body_already_consumed', afterReply: false });

@@ -20,6 +20,7 @@ export const RECEIVER_OUTCOMES = {
   duplicate_in_progress: { status: 409, message: 'The same body is being processed by another delivery right now; retry later.' },
   method_not_allowed: { status: 405, message: 'Webhooks are delivered with POST.' },
   body_too_large: { status: 413, message: 'The body is larger than maxBodyBytes.' },
+  body_incomplete: { status: 400, message: 'The request ended before its whole body arrived; nothing was processed.' },
   missing_signature: { status: 401, message: 'The X-Webhook-Signature header is missing.' },
   missing_timestamp: { status: 401, message: 'The X-Webhook-Timestamp header is missing.' },
   malformed_signature: { status: 401, message: 'The X-Webhook-Signature header is not the base64 of a 64-byte Ed25519 signature.' },

@@ -1,5 +1,5 @@
 import type { DeliverySource, ReceiverReply } from './delivery-source.js';
-import { WebhookReceiverError, bodyTooLargeError } from './errors.js';
+import { WebhookReceiverError, bodyIncompleteError, bodyTooLargeError } from './errors.js';
 
 /**
  * Adapts a Web-standard `Request` (Hono, Next.js, Workers, Deno, Bun) to a {@link DeliverySource}.
@@ -43,7 +43,15 @@ async function readRequestBody(request: Request, maxBytes: number): Promise<Uint
   if (declared !== null && Number(declared) > maxBytes) throw bodyTooLargeError(maxBytes);
   const stream = request.body;
   if (stream === null) return new Uint8Array(0);
-  if (declared !== null) {
+  try {
+    return await readBodyStream(request, stream, declared !== null, maxBytes);
+  } catch (error) {
+    throw error instanceof WebhookReceiverError ? error : bodyIncompleteError(error);
+  }
+}
+
+async function readBodyStream(request: Request, stream: ReadableStream<Uint8Array>, lengthDeclared: boolean, maxBytes: number): Promise<Uint8Array> {
+  if (lengthDeclared) {
     // HTTP framing holds the body to its declared length, so reading it whole is safe and
     // faster; the check after it covers a Request built in-process with a wrong header.
     const body = new Uint8Array(await request.arrayBuffer());

@@ -1,4 +1,7 @@
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { signWebhook } from '@capi/webhook-signature';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -325,5 +328,46 @@ describe.each(servings)('over %s', (_name, serve) => {
       const impostor = await createFakeService();
       expect((await impostor.deliver(url, eventBody('user.created', 'u'))).status).toBe(401);
     });
+  });
+});
+
+describe('answers 400 body_incomplete, reporting nothing, when the sender leaves before the whole body arrived', () => {
+  // The reply cannot reach a sender that left, so what is checked is the outcome the server
+  // settled on, that no handler ran, and that onError (kept for the receiver's own failures) was not called.
+  const servings: Array<[string, (receiver: WebhookReceiver, settled: (status: number) => void) => Promise<RunningServer>]> = [
+    ['node:http with toNodeHandler', (receiver, settled) => {
+      const handler = toNodeHandler(receiver);
+      return listen((req, res) => void handler(req, res).then(() => settled(res.statusCode)));
+    }],
+    ['Web handle(Request) behind a node:http bridge', (receiver, settled) =>
+      listenFetch(async (request) => {
+        const response = await receiver.handle(request);
+        settled(response.status);
+        return response;
+      })],
+  ];
+
+  it.each(servings)('over %s', async (_name, serve) => {
+    const reported: WebhookErrorContext[] = [];
+    let dispatched = 0;
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, onError: (_error, context) => reported.push(context) })
+      .onAny(() => { dispatched += 1; });
+    let settle!: (status: number) => void;
+    const settled = new Promise<number>((resolve) => { settle = resolve; });
+    const server = await serve(receiver, settle);
+    running.push(server);
+    const body = eventBody('user.created', 'u-cut');
+    const { headers } = await signWebhook({ rawBody: body, privateKey: service.privateKey });
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    const head = Object.entries({ ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) })
+      .map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    socket.write(`POST /webhooks HTTP/1.1\r\nhost: 127.0.0.1\r\n${head}\r\n${body.slice(0, 20)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    expect(await settled).toBe(400);
+    expect(reported).toEqual([]);
+    expect(dispatched).toBe(0);
   });
 });
