@@ -140,6 +140,14 @@ describe('checks sign-in arguments before any request', () => {
     expect(error).toMatchObject({ name: 'InvalidArgumentError', code: 'invalid_signature' });
     expect(service.count('POST', '/api/v1/auth/challenge')).toBe(0);
   });
+  it('passes what the wallet throws (the user rejected the prompt) through unchanged, storing nothing', async () => {
+    class UserRejectedRequestError extends Error {}
+    const refusal = new UserRejectedRequestError('User rejected the request.');
+    const error = await signIn({ signMessage: () => Promise.reject(refusal) }).catch((caught: unknown) => caught);
+    expect(error).toBe(refusal);
+    expect(service.count('POST', '/api/v1/auth/challenge')).toBe(0);
+    expect(client.tokenManager.hasToken).toBe(false);
+  });
 });
 
 describe('reports refused sign-ins with typed errors', () => {
