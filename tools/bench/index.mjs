@@ -83,7 +83,8 @@ function seededRandom(seed) {
  * over speed of `baseline`) compares fast-decile batch times: noise on a shared machine only ever
  * slows a batch down, so each contender's fast batches estimate its own cost best (Chen & Revels,
  * "Robust benchmarking in noisy environments", 2016; the minimum estimator of Julia's
- * BenchmarkTools). `medianRatio` is the median of the per-round ratios, noise included.
+ * BenchmarkTools). `medianRatio` is the median of the per-round ratios, noise included, and
+ * `medianPerSecond` the speed of `name` from its median batch.
  */
 export function batchRatio(times, name, baseline) {
   const fast = (values) => percentile(values, 10);
@@ -92,6 +93,7 @@ export function batchRatio(times, name, baseline) {
     baselinePerSecond: 1e6 / fast(times[baseline]),
     ratio: fast(times[baseline]) / fast(times[name]),
     medianRatio: percentile(times[name].map((time, round) => times[baseline][round] / time), 50),
+    medianPerSecond: 1e6 / percentile(times[name], 50),
   };
 }
 

@@ -74,5 +74,7 @@ describe('batchRatio', () => {
     expect(result.baselinePerSecond).toBeCloseTo(1e6 / 100, 5);
     expect(result.medianRatio).toBeGreaterThan(0.4);
     expect(result.medianRatio).toBeLessThanOrEqual(0.5);
+    // The candidate's median batch: 360 µs (the 10th of its 20 sorted times).
+    expect(result.medianPerSecond).toBeCloseTo(1e6 / 360, 5);
   });
 });
