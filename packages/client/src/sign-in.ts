@@ -56,15 +56,39 @@ export interface SignInContext extends ServiceContext {
 
 const DEFAULT_STATEMENT = 'Sign in with Ethereum to the app.';
 
+// One sign-in in flight per token store, as clients of the service are advised to do: a second
+// call for the same sign-in (a double click) joins the first, so the user sees one wallet prompt
+// and one nonce is spent; a call for another sign-in is refused until the first has settled.
+const signInsInFlight = new WeakMap<TokenManager, { fields: string; result: Promise<SignInResult> }>();
+
 /**
  * Signs in with a wallet: nonce (4.1), EIP-4361 message, signature, challenge (4.2). Stores the
- * tokens in the client's TokenManager and returns them.
+ * tokens in the client's TokenManager and returns them. While a sign-in is in flight, the same
+ * call joins it and a different one is refused with `sign_in_in_progress`.
  *
  * @example
  * const { expiresAt } = await signInWithEthereum({ transport, baseUrl, tokenManager }, { ...signerFromViemAccount(account), domain: 'localhost:3000', uri: 'http://localhost:3000', chainId: 100 });
  */
 export async function signInWithEthereum(context: SignInContext, params: SignInWithEthereumParams): Promise<SignInResult> {
   assertSignInInput(params);
+  const fields = JSON.stringify([params.address.toLowerCase(), params.domain, params.uri, params.chainId, params.statement, params.ttlInSeconds]);
+  const inFlight = signInsInFlight.get(context.tokenManager);
+  if (inFlight !== undefined) {
+    if (inFlight.fields === fields) return inFlight.result;
+    throw new InvalidArgumentError('signInWithEthereum',
+      'Another sign-in (other address, domain, uri, chain, statement or ttl) is still in flight: only one runs at a time. Wait for it to settle, or cancel it with its signal.',
+      'sign_in_in_progress');
+  }
+  const result = signInOnce(context, params);
+  signInsInFlight.set(context.tokenManager, { fields, result });
+  try {
+    return await result;
+  } finally {
+    signInsInFlight.delete(context.tokenManager);
+  }
+}
+
+async function signInOnce(context: SignInContext, params: SignInWithEthereumParams): Promise<SignInResult> {
   const ttlInSeconds = params.ttlInSeconds ?? TTL_IN_SECONDS_RANGE.max;
   const call = { auth: false, signal: params.signal, timeoutMs: params.timeoutMs };
   const fields = {

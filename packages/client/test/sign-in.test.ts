@@ -75,6 +75,31 @@ describe('signs in with a wallet: nonce, EIP-4361 message, signature, challenge'
   });
 });
 
+describe('runs one sign-in at a time', () => {
+  it('joins a second identical call to the one in flight: one nonce, one wallet prompt, one token', async () => {
+    let prompts = 0;
+    const signer = signerFromViemAccount(registeredAccount);
+    const countingSigner = { ...signer, signMessage: (message: string) => { prompts += 1; return signer.signMessage(message); } };
+    const [first, second] = await Promise.all([signIn(countingSigner), signIn(countingSigner)]);
+    expect(second).toBe(first);
+    expect(prompts).toBe(1);
+    expect(service.count('GET', '/api/v1/auth/nonce')).toBe(1);
+    expect(service.count('POST', '/api/v1/auth/challenge')).toBe(1);
+  });
+
+  it('refuses another sign-in while one is in flight with sign_in_in_progress, and allows it once that one settled', async () => {
+    const first = signIn();
+    const error = await signIn({ ...signerFromViemAccount(unregisteredAccount) }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect(error).toMatchObject({ code: 'sign_in_in_progress' });
+    expect((error as Error).message).toMatch(/still in flight: only one runs at a time/);
+    await first;
+    expect(service.count('GET', '/api/v1/auth/nonce')).toBe(1);
+    await expect(signIn({ ...signerFromViemAccount(unregisteredAccount) })).rejects.toBeInstanceOf(AuthenticationError);
+    expect(service.count('GET', '/api/v1/auth/nonce')).toBe(2);
+  });
+});
+
 describe('sends the bearer token on later requests', () => {
   it('authorizes the limit request with the token from sign-in', async () => {
     const { token } = await signIn();
