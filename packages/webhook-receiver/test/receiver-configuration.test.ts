@@ -74,6 +74,26 @@ describe('takes the public key from the key endpoint through a provider', () => 
     expect(reported[0]!.context.outcome).toBe('public_key_unavailable');
   });
 
+  it('keeps processing with the key it has when the key endpoint goes down after the cache TTL, and reports nothing', async () => {
+    let keyEndpointUp = true;
+    const keyServer = await listen(createServer((_req, res) => {
+      if (!keyEndpointUp) return void res.writeHead(502).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, publicKey: service.publicKey }));
+    }));
+    running.push(keyServer);
+    let clock = Date.now();
+    const reported: string[] = [];
+    const receiver = createWebhookReceiver({
+      publicKey: createPublicKeyProvider({ url: `${keyServer.url}/api/v1/public-key`, now: () => clock }),
+      onError: (_error, context) => reported.push(context.outcome),
+    });
+    expect((await receiver.handle(await signedRequest(eventBody('user.created', 's1')))).status).toBe(200);
+    keyEndpointUp = false;
+    clock += 2 * 3_600_000;
+    expect((await receiver.handle(await signedRequest(eventBody('user.created', 's2')))).status).toBe(200);
+    expect(reported).toEqual([]);
+  });
+
   it('answers 503 public_key_unavailable too for a provider from another copy of @capi/webhook-signature (its CommonJS build)', async () => {
     const otherCopy = createRequire(import.meta.url)('@capi/webhook-signature') as typeof import('@capi/webhook-signature');
     const keyServer = await listen(createServer((_req, res) => { res.writeHead(200).end(JSON.stringify({ success: false })); }));

@@ -19,14 +19,16 @@ import { numberOption, requireOptionsObject } from './options-check.js';
  * ```
  */
 export interface PublicKeyProvider {
-  /**
-   * The current key: cached, fetched when there is none or it is older than the cache TTL.
-   * When that refetch fails, the older key is used (and the fetch retried at most once per
-   * `minRefreshIntervalMs`): an outage of the key endpoint does not stop verification.
-   */
+  /** The current key: cached, fetched when there is none or it is older than the cache TTL. */
   get(): Promise<WebCryptoKey>;
   /** Refetches the key, unless a fetch started less than `minRefreshIntervalMs` ago. */
   refresh(): Promise<WebCryptoKey>;
+  /**
+   * The last key fetched, however old, or `undefined` before the first. When `get()` fails
+   * (the key endpoint is down), `verifyWebhookSignature` verifies with this key instead, so
+   * that an outage of the endpoint does not stop verification. Optional for your own providers.
+   */
+  lastKey?(): WebCryptoKey | undefined;
 }
 
 /**
@@ -121,7 +123,7 @@ export function createPublicKeyProvider(options: PublicKeyProviderOptions): Publ
   let keyText: string | undefined;
   let fetchedAt = 0;
   let lastFetchStartedAt = -Infinity;
-  let lastFailedAt = -Infinity;
+  let lastFailure: { at: number; error: unknown } | undefined;
   let inFlight: Promise<CryptoKey> | undefined;
 
   const fetchKey = async (): Promise<CryptoKey> => {
@@ -136,9 +138,10 @@ export function createPublicKeyProvider(options: PublicKeyProviderOptions): Publ
         keyText = text;
       }
       fetchedAt = now();
+      lastFailure = undefined;
       return key!;
     } catch (error) {
-      lastFailedAt = now();
+      lastFailure = { at: now(), error };
       throw error;
     } finally {
       inFlight = undefined;
@@ -148,17 +151,16 @@ export function createPublicKeyProvider(options: PublicKeyProviderOptions): Publ
 
   return {
     async get() {
-      if (!key) return load();
-      if (now() - fetchedAt < cacheTtlMs) return key;
-      // Stale if error: the endpoint failing is no reason to stop verifying with the key it
-      // served last. If the service rotated meanwhile, verification fails and refresh() (rate
-      // limited) reports the failure. A failed refetch is retried once per minRefreshIntervalMs,
-      // not by every delivery, which would each wait up to timeoutMs.
-      const staleKey = key;
-      return now() - lastFailedAt < minRefreshIntervalMs ? staleKey : load().catch(() => staleKey);
+      if (key && now() - fetchedAt < cacheTtlMs) return key;
+      // While the endpoint is failing and a key is at hand (which verification falls back on),
+      // the failure is retried once per minRefreshIntervalMs, not by every delivery, each of
+      // which would wait up to timeoutMs for it.
+      if (key && lastFailure && now() - lastFailure.at < minRefreshIntervalMs) throw lastFailure.error;
+      return load();
     },
     async refresh() {
       return inFlight ?? (key && now() - lastFetchStartedAt < minRefreshIntervalMs ? key : load());
     },
+    lastKey: () => key,
   };
 }

@@ -63,7 +63,16 @@ async function verifyWithProvider(
   signature: Uint8Array<ArrayBuffer>,
   message: Uint8Array<ArrayBuffer>,
 ): Promise<void> {
-  const key = await resolvePublicKey(await provider.get());
+  let key: CryptoKey;
+  try {
+    key = await resolvePublicKey(await provider.get());
+  } catch (error) {
+    // Stale if error: the key endpoint failing is no reason to stop verifying with the key it
+    // served last. Had the service rotated meanwhile, the refresh below reports the failure.
+    const last = provider.lastKey?.();
+    if (last === undefined) throw error;
+    key = await resolvePublicKey(last);
+  }
   if (await engine.verify(key, signature, message)) return;
   // The service may have rotated its key: refetch once. The provider rate-limits refetches,
   // so a flood of forgeries gets the cached key back instead of causing a fetch each.

@@ -60,35 +60,39 @@ describe('fetches { success, publicKey } once and serves it from the cache', () 
   });
 });
 
-describe('keeps the last key when a refetch after the cache TTL fails (stale if error)', () => {
-  it('serves the older key while the endpoint fails, retrying once per minRefreshIntervalMs', async () => {
+describe('keeps the last key at hand while the endpoint fails after the cache TTL', () => {
+  it('rejects get() with the typed error, retrying once per minRefreshIntervalMs, and keeps lastKey()', async () => {
     const keys = provider({ cacheTtlMs: 10 * MINUTE, minRefreshIntervalMs: MINUTE });
+    expect(keys.lastKey!()).toBeUndefined();
     const key = await keys.get();
     server.reply(json(500, {}));
     clock += 10 * MINUTE;
-    expect(await keys.get()).toBe(key);
+    await rejectsWithFetchCode(keys.get(), 'http_error');
     expect(server.requests()).toBe(2);
     clock += MINUTE - 1;
-    expect(await keys.get()).toBe(key);
+    await rejectsWithFetchCode(keys.get(), 'http_error');
     expect(server.requests()).toBe(2);
+    expect(keys.lastKey!()).toBe(key);
     clock += 1;
-    expect(await keys.get()).toBe(key);
+    await rejectsWithFetchCode(keys.get(), 'http_error');
     expect(server.requests()).toBe(3);
     server.serveKey(second.publicKey);
     clock += MINUTE;
     const rotated = await keys.get();
     expect(rotated).not.toBe(key);
+    expect(keys.lastKey!()).toBe(rotated);
     expect(server.requests()).toBe(4);
     expect(await keys.get()).toBe(rotated);
     expect(server.requests()).toBe(4);
   });
 
-  it('still rejects when there has never been a key', async () => {
+  it('retries at every get() when there has never been a key', async () => {
     server.reply(json(500, {}));
     const keys = provider();
     await rejectsWithFetchCode(keys.get(), 'http_error');
     await rejectsWithFetchCode(keys.get(), 'http_error');
     expect(server.requests()).toBe(2);
+    expect(keys.lastKey!()).toBeUndefined();
   });
 });
 
@@ -231,13 +235,23 @@ describe.each(implementations)('verifyWebhookSignature with a provider (%s build
     expect(error.cause).toBeInstanceOf(PublicKeyFetchError);
   });
 
-  it('verifies with the last key while the endpoint is down after the cache TTL', async () => {
+  it('verifies with the last key while the endpoint is down after the cache TTL (stale if error)', async () => {
     const keys = provider();
     await keys.get();
     server.reply(json(503, {}));
     clock += 2 * 60 * MINUTE;
     await expect(verify(keys, await sign(first.privateKey))).resolves.toBeUndefined();
+    await expect(verify(keys, await sign(first.privateKey))).resolves.toBeUndefined();
     expect(server.requests()).toBe(2);
+    const { privateKey: forger } = await api.generateWebhookKeyPair();
+    await rejectsWithCode(verify(keys, await sign(forger)), 'invalid_signature');
+    expect(server.requests()).toBe(2);
+  });
+
+  it('verifies with a provider of your own that has no lastKey', async () => {
+    const key = await provider().get();
+    const own = { get: () => Promise.resolve(key), refresh: () => Promise.resolve(key) };
+    await expect(verify(own as ReturnType<typeof provider>, await sign(first.privateKey))).resolves.toBeUndefined();
   });
 
   it('passes the PublicKeyFetchError through when there is no key at all', async () => {
