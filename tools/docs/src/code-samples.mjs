@@ -69,3 +69,44 @@ export async function typeCheckSamples(samples, { packages, scratchDir = path.jo
     return { ok: false, output: `${/** @type {any} */ (error).stdout ?? ''}${/** @type {any} */ (error).stderr ?? ''}` };
   }
 }
+
+/**
+ * What a sample says it prints: the trailing comment of each `console.log(...)` line
+ * (`console.log(x); // "synced"`), surrounding double quotes removed, in order.
+ * @param {string} code
+ * @returns {string[]}
+ */
+export function printedExpectations(code) {
+  const expectations = [];
+  for (const line of code.split('\n')) {
+    const match = /^\s*console\.log\(.*\);\s*\/\/\s*(.+?)\s*$/.exec(line);
+    if (match) expectations.push(match[1].replace(/^"(.*)"$/, '$1'));
+  }
+  return expectations;
+}
+
+/**
+ * Runs one sample as a partner would: compiled to an ES module (types stripped, nothing else
+ * changed) in `scratchDir` (inside this package, so that the @capi packages, viem and the rest
+ * resolve from its node_modules), then executed by this Node.
+ * @param {{ name: string, code: string }} sample
+ * @param {{ scratchDir?: string, timeoutMs?: number }} [options]
+ * @returns {Promise<{ exitCode: number, stdout: string, stderr: string }>}
+ */
+export async function runSample(sample, { scratchDir = path.join(packageDir, '.samples-run'), timeoutMs = 60_000 } = {}) {
+  const { default: ts } = await import('typescript');
+  mkdirSync(scratchDir, { recursive: true });
+  const file = path.join(scratchDir, `${sample.name}.mjs`);
+  const { outputText } = ts.transpileModule(sample.code, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
+    fileName: `${sample.name}.ts`,
+  });
+  writeFileSync(file, outputText);
+  try {
+    const { stdout, stderr } = await run(process.execPath, [file], { cwd: scratchDir, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 });
+    return { exitCode: 0, stdout, stderr };
+  } catch (error) {
+    const failure = /** @type {any} */ (error);
+    return { exitCode: typeof failure.code === 'number' ? failure.code : 1, stdout: failure.stdout ?? '', stderr: `${failure.stderr ?? ''}${failure.killed ? `\n(killed after ${timeoutMs} ms)` : ''}` };
+  }
+}

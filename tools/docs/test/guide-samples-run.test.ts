@@ -1,0 +1,59 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '@capi/release-tools/workspace-packages';
+import { extractTsSamples, printedExpectations, runSample } from '../src/code-samples.mjs';
+import { readGuides } from '../src/guides.mjs';
+
+const samples = readGuides(path.join(repoRoot, 'docs/guides')).flatMap((guide) =>
+  extractTsSamples(guide.markdown).map((sample, index) => ({ ...sample, name: `${guide.slug}-${index + 1}` })),
+);
+
+function sample(name: string) {
+  const found = samples.find((candidate) => candidate.name === name);
+  if (!found) throw new Error(`No guide sample named ${name}; the samples are ${samples.map((candidate) => candidate.name).join(', ')}.`);
+  return found;
+}
+
+/** Every line the sample's comments say it prints, in that order, among the lines it printed. */
+function expectPrintedInOrder(stdout: string, expected: string[]) {
+  const lines = stdout.split('\n');
+  let from = 0;
+  for (const text of expected) {
+    const at = lines.findIndex((line, index) => index >= from && line.includes(text));
+    expect(at, `printed "${text}" (after line ${from}) in:\n${stdout}`).toBeGreaterThanOrEqual(0);
+    from = at + 1;
+  }
+}
+
+// The samples that need nothing but the packages (they start their own sandbox, or send no
+// request) run as written, and print what their text and comments say.
+describe('the self-contained samples of the guides run and print what they say', () => {
+  it('reads what a sample says it prints from its console.log comments', () => {
+    expect(printedExpectations(`console.log(a); // "synced"\nconsole.log(b); // true\nconst c = 1; // not printed\n`)).toEqual(['synced', 'true']);
+  });
+
+  it('quick start: signs in against a fresh sandbox and reads the default limit', async () => {
+    const result = await runSample(sample('quick-start-1'));
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^signed in until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/m);
+    expect(result.stdout).toContain('daily limit: 1000000 cents (synced)');
+  }, 90_000);
+
+  it('sign-in: a reauthenticate callback that throws is caught as the guide shows, without a request', async () => {
+    const result = await runSample(sample('sign-in-2'));
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.trim()).toBe('sign in first');
+  }, 90_000);
+
+  it('sandbox: the limit syncs, the key matches, the KYC change is delivered, signed and verified', async () => {
+    const code = sample('sandbox-1').code;
+    const expected = printedExpectations(code);
+    expect(expected).toEqual(['synced', 'true', "[ 'kyc.status.changed: succeeded' ]", 'rejected']);
+    const result = await runSample(sample('sandbox-1'));
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expectPrintedInOrder(result.stdout, expected);
+  }, 90_000);
+});
