@@ -100,7 +100,7 @@ export class TokenManager {
       }
     }
     if (options.generation !== undefined && options.generation !== 'older' && options.generation !== 'newer') {
-      throw new InvalidArgumentError('generation', `generation must be 'older' or 'newer', got ${String(options.generation)}.`, 'invalid_option');
+      throw new InvalidArgumentError('generation', `generation must be 'older' or 'newer', got ${describeValue(options.generation)}.`, 'invalid_option');
     }
     this.#renewBeforeMs = renewBeforeMs;
     this.#reauthenticate = options.reauthenticate;

@@ -71,13 +71,13 @@ export class DedupeStoreError extends Error {
   }
 }
 
-/** The `body_too_large` error both adapters throw, so that its wording is one. */
 /** The body stream failed before its end: the sender went away, which is no fault of the receiver. */
 export function bodyIncompleteError(cause: unknown): WebhookReceiverError {
   return new WebhookReceiverError('body_incomplete',
     `The request ended before its whole body arrived (${cause instanceof Error ? cause.message : String(cause)}); nothing was processed.`, { cause });
 }
 
+/** The `body_too_large` error both adapters throw, so that its wording is one. */
 export function bodyTooLargeError(maxBytes: number): WebhookReceiverError {
   return new WebhookReceiverError('body_too_large',
     `The body is larger than maxBodyBytes (${maxBytes} bytes); raise maxBodyBytes if real deliveries are this large.`);

@@ -12,7 +12,7 @@ import { userSchema } from '../generated/openapi-contract.js';
 export const KYC_STATUSES = (userSchema as { properties: { kycStatus: { enum: SpecKycStatus[] } } }).properties.kycStatus.enum as readonly SpecKycStatus[];
 
 /** The fields of a User (reference 2.1), in the spec's order, read from the spec's User schema. */
-export const USER_FIELDS = (userSchema as { required: string[] }).required as readonly string[];
+export const USER_FIELDS: readonly string[] = Object.keys((userSchema as { properties: Record<string, unknown> }).properties);
 
 /**
  * One of {@link KYC_STATUSES}.
