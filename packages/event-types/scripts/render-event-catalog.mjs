@@ -42,8 +42,8 @@ export function renderEventCatalog(events, headers) {
       `export type WebhookEventType =\n${events.map((event) => `  | ${q(event.eventType)}`).join('\n')};\n`,
     tsdocComment(`Event type -> event interface, for handlers typed by \`eventType\`.\n\n@example\ntype Handler<T extends WebhookEventType> = (event: WebhookEventMap[T]) => Promise<void>;`) +
       `export interface WebhookEventMap {\n${events.map((event) => `${tsdocComment(event.description, '  ')}  ${q(event.eventType)}: ${event.interfaceName};`).join('\n')}\n}\n`,
-    tsdocComment(`Every event type, in spec order.\n\n@example\nfor (const eventType of WEBHOOK_EVENT_TYPES) console.log(eventType);`) +
-      `export const WEBHOOK_EVENT_TYPES = [\n${events.map((event) => `  ${q(event.eventType)},`).join('\n')}\n] as const satisfies readonly WebhookEventType[];\n`,
+    tsdocComment(`Every event type, in spec order. Frozen: the list is shared by everything that imports it.\n\n@example\nfor (const eventType of WEBHOOK_EVENT_TYPES) console.log(eventType);`) +
+      `export const WEBHOOK_EVENT_TYPES = /* @__PURE__ */ Object.freeze([\n${events.map((event) => `  ${q(event.eventType)},`).join('\n')}\n] as const) satisfies readonly WebhookEventType[];\n`,
     ...headers.map((header) => {
       const constant = headerConstantName(header.name);
       const description = header.description ?? `The \`${header.name}\` header of every webhook request.`;

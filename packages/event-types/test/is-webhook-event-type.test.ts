@@ -8,6 +8,12 @@ describe('the event types of reference 6.1 are known; others go to a fallback', 
     ]);
   });
 
+  it('freezes WEBHOOK_EVENT_TYPES, so no importer can change the list the others see', () => {
+    expect(Object.isFrozen(WEBHOOK_EVENT_TYPES)).toBe(true);
+    expect(() => (WEBHOOK_EVENT_TYPES as unknown as string[]).push('user.deleted')).toThrow(TypeError);
+    expect(WEBHOOK_EVENT_TYPES).toHaveLength(5);
+  });
+
   it.each(WEBHOOK_EVENT_TYPES.map((type) => [type]))('recognises %s', (type) => {
     expect(isWebhookEventType(type)).toBe(true);
   });

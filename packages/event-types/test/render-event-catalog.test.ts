@@ -50,15 +50,15 @@ export interface WebhookEventMap {
 }
 
 /**
- * Every event type, in spec order.
+ * Every event type, in spec order. Frozen: the list is shared by everything that imports it.
  *
  * @example
  * for (const eventType of WEBHOOK_EVENT_TYPES) console.log(eventType);
  */
-export const WEBHOOK_EVENT_TYPES = [
+export const WEBHOOK_EVENT_TYPES = /* @__PURE__ */ Object.freeze([
   "user.created",
   "card.transaction.created",
-] as const satisfies readonly WebhookEventType[];
+] as const) satisfies readonly WebhookEventType[];
 
 /**
  * Unix seconds.

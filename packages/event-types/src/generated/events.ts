@@ -54,18 +54,18 @@ export interface WebhookEventMap {
 }
 
 /**
- * Every event type, in spec order.
+ * Every event type, in spec order. Frozen: the list is shared by everything that imports it.
  *
  * @example
  * for (const eventType of WEBHOOK_EVENT_TYPES) console.log(eventType);
  */
-export const WEBHOOK_EVENT_TYPES = [
+export const WEBHOOK_EVENT_TYPES = /* @__PURE__ */ Object.freeze([
   "user.created",
   "kyc.status.changed",
   "kyc.phone-validation.changed",
   "kyc.source-of-funds.changed",
   "card.transaction.created",
-] as const satisfies readonly WebhookEventType[];
+] as const) satisfies readonly WebhookEventType[];
 
 /**
  * Unix time of sending, in seconds, as decimal digits. Receivers reject a timestamp more than 300 seconds away from their clock, in either direction.
