@@ -66,7 +66,8 @@ export function deliverySourceFromNodeRequest(req: NodeWebhookRequest): Delivery
 }
 
 /**
- * Writes a {@link ReceiverReply} to Node's `ServerResponse`.
+ * Writes a {@link ReceiverReply} to Node's `ServerResponse`, unless something else has already
+ * answered on it (then it leaves that response as it is).
  *
  * @example
  * ```ts
@@ -75,6 +76,9 @@ export function deliverySourceFromNodeRequest(req: NodeWebhookRequest): Delivery
  * ```
  */
 export function writeNodeReply(res: ServerResponse, reply: ReceiverReply): void {
+  // Something else answered first (a timeout middleware's 503): writing again would throw
+  // ERR_HTTP_HEADERS_SENT, an unhandled rejection from the handler's promise.
+  if (res.headersSent || res.writableEnded) return;
   res.writeHead(reply.status, reply.headers);
   res.end(reply.body);
 }
@@ -110,6 +114,9 @@ function readNodeBody(req: NodeWebhookRequest, maxBytes: number): Promise<Uint8A
   }
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(bodyTooLargeError(maxBytes));
+  // The sender left before the receiver ran (behind an asynchronous middleware): no 'end' or
+  // 'error' will ever come.
+  if (req.destroyed) return Promise.reject(bodyIncompleteError(req.errored ?? new Error('the connection closed')));
 
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -118,6 +125,7 @@ function readNodeBody(req: NodeWebhookRequest, maxBytes: number): Promise<Uint8A
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
+      req.off('close', onClose);
     };
     const onData = (chunk: Buffer) => {
       length += chunk.byteLength;
@@ -138,9 +146,12 @@ function readNodeBody(req: NodeWebhookRequest, maxBytes: number): Promise<Uint8A
       cleanup();
       reject(bodyIncompleteError(error));
     };
+    // A request destroyed without an error (req.destroy() in a middleware) only closes.
+    const onClose = () => onError(req.errored ?? new Error('the connection closed'));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
+    req.on('close', onClose);
   });
 }
 

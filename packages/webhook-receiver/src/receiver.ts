@@ -234,7 +234,10 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
   const report = (error: unknown, context: WebhookErrorContext): void => {
     try {
-      onError(error, context);
+      const reported: unknown = onError(error, context);
+      // An async onError (a logger that sends) that rejects must not become an unhandled
+      // rejection, which ends a Node process.
+      if (isPromiseLike(reported)) reported.then(undefined, () => undefined);
     } catch {
       // onError is the last resort; a failing logger must not change the reply.
     }
