@@ -69,9 +69,13 @@ async function fetchPublicKeyText(url: string, fetchImpl: typeof fetch, timeoutM
     new PublicKeyFetchError(code, `GET ${url} ${what}`, { url, ...details });
   let response: Response;
   let text: string;
+  const signal = AbortSignal.timeout(timeoutMs);
+  // Raced as well as passed: a fetch that ignores the signal (a wrapper that drops init) would
+  // otherwise leave this request, and every get() waiting on it, pending for good.
+  const expired = new Promise<never>((_, reject) => { signal.onabort = () => reject(signal.reason); });
   try {
-    response = await fetchImpl(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
-    text = await response.text();
+    response = await Promise.race([fetchImpl(url, { headers: { accept: 'application/json' }, signal }), expired]);
+    text = await Promise.race([response.text(), expired]);
   } catch (cause) {
     const { name, cause: reason } = (cause ?? {}) as { name?: string; cause?: { code?: string } };
     throw name === 'TimeoutError' || name === 'AbortError'
