@@ -13,6 +13,9 @@ export interface SandboxClock {
   advance(ms: number): void;
 }
 
+/** The furthest the clock can be moved: the end of year 9999, the last date a timestamp can show. */
+export const LATEST_CLOCK_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 export function createSandboxClock(baseNow: () => number = Date.now): SandboxClock {
   let offsetMs = 0;
   return {
@@ -21,6 +24,10 @@ export function createSandboxClock(baseNow: () => number = Date.now): SandboxClo
       // One NaN or string here would break every later nonce and token for the sandbox's life.
       if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
         throw new SandboxConfigError('invalid_option', `advanceClock(ms) takes a number of milliseconds >= 0 (the clock only moves forward); got ${JSON.stringify(ms) ?? String(ms)}.`);
+      }
+      // Beyond the last instant a Date can show, every timestamp, token and answer of the clock breaks.
+      if (baseNow() + offsetMs + ms > LATEST_CLOCK_MS) {
+        throw new SandboxConfigError('invalid_option', `advanceClock(${ms}) would move the clock past ${new Date(LATEST_CLOCK_MS).toISOString()}; advance it by less.`);
       }
       offsetMs += ms;
     },

@@ -1,4 +1,5 @@
 import { verifyMessage, type Address, type Hex } from 'viem';
+import { ApiError } from '../http/api-error.js';
 
 /**
  * Checks an EIP-1271 (smart account) signature, for example with
@@ -40,6 +41,16 @@ export async function verifySiweSignature(
   } catch {
     // A signature of the wrong length cannot be an EOA signature; it may still be EIP-1271.
   }
-  if (verifySmartAccountSignature && (await verifySmartAccountSignature({ ...input, signature }))) return 'eip1271';
-  return undefined;
+  if (!verifySmartAccountSignature) return undefined;
+  let accepted: boolean;
+  try {
+    accepted = await verifySmartAccountSignature({ ...input, signature });
+  } catch (error) {
+    // The partner's verifier (typically a chain call) failed: the signature is not accepted,
+    // and the answer says why instead of a 500 that blames the sandbox.
+    throw new ApiError(401, {
+      error: `The EIP-1271 verifier (verifySmartAccountSignature) failed for ${input.address}: ${(error as Error)?.message ?? String(error)}; the signature was not accepted.`,
+    });
+  }
+  return accepted ? 'eip1271' : undefined;
 }

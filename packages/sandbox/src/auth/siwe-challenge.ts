@@ -25,6 +25,25 @@ export interface SiweChallengeDependencies {
 
 const REQUIRED_FIELDS = ['domain', 'address', 'uri', 'version', 'chainId', 'nonce', 'issuedAt'] as const;
 
+/**
+ * viem's parser is lenient: it reads `Version: 2`, `Issued At: yesterday` or `URI: not a uri`
+ * without complaint, and an unreadable `Expiration Time` would never expire. EIP-4361 (and
+ * the live service's parser) refuse them, so the sandbox does too.
+ */
+function malformedFields(parsed: ReturnType<typeof parseSiweMessage>): string[] {
+  const problems: string[] = [];
+  if (parsed.version !== '1') problems.push(`Version must be 1, got ${JSON.stringify(parsed.version)}`);
+  if (!Number.isSafeInteger(parsed.chainId) || parsed.chainId! < 1) problems.push('Chain ID must be a positive EIP-155 chain id such as 100');
+  if (!URL.canParse(parsed.uri!)) problems.push(`URI must be an absolute URI such as https://app.example.com, got ${JSON.stringify(parsed.uri)}`);
+  for (const resource of parsed.resources ?? []) {
+    if (!URL.canParse(resource)) problems.push(`every Resources entry must be an absolute URI, got ${JSON.stringify(resource)}`);
+  }
+  for (const [label, value] of [['Issued At', parsed.issuedAt], ['Expiration Time', parsed.expirationTime], ['Not Before', parsed.notBefore]] as const) {
+    if (value !== undefined && Number.isNaN(value.getTime())) problems.push(`${label} must be an ISO 8601 date-time`);
+  }
+  return problems;
+}
+
 // Older-generation authentication answers its refusals as `{ error }` (see http/error-body.ts).
 const rejected = (error: string) => new ApiError(401, { error });
 
@@ -39,6 +58,12 @@ export async function answerSiweChallenge(request: ChallengeRequest, deps: SiweC
   if (missing.length > 0) {
     throw new ApiError(422, {
       message: `message is not a complete EIP-4361 SIWE message (missing ${missing.join(', ')}); build it with viem's createSiweMessage or the siwe package.`,
+    });
+  }
+  const malformed = malformedFields(parsed);
+  if (malformed.length > 0) {
+    throw new ApiError(422, {
+      message: `message is not a valid EIP-4361 SIWE message: ${malformed.join('; ')}; build it with viem's createSiweMessage or the siwe package.`,
     });
   }
   if (!isAddress(parsed.address!, { strict: true })) {

@@ -135,7 +135,7 @@ export class Router {
       const segments = pathname.split('/');
       const samePath =
         patternSegments.length === segments.length &&
-        patternSegments.every((segment, i) => segment.startsWith(':') || segment === segments[i]);
+        patternSegments.every((segment, i) => (segment.startsWith(':') ? decodePathSegment(segments[i]!) !== undefined : segment === segments[i]));
       if (samePath) {
         const allow = [...methods].join(', ');
         return new ApiError(405, { code: 'MethodNotAllowed', message: `${method} is not supported on ${pathname}; use ${allow}.` }, { allow });

@@ -173,7 +173,11 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
     if (typeof advanceSeconds !== 'number' || !Number.isFinite(advanceSeconds) || advanceSeconds < 0) {
       throw invalid('advanceSeconds must be a number of seconds >= 0 (the clock only moves forward).');
     }
-    deps.clock.advance(advanceSeconds * 1000);
+    try {
+      deps.clock.advance(advanceSeconds * 1000);
+    } catch {
+      throw invalid(`advanceSeconds ${advanceSeconds} would move the clock past the year 9999; advance it by less.`);
+    }
     return { status: 200, json: { now: new Date(deps.clock.now()).toISOString() } };
   });
 }

@@ -16,7 +16,10 @@ export function completeUser(seed: UserSeed): User {
     state: seed.state ?? null,
     country: seed.country ?? null,
     nationalityCountry: seed.nationalityCountry ?? null,
-    signInWallets: (seed.signInWallets ?? []).map((wallet) => (typeof wallet === 'string' ? { address: wallet } : wallet)),
+    // Anything but an array is left as it is, for the User schema check to name the problem.
+    signInWallets: Array.isArray(seed.signInWallets)
+      ? seed.signInWallets.map((wallet) => (typeof wallet === 'string' ? { address: wallet } : wallet))
+      : ((seed.signInWallets ?? []) as User['signInWallets']),
     smartWallets: seed.smartWallets ?? [],
     kycStatus: seed.kycStatus ?? 'notStarted',
     availableFeatures: seed.availableFeatures ?? { providerIban: false },

@@ -1,4 +1,5 @@
 import { getAddress, isAddress } from 'viem';
+import { MAX_NESTING_DEPTH, nestsDeeperThan } from '../conformance/nesting-depth.js';
 import type { SchemaCheck } from '../conformance/schema-check.js';
 import { completeUser } from './complete-user.js';
 import { KYC_STATUSES, USER_FIELDS, type KycStatus, type User, type UserSeed } from './user.js';
@@ -125,6 +126,10 @@ export class UserRegistry {
   #add(seed: UserSeed): User {
     if (typeof seed !== 'object' || seed === null || Array.isArray(seed)) {
       throw new UserRegistryError('invalid_user', 'A user must be a JSON object with User fields (reference 2.1).');
+    }
+    // Every read of a user copies it recursively: one stored too deep would break them all.
+    if (nestsDeeperThan(seed)) {
+      throw new UserRegistryError('invalid_user', `The user nests values more than ${MAX_NESTING_DEPTH} levels deep; a User nests 3 levels (cards, wallets, bankingDetails).`);
     }
     // A misspelt field would otherwise be dropped silently and the user created without it.
     const unknownFields = Object.keys(seed).filter((field) => !USER_FIELDS.includes(field));

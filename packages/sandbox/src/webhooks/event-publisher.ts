@@ -1,4 +1,5 @@
 import type { Delivery, DeliveryScheduler } from './delivery-scheduler.js';
+import { MAX_NESTING_DEPTH, nestsDeeperThan } from '../conformance/nesting-depth.js';
 import { eventProblems } from './event-conformance.js';
 
 /**
@@ -66,6 +67,11 @@ export class EventPublisher {
 
   /** Sends `{eventType, data}` to `to` (default: every configured endpoint); returns the deliveries started. */
   publish(eventType: string, data: unknown, to?: readonly string[]): Delivery[] {
+    // The delivery log clones the event and its answers serialise it: a value nested too
+    // deep would overflow the stack there, after the deliveries had started.
+    if (nestsDeeperThan(data, MAX_NESTING_DEPTH - 1)) {
+      throw new EventPublishError('invalid_event', `The ${eventType} event's data nests values more than ${MAX_NESTING_DEPTH} levels deep; send the data the event's schema describes.`);
+    }
     const event = { eventType, data };
     const problems = eventProblems(event);
     if (problems.length > 0) {
@@ -74,7 +80,12 @@ export class EventPublisher {
     if (to !== undefined && (!Array.isArray(to) || to.some((url) => typeof url !== 'string'))) {
       throw new EventPublishError('invalid_endpoint', `to must be an array of endpoint URLs, e.g. ["http://localhost:3000/webhooks"]; got ${JSON.stringify(to)}.`);
     }
-    const rawBody = JSON.stringify(event);
+    let rawBody: string;
+    try {
+      rawBody = JSON.stringify(event);
+    } catch (error) {
+      throw new EventPublishError('invalid_event', `The ${eventType} event cannot be sent as JSON (${(error as Error).message}); pass plain JSON data.`);
+    }
     const targets = to ? to.map(parseEndpointUrl) : [...this.#endpoints.values()];
     return targets.map((url) => this.scheduler.deliver(url, eventType, rawBody));
   }
