@@ -1,5 +1,7 @@
+import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
+
 /**
- * Waits `ms` milliseconds; rejects with `onAbort()` as soon as `signal` aborts.
+ * Waits `ms` milliseconds (at most what a timer can hold, about 24.8 days); rejects with `onAbort()` as soon as `signal` aborts.
  *
  * @example
  * await abortableSleep(500, signal, () => new AbortError('stopped', { code: 'aborted' }));
@@ -17,7 +19,7 @@ export function abortableSleep(ms: number, signal: AbortSignal | undefined, onAb
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', stop);
       resolve();
-    }, ms);
+    }, Math.min(ms, MAX_TIMER_DELAY_MS));
     signal?.addEventListener('abort', stop, { once: true });
   });
 }

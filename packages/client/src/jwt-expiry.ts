@@ -3,7 +3,7 @@
 
 /**
  * Reads the `exp` claim of a JWT without verifying it. Returns `undefined` when the token is
- * not a JWT or has no numeric `exp`.
+ * not a JWT or has no numeric `exp` a Date can hold.
  *
  * @example
  * readJwtExpiry(token)?.toISOString() // '2026-11-22T11:00:00.000Z'
@@ -14,7 +14,10 @@ export function readJwtExpiry(token: string): Date | undefined {
   try {
     const claims: unknown = JSON.parse(decodeBase64Url(payload));
     const exp = typeof claims === 'object' && claims !== null ? (claims as { exp?: unknown }).exp : undefined;
-    return typeof exp === 'number' && Number.isFinite(exp) ? new Date(exp * 1000) : undefined;
+    if (typeof exp !== 'number') return undefined;
+    // An `exp` beyond what a Date can hold (year 275760) is as good as none.
+    const expiresAt = new Date(exp * 1000);
+    return Number.isNaN(expiresAt.getTime()) ? undefined : expiresAt;
   } catch {
     return undefined;
   }

@@ -22,7 +22,10 @@ export interface PartnerClientOptions {
   baseUrl: string;
   /** The webhook key service's address, needed by `getWebhookPublicKey`. */
   webhooksUrl?: string;
-  /** A fetch implementation, called as `fetch(url, init)`; default the global `fetch`. */
+  /**
+   * A fetch implementation, called as `fetch(url, init)`; default the global `fetch`. The
+   * timeout and the caller's signal hold even when it ignores `init.signal`.
+   */
   fetch?: FetchFunction;
   /** Holds and renews the tokens; default a TokenManager that can only store them. */
   tokenManager?: TokenManager;
@@ -95,7 +98,9 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
   }
   // Looked up per call, so that a fetch installed later (test tooling, polyfills) is used.
   const fetchOnce: FetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const transport = createTransport({ fetch: fetchOnce, tokenManager, timeoutMs, retryPolicy: resolveRetryPolicy(options.retries), onRetry: options.onRetry });
+  // The global fetch (undici, browsers) stops on its signal; any other is raced against the timeout.
+  const fetchHonoursSignal = options.fetch === undefined || options.fetch === globalThis.fetch;
+  const transport = createTransport({ fetch: fetchOnce, fetchHonoursSignal, tokenManager, timeoutMs, retryPolicy: resolveRetryPolicy(options.retries), onRetry: options.onRetry });
   // The client's own methods send through the transport directly: the same behaviour as raw,
   // without building a Request and a Response per call (a large part of a call's cost).
   const raw = createOpenapiFetchClient<paths>({ baseUrl, fetch: transport.fetch });

@@ -1,14 +1,15 @@
 import type { SiweChallengeRequest } from '@capi/openapi-types';
 import { readAnswerBody, readAnswerText } from './answer-body.js';
-import { InvalidArgumentError, UnexpectedResponseError } from './errors.js';
+import { AbortError, InvalidArgumentError, UnexpectedResponseError } from './errors.js';
 import { readJwtExpiry } from './jwt-expiry.js';
 import { readNonce } from './nonce.js';
 import { assertSignInInput, TTL_IN_SECONDS_RANGE } from './sign-in-input.js';
 import { sendServiceRequest, type ServiceContext } from './service-request.js';
 import { buildSiweMessage } from './siwe-message.js';
 import type { SignMessage } from './signers.js';
-import type { TokenManager, TokenSet } from './token-manager.js';
+import { isBearerTokenText, type TokenManager, type TokenSet } from './token-manager.js';
 import type { RequestOptions } from './transport.js';
+import { untilAborted } from './until-aborted.js';
 
 /**
  * Parameters of `signInWithEthereum`.
@@ -105,7 +106,13 @@ async function signInOnce(context: SignInContext, params: SignInWithEthereumPara
   const nonce = readNonce(readAnswerText(nonceAnswer));
   const message = buildSiweMessage({ ...fields, nonce });
 
-  const signature = await params.signMessage(message);
+  // The wallet prompt may never settle (a closed popup): the signal still ends the sign-in, and
+  // with it the sign-in in flight that would refuse every other one.
+  const signature = await untilAborted(
+    () => params.signMessage(message),
+    params.signal,
+    () => new AbortError('signInWithEthereum was cancelled by the caller\'s AbortSignal while waiting for signMessage (the wallet); nothing was stored.', { code: 'aborted' }),
+  );
   if (typeof signature !== 'string' || !/^0x[0-9a-fA-F]+$/.test(signature)) {
     throw new InvalidArgumentError('signMessage', 'signMessage must resolve to a 0x-prefixed hex signature.', 'invalid_signature');
   }
@@ -126,6 +133,14 @@ async function signInOnce(context: SignInContext, params: SignInWithEthereumPara
   const token = data?.token;
   if (typeof token !== 'string' || token === '') {
     throw new UnexpectedResponseError('The challenge answer holds no access token (expected {"token": "<JWT>"}). Check baseUrl.', { code: 'missing_token' });
+  }
+  // It goes into the Authorization header of every request: a token with spaces, line breaks or
+  // other characters a header cannot carry would make each of them fail as a network error.
+  if (!isBearerTokenText(token)) {
+    throw new UnexpectedResponseError(
+      'The challenge answer\'s token cannot be sent as a bearer token (it holds spaces, line breaks or non-ASCII characters); nothing was stored. Check baseUrl; if it persists, report it to the platform.',
+      { code: 'invalid_token' },
+    );
   }
   const refreshToken = data?.refreshToken;
   const result: SignInResult = {

@@ -68,6 +68,16 @@ export class TokenRenewalError extends PartnerClientError {
 const DEFAULT_RENEW_BEFORE_MS = 60_000;
 
 /**
+ * Whether `token` can be sent as `Authorization: Bearer <token>`: visible ASCII, no spaces.
+ *
+ * @example
+ * isBearerTokenText('eyJhbGciOi.eyJleHAiOj.sig') // true
+ */
+export function isBearerTokenText(token: string): boolean {
+  return /^[\x21-\x7e]+$/.test(token);
+}
+
+/**
  * Holds the session's tokens, renews them ahead of expiry and after a 401, one renewal at a
  * time (single flight), through `refresh` (newer generation) or `reauthenticate`.
  * Tokens are kept in private fields and never appear in its JSON, string or inspect output.
@@ -84,6 +94,10 @@ export class TokenManager {
   #expiresAt: number | undefined;
   readonly #renewBeforeMs: number;
   #renewal: Promise<string | undefined> | undefined;
+  // Set when a renewal brought a token that is already due (a device clock far off, or a service
+  // issuing short tokens): renewing ahead of time again would bring the same, so that token is
+  // used until the service answers 401, instead of one renewal (a wallet prompt) per request.
+  #renewalBroughtDueToken = false;
   #inferredGeneration: TokenGeneration = 'older';
   readonly #fixedGeneration: TokenGeneration | undefined;
   readonly #reauthenticate: TokenManagerOptions['reauthenticate'];
@@ -136,11 +150,15 @@ export class TokenManager {
     if (typeof set?.token !== 'string' || set.token === '') {
       throw new InvalidArgumentError('tokens', 'setTokens needs a non-empty access token string, or { token, expiresAt?, refreshToken? }.', 'invalid_tokens');
     }
+    if (!isBearerTokenText(set.token)) {
+      throw new InvalidArgumentError('tokens', 'The access token holds spaces, line breaks or non-ASCII characters, so it cannot be sent in the Authorization header: pass the token exactly as the service issued it.', 'invalid_tokens');
+    }
     const expiresAt = readExpiresAt(set.expiresAt) ?? readJwtExpiry(set.token);
     this.#token = set.token;
     this.#refreshToken = set.refreshToken;
     this.#expiresAt = expiresAt?.getTime();
     this.#inferredGeneration = set.refreshToken ? 'newer' : 'older';
+    this.#renewalBroughtDueToken = false;
   }
 
   /** Forgets every token (sign-out). */
@@ -158,7 +176,7 @@ export class TokenManager {
    * const token = await tokenManager.getToken();
    */
   async getToken(): Promise<string | undefined> {
-    if (this.#token !== undefined && this.#renewal === undefined && !this.#isDue(Date.now())) return this.#token;
+    if (this.#token !== undefined && this.#renewal === undefined && (!this.#isDue(Date.now()) || this.#renewalBroughtDueToken)) return this.#token;
     if (!this.#canRenew()) return this.#token;
     try {
       return await this.#renew();
@@ -210,9 +228,14 @@ export class TokenManager {
   }
 
   #renew(): Promise<string | undefined> {
-    this.#renewal ??= this.#runRenewal().finally(() => {
-      this.#renewal = undefined;
-    });
+    this.#renewal ??= this.#runRenewal()
+      .then((token) => {
+        this.#renewalBroughtDueToken = token !== undefined && this.#isDue(Date.now());
+        return token;
+      })
+      .finally(() => {
+        this.#renewal = undefined;
+      });
     return this.#renewal;
   }
 

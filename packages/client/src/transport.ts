@@ -8,7 +8,9 @@ import { AbortError, ConnectionError, TimeoutError } from './errors.js';
 import { parseRetryAfter } from './retry-after.js';
 import { assertMilliseconds } from './milliseconds-option.js';
 import { assertRetryCount, backoffDelay, isRetriedByDefault, isRetryableStatus, type RetryPolicy } from './retry-policy.js';
+import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
 import type { TokenManager } from './token-manager.js';
+import { untilAborted } from './until-aborted.js';
 
 /**
  * Per-call options, accepted by every method of the client and by every `client.raw` call.
@@ -19,7 +21,7 @@ import type { TokenManager } from './token-manager.js';
  * await client.raw.GET('/user/onboarding', { retries: 0 });
  */
 export type RequestOptions = {
-  /** Cancels the call, including its retries and backoff waits; it then rejects with `AbortError`. */
+  /** Cancels the call, including its retries, backoff waits and a wait for a token renewal; it then rejects with `AbortError`. */
   signal?: AbortSignal | undefined;
   /** Time allowed for each attempt, from sending to the last byte of the body. */
   timeoutMs?: number | undefined;
@@ -65,6 +67,12 @@ export type FetchFunction = (input: string, init: RequestInit) => Promise<Respon
  */
 export interface TransportOptions {
   fetch: FetchFunction;
+  /**
+   * Whether `fetch` is known to stop when its `init.signal` aborts, body included (the global
+   * fetch). When not, each exchange is also raced against the timeout and the caller's signal,
+   * so that a fetch that ignores the signal cannot outlast them. Default false.
+   */
+  fetchHonoursSignal?: boolean | undefined;
   tokenManager: TokenManager;
   timeoutMs: number;
   retryPolicy: RetryPolicy;
@@ -130,6 +138,7 @@ const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 export function createTransport(options: TransportOptions): Transport {
   const { tokenManager, retryPolicy, onRetry } = options;
   const fetchOnce = options.fetch;
+  const raceExchange = options.fetchHonoursSignal !== true;
 
   async function send(request: OutgoingRequest, call: RequestOptions = {}): Promise<BufferedAnswer> {
     if (call.retries !== undefined) assertRetryCount(call.retries, 'retries');
@@ -137,14 +146,15 @@ export function createTransport(options: TransportOptions): Transport {
     const callerSignal = call.signal;
     const timeoutMs = call.timeoutMs ?? options.timeoutMs;
     const useAuth = call.auth !== false;
-    let token = useAuth ? await tokenManager.getToken() : undefined;
+    // A renewal may wait for the user (a wallet prompt): the caller's signal still cancels.
+    let token = !useAuth ? undefined : callerSignal === undefined ? await tokenManager.getToken() : await untilAborted(() => tokenManager.getToken(), callerSignal, () => abortError(request));
     let renewedAfterUnauthorized = false;
     let retry = 0;
 
     for (;;) {
       let answer: BufferedAnswer;
       try {
-        answer = await sendAttempt(fetchOnce, request, token, timeoutMs, callerSignal);
+        answer = await sendAttempt(fetchOnce, raceExchange, request, token, timeoutMs, callerSignal);
       } catch (error) {
         if (error instanceof AbortError || retry >= retryBudget(request.method, call, retryPolicy)) throw error;
         retry += 1;
@@ -156,7 +166,8 @@ export function createTransport(options: TransportOptions): Transport {
 
       if (answer.status === 401 && useAuth && !renewedAfterUnauthorized) {
         renewedAfterUnauthorized = true;
-        const renewed = await tokenManager.renewAfterUnauthorized(token);
+        const rejected = token;
+        const renewed = await untilAborted(() => tokenManager.renewAfterUnauthorized(rejected), callerSignal, () => abortError(request));
         // The 401 retry is owed to the renewal, not to the retry budget.
         if (renewed !== undefined) {
           token = renewed;
@@ -167,7 +178,8 @@ export function createTransport(options: TransportOptions): Transport {
 
       if (!isRetryableStatus(answer.status) || retry >= retryBudget(request.method, call, retryPolicy)) return answer;
       const retryAfterMs = parseRetryAfter(answer.headers.get('retry-after'));
-      if (retryAfterMs !== undefined && retryAfterMs > retryPolicy.maxRetryAfterMs) return answer;
+      // A wait beyond what a timer can hold would fire at once: not waited out either.
+      if (retryAfterMs !== undefined && retryAfterMs > Math.min(retryPolicy.maxRetryAfterMs, MAX_TIMER_DELAY_MS)) return answer;
       retry += 1;
       const delayMs = retryAfterMs ?? backoffDelay(retry - 1, retryPolicy);
       onRetry?.({ method: request.method, url: request.url, retry, delayMs, reason: 'status', status: answer.status, fromRetryAfter: retryAfterMs !== undefined });
@@ -198,6 +210,7 @@ export function createTransport(options: TransportOptions): Transport {
 
 async function sendAttempt(
   fetchOnce: FetchFunction,
+  raceExchange: boolean,
   request: OutgoingRequest,
   token: string | undefined,
   timeoutMs: number,
@@ -215,15 +228,21 @@ async function sendAttempt(
     ? setTimeout(() => {
         timedOut = true;
         controller.abort();
-      }, timeoutMs)
+      }, Math.min(timeoutMs, MAX_TIMER_DELAY_MS))
     : undefined;
   const forwardAbort = () => controller.abort();
   callerSignal?.addEventListener('abort', forwardAbort, { once: true });
   try {
-    const response = await fetchOnce(request.url, { ...request.init, method: request.method, headers: request.headers, body: request.body, signal: controller.signal });
-    // Read the body under the same timer, so that the timeout covers the whole exchange.
-    const body = NULL_BODY_STATUSES.has(response.status) ? null : request.readBodyAs === 'text' ? await response.text() : await response.arrayBuffer();
-    return { status: response.status, statusText: response.statusText, headers: response.headers, url: response.url, body };
+    if (!raceExchange) {
+      // The global fetch stops on the signal by itself, body included: awaited as it is, with
+      // no extra promise or listener per request.
+      const response = await fetchOnce(request.url, { ...request.init, method: request.method, headers: request.headers, body: request.body, signal: controller.signal });
+      // Read the body under the same timer, so that the timeout covers the whole exchange.
+      return answerOf(response, await readBody(response, request));
+    }
+    // Any other fetch may ignore the signal: the exchange is raced against it, and what that
+    // fetch settles with later is dropped.
+    return await untilAborted(() => exchangeOnce(fetchOnce, request, controller.signal), controller.signal, () => controller.signal.reason);
   } catch (error) {
     if (callerSignal?.aborted) throw abortError(request);
     if (timedOut) {
@@ -241,6 +260,25 @@ async function sendAttempt(
     if (timer !== undefined) clearTimeout(timer);
     callerSignal?.removeEventListener('abort', forwardAbort);
   }
+}
+
+async function exchangeOnce(fetchOnce: FetchFunction, request: OutgoingRequest, signal: AbortSignal): Promise<BufferedAnswer> {
+  const response = await fetchOnce(request.url, { ...request.init, method: request.method, headers: request.headers, body: request.body, signal });
+  if (signal.aborted) {
+    // The race was lost before this fetch answered: free its connection.
+    response.body?.cancel().catch(() => undefined);
+    throw signal.reason;
+  }
+  return answerOf(response, await readBody(response, request));
+}
+
+function readBody(response: Response, request: OutgoingRequest): Promise<ArrayBuffer | string> | null {
+  if (NULL_BODY_STATUSES.has(response.status)) return null;
+  return request.readBodyAs === 'text' ? response.text() : response.arrayBuffer();
+}
+
+function answerOf(response: Response, body: ArrayBuffer | string | null): BufferedAnswer {
+  return { status: response.status, statusText: response.statusText, headers: response.headers, url: response.url, body };
 }
 
 // Worked out on a failure only: most calls succeed at once.
