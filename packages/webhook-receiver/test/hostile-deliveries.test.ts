@@ -397,7 +397,6 @@ describe.each(servings)('over %s', (_name, serve) => {
           case 'resolves': return Promise.resolve();
           case 'throws': throw new Error('handler failed');
           case 'rejects': return Promise.reject(new Error('handler rejected'));
-          // eslint-disable-next-line @typescript-eslint/only-throw-error
           case 'throws a non-Error': throw undefined;
           case 'hangs, then resolves':
           case 'hangs, then rejects': {
