@@ -188,12 +188,23 @@ export class RateLimitError extends ApiError {
 
 /**
  * 5xx: the service failed. Idempotent requests have already been retried when this is thrown.
+ * `retryAfterMs` is the service's `Retry-After` (a 503 for maintenance), when it sent one.
  *
  * @example
- * catch (error) { if (error instanceof ServerError) showTryLater(); }
+ * catch (error) { if (error instanceof ServerError) showTryLater(error.retryAfterMs); }
  */
 export class ServerError extends ApiError {
   override name = 'ServerError';
+  readonly retryAfterMs: number | undefined;
+
+  constructor(init: ApiErrorInit & { retryAfterMs?: number | undefined }) {
+    super(init);
+    this.retryAfterMs = init.retryAfterMs;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), retryAfterMs: this.retryAfterMs };
+  }
 }
 
 /**
@@ -267,7 +278,7 @@ export function errorFromResponse(response: Pick<Response, 'status' | 'headers'>
   const requestId = REQUEST_ID_HEADERS.map((name) => response.headers.get(name)).find((value) => value) ?? undefined;
   const isWaf = status === 403 && /WAFForbidden/i.test(`${said.code ?? ''} ${said.message ?? ''}`);
   const family = describeStatus(status, isWaf, said.code);
-  const retryAfterMs = status === 429 ? parseRetryAfter(response.headers.get('retry-after')) : undefined;
+  const retryAfterMs = status === 429 || status >= 500 ? parseRetryAfter(response.headers.get('retry-after')) : undefined;
   const advice = options.advice ?? family.advice(retryAfterMs);
   // The service's own sentence often ends with a full stop; the advice follows after one.
   const saidMessage = said.message?.replace(/\.+$/, '');
@@ -283,7 +294,7 @@ export function errorFromResponse(response: Pick<Response, 'status' | 'headers'>
     case 'validation_failed': return new ValidationError(init);
     case 'not_found': return new NotFoundError(init);
     case 'rate_limited': return new RateLimitError({ ...init, retryAfterMs });
-    case 'server_error': return new ServerError(init);
+    case 'server_error': return new ServerError({ ...init, retryAfterMs });
     default: return new ApiError(init);
   }
 }
@@ -333,7 +344,11 @@ function describeStatus(status: number, isWaf: boolean, serviceCode: string | un
     };
   }
   if (status >= 500) {
-    return { code: 'server_error', title: 'The service failed', advice: () => 'Retry later; if it persists, report the request id to the platform' };
+    return {
+      code: 'server_error',
+      title: 'The service failed',
+      advice: (retryAfterMs) => `${retryAfterMs === undefined ? 'Retry later' : `Retry after ${Math.ceil(retryAfterMs / 1000)} s`}; if it persists, report the request id to the platform`,
+    };
   }
   return { code: 'api_error', title: 'Unexpected status', advice: () => 'See the status and body' };
 }

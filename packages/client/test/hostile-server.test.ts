@@ -261,6 +261,15 @@ describe('401, 429 and 503 with and without their headers', () => {
     expect(count('GET', LIMIT_PATH)).toBe(1);
   });
 
+  it('a 503 whose Retry-After is not waited out says when to come back, like a 429', async () => {
+    handler = answerJson(503, { message: 'Down for maintenance' }, { 'retry-after': '3600' });
+    const error = await caught(signedInClient().getDailyLimit());
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ status: 503, retryAfterMs: 3_600_000, message: expect.stringContaining('Retry after 3600 s') });
+    expect((error as ServerError).toJSON()).toMatchObject({ retryAfterMs: 3_600_000 });
+    expect(count('GET', LIMIT_PATH)).toBe(1);
+  });
+
   it.each([
     ['no Retry-After', undefined, 3],
     ['Retry-After 0', '0', 3],
