@@ -45,7 +45,8 @@ export interface TokenManagerOptions {
   refresh?: (refreshToken: string) => Promise<TokenSet>;
   /**
    * Renew this long before `exp`. Default 60 000 ms. Keep it well below the token lifetime
-   * (15 minutes in the newer generation), or every request renews.
+   * (15 minutes in the newer generation): a token that a renewal brings already within it is
+   * not renewed ahead of time again, but used until the service answers 401.
    */
   renewBeforeMs?: number;
   /** Fix the generation; by default it is `newer` when the tokens carry a refresh token. */

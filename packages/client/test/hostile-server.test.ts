@@ -355,6 +355,13 @@ describe('sign-in against a broken service stores nothing unless it succeeds', (
     expect(expiresAt.getTime()).toBeLessThan(Date.now());
     for (let call = 0; call < 5; call += 1) await expect(client.getDailyLimit()).resolves.toEqual(SYNCED);
     expect(renewals).toBe(1);
+
+    // Once the service refuses it: one renewal, whose token is again used until the next 401.
+    let refusals = 1;
+    handler = (req, res) =>
+      req.url !== LIMIT_PATH ? signInService('abcdef123456', { token: expired() })(req, res) : refusals-- > 0 ? answerJson(401, { message: 'jwt expired' })(req, res) : answerJson(200, SYNCED)(req, res);
+    for (let call = 0; call < 3; call += 1) await expect(client.getDailyLimit()).resolves.toEqual(SYNCED);
+    expect(renewals).toBe(2);
   });
 
   it('a wallet prompt that never settles ends with the signal, and the next sign-in runs', async () => {
