@@ -1,6 +1,8 @@
 import { decodeBase64, encodeBase64 } from './base64.js';
 
-const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/;
+// The body holds no '-' (base64, line breaks): matching it as [^-]* keeps the search linear. A
+// lazy [\s\S]*? rescans the rest of the text from every BEGIN line, quadratic on hostile text.
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([^-]*)-----END \1-----/;
 // Keys pasted into environment variables often carry literal "\n" instead of line breaks.
 const PEM_FILLER = /\s+|\\[nr]/g;
 

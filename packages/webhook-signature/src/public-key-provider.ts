@@ -120,8 +120,11 @@ export function createPublicKeyProvider(options: PublicKeyProviderOptions): Publ
   if (typeof fetchImpl !== 'function') throw new TypeError(`Pass options.fetch, a fetch function (needed where there is no global fetch); got ${describeValue(fetchImpl)}.`);
   const cacheTtlMs = numberOption(options.cacheTtlMs, 3_600_000, 'cacheTtlMs');
   const minRefreshIntervalMs = numberOption(options.minRefreshIntervalMs, 60_000, 'minRefreshIntervalMs');
-  const timeoutMs = numberOption(options.timeoutMs, 10_000, 'timeoutMs', false);
+  // Whole milliseconds up to what a timer holds (about 24.8 days): AbortSignal.timeout refuses a
+  // fraction or Infinity, and fires at once beyond 2^31 - 1.
+  const timeoutMs = Math.min(Math.ceil(numberOption(options.timeoutMs, 10_000, 'timeoutMs', false)), 2 ** 31 - 1);
   const now = options.now ?? Date.now;
+  if (typeof now !== 'function') throw new TypeError('now must be a function returning milliseconds, like Date.now.');
 
   let key: CryptoKey | undefined;
   let keyText: string | undefined;

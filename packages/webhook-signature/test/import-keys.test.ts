@@ -71,6 +71,16 @@ describe.each(implementations)('importPublicKey (%s build)', (_, api) => {
       expect(error.message).toContain(saw);
       expect(error.message).toMatch(/^Expected an Ed25519 public key/);
     });
+
+    it('reads hostile PEM-like text in linear time (60,000 BEGIN lines without an END)', async () => {
+      // A rescan from every BEGIN line took over 4 s for 20,000 lines, and grows with their square.
+      const error = await rejectsWithCode(api.importPublicKey('-----BEGIN PUBLIC KEY-----'.repeat(60_000)), 'invalid_public_key');
+      expect(error.message).toContain('a PEM block that cannot be read');
+    });
+
+    it('reads the first block when the text holds two PEM blocks', async () => {
+      expect(await verifiesVector(await api.importPublicKey(`${PUBLIC_PEM}${x25519}`))).toBe(true);
+    });
   });
 });
 

@@ -155,6 +155,15 @@ describe('rejects an answer without a usable key with a typed PublicKeyFetchErro
     expect(error.message).toContain('timeoutMs');
   });
 
+  it.each([
+    ['Infinity (no timeout)', Infinity],
+    ['beyond what a timer holds (2^40 ms)', 2 ** 40],
+    ['a fraction', 1_000.5],
+  ])('a timeoutMs of %s still fetches the key', async (_, timeoutMs) => {
+    server.serveKey(first.publicKey);
+    await expect(provider({ timeoutMs }).get()).resolves.toBeDefined();
+  });
+
   it('a fetch that rejects with something other than an Error gives network_error', async () => {
     const error = await rejectsWithFetchCode(provider({ fetch: () => Promise.reject(null) }).get(), 'network_error');
     expect(error.message).toContain('failed (null)');
@@ -178,6 +187,7 @@ describe('rejects misuse of its options with a TypeError', () => {
     ['a string minRefreshIntervalMs', { url: 'https://example.com', minRefreshIntervalMs: '60000' }],
     ['a timeoutMs of 0 (every fetch would time out)', { url: 'https://example.com', timeoutMs: 0 }],
     ['a fetch that is not a function', { url: 'https://example.com', fetch: 3 }],
+    ['a clock that is not a function', { url: 'https://example.com', now: 5 }],
     ['no options', undefined],
   ])('%s', (_, options) => {
     expect(() => createPublicKeyProvider(options as never)).toThrow(TypeError);
