@@ -1,11 +1,18 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
+import { createPublicKeyProvider } from '@capi/webhook-signature';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run-cli.js';
+import { DEFAULT_SANDBOX_URL, expandSandboxFlag } from '../src/cli/send-through-sandbox.js';
+import { DEFAULT_CLI_PORT } from '../src/cli/serve-command.js';
+import { startSandbox, type Sandbox } from '../src/index.js';
 import { callOperation } from './support/sandbox-api.js';
 import { newAccount, tokenFor } from './support/sign-in.js';
 import { startPlainReceiver } from './support/webhook-receiver.js';
@@ -189,5 +196,116 @@ describe('capi-sandbox send-event signs one event and sends it, like stripe trig
     const badKey = await run(['send-event', 'user.created', '--to', 'http://localhost:9', '--private-key', keyFile]);
     expect(badKey.code).toBe(2);
     expect(badKey.stderr).toMatch(/--private-key must be a PKCS8 PEM Ed25519 private key/);
+  });
+});
+
+describe('capi-sandbox send-event --sandbox has a running sandbox sign and deliver the event with its key', () => {
+  let sandbox: Sandbox;
+  const handled: string[] = [];
+  let receiverUrl = '';
+  beforeAll(async () => {
+    sandbox = await startSandbox({ users: [{ email: 'first@example.com' }] });
+    // A partner's receiver that trusts only the key the running sandbox serves.
+    const receiver = createWebhookReceiver({ publicKey: createPublicKeyProvider({ url: `${sandbox.webhooksUrl}/api/v1/public-key` }) }).onAny((event) => {
+      handled.push(`${event.eventType} ${(event.data as { email?: string }).email}`);
+    });
+    const server = createServer(toNodeHandler(receiver));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+    closers.push(async () => {
+      await sandbox.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+  });
+
+  it('the receiver refuses the fresh key of plain send-event (401), and accepts the same event sent with --sandbox', async () => {
+    handled.length = 0;
+    const plain = await run(['send-event', 'kyc.status.changed', '--to', receiverUrl]);
+    expect(plain.code).toBe(1);
+    expect(plain.stdout).toMatch(/HTTP 401 failed/);
+    expect(plain.stderr).toMatch(/add --sandbox/);
+
+    const viaSandbox = await run(['send-event', 'kyc.status.changed', '--sandbox', sandbox.baseUrl, '--to', receiverUrl]);
+    expect(viaSandbox.stderr).toBe('');
+    expect(viaSandbox.code).toBe(0);
+    const [delivery] = sandbox.deliveries().filter((entry) => entry.url === receiverUrl);
+    expect(viaSandbox.stdout).toBe(`kyc.status.changed -> ${receiverUrl}: HTTP 200 succeeded (signed by the sandbox at ${sandbox.baseUrl}, delivery ${delivery!.id})\n`);
+    // Without --data, the event carries the sandbox's first user.
+    expect(handled).toEqual(['kyc.status.changed first@example.com']);
+  });
+
+  it('without --to, delivers to the sandbox\'s configured endpoints, one line each; --user-id picks the user', async () => {
+    handled.length = 0;
+    const second = await startPlainReceiver({ publicKey: () => sandbox.publicKey });
+    closers.push(second.close);
+    // Created before the endpoints exist: the receiver would take a second identical body for a duplicate.
+    const user = sandbox.users.create({ email: 'picked@example.com' });
+    sandbox.addWebhookEndpoint(receiverUrl);
+    sandbox.addWebhookEndpoint(second.url);
+    try {
+      const result = await run(['send-event', 'user.created', '--sandbox', sandbox.baseUrl, '--user-id', user.id]);
+      expect(result.code).toBe(0);
+      expect(result.stdout.trim().split('\n').map((line) => line.replace(/: .*/, ''))).toEqual([`user.created -> ${receiverUrl}`, `user.created -> ${second.url}`]);
+      expect(handled).toEqual(['user.created picked@example.com']);
+      expect(second.rejected).toEqual([]);
+      expect(second.received.at(-1)!.event.data.email).toBe('picked@example.com');
+    } finally {
+      sandbox.removeWebhookEndpoint(receiverUrl);
+      sandbox.removeWebhookEndpoint(second.url);
+    }
+  });
+
+  it('a receiver answering 500: exit 1, and says when the sandbox retries it', async () => {
+    // Time scale 1: the retry is a minute away, so the first attempt is the whole story here.
+    const slowRetries = await startSandbox({ users: [] });
+    const refusing = await startPlainReceiver({ publicKey: () => slowRetries.publicKey, answer: () => 500 });
+    closers.push(refusing.close);
+    try {
+      const result = await run(['send-event', 'kyc.source-of-funds.changed', '--sandbox', slowRetries.baseUrl, '--to', refusing.url]);
+      expect(result.code).toBe(1);
+      const [delivery] = slowRetries.deliveries();
+      expect(result.stdout).toBe(
+        `kyc.source-of-funds.changed -> ${refusing.url}: HTTP 500 failed; the sandbox retries it at ${delivery!.nextAttemptAt} (attempt 2 of 4): ${slowRetries.baseUrl}/__sandbox/deliveries?id=${delivery!.id}\nrefused with 500\n`,
+      );
+      expect(refusing.rejected).toEqual([]);
+    } finally {
+      await slowRetries.close();
+    }
+  });
+
+  it('refuses with exit 2: no sandbox at the URL, a URL that is not a sandbox, no endpoint to deliver to, data or user the sandbox refuses, --private-key beside --sandbox', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const nobody = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const badData = join(workDir, 'bad-transaction.json');
+    writeFileSync(badData, JSON.stringify([1, 2]));
+    const cases: [string[], RegExp][] = [
+      [['send-event', 'user.created', '--sandbox', nobody], new RegExp(`No capi sandbox answers at ${nobody} \\(.*ECONNREFUSED.*\\); start one with "capi-sandbox serve"`)],
+      [['send-event', 'user.created', '--sandbox', sandbox.webhooksUrl], /is not a capi sandbox's base URL \(GET \/__sandbox answered HTTP 404\); pass the "base URL"/],
+      [['send-event', 'user.created', '--sandbox', sandbox.baseUrl], /has no webhook endpoints; pass --to URL, or start it with --webhook-url URL/],
+      [['send-event', 'user.created', '--sandbox', sandbox.baseUrl, '--to', receiverUrl, '--user-id', 'nobody'], /refused the event \(HTTP 404\): No user with id "nobody"/],
+      [['send-event', 'card.transaction.created', '--sandbox', sandbox.baseUrl, '--to', receiverUrl, '--data', badData], /does not match the spec/],
+      [['send-event', 'user.created', '--sandbox', sandbox.baseUrl, '--to', receiverUrl, '--private-key', badData], /--private-key and --sandbox exclude each other/],
+      [['send-event', 'user.created', '--sandbox', 'localhost:4010'], /--sandbox takes an http\(s\) base URL/],
+      [['send-event', 'user.created', '--to', receiverUrl, '--to', receiverUrl], /without --sandbox POSTs to one --to URL/],
+      [['send-event', 'user.created', '--to', receiverUrl, '--user-id', 'x'], /--user-id names a user of a running sandbox: add --sandbox/],
+    ];
+    const before = sandbox.deliveries().length;
+    for (const [args, pattern] of cases) {
+      const { code, stderr } = await run(args);
+      expect({ args, code }).toEqual({ args, code: 2 });
+      expect(stderr).toMatch(pattern);
+    }
+    expect(sandbox.deliveries()).toHaveLength(before);
+  });
+
+  it('a bare --sandbox means http://127.0.0.1:4010, the port serve uses by default; a URL after it is its value', () => {
+    expect(expandSandboxFlag(['user.created', '--sandbox'])).toEqual(['user.created', '--sandbox=http://127.0.0.1:4010']);
+    expect(expandSandboxFlag(['--sandbox', 'user.created', '--to', 'http://x'])).toEqual(['--sandbox=http://127.0.0.1:4010', 'user.created', '--to', 'http://x']);
+    expect(expandSandboxFlag(['user.created', '--sandbox', '--to', 'http://x'])).toEqual(['user.created', '--sandbox=http://127.0.0.1:4010', '--to', 'http://x']);
+    expect(expandSandboxFlag(['user.created', '--sandbox', 'http://127.0.0.1:5000'])).toEqual(['user.created', '--sandbox', 'http://127.0.0.1:5000']);
+    expect(DEFAULT_SANDBOX_URL).toBe(`http://127.0.0.1:${DEFAULT_CLI_PORT}`);
   });
 });

@@ -1,4 +1,4 @@
 /** A command line the CLI cannot run; the message says what to type instead. */
 export class CliUsageError extends Error {
-  override readonly name = 'CliUsageError';
+  override readonly name: string = 'CliUsageError';
 }

@@ -8,6 +8,7 @@ import { sampleEventData, SANDBOX_EVENT_TYPES } from '../webhooks/sample-event-d
 import { createWebhookSigner } from '../webhooks/webhook-signer.js';
 import { CliUsageError } from './cli-usage-error.js';
 import type { CliStreams } from './run-cli.js';
+import { expandSandboxFlag, parseSandboxUrl, sendEventThroughSandbox } from './send-through-sandbox.js';
 
 async function readFlagFile(flag: string, path: string): Promise<string> {
   try {
@@ -20,15 +21,22 @@ async function readFlagFile(flag: string, path: string): Promise<string> {
 /**
  * `capi-sandbox send-event TYPE --to URL`: signs one event and POSTs it once, like
  * `stripe trigger`. Exit code 0 when the receiver answers 2xx, 1 otherwise.
+ * With `--sandbox [URL]`, a running sandbox signs it with its key and delivers it instead.
  */
 export async function runSendEvent(args: string[], { out, err }: CliStreams): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
-      args,
+      args: expandSandboxFlag(args),
       strict: true,
       allowPositionals: true,
-      options: { to: { type: 'string' }, data: { type: 'string' }, 'private-key': { type: 'string' } },
+      options: {
+        to: { type: 'string', multiple: true },
+        data: { type: 'string' },
+        'private-key': { type: 'string' },
+        sandbox: { type: 'string' },
+        'user-id': { type: 'string' },
+      },
     });
   } catch (error) {
     throw new CliUsageError((error as Error).message);
@@ -39,14 +47,32 @@ export async function runSendEvent(args: string[], { out, err }: CliStreams): Pr
   if (!(SANDBOX_EVENT_TYPES as readonly string[]).includes(eventType)) {
     throw new CliUsageError(`Unknown event type "${eventType}"; use one of ${SANDBOX_EVENT_TYPES.join(', ')}.`);
   }
-  if (values.to === undefined) throw new CliUsageError('send-event needs --to URL, the receiver to POST the event to.');
-  let url: URL;
-  try {
-    url = parseEndpointUrl(values.to);
-  } catch (error) {
-    throw new CliUsageError(`--to: ${(error as Error).message}`);
+  const to = values.to ?? [];
+  const urls = to.map((value) => {
+    try {
+      return parseEndpointUrl(value);
+    } catch (error) {
+      throw new CliUsageError(`--to: ${(error as Error).message}`);
+    }
+  });
+  const sandboxUrl = values.sandbox === undefined ? undefined : parseSandboxUrl(values.sandbox);
+  if (sandboxUrl === undefined) {
+    if (to.length !== 1) {
+      throw new CliUsageError(
+        to.length === 0
+          ? 'send-event needs --to URL, the receiver to POST the event to (or --sandbox, to have a running sandbox deliver it to its webhook endpoints).'
+          : 'send-event without --sandbox POSTs to one --to URL; add --sandbox to have a running sandbox deliver it to several.',
+      );
+    }
+    if (values['user-id'] !== undefined) throw new CliUsageError('--user-id names a user of a running sandbox: add --sandbox [URL].');
+  } else {
+    if (values['private-key'] !== undefined) {
+      throw new CliUsageError('--private-key and --sandbox exclude each other: with --sandbox the sandbox signs with its own key (the one its webhooks URL serves).');
+    }
+    if (values['user-id'] !== undefined && values.data !== undefined) throw new CliUsageError('Give --data FILE or --user-id ID, not both.');
   }
-  let data: unknown = sampleEventData(eventType);
+  // Through a sandbox, the event carries the sandbox's own first user unless told otherwise.
+  let data: unknown = sandboxUrl === undefined ? sampleEventData(eventType) : undefined;
   if (values.data !== undefined) {
     try {
       data = JSON.parse(await readFlagFile('data', values.data));
@@ -55,9 +81,15 @@ export async function runSendEvent(args: string[], { out, err }: CliStreams): Pr
       throw new CliUsageError(`The --data file ${values.data} is not JSON: ${(error as Error).message}.`);
     }
   }
+  if (data !== undefined) {
+    const problems = eventProblems({ eventType, data });
+    if (problems.length > 0) throw new CliUsageError(`The ${eventType} event does not match the spec: ${problems.join('; ')}.`);
+  }
+  if (sandboxUrl !== undefined) {
+    return sendEventThroughSandbox({ sandboxUrl, eventType, to: urls.map((url) => url.href), data, ...(values['user-id'] !== undefined ? { userId: values['user-id'] } : {}) }, { out, err });
+  }
+  const url = urls[0]!;
   const event = { eventType, data };
-  const problems = eventProblems(event);
-  if (problems.length > 0) throw new CliUsageError(`The ${eventType} event does not match the spec: ${problems.join('; ')}.`);
   const privateKeyPem = values['private-key'] === undefined ? undefined : await readFlagFile('private-key', values['private-key']);
   let signer;
   try {
@@ -65,7 +97,12 @@ export async function runSendEvent(args: string[], { out, err }: CliStreams): Pr
   } catch (error) {
     throw new CliUsageError(`--private-key must be a PKCS8 PEM Ed25519 private key (openssl genpkey -algorithm ed25519): ${(error as Error).message}.`);
   }
-  if (privateKeyPem === undefined) err.write(`Signed with a fresh key; its public key (PEM SPKI):\n${signer.publicKey.trimEnd()}\n`);
+  if (privateKeyPem === undefined) {
+    err.write(
+      `Signed with a fresh key; its public key (PEM SPKI):\n${signer.publicKey.trimEnd()}\n` +
+        '(A receiver that trusts a running sandbox\'s key refuses it: add --sandbox to have the sandbox sign and deliver it.)\n',
+    );
+  }
   const rawBody = JSON.stringify(event);
   const signed = await signer.sign(rawBody);
   const result = await postWebhook(url, rawBody, signed.headers, DEFAULT_DELIVERY_TIMEOUT_MS, new AbortController().signal);

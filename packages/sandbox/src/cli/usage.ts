@@ -3,6 +3,7 @@ export const USAGE = `capi-sandbox: a local capi service (SIWE auth, users, dail
 Usage:
   capi-sandbox [serve] [options]      serve is the default command
   capi-sandbox send-event TYPE --to URL [--data FILE] [--private-key FILE]
+  capi-sandbox send-event TYPE --sandbox [URL] [--to URL]... [--data FILE | --user-id ID]
 
 serve options:
   --port N                 core API port (default 4010; 0 picks a free port)
@@ -20,7 +21,12 @@ serve options:
 send-event:
   TYPE                     user.created | kyc.status.changed | kyc.phone-validation.changed |
                            kyc.source-of-funds.changed | card.transaction.created
-  --to URL                 the receiver to POST to (required)
-  --data FILE              JSON file with the event's data (default: a sample user or transaction)
+  --to URL                 the receiver to POST to (required without --sandbox; repeatable with it)
+  --data FILE              JSON file with the event's data (default: a sample user or transaction;
+                           with --sandbox, the sandbox's first user)
   --private-key FILE       PKCS8 PEM Ed25519 key to sign with (default: a fresh key, printed)
+  --sandbox [URL]          the running sandbox at URL (default http://127.0.0.1:4010) signs the event
+                           with its key and delivers it, retried like the live service, to --to or
+                           to its webhook endpoints; exit 2 when no sandbox answers there
+  --user-id ID             with --sandbox: the event's data is this user of the sandbox
 `;

@@ -124,7 +124,7 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
   );
 
   router.on('GET', '/__sandbox/deliveries', (request) => {
-    const filters = ['eventType', 'state', 'url'] as const;
+    const filters = ['id', 'eventType', 'state', 'url'] as const;
     let deliveries = deps.scheduler.list();
     for (const filter of filters) {
       const wanted = request.url.searchParams.get(filter);
