@@ -185,12 +185,19 @@ describe('capi-sandbox send-event signs one event and sends it, like stripe trig
     expect(refused.stdout).toMatch(/HTTP 409 failed\nrefused with 409/);
   });
 
-  it('refuses data that does not match the event schema and a key that is not PEM', async () => {
+  it('refuses data that does not match the event schema or nests thousands of levels deep, and a key that is not PEM', async () => {
     const dataFile = join(workDir, 'not-a-user.json');
     writeFileSync(dataFile, JSON.stringify({ id: 42 }));
     const badData = await run(['send-event', 'user.created', '--to', 'http://localhost:9', '--data', dataFile]);
     expect(badData.code).toBe(2);
     expect(badData.stderr).toMatch(/does not match the spec/);
+    const deepFile = join(workDir, 'deep.json');
+    writeFileSync(deepFile, `{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}`);
+    for (const extra of [[], ['--sandbox', 'http://127.0.0.1:9']]) {
+      const deep = await run(['send-event', 'card.transaction.created', '--to', 'http://localhost:9', '--data', deepFile, ...extra]);
+      expect(deep.code).toBe(2);
+      expect(deep.stderr).toMatch(/nests values more than 32 levels deep/);
+    }
     const keyFile = join(workDir, 'not-a-key.pem');
     writeFileSync(keyFile, 'hello');
     const badKey = await run(['send-event', 'user.created', '--to', 'http://localhost:9', '--private-key', keyFile]);

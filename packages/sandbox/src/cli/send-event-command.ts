@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { MAX_NESTING_DEPTH, nestsDeeperThan } from '../conformance/nesting-depth.js';
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../webhooks/delivery-scheduler.js';
 import { eventProblems } from '../webhooks/event-conformance.js';
 import { parseEndpointUrl } from '../webhooks/event-publisher.js';
@@ -82,6 +83,9 @@ export async function runSendEvent(args: string[], { out, err }: CliStreams): Pr
     }
   }
   if (data !== undefined) {
+    if (nestsDeeperThan(data, MAX_NESTING_DEPTH - 1)) {
+      throw new CliUsageError(`The --data file ${values.data} nests values more than ${MAX_NESTING_DEPTH} levels deep; give the data the ${eventType} event's schema describes.`);
+    }
     const problems = eventProblems({ eventType, data });
     if (problems.length > 0) throw new CliUsageError(`The ${eventType} event does not match the spec: ${problems.join('; ')}.`);
   }
