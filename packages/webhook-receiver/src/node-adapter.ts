@@ -42,6 +42,10 @@ export function toNodeHandler(receiver: WebhookReceiver): NodeWebhookHandler {
     throw new WebhookReceiverError('invalid_options', 'toNodeHandler(receiver) needs the receiver that createWebhookReceiver({ publicKey }) returns.');
   }
   return async function webhookNodeHandler(req, res) {
+    if (typeof (req.headers as { get?: unknown } | undefined)?.get === 'function') {
+      throw new WebhookReceiverError('invalid_options',
+        'toNodeHandler(receiver) serves node:http\'s (req, res); for a Web-standard Request (Bun, Deno, Hono, Workers), call receiver.handle(request) instead.');
+    }
     const { reply, afterReply } = await receiver.receive(deliverySourceFromNodeRequest(req));
     writeNodeReply(res, reply);
     if (afterReply !== undefined) await afterReply;

@@ -448,6 +448,10 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       return receiver;
     },
     async handle(request, handleOptions) {
+      if (typeof (request as Partial<Request> | null | undefined)?.headers?.get !== 'function') {
+        throw new WebhookReceiverError('invalid_options',
+          'receiver.handle(request) takes a Web-standard Request (Hono, Next.js route handlers, Workers, Deno, Bun); on node:http, Express or Fastify, serve toNodeHandler(receiver) instead.');
+      }
       const { reply, afterReply } = await receive(deliverySourceFromRequest(request));
       if (afterReply !== undefined) handleOptions?.waitUntil?.(afterReply);
       return replyToResponse(reply);

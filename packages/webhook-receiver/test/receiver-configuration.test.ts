@@ -46,6 +46,29 @@ describe('rejects wrong options at creation with invalid_options naming the opti
   });
 });
 
+describe('says which adapter to use when a request of the other kind is passed', () => {
+  it('receiver.handle given a node:http request (Express) rejects with invalid_options naming toNodeHandler', async () => {
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey });
+    let failure: unknown;
+    const server = createServer((req, res) => {
+      receiver.handle(req as never).then(() => res.end(), (error: unknown) => { failure = error; res.statusCode = 500; res.end(); });
+    });
+    running.push(await listen(server));
+    const answer = await fetch(running[0]!.url, { method: 'POST', body: '{}' });
+    expect(answer.status).toBe(500);
+    expect(failure).toBeInstanceOf(WebhookReceiverError);
+    expect(failure).toMatchObject({ code: 'invalid_options', message: expect.stringContaining('serve toNodeHandler(receiver) instead') });
+  });
+
+  it('the handler from toNodeHandler given a Web Request rejects with invalid_options naming receiver.handle', async () => {
+    const handler = toNodeHandler(createWebhookReceiver({ publicKey: service.publicKey }));
+    const request = await signedRequest(eventBody('user.created', 'user-1'));
+    await expect(handler(request as never, {} as never)).rejects.toMatchObject({
+      code: 'invalid_options', message: expect.stringContaining('call receiver.handle(request) instead'),
+    });
+  });
+});
+
 describe('takes the public key from the key endpoint through a provider', () => {
   it('verifies with the key the endpoint serves, and answers 503 public_key_unavailable while it fails', async () => {
     let keyEndpointUp = true;
