@@ -5,6 +5,7 @@ import { AbortError, TimeoutError, UnexpectedResponseError } from './errors.js';
 import { assertDailyLimitInput, DAILY_LIMIT_CURRENCY } from './daily-limit-input.js';
 import { assertMilliseconds } from './milliseconds-option.js';
 import { sendServiceRequest, type ServiceContext } from './service-request.js';
+import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
 import type { RequestOptions } from './transport.js';
 
 const LIMIT_PATH = '/user-api/user/account/limit';
@@ -91,27 +92,40 @@ export async function waitForLimitSync(context: DailyLimitContext, options: Wait
   assertMilliseconds(maxPollIntervalMs, 'maxPollIntervalMs');
   const deadline = Date.now() + timeoutMs;
   const abort = () => new AbortError('waitForLimitSync was cancelled by the caller\'s AbortSignal.', { code: 'aborted' });
-  const giveUp = () =>
+  const giveUp = (reason = 'the limit was still pending') =>
     new TimeoutError(
-      `The daily limit was still pending after ${timeoutMs} ms. The change is applied downstream asynchronously: wait longer (timeoutMs) or check again later.`,
+      `The daily limit was not synced within ${timeoutMs} ms: ${reason}. The change is applied downstream asynchronously: wait longer (timeoutMs) or check again later.`,
       { code: 'limit_sync_timeout', timeoutMs },
     );
-  let interval = pollIntervalMs;
-  for (;;) {
-    if (signal?.aborted) throw abort();
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) throw giveUp();
-    let limit: AccountLimit;
-    try {
-      limit = await getDailyLimit(context, { signal, timeoutMs: Math.min(context.requestTimeoutMs, remaining) });
-    } catch (error) {
-      if (error instanceof TimeoutError && Date.now() >= deadline) throw giveUp();
-      throw error;
+  // Ends a poll in flight, its retries included, at the deadline, as well as on the caller's
+  // signal: a poll's retries would otherwise run past timeoutMs.
+  const polls = new AbortController();
+  const deadlineTimer = Number.isFinite(timeoutMs) ? setTimeout(() => polls.abort(), Math.min(timeoutMs, MAX_TIMER_DELAY_MS)) : undefined;
+  const forwardAbort = () => polls.abort();
+  signal?.addEventListener('abort', forwardAbort, { once: true });
+  try {
+    let interval = pollIntervalMs;
+    for (;;) {
+      if (signal?.aborted) throw abort();
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw giveUp();
+      let limit: AccountLimit;
+      try {
+        limit = await getDailyLimit(context, { signal: polls.signal, timeoutMs: Math.min(context.requestTimeoutMs, remaining) });
+      } catch (error) {
+        if (signal?.aborted) throw abort();
+        // The deadline ended the poll (its timer), or the poll's own timeout, set to what was left, ran out.
+        if (polls.signal.aborted || (error instanceof TimeoutError && Date.now() >= deadline)) throw giveUp('the service did not answer the last poll in time');
+        throw error;
+      }
+      if (limit.syncStatus === 'synced') return limit;
+      if (Date.now() + interval >= deadline) throw giveUp();
+      await abortableSleep(interval, signal, abort);
+      interval = Math.min(maxPollIntervalMs, Math.round(interval * 1.5));
     }
-    if (limit.syncStatus === 'synced') return limit;
-    if (Date.now() + interval >= deadline) throw giveUp();
-    await abortableSleep(interval, signal, abort);
-    interval = Math.min(maxPollIntervalMs, Math.round(interval * 1.5));
+  } finally {
+    if (deadlineTimer !== undefined) clearTimeout(deadlineTimer);
+    signal?.removeEventListener('abort', forwardAbort);
   }
 }
 

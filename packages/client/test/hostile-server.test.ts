@@ -217,6 +217,27 @@ describe('timeouts and waits beyond what a timer holds are not cut to 1 ms', () 
   });
 });
 
+describe('waitForLimitSync gives up at its timeoutMs, even while a poll is being retried', () => {
+  it('a service that never answers the polls', async () => {
+    handler = () => undefined;
+    const client = signedInClient({ timeoutMs: 600, retries: { count: 2, baseDelayMs: 1 } });
+    const error = await caught(client.waitForLimitSync({ timeoutMs: 1_000 }));
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ code: 'limit_sync_timeout', timeoutMs: 1_000, message: expect.stringContaining('did not answer the last poll') });
+    // Each attempt is allowed 600 ms: a third could only start after the 1,000 ms deadline.
+    expect(count('GET', LIMIT_PATH)).toBeLessThanOrEqual(2);
+  });
+
+  it("the caller's signal still ends it with AbortError", async () => {
+    handler = () => undefined;
+    const controller = new AbortController();
+    const pending = caught(signedInClient().waitForLimitSync({ timeoutMs: 60_000, signal: controller.signal }));
+    while (count('GET', LIMIT_PATH) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    expect(await pending).toBeInstanceOf(AbortError);
+  });
+});
+
 describe('redirects', () => {
   it('follows a same-origin redirect with the token', async () => {
     handler = (req, res) => (req.url === LIMIT_PATH ? res.writeHead(302, { location: '/moved' }).end() : answerJson(200, SYNCED)(req, res));
