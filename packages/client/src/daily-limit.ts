@@ -5,6 +5,7 @@ import { AbortError, TimeoutError, UnexpectedResponseError } from './errors.js';
 import { assertDailyLimitInput, DAILY_LIMIT_CURRENCY } from './daily-limit-input.js';
 import { assertMilliseconds } from './milliseconds-option.js';
 import { sendServiceRequest, type ServiceContext } from './service-request.js';
+import { assertSignalOption } from './signal-option.js';
 import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
 import type { RequestOptions } from './transport.js';
 
@@ -86,10 +87,12 @@ export async function setDailyLimit(context: DailyLimitContext, params: SetDaily
  * const limit = await waitForLimitSync(context, { timeoutMs: 60_000 });
  */
 export async function waitForLimitSync(context: DailyLimitContext, options: WaitForLimitSyncOptions = {}): Promise<AccountLimit> {
-  const { timeoutMs = 30_000, signal, pollIntervalMs = 500, maxPollIntervalMs = 5_000 } = options;
+  const { timeoutMs = 30_000, pollIntervalMs = 500, maxPollIntervalMs = 5_000 } = options;
+  const signal = options.signal ?? undefined;
   assertMilliseconds(timeoutMs, 'timeoutMs', { allowInfinity: true });
   assertMilliseconds(pollIntervalMs, 'pollIntervalMs');
   assertMilliseconds(maxPollIntervalMs, 'maxPollIntervalMs');
+  assertSignalOption(options.signal, 'signal');
   const deadline = Date.now() + timeoutMs;
   const abort = () => new AbortError('waitForLimitSync was cancelled by the caller\'s AbortSignal.', { code: 'aborted' });
   const giveUp = (reason = 'the limit was still pending') =>

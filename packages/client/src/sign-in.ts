@@ -4,6 +4,7 @@ import { AbortError, InvalidArgumentError, UnexpectedResponseError } from './err
 import { readJwtExpiry } from './jwt-expiry.js';
 import { readNonce } from './nonce.js';
 import { assertSignInInput, TTL_IN_SECONDS_RANGE } from './sign-in-input.js';
+import { assertSignalOption } from './signal-option.js';
 import { sendServiceRequest, type ServiceContext } from './service-request.js';
 import { buildSiweMessage } from './siwe-message.js';
 import type { SignMessage } from './signers.js';
@@ -72,6 +73,7 @@ const signInsInFlight = new WeakMap<TokenManager, { fields: string; result: Prom
  */
 export async function signInWithEthereum(context: SignInContext, params: SignInWithEthereumParams): Promise<SignInResult> {
   assertSignInInput(params);
+  assertSignalOption(params.signal, 'signal');
   const fields = JSON.stringify([params.address.toLowerCase(), params.domain, params.uri, params.chainId, params.statement, params.ttlInSeconds]);
   const inFlight = signInsInFlight.get(context.tokenManager);
   if (inFlight !== undefined) {
@@ -91,7 +93,8 @@ export async function signInWithEthereum(context: SignInContext, params: SignInW
 
 async function signInOnce(context: SignInContext, params: SignInWithEthereumParams): Promise<SignInResult> {
   const ttlInSeconds = params.ttlInSeconds ?? TTL_IN_SECONDS_RANGE.max;
-  const call = { auth: false, signal: params.signal, timeoutMs: params.timeoutMs };
+  const signal = params.signal ?? undefined;
+  const call = { auth: false, signal, timeoutMs: params.timeoutMs };
   const fields = {
     address: params.address,
     chainId: params.chainId,
@@ -110,7 +113,7 @@ async function signInOnce(context: SignInContext, params: SignInWithEthereumPara
   // with it the sign-in in flight that would refuse every other one.
   const signature = await untilAborted(
     () => params.signMessage(message),
-    params.signal,
+    signal,
     () => new AbortError('signInWithEthereum was cancelled by the caller\'s AbortSignal while waiting for signMessage (the wallet); nothing was stored.', { code: 'aborted' }),
   );
   if (typeof signature !== 'string' || !/^0x[0-9a-fA-F]+$/.test(signature)) {

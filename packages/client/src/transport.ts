@@ -4,10 +4,12 @@
 // single renewal after a 401.
 
 import { abortableSleep } from './abortable-sleep.js';
-import { AbortError, ConnectionError, TimeoutError } from './errors.js';
+import { describeValue } from './describe-value.js';
+import { AbortError, ConnectionError, InvalidArgumentError, TimeoutError } from './errors.js';
 import { parseRetryAfter } from './retry-after.js';
 import { assertMilliseconds } from './milliseconds-option.js';
 import { assertRetryCount, backoffDelay, isRetriedByDefault, isRetryableStatus, type RetryPolicy } from './retry-policy.js';
+import { assertSignalOption } from './signal-option.js';
 import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
 import type { TokenManager } from './token-manager.js';
 import { untilAborted } from './until-aborted.js';
@@ -143,7 +145,11 @@ export function createTransport(options: TransportOptions): Transport {
   async function send(request: OutgoingRequest, call: RequestOptions = {}): Promise<BufferedAnswer> {
     if (call.retries !== undefined) assertRetryCount(call.retries, 'retries');
     if (call.timeoutMs !== undefined) assertMilliseconds(call.timeoutMs, 'timeoutMs', { allowInfinity: true });
-    const callerSignal = call.signal;
+    if (call.signal !== undefined) assertSignalOption(call.signal, 'signal');
+    if (call.auth !== undefined && typeof call.auth !== 'boolean') {
+      throw new InvalidArgumentError('auth', `auth must be true or false, got ${describeValue(call.auth)}.`, 'invalid_option');
+    }
+    const callerSignal = call.signal ?? undefined;
     const timeoutMs = call.timeoutMs ?? options.timeoutMs;
     const useAuth = call.auth !== false;
     // A renewal may wait for the user (a wallet prompt): the caller's signal still cancels.

@@ -45,6 +45,40 @@ describe('checks client options when the client is created', () => {
   });
 });
 
+describe('checks the signal and auth of each call before sending', () => {
+  it.each([
+    ['a string signal', { signal: 'abort' }, 'signal'],
+    ['a plain object signal', { signal: {} }, 'signal'],
+    ['an AbortController instead of its signal', { signal: new AbortController() }, 'signal'],
+    ['auth given as a string', { auth: 'false' }, 'auth'],
+  ])('rejects %s with InvalidArgumentError and sends nothing', async (_case, options, argument) => {
+    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    const client = createPartnerClient({ baseUrl: service.url, webhooksUrl: service.url });
+    const calls = [
+      client.getDailyLimit(options as never),
+      client.setDailyLimit({ amount: 100 }, options as never),
+      // The public key and sign-in calls never send a token, whatever auth says.
+      ...('signal' in options
+        ? [client.getWebhookPublicKey(options as never), client.waitForLimitSync(options as never), client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE, ...(options as object) })]
+        : []),
+    ];
+    for (const call of calls) {
+      const error = await call.catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+      expect(error).toMatchObject({ argument, code: 'invalid_option', message: expect.stringMatching(argument === 'signal' ? /must be an AbortSignal/ : /must be true or false, got "false"/) });
+    }
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('takes signal: null as no signal, as fetch does', async () => {
+    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    const client = createPartnerClient({ baseUrl: service.url });
+    await expect(client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE, signal: null as never })).resolves.toMatchObject({ token: expect.any(String) });
+    await expect(client.getDailyLimit({ signal: null as never })).resolves.toMatchObject({ amount: 1_000_000 });
+    await expect(client.waitForLimitSync({ signal: null as never })).resolves.toMatchObject({ syncStatus: 'synced' });
+  });
+});
+
 describe('exposes the typed openapi-fetch client as raw, with the client behaviour underneath', () => {
   it('sends raw requests with the bearer token and returns {data, response} without throwing', async () => {
     service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
