@@ -184,6 +184,7 @@ const bodyArbitrary: fc.Arbitrary<Buffer | undefined> = fc.oneof(
   fc.integer({ min: 2_000, max: 100_000 }).map((depth) => Buffer.from(`{"amount":500,"currency":"USD","x":${deeplyNested(depth)}}`)),
   fc.constantFrom('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', { address: 1 }, 7).map((signInWallets) => Buffer.from(JSON.stringify({ signInWallets }))),
   fc.constant(Buffer.alloc(1024 * 1024 + 1, '{')),
+  fc.constantFrom('URI: ', 'Version: ', 'Nonce: a').map((label) => Buffer.from(JSON.stringify({ message: label.repeat(Math.floor(1_000_000 / label.length)), signature: '0x00', ttlInSeconds: 3600 }))),
 );
 
 describe('never answers 5xx to malformed or hostile requests, and every answer conforms to the spec', () => {
@@ -328,6 +329,16 @@ describe('refuses SIWE challenges with any field wrong, and a nonce is single-us
       }),
       { seed: SEED, numRuns: 25 },
     );
+  });
+});
+
+describe('refuses a SIWE message longer than 8192 characters before parsing it', () => {
+  it('a 1 MB message repeating a field label (minutes of regex backtracking in the parser) is a 422 that says why', async () => {
+    const message = 'URI: '.repeat(200_000);
+    const answer = await send(sandbox.baseUrl, 'POST', '/api/v1/auth/challenge', { 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ message, signature: '0x00', ttlInSeconds: 3600 })));
+    expect(conformanceProblem('core', 'POST', '/api/v1/auth/challenge', answer)).toBeUndefined();
+    expect(answer.status).toBe(422);
+    expect(JSON.parse(answer.text).message).toMatch(/message is 1000000 characters long; .* at most 8192/);
   });
 });
 

@@ -23,6 +23,13 @@ export interface SiweChallengeDependencies {
   verifySmartAccountSignature?: SmartAccountSignatureVerifier;
 }
 
+/**
+ * The longest SIWE message the sandbox parses. Real messages are a few hundred characters;
+ * viem's parser takes time quadratic in the length of a line that repeats a field label
+ * (1 MB of "URI: " held the event loop for minutes), so longer ones are refused unparsed.
+ */
+export const MAX_SIWE_MESSAGE_LENGTH = 8192;
+
 const REQUIRED_FIELDS = ['domain', 'address', 'uri', 'version', 'chainId', 'nonce', 'issuedAt'] as const;
 
 /**
@@ -53,6 +60,11 @@ const rejected = (error: string) => new ApiError(401, { error });
  * one nonce cannot both pass.
  */
 export async function answerSiweChallenge(request: ChallengeRequest, deps: SiweChallengeDependencies): Promise<IssuedTokens> {
+  if (request.message.length > MAX_SIWE_MESSAGE_LENGTH) {
+    throw new ApiError(422, {
+      message: `message is ${request.message.length} characters long; a SIWE message is a few hundred, and the sandbox reads at most ${MAX_SIWE_MESSAGE_LENGTH}. Send the EIP-4361 message the wallet signed.`,
+    });
+  }
   const parsed = parseSiweMessage(request.message);
   const missing = REQUIRED_FIELDS.filter((field) => parsed[field] === undefined);
   if (missing.length > 0) {
