@@ -1,4 +1,5 @@
 import type { AccountLimit, SetAccountLimitRequest } from '@capi/openapi-types';
+import { previewBody } from './describe-value.js';
 import { abortableSleep } from './abortable-sleep.js';
 import { readAnswerBody } from './answer-body.js';
 import { AbortError, TimeoutError, UnexpectedResponseError } from './errors.js';
@@ -136,7 +137,7 @@ function readAccountLimit(data: unknown): AccountLimit {
   const limit = data as Partial<AccountLimit> | undefined;
   if (typeof limit?.amount !== 'number' || typeof limit.syncStatus !== 'string') {
     throw new UnexpectedResponseError(
-      `The limit answer is not an AccountLimit (expected {amount, syncStatus}), got ${JSON.stringify(data)?.slice(0, 120)}. Check baseUrl.`,
+      `The limit answer is not an AccountLimit (expected {amount, syncStatus}), got ${previewBody(data)}. Check baseUrl.`,
       { code: 'unexpected_limit_body' },
     );
   }

@@ -7,7 +7,8 @@ const JWT_PATTERN = /\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
 // the error's message built from it), and "Bearer [redacted token]" must survive unchanged.
 const BEARER_PATTERN = /\b(Bearer\s+)(?!\[redacted token\](?:[\s"',;]|$))[^\s"',;]+/gi;
 const REDACTED = '[redacted token]';
-const MAX_DEPTH = 8;
+const MAX_DEPTH = 32;
+const TOO_DEEP = '[nested too deep]';
 
 /**
  * Replaces anything that looks like a JWT or a bearer credential in `text`.
@@ -20,14 +21,18 @@ export function redactTokens(text: string): string {
 }
 
 /**
- * Returns a copy of a parsed JSON value with every string passed through {@link redactTokens}.
+ * Returns a copy of a parsed JSON value with every string passed through {@link redactTokens};
+ * objects and arrays nested more than 32 levels deep are replaced by `"[nested too deep]"`.
  *
  * @example
  * redactTokensDeep({ error: 'bad token eyJa.eyJb.c' }) // { error: 'bad token [redacted token]' }
  */
 export function redactTokensDeep(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactTokens(value);
-  if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH) return value;
+  if (value === null || typeof value !== 'object') return value;
+  // Deeper than any error body the service sends: replaced, so that no string below stays
+  // unredacted and the error's body can still be logged as JSON.
+  if (depth >= MAX_DEPTH) return TOO_DEEP;
   if (Array.isArray(value)) return value.map((item) => redactTokensDeep(item, depth + 1));
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {

@@ -1,4 +1,5 @@
 import type { WebhookPublicKey } from '@capi/openapi-types';
+import { previewBody } from './describe-value.js';
 import { readAnswerBody } from './answer-body.js';
 import { InvalidArgumentError, UnexpectedResponseError } from './errors.js';
 import { sendServiceRequest, type ServiceContext } from './service-request.js';
@@ -24,7 +25,7 @@ export async function getWebhookPublicKey(context: ServiceContext, webhooksUrl: 
   const key = data as Partial<WebhookPublicKey> | undefined;
   if (key?.success !== true || typeof key.publicKey !== 'string' || key.publicKey.trim() === '') {
     throw new UnexpectedResponseError(
-      `The webhook key service answered without a usable key (success must be true and publicKey a string), got ${JSON.stringify(data)?.slice(0, 120)}. Retry later; check webhooksUrl.`,
+      `The webhook key service answered without a usable key (success must be true and publicKey a string), got ${previewBody(data)}. Retry later; check webhooksUrl.`,
       { code: 'public_key_unavailable' },
     );
   }

@@ -132,6 +132,31 @@ describe('answers that are not the documented body end in UnexpectedResponseErro
   });
 });
 
+describe('a body nested thousands of levels deep ends in the typed error, which can still be logged', () => {
+  const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+
+  it('as a 200 answer of the limit or the public key: UnexpectedResponseError, not a RangeError', async () => {
+    handler = answerJson(200, deep);
+    const client = signedInClient({ webhooksUrl: baseUrl });
+    await expect(client.getDailyLimit()).rejects.toMatchObject({ name: 'UnexpectedResponseError', code: 'unexpected_limit_body', message: expect.stringContaining('nested too deeply') });
+    await expect(client.getWebhookPublicKey()).rejects.toMatchObject({ name: 'UnexpectedResponseError', code: 'public_key_unavailable' });
+  });
+
+  it('as an error body: the typed error, whose JSON cuts the nesting and redacts a token at any depth', async () => {
+    const token = validToken();
+    let nested: unknown = { echoed: `Bearer ${token}` };
+    for (let level = 0; level < 40; level += 1) nested = { level: nested };
+    for (const body of [deep, nested]) {
+      handler = answerJson(500, body);
+      const error = await caught(signedInClient({ retries: 0 }).getDailyLimit());
+      expect(error).toBeInstanceOf(ServerError);
+      const logged = JSON.stringify(error);
+      expect(logged).toContain('[nested too deep]');
+      expect(logged).not.toContain(token);
+    }
+  });
+});
+
 describe('a connection cut before or during the answer is a ConnectionError, retried for GET only', () => {
   it.each([
     ['reset before the headers', ((req) => req.socket.destroy()) as Handler],
