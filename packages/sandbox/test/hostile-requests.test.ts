@@ -412,6 +412,14 @@ describe('refuses what it cannot store or send, without applying any of it', () 
     expect(sandbox.deliveries()).toHaveLength(before);
   });
 
+  it('an event to more than 100 endpoints at once: 422 invalid_endpoint, none of them sent', async () => {
+    const before = sandbox.deliveries().length;
+    const answer = await admin('POST', '/__sandbox/events', JSON.stringify({ eventType: 'user.created', to: Array.from({ length: 101 }, (_, i) => `${receiver.url}?copy=${i}`) }));
+    expect(answer.status).toBe(422);
+    expect(JSON.parse(answer.text)).toMatchObject({ code: 'invalid_endpoint', message: expect.stringMatching(/101 endpoints; .* at most 100/) });
+    expect(sandbox.deliveries()).toHaveLength(before);
+  });
+
   it('a clock advance past the year 9999: 422, the clock unmoved, so sign-in still works', async () => {
     for (const advanceSeconds of [1e300, 1e14]) {
       const answer = await admin('POST', '/__sandbox/clock', JSON.stringify({ advanceSeconds }));
@@ -451,6 +459,28 @@ describe('answers 413 to a body over 1 MiB and keeps the connection usable', () 
     socket.write('GET /api/v1/auth/nonce HTTP/1.1\r\nHost: sandbox\r\nConnection: close\r\n\r\n');
     await closed;
     expect(received).toMatch(/^HTTP\/1\.1 200 /);
+  });
+});
+
+describe('delivers a burst of events without a process warning', () => {
+  it('30 deliveries in flight at once print no MaxListenersExceededWarning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    let burst: Sandbox | undefined;
+    const partner = await startPlainReceiver({ publicKey: () => burst!.publicKey });
+    burst = await startSandbox({ users: [], webhookUrls: [partner.url] });
+    try {
+      for (let i = 0; i < 30; i++) burst.sendEvent('card.transaction.created');
+      await burst.whenDeliveriesSettled();
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(burst.deliveries().map((delivery) => delivery.state)).toEqual(Array(30).fill('succeeded'));
+      expect(warnings.filter((warning) => warning.includes('MaxListeners'))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await Promise.all([burst.close(), partner.close()]);
+    }
   });
 });
 

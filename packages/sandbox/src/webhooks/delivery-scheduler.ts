@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { postWebhook, type PostOutcome } from './post-webhook.js';
 import type { WebhookSigner } from './webhook-signer.js';
 
@@ -92,7 +93,11 @@ export class DeliveryScheduler {
   readonly #idleWaiters = new Set<() => void>();
   #inFlight = 0;
 
-  constructor(private readonly options: DeliverySchedulerOptions) {}
+  constructor(private readonly options: DeliverySchedulerOptions) {
+    // Every attempt in flight listens for close(); past 10 at once (a burst of user changes,
+    // several endpoints) Node would print a "possible memory leak" warning that is not one.
+    setMaxListeners(0, this.#closing.signal);
+  }
 
   /** Starts delivering `rawBody` to `url` (first attempt at once); returns the log entry. */
   deliver(url: URL, eventType: string, rawBody: string): Delivery {

@@ -22,6 +22,9 @@ export class EventPublishError extends Error {
   }
 }
 
+/** How many endpoints one event may be sent to at once (`to`); the live service has one per partner. */
+export const MAX_EVENT_TARGETS = 100;
+
 /** Parses a partner endpoint URL: absolute http(s) only (the live service requires https; the sandbox allows http for local receivers). */
 export function parseEndpointUrl(value: string): URL {
   let url: URL;
@@ -79,6 +82,10 @@ export class EventPublisher {
     }
     if (to !== undefined && (!Array.isArray(to) || to.some((url) => typeof url !== 'string'))) {
       throw new EventPublishError('invalid_endpoint', `to must be an array of endpoint URLs, e.g. ["http://localhost:3000/webhooks"]; got ${JSON.stringify(to)}.`);
+    }
+    // A 1 MiB body holds some 25,000 URLs: signing and sending them all held the sandbox for half a minute.
+    if (to !== undefined && to.length > MAX_EVENT_TARGETS) {
+      throw new EventPublishError('invalid_endpoint', `to names ${to.length} endpoints; send one event to at most ${MAX_EVENT_TARGETS} at a time.`);
     }
     let rawBody: string;
     try {
