@@ -157,6 +157,31 @@ describe('a body nested thousands of levels deep ends in the typed error, which 
   });
 });
 
+describe('token redaction stays linear on a hostile error body and still catches every token', () => {
+  // With the former `\b` pattern this body blocked the event loop for about twenty minutes.
+  it('two megabytes of "eyJ-" build the error at once', async () => {
+    handler = answerJson(500, 'eyJ-'.repeat(500_000));
+    await expect(signedInClient({ retries: 0 }).getDailyLimit()).rejects.toBeInstanceOf(ServerError);
+  });
+
+  it('a seeded run of tokens among random text and separators: none survives in the error', async () => {
+    let seed = 23;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const pick = (items: string) => items[Math.floor(random() * items.length)]!;
+    const noise = () => Array.from({ length: Math.floor(random() * 12) }, () => pick('eyJa.-_ Z9')).join('');
+    const client = signedInClient({ retries: 0 });
+    for (let run = 0; run < 30; run += 1) {
+      const token = jwt({ run, exp: nowSeconds() + run });
+      const body = `${noise()}${pick(' "=:,/\n.')}${token}${pick(' "=:,;\n.')}${noise()}`;
+      handler = answerJson(500, { message: body });
+      const error = await caught(client.getDailyLimit());
+      expect(error).toBeInstanceOf(ServerError);
+      expect(JSON.stringify(error)).not.toContain(token.split('.')[1]);
+      expect((error as Error).message).not.toContain(token.split('.')[1]);
+    }
+  });
+});
+
 describe('a connection cut before or during the answer is a ConnectionError, retried for GET only', () => {
   it.each([
     ['reset before the headers', ((req) => req.socket.destroy()) as Handler],
