@@ -2,6 +2,7 @@ import type { SmartAccountSignatureVerifier } from './auth/signature-verifier.js
 import type { Generation } from './auth/token-service.js';
 import { SandboxConfigError } from './errors.js';
 import type { UserSeed } from './users/user.js';
+import { RETRY_DELAYS_MS } from './webhooks/delivery-scheduler.js';
 
 /**
  * Options of {@link startSandbox}; every one is optional.
@@ -58,6 +59,9 @@ export const DEV_WALLET = {
 export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'usersFile' | 'verifySmartAccountSignature'>> &
   Pick<SandboxOptions, 'usersFile' | 'verifySmartAccountSignature'>;
 
+/** The longest wait a Node timer can hold (about 24.8 days); a longer one fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 function positiveNumber(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
@@ -72,6 +76,23 @@ function nonNegativeNumber(name: string, value: number | undefined, fallback: nu
     throw new SandboxConfigError('invalid_option', `${name} must be a number of milliseconds >= 0; got ${JSON.stringify(value)}.`);
   }
   return value;
+}
+
+function timerMilliseconds(name: string, value: number): number {
+  if (value > MAX_TIMER_MS) {
+    throw new SandboxConfigError('invalid_option', `${name} must be at most ${MAX_TIMER_MS} ms (about 24.8 days, the longest Node timer; a longer one would fire at once); got ${value}.`);
+  }
+  return value;
+}
+
+function timeScaleOption(value: number | undefined): number {
+  const timeScale = positiveNumber('timeScale', value, 1);
+  // The longest retry wait, divided by the time scale, must fit a timer.
+  const slowest = Math.max(...RETRY_DELAYS_MS) / MAX_TIMER_MS;
+  if (timeScale < slowest) {
+    throw new SandboxConfigError('invalid_option', `timeScale must be at least ${slowest.toPrecision(3)}, or the 15-minute retry wait would outgrow the longest Node timer (about 24.8 days); got ${timeScale}.`);
+  }
+  return timeScale;
 }
 
 function port(name: string, value: number | undefined): number {
@@ -122,9 +143,9 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     users: options.users ?? (options.usersFile ? [] : [{ signInWallets: [DEV_WALLET.address], email: 'dev@example.com', firstName: 'Dev', lastName: 'Wallet' }]),
     usersFile: options.usersFile,
     webhookUrls: options.webhookUrls ?? [],
-    timeScale: positiveNumber('timeScale', options.timeScale, 1),
-    deliveryTimeoutMs: positiveNumber('deliveryTimeoutMs', options.deliveryTimeoutMs, 30_000),
-    limitSyncDelayMs: nonNegativeNumber('limitSyncDelayMs', options.limitSyncDelayMs, 2_000),
+    timeScale: timeScaleOption(options.timeScale),
+    deliveryTimeoutMs: timerMilliseconds('deliveryTimeoutMs', positiveNumber('deliveryTimeoutMs', options.deliveryTimeoutMs, 30_000)),
+    limitSyncDelayMs: timerMilliseconds('limitSyncDelayMs', nonNegativeNumber('limitSyncDelayMs', options.limitSyncDelayMs, 2_000)),
     generation,
     whitelist: (options.whitelist ?? []).map(whitelistEntry),
     verifySmartAccountSignature: optionalFunction('verifySmartAccountSignature', options.verifySmartAccountSignature, '({ address, message, signature, chainId }) => boolean | Promise<boolean>'),

@@ -109,6 +109,7 @@ describe('capi-sandbox refuses unusable command lines with a message and exit co
     [['serve', '--port', 'eighty'], /--port must be a number/],
     [['serve', '--port', '70000'], /port must be an integer port from 0 to 65535/],
     [['serve', '--time-scale', '0'], /timeScale must be a number greater than 0/],
+    [['serve', '--delivery-timeout', '99999999999'], /deliveryTimeoutMs must be at most 2147483647 ms/],
     [['serve', '--generation', 'newest'], /--generation must be "older" or "newer"/],
     [['serve', '--user', '0x1234'], /--user must be a wallet address/],
     [['serve', '--webhook-url', 'not a url'], /not an absolute URL/],
