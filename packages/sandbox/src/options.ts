@@ -149,6 +149,17 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     generation,
     whitelist: (options.whitelist ?? []).map(whitelistEntry),
     verifySmartAccountSignature: optionalFunction('verifySmartAccountSignature', options.verifySmartAccountSignature, '({ address, message, signature, chainId }) => boolean | Promise<boolean>'),
-    now: optionalFunction('now', options.now, 'returning milliseconds since the epoch, like Date.now') ?? Date.now,
+    now: nowOption(options.now),
   };
+}
+
+function nowOption(now: (() => number) | undefined): () => number {
+  if (optionalFunction('now', now, 'returning milliseconds since the epoch, like Date.now') === undefined) return Date.now;
+  // Every nonce, token and clock answer adds to it: a Date or a string would be concatenated.
+  const sample: unknown = now!();
+  if (typeof sample !== 'number' || !Number.isFinite(sample)) {
+    const got = sample instanceof Date ? 'a Date (return date.getTime())' : typeof sample === 'string' ? `the string ${JSON.stringify(sample)}` : String(sample);
+    throw new SandboxConfigError('invalid_option', `now must return milliseconds since the epoch as a number, like Date.now; it returned ${got}.`);
+  }
+  return now!;
 }

@@ -26,6 +26,10 @@ describe('refuses unusable options with a SandboxConfigError that names the opti
     [{ whitelist: ['app.example.com/login'] }, 'invalid_option', /without a scheme or path/],
     [{ host: '' }, 'invalid_option', /host must be the interface to listen on/],
     [{ now: 'Date.now' as unknown as () => number }, 'invalid_option', /now must be a function returning milliseconds/],
+    // Added to, not compared: a Date or a string was concatenated into every nonce expiry and clock answer.
+    [{ now: (() => new Date()) as unknown as () => number }, 'invalid_option', /now must return milliseconds .*it returned a Date \(return date.getTime\(\)\)/],
+    [{ now: (() => '1700000000000') as unknown as () => number }, 'invalid_option', /it returned the string "1700000000000"/],
+    [{ now: () => Number.NaN }, 'invalid_option', /it returned NaN/],
     [{ verifySmartAccountSignature: true as never }, 'invalid_option', /verifySmartAccountSignature must be a function/],
   ])('%j', async (options, code, pattern) => {
     const failure = await startSandbox(options).then(
