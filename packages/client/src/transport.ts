@@ -162,7 +162,7 @@ export function createTransport(options: TransportOptions): Transport {
       try {
         answer = await sendAttempt(fetchOnce, raceExchange, request, token, timeoutMs, callerSignal);
       } catch (error) {
-        if (error instanceof AbortError || retry >= retryBudget(request.method, call, retryPolicy)) throw error;
+        if (error instanceof AbortError || error instanceof InvalidArgumentError || retry >= retryBudget(request.method, call, retryPolicy)) throw error;
         retry += 1;
         const delayMs = backoffDelay(retry - 1, retryPolicy);
         onRetry?.({ method: request.method, url: request.url, retry, delayMs, reason: error instanceof TimeoutError ? 'timeout' : 'connection', fromRetryAfter: false });
@@ -251,6 +251,7 @@ async function sendAttempt(
     return await untilAborted(() => exchangeOnce(fetchOnce, request, controller.signal), controller.signal, () => controller.signal.reason);
   } catch (error) {
     if (callerSignal?.aborted) throw abortError(request);
+    if (error instanceof InvalidArgumentError) throw error;
     if (timedOut) {
       throw new TimeoutError(
         `No complete response to ${describe(request)} within ${timeoutMs} ms. Raise timeoutMs (per client or per call), or check that the service is reachable.`,
@@ -270,6 +271,9 @@ async function sendAttempt(
 
 async function exchangeOnce(fetchOnce: FetchFunction, request: OutgoingRequest, signal: AbortSignal): Promise<BufferedAnswer> {
   const response = await fetchOnce(request.url, { ...request.init, method: request.method, headers: request.headers, body: request.body, signal });
+  if (typeof response?.status !== 'number' || typeof response.text !== 'function' || typeof response.headers?.get !== 'function') {
+    throw new InvalidArgumentError('fetch', `The fetch option must resolve to a Response (status, headers, text()), got ${response === null || typeof response !== 'object' ? describeValue(response) : 'an object that is not one'}.`, 'invalid_option');
+  }
   if (signal.aborted) {
     // The race was lost before this fetch answered: free its connection.
     response.body?.cancel().catch(() => undefined);
