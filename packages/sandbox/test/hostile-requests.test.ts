@@ -396,6 +396,25 @@ describe('refuses what it cannot store or send, without applying any of it', () 
     expect((await admin('GET', '/__sandbox/users')).status).toBe(200);
   });
 
+  it('a user nesting right at the depth limit is either refused with nothing stored, or created with its user.created sent', async () => {
+    const partner = await startPlainReceiver({ publicKey: () => sandbox.publicKey });
+    sandbox.addWebhookEndpoint(partner.url);
+    try {
+      for (let depth = 28; depth <= 34; depth++) {
+        const email = `depth-${depth}@example.com`;
+        // availableFeatures is level 1 of the user; x adds levels down to `depth`.
+        const answer = await admin('POST', '/__sandbox/users', `{"email":"${email}","availableFeatures":{"providerIban":true,"x":${deeplyNested(depth - 1)}}}`);
+        await sandbox.whenDeliveriesSettled();
+        const stored = sandbox.users.list().some((user) => user.email === email);
+        const announced = partner.received.some((delivery) => delivery.event.data.email === email);
+        expect({ depth, status: answer.status, stored, announced }).toEqual(answer.status === 201 ? { depth, status: 201, stored: true, announced: true } : { depth, status: 422, stored: false, announced: false });
+      }
+    } finally {
+      sandbox.removeWebhookEndpoint(partner.url);
+      await partner.close();
+    }
+  });
+
   it('an event whose data nests thousands of levels deep: 422 invalid_event, no delivery started', async () => {
     const before = sandbox.deliveries().length;
     const answer = await admin('POST', '/__sandbox/events', `{"eventType":"card.transaction.created","data":{"a":${deeplyNested(5_000)}}}`);

@@ -83,7 +83,7 @@ export async function runSendEvent(args: string[], { out, err }: CliStreams): Pr
     }
   }
   if (data !== undefined) {
-    if (nestsDeeperThan(data, MAX_NESTING_DEPTH - 1)) {
+    if (nestsDeeperThan(data)) {
       throw new CliUsageError(`The --data file ${values.data} nests values more than ${MAX_NESTING_DEPTH} levels deep; give the data the ${eventType} event's schema describes.`);
     }
     const problems = eventProblems({ eventType, data });

@@ -71,8 +71,9 @@ export class EventPublisher {
   /** Sends `{eventType, data}` to `to` (default: every configured endpoint); returns the deliveries started. */
   publish(eventType: string, data: unknown, to?: readonly string[]): Delivery[] {
     // The delivery log clones the event and its answers serialise it: a value nested too
-    // deep would overflow the stack there, after the deliveries had started.
-    if (nestsDeeperThan(data, MAX_NESTING_DEPTH - 1)) {
+    // deep would overflow the stack there, after the deliveries had started. The limit is the
+    // user registry's, so that a user it stores never has its event refused afterwards.
+    if (nestsDeeperThan(data)) {
       throw new EventPublishError('invalid_event', `The ${eventType} event's data nests values more than ${MAX_NESTING_DEPTH} levels deep; send the data the event's schema describes.`);
     }
     const event = { eventType, data };
