@@ -396,6 +396,29 @@ describe('refuses what it cannot store or send, without applying any of it', () 
     expect((await admin('GET', '/__sandbox/users')).status).toBe(200);
   });
 
+  it('any user seed: either 201 with the user stored and its user.created sent, or a refusal that stores and sends nothing', async () => {
+    const seed = fc.dictionary(
+      fc.constantFrom('email', 'phone', 'signInWallets', 'smartWallets', 'cards', 'kycStatus', 'availableFeatures', 'bankingDetails', 'isPhoneValidated', 'id', 'emial'),
+      fc.oneof(fc.anything({ maxDepth: 3 }), fc.constantFrom([registered.address], [stranger.address], [newAccount().address], 'approved', { providerIban: true }, null)),
+      { maxKeys: 5 },
+    );
+    await fc.assert(
+      fc.asyncProperty(seed, async (body) => {
+        const users = sandbox.users.list().length;
+        const deliveries = sandbox.deliveries().length;
+        const answer = await admin('POST', '/__sandbox/users', JSON.stringify(body));
+        expect(answer.status, answer.text).toBeLessThan(500);
+        const created = answer.status === 201;
+        expect({ status: answer.status, users: sandbox.users.list().length, deliveries: sandbox.deliveries().length }).toEqual({
+          status: answer.status,
+          users: users + (created ? 1 : 0),
+          deliveries: deliveries + (created ? 1 : 0),
+        });
+      }),
+      { seed: SEED, numRuns: 150 },
+    );
+  });
+
   it('a user nesting right at the depth limit is either refused with nothing stored, or created with its user.created sent', async () => {
     const partner = await startPlainReceiver({ publicKey: () => sandbox.publicKey });
     sandbox.addWebhookEndpoint(partner.url);
