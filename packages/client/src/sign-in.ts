@@ -141,7 +141,7 @@ async function signInOnce(context: SignInContext, params: SignInWithEthereumPara
   // other characters a header cannot carry would make each of them fail as a network error.
   if (!isBearerTokenText(token)) {
     throw new UnexpectedResponseError(
-      'The challenge answer\'s token cannot be sent as a bearer token (it holds spaces, line breaks or non-ASCII characters); nothing was stored. Check baseUrl; if it persists, report it to the platform.',
+      'The challenge answer\'s token cannot be sent in the Authorization header (it holds spaces, line breaks or non-ASCII characters); nothing was stored. Check baseUrl; if it persists, report it to the platform.',
       { code: 'invalid_token' },
     );
   }
