@@ -2,9 +2,10 @@ import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NonceStore } from '../src/auth/nonce-store.js';
 import { SchemaCheck } from '../src/conformance/schema-check.js';
 import { operations } from '../src/generated/openapi-contract.js';
-import { SANDBOX_EVENT_TYPES, startSandbox, type Sandbox } from '../src/index.js';
+import { NONCE_LIFETIME_MS, SANDBOX_EVENT_TYPES, startSandbox, type Sandbox } from '../src/index.js';
 import { getNonce, newAccount, tokenFor } from './support/sign-in.js';
 import { startPlainReceiver } from './support/webhook-receiver.js';
 
@@ -339,6 +340,21 @@ describe('refuses a SIWE message longer than 8192 characters before parsing it',
     expect(conformanceProblem('core', 'POST', '/api/v1/auth/challenge', answer)).toBeUndefined();
     expect(answer.status).toBe(422);
     expect(JSON.parse(answer.text).message).toMatch(/message is 1000000 characters long; .* at most 8192/);
+  });
+});
+
+describe('issues nonces in constant time however many are outstanding, and still forgets expired ones', () => {
+  it('100,000 nonces requested in a row are all issued and usable; after 5 minutes the expired ones are gone', () => {
+    let now = Date.parse('2026-11-21T12:00:00Z');
+    const store = new NonceStore(() => now);
+    // Each issue scanned every outstanding nonce before: this loop took over a minute.
+    const nonces = Array.from({ length: 100_000 }, () => store.issue());
+    expect(new Set(nonces).size).toBe(100_000);
+    expect(store.consume(nonces[54_321]!)).toEqual({ ok: true });
+    now += NONCE_LIFETIME_MS;
+    const fresh = store.issue();
+    expect(store.consume(nonces[0]!)).toEqual({ ok: false, reason: 'unknown' });
+    expect(store.consume(fresh)).toEqual({ ok: true });
   });
 });
 
