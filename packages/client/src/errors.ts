@@ -278,7 +278,7 @@ export function errorFromResponse(response: Pick<Response, 'status' | 'headers'>
   const requestId = REQUEST_ID_HEADERS.map((name) => response.headers.get(name)).find((value) => value) ?? undefined;
   const isWaf = status === 403 && /WAFForbidden/i.test(`${said.code ?? ''} ${said.message ?? ''}`);
   const family = describeStatus(status, isWaf, said.code);
-  const retryAfterMs = status === 429 || status >= 500 ? parseRetryAfter(response.headers.get('retry-after')) : undefined;
+  const retryAfterMs = status === 429 || isServerErrorStatus(status) ? parseRetryAfter(response.headers.get('retry-after')) : undefined;
   const advice = options.advice ?? family.advice(retryAfterMs);
   // The service's own sentence often ends with a full stop; the advice follows after one.
   const saidMessage = said.message?.replace(/\.+$/, '');
@@ -297,6 +297,11 @@ export function errorFromResponse(response: Pick<Response, 'status' | 'headers'>
     case 'server_error': return new ServerError({ ...init, retryAfterMs });
     default: return new ApiError(init);
   }
+}
+
+// 5xx only: a status beyond 599 (some proxies and bot walls answer 999) is no server failure.
+function isServerErrorStatus(status: number): boolean {
+  return status >= 500 && status <= 599;
 }
 
 interface StatusFamily {
@@ -343,7 +348,7 @@ function describeStatus(status: number, isWaf: boolean, serviceCode: string | un
       advice: (retryAfterMs) => (retryAfterMs === undefined ? 'Slow down and retry later' : `Retry after ${Math.ceil(retryAfterMs / 1000)} s`),
     };
   }
-  if (status >= 500) {
+  if (isServerErrorStatus(status)) {
     return {
       code: 'server_error',
       title: 'The service failed',

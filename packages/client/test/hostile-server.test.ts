@@ -126,6 +126,15 @@ describe('answers that are not the documented body end in UnexpectedResponseErro
     expect(error).toMatchObject({ status: 502, code: 'server_error', message: expect.stringContaining('502 Bad Gateway') });
   });
 
+  it('a status beyond 599 (a bot wall\'s 999) is a plain ApiError, not a ServerError, and not retried', async () => {
+    handler = answerJson(999, 'Request denied');
+    const error = await caught(signedInClient().getDailyLimit());
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).not.toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ status: 999, code: 'api_error', message: expect.stringContaining('Request denied') });
+    expect(count('GET', LIMIT_PATH)).toBe(1);
+  });
+
   it('a 204 answer to the PUT is an UnexpectedResponseError, not an empty success', async () => {
     handler = (_req, res) => res.writeHead(204).end();
     await expect(signedInClient().setDailyLimit({ amount: 100 })).rejects.toMatchObject({ name: 'UnexpectedResponseError', code: 'unexpected_limit_body' });
