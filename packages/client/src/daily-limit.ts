@@ -96,9 +96,9 @@ export async function waitForLimitSync(context: DailyLimitContext, options: Wait
   assertSignalOption(options.signal, 'signal');
   const deadline = Date.now() + timeoutMs;
   const abort = () => new AbortError('waitForLimitSync was cancelled by the caller\'s AbortSignal.', { code: 'aborted' });
-  const giveUp = (reason = 'the limit was still pending') =>
+  const giveUp = (reason = 'was still pending') =>
     new TimeoutError(
-      `The daily limit was not synced within ${timeoutMs} ms: ${reason}. The change is applied downstream asynchronously: wait longer (timeoutMs) or check again later.`,
+      `The daily limit ${reason} after ${timeoutMs} ms. The change is applied downstream asynchronously: wait longer (timeoutMs) or check again later.`,
       { code: 'limit_sync_timeout', timeoutMs },
     );
   // Ends a poll in flight, its retries included, at the deadline, as well as on the caller's
@@ -119,7 +119,7 @@ export async function waitForLimitSync(context: DailyLimitContext, options: Wait
       } catch (error) {
         if (signal?.aborted) throw abort();
         // The deadline ended the poll (its timer), or the poll's own timeout, set to what was left, ran out.
-        if (polls.signal.aborted || (error instanceof TimeoutError && Date.now() >= deadline)) throw giveUp('the service did not answer the last poll in time');
+        if (polls.signal.aborted || (error instanceof TimeoutError && Date.now() >= deadline)) throw giveUp('could not be read (no answer to the last poll)');
         throw error;
       }
       if (limit.syncStatus === 'synced') return limit;

@@ -5,9 +5,10 @@
  * @example
  * describeValue('100') // '"100"'
  * describeValue(-1) // '-1'
+ * describeValue({}) // 'another object'
  */
 export function describeValue(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return typeof value === 'string' ? JSON.stringify(value) : value !== null && typeof value === 'object' ? 'another object' : String(value);
 }
 
 /**

@@ -14,7 +14,7 @@ export function assertSignalOption(value: unknown, argument: string): asserts va
   if (typeof value !== 'object' || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function') {
     throw new InvalidArgumentError(
       argument,
-      `${argument} must be an AbortSignal (for example controller.signal or AbortSignal.timeout(ms)), got ${typeof value === 'object' ? 'an object that is not one' : describeValue(value)}.`,
+      `${argument} must be an AbortSignal (such as controller.signal), got ${describeValue(value)}.`,
       'invalid_option',
     );
   }

@@ -152,7 +152,7 @@ export class TokenManager {
       throw new InvalidArgumentError('tokens', 'setTokens needs a non-empty access token string, or { token, expiresAt?, refreshToken? }.', 'invalid_tokens');
     }
     if (!isBearerTokenText(set.token)) {
-      throw new InvalidArgumentError('tokens', 'The access token holds spaces, line breaks or non-ASCII characters, so it cannot be sent in the Authorization header: pass the token exactly as the service issued it.', 'invalid_tokens');
+      throw new InvalidArgumentError('tokens', 'The access token cannot be sent in the Authorization header (it holds spaces, line breaks or non-ASCII characters): pass it as the service issued it.', 'invalid_tokens');
     }
     const expiresAt = readExpiresAt(set.expiresAt) ?? readJwtExpiry(set.token);
     this.#token = set.token;

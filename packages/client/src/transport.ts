@@ -271,8 +271,8 @@ async function sendAttempt(
 
 async function exchangeOnce(fetchOnce: FetchFunction, request: OutgoingRequest, signal: AbortSignal): Promise<BufferedAnswer> {
   const response = await fetchOnce(request.url, { ...request.init, method: request.method, headers: request.headers, body: request.body, signal });
-  if (typeof response?.status !== 'number' || typeof response.text !== 'function' || typeof response.headers?.get !== 'function') {
-    throw new InvalidArgumentError('fetch', `The fetch option must resolve to a Response (status, headers, text()), got ${response === null || typeof response !== 'object' ? describeValue(response) : 'an object that is not one'}.`, 'invalid_option');
+  if (typeof response?.text !== 'function') {
+    throw new InvalidArgumentError('fetch', `fetch must resolve to a Response, got ${describeValue(response)}.`, 'invalid_option');
   }
   if (signal.aborted) {
     // The race was lost before this fetch answered: free its connection.

@@ -282,7 +282,7 @@ describe('waitForLimitSync gives up at its timeoutMs, even while a poll is being
     const client = signedInClient({ timeoutMs: 600, retries: { count: 2, baseDelayMs: 1 } });
     const error = await caught(client.waitForLimitSync({ timeoutMs: 1_000 }));
     expect(error).toBeInstanceOf(TimeoutError);
-    expect(error).toMatchObject({ code: 'limit_sync_timeout', timeoutMs: 1_000, message: expect.stringContaining('did not answer the last poll') });
+    expect(error).toMatchObject({ code: 'limit_sync_timeout', timeoutMs: 1_000, message: expect.stringContaining('could not be read (no answer to the last poll) after 1000 ms') });
     // Each attempt is allowed 600 ms: a third could only start after the 1,000 ms deadline.
     expect(count('GET', LIMIT_PATH)).toBeLessThanOrEqual(2);
   });
