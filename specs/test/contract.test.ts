@@ -217,7 +217,11 @@ const UNSPECIFIED_ENDPOINTS: EndpointRow[] = [
   ['createAccount', 'post', '/account'],
   ['requestLegacyPhoneVerification', 'post', '/api/v1/verification'],
   ['checkLegacyPhoneVerification', 'post', '/api/v1/verification/check'],
-].map(([operationId, method, path]) => ({ operationId, method, path, auth: 'bearer', server: 'core', statuses: ['200', '401'], unspecified: true }));
+].map(([operationId, method, path]) => ({
+  operationId, method, path, auth: 'bearer', server: 'core', unspecified: true,
+  // A write also refuses a body that is not JSON (400) or not an object (422), as setAccountLimit does.
+  statuses: method === 'get' ? ['200', '401'] : ['200', '400', '401', '422'],
+}));
 
 const ENDPOINTS = [...CORE_ENDPOINTS, ...UNSPECIFIED_ENDPOINTS];
 

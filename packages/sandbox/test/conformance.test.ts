@@ -27,10 +27,17 @@ async function signedChallenge(account = registered, overrides: Parameters<typeo
 type Scenario = () => Promise<{ status: number }>;
 const core = (operationId: string, init?: Parameters<typeof callOperation>[2]) => callOperation(sandbox.baseUrl, operationId, init);
 
-const onboardingScenarios = (operationId: string): Record<string, Scenario> => ({
-  '200': () => core(operationId, { token, ...(operationsById.get(operationId)!.method === 'GET' ? {} : { body: {} }) }),
-  '401': () => core(operationId, { ...(operationsById.get(operationId)!.method === 'GET' ? {} : { body: {} }) }),
-});
+const onboardingScenarios = (operationId: string): Record<string, Scenario> => {
+  const reads = operationsById.get(operationId)!.method === 'GET';
+  return {
+    '200': () => core(operationId, { token, ...(reads ? {} : { body: {} }) }),
+    '401': () => core(operationId, { ...(reads ? {} : { body: {} }) }),
+    ...(reads ? {} : {
+      '400': () => core(operationId, { token, rawBody: '{"phone":', headers: { 'content-type': 'application/json' } }),
+      '422': () => core(operationId, { token, body: ['not', 'an', 'object'] }),
+    }),
+  };
+};
 
 /** One way to reach every documented status of every operation. */
 const scenarios: Record<string, Record<string, Scenario>> = {

@@ -808,6 +808,24 @@ export interface components {
         };
     };
     responses: {
+        /** @description The body is not valid JSON. */
+        BodyNotJson: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The body is JSON but not an object. */
+        BodyNotAnObject: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The access token is missing, invalid or expired, or the signer does not own a registered account. Drop the cached token and sign in again (new nonce, new signature). */
         Unauthorized: {
             headers: {
@@ -1030,7 +1048,9 @@ export interface operations {
                     "application/json": components["schemas"]["UnspecifiedObject"];
                 };
             };
+            400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
+            422: components["responses"]["BodyNotAnObject"];
         };
     };
     requestPhoneVerification: {
@@ -1056,7 +1076,9 @@ export interface operations {
                     "application/json": components["schemas"]["UnspecifiedObject"];
                 };
             };
+            400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
+            422: components["responses"]["BodyNotAnObject"];
         };
     };
     setPhone: {
@@ -1082,7 +1104,9 @@ export interface operations {
                     "application/json": components["schemas"]["UnspecifiedObject"];
                 };
             };
+            400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
+            422: components["responses"]["BodyNotAnObject"];
         };
     };
     updatePhone: {
@@ -1108,7 +1132,9 @@ export interface operations {
                     "application/json": components["schemas"]["UnspecifiedObject"];
                 };
             };
+            400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
+            422: components["responses"]["BodyNotAnObject"];
         };
     };
     createAccount: {
@@ -1134,7 +1160,9 @@ export interface operations {
                     "application/json": components["schemas"]["UnspecifiedObject"];
                 };
             };
+            400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
+            422: components["responses"]["BodyNotAnObject"];
         };
     };
     requestLegacyPhoneVerification: {
@@ -1160,7 +1188,9 @@ export interface operations {
                     "application/json": components["schemas"]["UnspecifiedObject"];
                 };
             };
+            400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
+            422: components["responses"]["BodyNotAnObject"];
         };
     };
     checkLegacyPhoneVerification: {
@@ -1186,7 +1216,9 @@ export interface operations {
                     "application/json": components["schemas"]["UnspecifiedObject"];
                 };
             };
+            400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
+            422: components["responses"]["BodyNotAnObject"];
         };
     };
     receiveUserCreated: {
