@@ -33,7 +33,7 @@ export interface SandboxOptions {
   limitSyncDelayMs?: number;
   /** Token behaviour of the older (default) or newer infrastructure generation. */
   generation?: Generation;
-  /** SIWE domains accepted besides `localhost`, e.g. `app.example.com` or `app.example.com:8443`. */
+  /** SIWE domains accepted besides `localhost`, e.g. `app.example.com` or `app.example.com:8443`; pages on them may also call the sandbox from a browser (CORS). */
   whitelist?: string[];
   /** Verifies EIP-1271 smart-account signatures; without it only EOA signatures are accepted. */
   verifySmartAccountSignature?: SmartAccountSignatureVerifier;

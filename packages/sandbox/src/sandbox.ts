@@ -9,6 +9,7 @@ import { SchemaCheck } from './conformance/schema-check.js';
 import { SandboxConfigError } from './errors.js';
 import { operations, userSchema } from './generated/openapi-contract.js';
 import { ApiError } from './http/api-error.js';
+import { anyOriginCorsPolicy, siweDomainCorsPolicy } from './http/cors.js';
 import { Router } from './http/router.js';
 import { LimitStore } from './limits/limit-store.js';
 import { resolveSandboxOptions, type SandboxOptions } from './options.js';
@@ -132,10 +133,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const coreRouter = new Router();
   const webhooksRouter = new Router();
   const validator = new RequestValidator(operations);
+  const whitelist = new DomainWhitelist(config.whitelist);
   registerCoreApi(coreRouter, {
     validator,
     nonces: new NonceStore(clock.now),
-    whitelist: new DomainWhitelist(config.whitelist),
+    whitelist,
     users,
     tokens,
     limits,
@@ -149,8 +151,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     throw new ApiError(404, { code: 'NotFound', message: `The webhook public key is served by the webhook key service: GET ${webhooksUrl}/api/v1/public-key.` });
   });
 
-  const coreServer = createServer(coreRouter.listener());
-  const webhooksServer = createServer(webhooksRouter.listener());
+  // Browsers: the core API (and /__sandbox/) allows the origins whose host is an allowed SIWE
+  // domain; the public key, public and stateless, may be read from any origin.
+  const coreServer = createServer(coreRouter.listener(undefined, siweDomainCorsPolicy(whitelist)));
+  const webhooksServer = createServer(webhooksRouter.listener(undefined, anyOriginCorsPolicy));
   let baseUrl = '';
   let webhooksUrl = '';
   registerAdminApi(coreRouter, {

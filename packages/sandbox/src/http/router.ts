@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from './api-error.js';
+import type { CorsPolicy } from './cors.js';
 import { readRequestBody } from './read-body.js';
 
 /** What a route handler sees of a request. */
@@ -52,9 +53,15 @@ export class Router {
     return this;
   }
 
-  /** The node:http request listener. Unexpected failures become a 500 with a readable body. */
-  listener(badJson: BadJsonAnswer = defaultBadJson) {
+  /**
+   * The node:http request listener. Unexpected failures become a 500 with a readable body.
+   * With `cors`, a request that carries an `Origin` header goes through it first (a preflight
+   * is answered there); one without costs a header lookup.
+   */
+  listener(badJson: BadJsonAnswer = defaultBadJson, cors?: CorsPolicy) {
     return (request: IncomingMessage, response: ServerResponse): void => {
+      const origin = cors === undefined ? undefined : request.headers.origin;
+      if (origin !== undefined && cors!.handle(origin, request, response)) return;
       void this.#handle(request, response, badJson);
     };
   }
