@@ -167,13 +167,13 @@ export class NotFoundError extends ApiError {
 }
 
 /**
- * 429: too many requests. `retryAfterMs` is the service's `Retry-After`, when it sent one.
+ * An error status the service may answer with `Retry-After` (429 and 5xx): `retryAfterMs` is
+ * that wait, when it sent one. The shared base of {@link RateLimitError} and {@link ServerError}.
  *
  * @example
  * catch (error) { if (error instanceof RateLimitError) setTimeout(again, error.retryAfterMs ?? 1000); }
  */
-export class RateLimitError extends ApiError {
-  override name = 'RateLimitError';
+export class ApiErrorWithRetryAfter extends ApiError {
   readonly retryAfterMs: number | undefined;
 
   constructor(init: ApiErrorInit & { retryAfterMs?: number | undefined }) {
@@ -187,24 +187,24 @@ export class RateLimitError extends ApiError {
 }
 
 /**
+ * 429: too many requests. `retryAfterMs` is the service's `Retry-After`, when it sent one.
+ *
+ * @example
+ * catch (error) { if (error instanceof RateLimitError) setTimeout(again, error.retryAfterMs ?? 1000); }
+ */
+export class RateLimitError extends ApiErrorWithRetryAfter {
+  override name = 'RateLimitError';
+}
+
+/**
  * 5xx: the service failed. Idempotent requests have already been retried when this is thrown.
  * `retryAfterMs` is the service's `Retry-After` (a 503 for maintenance), when it sent one.
  *
  * @example
  * catch (error) { if (error instanceof ServerError) showTryLater(error.retryAfterMs); }
  */
-export class ServerError extends ApiError {
+export class ServerError extends ApiErrorWithRetryAfter {
   override name = 'ServerError';
-  readonly retryAfterMs: number | undefined;
-
-  constructor(init: ApiErrorInit & { retryAfterMs?: number | undefined }) {
-    super(init);
-    this.retryAfterMs = init.retryAfterMs;
-  }
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), retryAfterMs: this.retryAfterMs };
-  }
 }
 
 /**
