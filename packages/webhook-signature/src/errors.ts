@@ -6,7 +6,9 @@
  * - `timestamp_too_old` / `timestamp_in_future`: outside the tolerance (replay or clock skew).
  * - `malformed_signature`: not the base64 of 64 bytes, or sent more than once.
  * - `invalid_signature`: well-formed but does not match this body, timestamp and key.
- * - `invalid_public_key` / `invalid_private_key`: the key is in no accepted format.
+ * - `invalid_public_key` / `invalid_private_key`: the key is in no accepted format; or a
+ *   public key no private key stands behind (the all-zero placeholder, a small-order point, a
+ *   non-canonical encoding with y >= p), under which signatures can be forged.
  * - `body_not_raw`: the body is not a string or bytes (usually already parsed JSON).
  *
  * @example
@@ -57,7 +59,8 @@ export class WebhookSignatureError extends Error {
  * - `timeout`: no complete answer within `timeoutMs`.
  * - `http_error`: the answer had a non-2xx status (see `status`).
  * - `key_unavailable`: the endpoint answered `success: false`.
- * - `malformed_response`: not JSON, not `{ success, publicKey }`, or a key in no accepted format.
+ * - `malformed_response`: not JSON, not `{ success, publicKey }`, or a key in no accepted format
+ *   or a weak key (`cause` is the `invalid_public_key` error).
  *
  * @example
  * ```ts

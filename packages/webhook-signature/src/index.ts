@@ -89,7 +89,9 @@ export function generateWebhookKeyPair(): Promise<WebhookKeyPair> {
 /**
  * Imports an Ed25519 public key from PEM (SPKI), from base64, base64url or hex text of the
  * raw 32-byte key or of its DER SPKI (whitespace ignored), or from those bytes. Anything
- * else rejects with `invalid_public_key`, naming what it got.
+ * else rejects with `invalid_public_key`, naming what it got; so does a key under which
+ * signatures can be forged: the all-zero placeholder, a small-order point, or a non-canonical
+ * encoding (y >= p).
  *
  * @example
  * ```ts

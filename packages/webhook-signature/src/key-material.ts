@@ -6,6 +6,7 @@ import { PKCS8_PREFIX, PKCS8_WITH_PUBLIC_KEY_PREFIX, SPKI_PREFIX, algorithmOfDer
 import { WebhookSignatureError } from './errors.js';
 import { decodeHex, encodeHex } from './hex.js';
 import { compactKeyText, parsePem } from './pem.js';
+import { weakPublicKey } from './weak-key.js';
 
 /**
  * An Ed25519 public key: PEM (`BEGIN PUBLIC KEY`, SPKI); base64, base64url or hex text of the
@@ -69,15 +70,17 @@ function foreignKey({ bytes, hex, source }: KeyBytes): string {
   return `${algorithm && algorithm !== 'Ed25519' ? `an ${algorithm} key` : `${bytes.length} bytes`} (from ${source})`;
 }
 
-/** The raw 32-byte public key, or `invalid_public_key` naming what was passed. */
+/** The raw 32-byte public key, or `invalid_public_key` naming what was passed or why it is unsafe. */
 export function publicKeyBytes(input: unknown): Uint8Array<ArrayBuffer> {
   const fail = (saw: string): never => {
     throw new WebhookSignatureError('invalid_public_key', `Expected an Ed25519 public key: ${TEXT_FORMS} the 32-byte key or its DER SPKI; got ${saw}.`);
   };
   const key = decodeKeyInput(input, fail, true);
   const { bytes, hex, source } = key;
-  if (bytes.length === 32) return bytes;
-  if (bytes.length === 44 && hex.startsWith(SPKI_PREFIX)) return bytes.subarray(12);
+  const raw = bytes.length === 32 ? bytes : bytes.length === 44 && hex.startsWith(SPKI_PREFIX) ? bytes.subarray(12) : undefined;
+  const weak = raw && weakPublicKey(raw);
+  if (weak) fail(`${weak} (from ${source}), which lets anyone forge signatures: set the key from GET {webhooks_url}/api/v1/public-key`);
+  if (raw) return raw;
   return fail(source.includes('PRIVATE') || hex.startsWith(PKCS8_PREFIX) ? `a private key (from ${source}): keep it secret and pass the public key` : foreignKey(key));
 }
 

@@ -59,3 +59,17 @@ describe.each(implementations)('cross-checks with the openssl CLI (%s build)', (
     expect(opensslVerifies(publicKey, changed.toString('base64'))).toBe(false);
   });
 });
+
+// Why importPublicKey refuses small-order keys: the platform-grade crypto library does not.
+describe.each(implementations)('the identity-key forgery (%s build)', (_, api) => {
+  const identity = Buffer.from(`01${'00'.repeat(31)}`, 'hex');
+  const identityPem = `-----BEGIN PUBLIC KEY-----\n${Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), identity]).toString('base64')}\n-----END PUBLIC KEY-----\n`;
+  // R = the identity point, S = 0: [S]B = R + [k]A holds for every message when A is the identity.
+  const forged = Buffer.concat([identity, Buffer.alloc(32)]).toString('base64');
+
+  it('openssl pkeyutl -verify -rawin ACCEPTS it, with no private key; importPublicKey refuses the key', async () => {
+    expect(opensslVerifies(identityPem, forged)).toBe(true);
+    const error = await rejectsWithCode(api.verifyWebhookSignature({ rawBody: BODY, timestamp: TIMESTAMP, signature: forged, publicKey: identityPem, now: NOW }), 'invalid_public_key');
+    expect(error.message).toContain('got a small-order point (from PEM "PUBLIC KEY")');
+  });
+});
