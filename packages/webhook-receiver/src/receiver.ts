@@ -390,10 +390,11 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       }
 
       let token = '';
+      const key = dedupeKey(parsed, delivery.bodySha256);
       if (dedupe !== undefined) {
         let claim: DedupeClaim;
         try {
-          const claimed = dedupe.claim(delivery.bodySha256);
+          const claimed = dedupe.claim(key, delivery.bodySha256);
           claim = isPromiseLike(claimed) ? await claimed : claimed;
         } catch (error) {
           report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
@@ -406,7 +407,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
       if (!parsed.ok) {
         await giveToUnknownEventHandler(rawBody, delivery);
-        const marked = markProcessed(delivery.bodySha256, token, delivery);
+        const marked = markProcessed(key, token, delivery);
         if (marked !== undefined) await marked;
         return { reply: replyFor('unknown_event_type') };
       }
@@ -417,11 +418,11 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
         // microtasks that follow this return (and a runtime sends a returned Response), so a
         // microtask would run the handlers' synchronous code before the reply went out.
         const afterReply = new Promise<void>((resolve) => { setTimeout(resolve, 0); })
-          .then(() => settle(delivery.bodySha256, token, delivery, event, true))
+          .then(() => settle(key, token, delivery, event, true))
           .then(() => undefined);
         return { reply: replyFor('acknowledged'), afterReply };
       }
-      const settled = settle(delivery.bodySha256, token, delivery, event, false);
+      const settled = settle(key, token, delivery, event, false);
       return { reply: replyFor(typeof settled === 'string' ? settled : await settled) };
     } catch (error) {
       return reportInternalError(error);
@@ -469,4 +470,16 @@ function isDedupeStore(value: unknown): value is DedupeStore {
   const store = value as Partial<DedupeStore> | null;
   return typeof store === 'object' && store !== null
     && typeof store.claim === 'function' && typeof store.markProcessed === 'function' && typeof store.release === 'function';
+}
+
+/**
+ * The subject a delivery is deduplicated under: `<eventType>:<data.id>`. A body is a duplicate
+ * only when it repeats the latest processed body of its subject, so an event that brings a
+ * subject back to an earlier state (A -> B -> A) is dispatched. Bodies without a subject
+ * (unknown event types) fall back to their own digest.
+ */
+function dedupeKey(parsed: { ok: boolean; event?: unknown }, bodySha256: string): string {
+  const event = parsed.ok ? (parsed.event as { eventType?: unknown; data?: { id?: unknown } }) : undefined;
+  const id = event?.data?.id;
+  return typeof event?.eventType === 'string' && typeof id === 'string' ? `${event.eventType}:${id}` : bodySha256;
 }
