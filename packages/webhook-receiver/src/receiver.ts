@@ -26,9 +26,16 @@ import { deliverySourceFromRequest, replyToResponse } from './web-adapter.js';
  * ```
  */
 export interface WebhookDelivery {
-  /** `X-Webhook-Timestamp`: when the service sent (or re-sent) this delivery, Unix seconds. */
+  /**
+   * `X-Webhook-Timestamp`: when the service sent (or re-sent) this delivery ATTEMPT, Unix
+   * seconds. Not when the change happened: a retry of an older event can carry a later
+   * timestamp than a newer event, so never order events by it.
+   */
   readonly timestamp: number;
-  /** Lower-case hex SHA-256 of the raw body: the deduplication key, the same for every retry of the event. */
+  /**
+   * Lower-case hex SHA-256 of the raw body, the same for every retry of the event. A delivery
+   * is a duplicate when this equals the latest processed digest of its (`eventType`, `data.id`).
+   */
   readonly bodySha256: string;
 }
 
