@@ -26,9 +26,16 @@ import { deliverySourceFromRequest, replyToResponse } from './web-adapter.js';
  * ```
  */
 export interface WebhookDelivery {
-  /** `X-Webhook-Timestamp`: when the service sent (or re-sent) this delivery, Unix seconds. */
+  /**
+   * `X-Webhook-Timestamp`: when the service sent (or re-sent) this delivery ATTEMPT, Unix
+   * seconds. Not when the change happened: a retry of an older event can carry a later
+   * timestamp than a newer event, so never order events by it.
+   */
   readonly timestamp: number;
-  /** Lower-case hex SHA-256 of the raw body: the deduplication key, the same for every retry of the event. */
+  /**
+   * Lower-case hex SHA-256 of the raw body, the same for every retry of the event. A delivery
+   * is a duplicate when this equals the latest processed digest of its (`eventType`, `data.id`).
+   */
   readonly bodySha256: string;
 }
 
@@ -390,10 +397,11 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       }
 
       let token = '';
+      const key = dedupeKey(parsed, delivery.bodySha256);
       if (dedupe !== undefined) {
         let claim: DedupeClaim;
         try {
-          const claimed = dedupe.claim(delivery.bodySha256);
+          const claimed = dedupe.claim(key, delivery.bodySha256);
           claim = isPromiseLike(claimed) ? await claimed : claimed;
         } catch (error) {
           report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
@@ -406,7 +414,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
       if (!parsed.ok) {
         await giveToUnknownEventHandler(rawBody, delivery);
-        const marked = markProcessed(delivery.bodySha256, token, delivery);
+        const marked = markProcessed(key, token, delivery);
         if (marked !== undefined) await marked;
         return { reply: replyFor('unknown_event_type') };
       }
@@ -417,11 +425,11 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
         // microtasks that follow this return (and a runtime sends a returned Response), so a
         // microtask would run the handlers' synchronous code before the reply went out.
         const afterReply = new Promise<void>((resolve) => { setTimeout(resolve, 0); })
-          .then(() => settle(delivery.bodySha256, token, delivery, event, true))
+          .then(() => settle(key, token, delivery, event, true))
           .then(() => undefined);
         return { reply: replyFor('acknowledged'), afterReply };
       }
-      const settled = settle(delivery.bodySha256, token, delivery, event, false);
+      const settled = settle(key, token, delivery, event, false);
       return { reply: replyFor(typeof settled === 'string' ? settled : await settled) };
     } catch (error) {
       return reportInternalError(error);
@@ -469,4 +477,16 @@ function isDedupeStore(value: unknown): value is DedupeStore {
   const store = value as Partial<DedupeStore> | null;
   return typeof store === 'object' && store !== null
     && typeof store.claim === 'function' && typeof store.markProcessed === 'function' && typeof store.release === 'function';
+}
+
+/**
+ * The subject a delivery is deduplicated under: `<eventType>:<data.id>`. A body is a duplicate
+ * only when it repeats the latest processed body of its subject, so an event that brings a
+ * subject back to an earlier state (A -> B -> A) is dispatched. Bodies without a subject
+ * (unknown event types) fall back to their own digest.
+ */
+function dedupeKey(parsed: { ok: boolean; event?: unknown }, bodySha256: string): string {
+  const event = parsed.ok ? (parsed.event as { eventType?: unknown; data?: { id?: unknown } }) : undefined;
+  const id = event?.data?.id;
+  return typeof event?.eventType === 'string' && typeof id === 'string' ? `${event.eventType}:${id}` : bodySha256;
 }

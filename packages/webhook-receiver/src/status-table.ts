@@ -15,9 +15,9 @@
 export const RECEIVER_OUTCOMES = {
   processed: { status: 200, message: 'The event was processed.' },
   acknowledged: { status: 202, message: 'The event was accepted; its handlers run after this reply (acknowledgeEarly).' },
-  duplicate: { status: 200, message: 'This body was already processed; the duplicate was not dispatched again.' },
+  duplicate: { status: 200, message: 'This body is the latest processed event of its subject (eventType, data.id); the duplicate was not dispatched again.' },
   unknown_event_type: { status: 200, message: 'The event type is unknown to this receiver; it was acknowledged and given to onUnknownEvent.' },
-  duplicate_in_progress: { status: 409, message: 'The same body is being processed by another delivery right now; retry later.' },
+  duplicate_in_progress: { status: 409, message: 'Another event of the same subject is being processed right now; retry later.' },
   method_not_allowed: { status: 405, message: 'Webhooks are delivered with POST.' },
   body_too_large: { status: 413, message: 'The body is larger than maxBodyBytes.' },
   body_incomplete: { status: 400, message: 'The request ended before its whole body arrived; nothing was processed.' },

@@ -91,6 +91,30 @@ describe.each(stores)('%s', (_name, createStore) => {
     expect(await store.claim('a')).toEqual({ state: 'processing' });
   });
 
+  it('treats only the latest processed digest of a subject as a duplicate: A -> B -> A claims three times', async () => {
+    const store = createStore({});
+    for (const digest of ['A', 'B', 'A']) {
+      const claim = await store.claim('user.updated:u1', digest);
+      if (claim.state !== 'claimed') throw new Error(`expected a claim of ${digest}, got ${claim.state}`);
+      await store.markProcessed('user.updated:u1', claim.token);
+    }
+    expect(await store.claim('user.updated:u1', 'A')).toEqual({ state: 'processed' });
+    expect((await store.claim('user.updated:u2', 'A')).state).toBe('claimed');
+  });
+
+  it('answers processing to another body of a subject while its claim is held, and restores the previous digest on release', async () => {
+    const store = createStore({});
+    const first = await store.claim('s', 'A');
+    if (first.state !== 'claimed') throw new Error('expected a claim');
+    await store.markProcessed('s', first.token);
+    const second = await store.claim('s', 'B');
+    if (second.state !== 'claimed') throw new Error('expected a claim');
+    expect(await store.claim('s', 'C')).toEqual({ state: 'processing' });
+    await store.release('s', second.token);
+    expect(await store.claim('s', 'A')).toEqual({ state: 'processed' });
+    expect((await store.claim('s', 'B')).state).toBe('claimed');
+  });
+
   it('rejects a ttl that is not a positive integer with invalid_options', () => {
     expect(() => createStore({ ttlMs: 0 })).toThrow(WebhookReceiverError);
     expect(() => createStore({ claimTtlMs: 1.5 })).toThrow(/claimTtlMs must be a positive integer, got 1.5/);
@@ -154,7 +178,7 @@ describe('Redis store shared by many clients', () => {
     expect(await ioredis.pttl(`${keyPrefix}k`)).toBeGreaterThan(50_000);
     if (claim.state !== 'claimed') throw new Error('expected a claim');
     await store.markProcessed('k', claim.token);
-    expect(await ioredis.get(`${keyPrefix}k`)).toBe('processed');
+    expect(await ioredis.get(`${keyPrefix}k`)).toBe('processed:k');
     expect(await ioredis.pttl(`${keyPrefix}k`)).toBeGreaterThan(3_500_000);
   });
 
@@ -179,7 +203,7 @@ describe('Redis store failures', () => {
     const store = createRedisDedupeStore({ client: () => new Promise(() => undefined), commandTimeoutMs: 50 });
     const error = await Promise.resolve(store.claim('a')).then(() => undefined, (caught: unknown) => caught);
     expect(error).toBeInstanceOf(DedupeStoreError);
-    expect(error).toMatchObject({ code: 'dedupe_store_unavailable', message: expect.stringMatching(/did not answer SET within 50 ms/) });
+    expect(error).toMatchObject({ code: 'dedupe_store_unavailable', message: expect.stringMatching(/did not answer EVAL within 50 ms/) });
   });
 
   it('wraps a client error as dedupe_store_unavailable with the cause', async () => {

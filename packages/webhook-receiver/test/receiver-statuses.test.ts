@@ -260,6 +260,60 @@ describe.each(servings)('over %s', (_name, serve) => {
       expect(await service.deliver(url, body)).toMatchObject({ status: 200, body: { code: 'duplicate' } });
     });
 
+    it('dispatches an event that brings a subject back to an earlier state (A -> B -> A gives three dispatches), and not a retry of the latest', async () => {
+      const seen: boolean[] = [];
+      const { url } = await start({}, (receiver) => receiver.on('kyc.phone-validation.changed', (event) => { seen.push(event.data.isPhoneValidated); }));
+      const validated = eventBody('kyc.phone-validation.changed', 'u9', { isPhoneValidated: true });
+      const invalidated = eventBody('kyc.phone-validation.changed', 'u9', { isPhoneValidated: false });
+      expect((await service.deliver(url, validated)).body.code).toBe('processed');
+      expect((await service.deliver(url, invalidated)).body.code).toBe('processed');
+      expect((await service.deliver(url, validated)).body.code).toBe('processed');
+      expect(await service.deliver(url, validated, { timestamp: Math.floor(Date.now() / 1000) + 5 })).toMatchObject({ status: 200, body: { code: 'duplicate' } });
+      expect(seen).toEqual([true, false, true]);
+    });
+
+    it('dispatches pending -> resubmissionRequested -> pending three times, and the same states of another user independently', async () => {
+      const seen: string[] = [];
+      const { url } = await start({}, (receiver) => receiver.on('kyc.status.changed', (event) => { seen.push(`${event.data.id}:${event.data.kycStatus}`); }));
+      for (const [id, kycStatus] of [['u10', 'pending'], ['u10', 'resubmissionRequested'], ['u11', 'pending'], ['u10', 'pending']] as const) {
+        expect((await service.deliver(url, eventBody('kyc.status.changed', id, { kycStatus }))).body.code).toBe('processed');
+      }
+      expect(seen).toEqual(['u10:pending', 'u10:resubmissionRequested', 'u11:pending', 'u10:pending']);
+    });
+
+    it('processes the retry of an older event again when the newer event of its subject failed (the latest processed is still the older one)', async () => {
+      let failNext = false;
+      const seen: boolean[] = [];
+      const { url } = await start({}, (receiver) => receiver.on('kyc.phone-validation.changed', (event) => {
+        if (failNext) { failNext = false; throw new Error('database down'); }
+        seen.push(event.data.isPhoneValidated);
+      }));
+      const validated = eventBody('kyc.phone-validation.changed', 'u12', { isPhoneValidated: true });
+      const invalidated = eventBody('kyc.phone-validation.changed', 'u12', { isPhoneValidated: false });
+      expect((await service.deliver(url, validated)).body.code).toBe('processed');
+      failNext = true;
+      expect((await service.deliver(url, invalidated)).status).toBe(500);
+      expect((await service.deliver(url, validated)).body.code).toBe('duplicate');
+      expect((await service.deliver(url, invalidated)).body.code).toBe('processed');
+      expect(seen).toEqual([true, false]);
+    });
+
+    it('answers 409 duplicate_in_progress to another event of the same subject while the previous one is being handled, keeping the platform order', async () => {
+      const handlerStarted = deferred();
+      const handlerMayFinish = deferred();
+      const { url } = await start({}, (receiver) => receiver.onAny(async () => {
+        handlerStarted.resolve();
+        await handlerMayFinish.promise;
+      }));
+      const first = service.deliver(url, eventBody('kyc.phone-validation.changed', 'u13', { isPhoneValidated: true }));
+      await handlerStarted.promise;
+      const later = eventBody('kyc.phone-validation.changed', 'u13', { isPhoneValidated: false });
+      expect(await service.deliver(url, later)).toMatchObject({ status: 409, body: { code: 'duplicate_in_progress' } });
+      handlerMayFinish.resolve();
+      expect((await first).status).toBe(200);
+      expect((await service.deliver(url, later)).body.code).toBe('processed');
+    });
+
     it('dispatches every delivery when dedupe is false', async () => {
       let calls = 0;
       const { url } = await start({ dedupe: false }, (receiver) => receiver.onAny(() => { calls += 1; }));

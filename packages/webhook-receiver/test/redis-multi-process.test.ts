@@ -92,6 +92,28 @@ describe('processes each unique body once across receiver processes sharing Redi
   });
 });
 
+describe('dedupes per subject across receiver processes sharing Redis', () => {
+  it('dispatches A -> B -> A of one user three times, alternating processes, and a retry of the latest on the other process none', async () => {
+    const recordFile = join(workDir, 'per-subject.log');
+    const processes = await startProcesses(recordFile, 2);
+    try {
+      const validated = eventBody('kyc.phone-validation.changed', 'subject-1', { isPhoneValidated: true });
+      const invalidated = eventBody('kyc.phone-validation.changed', 'subject-1', { isPhoneValidated: false });
+      const codes: unknown[] = [];
+      for (const [body, target] of [[validated, 0], [invalidated, 1], [validated, 0], [validated, 1]] as const) {
+        const attempts = await service.deliverUntilAcknowledged(processes[target]!.url, body);
+        codes.push(attempts.at(-1)!.body.code);
+      }
+      expect(codes).toEqual(['processed', 'processed', 'processed', 'duplicate']);
+      const counts = processedCounts(recordFile);
+      expect(counts.get(sha256(validated))?.count).toBe(2);
+      expect(counts.get(sha256(invalidated))?.count).toBe(1);
+    } finally {
+      await Promise.all(processes.map((child) => child.stop()));
+    }
+  });
+});
+
 describe('answers 503 while Redis is down and loses nothing once it is back', () => {
   it('stops Redis in the middle of a run: 503s, and after the restart every event is processed', async () => {
     const recordFile = join(workDir, 'outage.log');

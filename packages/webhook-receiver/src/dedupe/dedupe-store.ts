@@ -29,11 +29,16 @@ export type DedupeClaim =
  */
 export interface DedupeStore {
   /**
-   * Atomically claims `key` for one delivery. The claim must expire by itself (a process that
+   * Atomically claims `key` (the receiver passes the subject, `<eventType>:<data.id>`) for a
+   * delivery whose body has SHA-256 `digest` (default: `key` itself). The answer is `processed`
+   * only when `digest` is the digest of the LATEST processed body for `key` (a retry of it);
+   * another body is a new event for the subject and is `claimed` (A -> B -> A gives three
+   * claims); `processing` while another delivery of the same subject holds its claim.
+   * `release` restores the previous processed digest. The claim must expire by itself (a process that
    * dies mid-handler must not block the retries forever). Throws (or rejects) when the store
    * cannot answer: the receiver then replies 503.
    */
-  claim(key: string): DedupeClaim | Promise<DedupeClaim>;
+  claim(key: string, digest?: string): DedupeClaim | Promise<DedupeClaim>;
   /** Records `key` as processed, for the store's TTL. */
   markProcessed(key: string, token: string): void | Promise<void>;
   /** Drops the claim so that the next delivery of the same body is processed (a handler failed). */

@@ -31,7 +31,7 @@ export interface MemoryDedupeStoreOptions {
  * ```
  */
 export interface MemoryDedupeStore extends DedupeStore {
-  claim(key: string): DedupeClaim;
+  claim(key: string, digest?: string): DedupeClaim;
   markProcessed(key: string, token: string): void;
   release(key: string, token: string): void;
 }
@@ -39,7 +39,11 @@ export interface MemoryDedupeStore extends DedupeStore {
 interface Entry {
   state: 'processing' | 'processed';
   token: string;
+  /** Digest of the body processed (or being processed) for this key. */
+  digest: string;
   expiresAt: number;
+  /** While processing: the processed record it replaces, restored if the claim is released. */
+  previous?: { digest: string; expiresAt: number };
 }
 
 /**
@@ -70,18 +74,30 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
   let nextToken = 0;
 
   return {
-    claim(key: string): DedupeClaim {
+    claim(key: string, digest: string = key): DedupeClaim {
       const at = now();
       const entry = entries.get(key);
+      let previous: Entry['previous'];
       if (entry !== undefined) {
         entries.delete(key);
         if (entry.expiresAt > at) {
-          entries.set(key, entry);
-          return { state: entry.state };
+          if (entry.state === 'processing' || entry.digest === digest) {
+            entries.set(key, entry);
+            return { state: entry.state };
+          }
+          // A different body than the latest processed one: a new event for this subject.
+          previous = { digest: entry.digest, expiresAt: entry.expiresAt };
+        } else if (entry.state === 'processing' && entry.previous !== undefined && entry.previous.expiresAt > at) {
+          // An expired claim (its process died) falls back to the record it replaced.
+          if (entry.previous.digest === digest) {
+            entries.set(key, { state: 'processed', token: entry.token, digest, expiresAt: entry.previous.expiresAt });
+            return { state: 'processed' };
+          }
+          previous = entry.previous;
         }
       }
-      const token = String(++nextToken);
-      entries.set(key, { state: 'processing', token, expiresAt: at + claimTtlMs });
+      const token = `${++nextToken}:${digest}`;
+      entries.set(key, { state: 'processing', token, digest, expiresAt: at + claimTtlMs, previous });
       if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
       return { state: 'claimed', token };
     },
@@ -89,7 +105,7 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
       const at = now();
       const entry = entries.get(key);
       if (entry === undefined) {
-        entries.set(key, { state: 'processed', token, expiresAt: at + ttlMs });
+        entries.set(key, { state: 'processed', token, digest: digestOfToken(token, key), expiresAt: at + ttlMs });
         if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
         return;
       }
@@ -99,11 +115,26 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
       entries.delete(key);
       entry.state = 'processed';
       entry.token = token;
+      entry.digest = digestOfToken(token, key);
       entry.expiresAt = at + ttlMs;
+      entry.previous = undefined;
       entries.set(key, entry);
     },
     release(key: string, token: string): void {
-      if (entries.get(key)?.token === token) entries.delete(key);
+      const entry = entries.get(key);
+      if (entry?.token !== token) return;
+      // The latest processed event of the subject is still the one before this failed claim.
+      if (entry.previous !== undefined && entry.previous.expiresAt > now()) {
+        entries.set(key, { state: 'processed', token, digest: entry.previous.digest, expiresAt: entry.previous.expiresAt });
+      } else {
+        entries.delete(key);
+      }
     },
   };
+}
+
+/** Tokens are `<id>:<digest>`: markProcessed learns the digest even after the entry was evicted. */
+function digestOfToken(token: string, key: string): string {
+  const at = token.indexOf(':');
+  return at === -1 ? key : token.slice(at + 1);
 }

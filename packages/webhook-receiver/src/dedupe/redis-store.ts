@@ -28,11 +28,32 @@ export interface RedisDedupeStoreOptions {
   commandTimeoutMs?: number;
 }
 
-const PROCESSED = 'processed';
+const PROCESSED = 'processed:';
 const CLAIM_PREFIX = 'processing:';
 // Deletes the key only while it still holds this delivery's claim, so that releasing a claim
 // that expired and was taken over by another process does not delete that process's claim.
-const RELEASE_IF_OWNED = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+// The value is `processed:<digest>` or `processing:<token>|<previous value>`; the token is
+// `<uuid>:<digest>`. A failed claim restores the processed record it replaced.
+const RELEASE_IF_OWNED = `
+local v = redis.call('GET', KEYS[1])
+if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
+local previous = string.sub(v, #ARGV[1] + 1)
+if previous == '' then return redis.call('DEL', KEYS[1]) end
+redis.call('SET', KEYS[1], previous, 'PX', ARGV[2])
+return 1`;
+// 'processed' alone was written by 1.x under a body digest key: the same body, so processed.
+// One script, so that reading the latest digest and taking the claim is atomic across processes.
+const CLAIM = `
+local v = redis.call('GET', KEYS[1])
+local previous = ''
+if v then
+  if string.sub(v, 1, 11) == 'processing:' then return 'processing' end
+  if v == 'processed:' .. ARGV[1] or v == 'processed' then return 'processed' end
+  if string.sub(v, 1, 10) ~= 'processed:' then return 'foreign:' .. string.sub(v, 1, 40) end
+  previous = v
+end
+redis.call('SET', KEYS[1], 'processing:' .. ARGV[2] .. '|' .. previous, 'PX', ARGV[3])
+return 'claimed'`;
 
 /**
  * A deduplication store in Redis, shared by every receiver process that uses the same Redis:
@@ -76,41 +97,30 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
     });
 
   const releaseClaim = async (key: string, token: string): Promise<void> => {
-    await command(['EVAL', RELEASE_IF_OWNED, '1', keyPrefix + key, CLAIM_PREFIX + token]);
-  };
-
-  const readState = async (key: string): Promise<DedupeClaim | undefined> => {
-    const value = await command(['GET', keyPrefix + key]);
-    if (value === null || value === undefined) return undefined;
-    const text = String(value);
-    if (text === PROCESSED) return { state: 'processed' };
-    if (text.startsWith(CLAIM_PREFIX)) return { state: 'processing' };
-    throw new DedupeStoreError('unexpected_store_reply',
-      `Redis key ${keyPrefix + key} holds "${text.slice(0, 40)}", which this store did not write; use a keyPrefix of its own.`);
+    await command(['EVAL', RELEASE_IF_OWNED, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`, ttl]);
   };
 
   return {
-    async claim(key: string): Promise<DedupeClaim> {
-      // Two tries: the key may expire between a lost SET NX and the GET that reads who holds it.
-      for (let attempt = 0; attempt < 2; attempt++) {
-        const token = crypto.randomUUID();
-        try {
-          const reply = await command(['SET', keyPrefix + key, CLAIM_PREFIX + token, 'NX', 'PX', claimTtl]);
-          if (reply !== null && reply !== undefined) return { state: 'claimed', token };
-        } catch (error) {
-          // The SET may still be queued in the client and run once Redis is back. A release
-          // queued behind it on the same connection undoes it, so that the retry is not
-          // answered "in progress" for claimTtlMs.
-          releaseClaim(key, token).catch(() => undefined);
-          throw error;
-        }
-        const state = await readState(key);
-        if (state !== undefined) return state;
+    async claim(key: string, digest: string = key): Promise<DedupeClaim> {
+      const token = `${crypto.randomUUID()}:${digest}`;
+      let reply: unknown;
+      try {
+        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl]);
+      } catch (error) {
+        // The script may still be queued in the client and run once Redis is back. A release
+        // queued behind it on the same connection undoes it, so that the retry is not
+        // answered "in progress" for claimTtlMs.
+        releaseClaim(key, token).catch(() => undefined);
+        throw error;
       }
-      return { state: 'processing' };
+      const text = String(reply);
+      if (text === 'claimed') return { state: 'claimed', token };
+      if (text === 'processed' || text === 'processing') return { state: text };
+      throw new DedupeStoreError('unexpected_store_reply',
+        `Redis key ${keyPrefix + key} holds "${text.replace(/^foreign:/, '')}", which this store did not write; use a keyPrefix of its own.`);
     },
-    async markProcessed(key: string): Promise<void> {
-      await command(['SET', keyPrefix + key, PROCESSED, 'PX', ttl]);
+    async markProcessed(key: string, token: string): Promise<void> {
+      await command(['SET', keyPrefix + key, PROCESSED + token.slice(token.indexOf(':') + 1), 'PX', ttl]);
     },
     release: releaseClaim,
   };
