@@ -596,7 +596,7 @@ export interface components {
          * @example action_accept_tos
          * @example waiting_kyc_setup
          */
-        OnboardingStatus: "action_accept_tos" | "waiting_kyc_setup" | "action_complete_kyc" | "action_complete_sof" | (string & {});
+        OnboardingStatus: "action_accept_tos" | "waiting_kyc_setup" | "action_complete_kyc" | "action_complete_sof" | "action_create_account" | "action_verify_phone" | "action_create_card" | "completed" | (string & {});
         /**
          * OnboardingStatusResponse
          * @description The answer of `getOnboardingStatus`. Its shape is not shown in the reference; only the status values are. Treat every field as optional.
