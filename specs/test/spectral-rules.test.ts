@@ -140,6 +140,41 @@ describe('capi-authenticated-operation-documents-401: every authenticated operat
   });
 });
 
+describe('capi-operation-generation: every path operation names its generation', () => {
+  it('reports an operation without x-generation and one with an unknown value, and accepts older/newer/both', async () => {
+    const text = openApi(`  /missing:
+    get:
+      operationId: getMissing
+      security: []
+      responses:
+        "200":
+          description: OK
+  /bogus:
+    get:
+      operationId: getBogus
+      x-generation: oldest
+      security: []
+      responses:
+        "200":
+          description: OK
+  /fine:
+    get:
+      operationId: getFine
+      x-generation: newer
+      security: []
+      responses:
+        "200":
+          description: OK
+`);
+    const missing = await problemsOf('capi-operation-generation-present', 'generation.yaml', text);
+    expect(missing).toHaveLength(1);
+    expect(missing[0].message).toContain('/missing');
+    const bogus = await problemsOf('capi-operation-generation', 'generation.yaml', text);
+    expect(bogus).toHaveLength(1);
+    expect(bogus[0].message).toContain('/bogus');
+  });
+});
+
 describe('capi-camel-case-properties: every property name is camelCase', () => {
   it('reports a snake_case property at its name, with a suggested name', async () => {
     const text = `title: Seeded

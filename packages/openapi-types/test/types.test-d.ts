@@ -92,7 +92,8 @@ describe('sign-in details the reference leaves open (service facts), marked x-as
 });
 
 describe('onboarding status (3.3): the four known values, any other string still accepted', () => {
-  type KnownStep = 'action_accept_tos' | 'waiting_kyc_setup' | 'action_complete_kyc' | 'action_complete_sof';
+  type KnownStep = 'action_accept_tos' | 'waiting_kyc_setup' | 'action_complete_kyc' | 'action_complete_sof'
+    | 'action_create_account' | 'action_verify_phone' | 'action_create_card' | 'completed';
   it('keeps the four known values for completion and narrowing', () => {
     expectTypeOf<KnownStep>().toExtend<OnboardingStatus>();
     expectTypeOf<Extract<OnboardingStatus, 'action_accept_tos'>>().toEqualTypeOf<'action_accept_tos'>();

@@ -596,7 +596,7 @@ export interface components {
          * @example action_accept_tos
          * @example waiting_kyc_setup
          */
-        OnboardingStatus: "action_accept_tos" | "waiting_kyc_setup" | "action_complete_kyc" | "action_complete_sof" | (string & {});
+        OnboardingStatus: "action_accept_tos" | "waiting_kyc_setup" | "action_complete_kyc" | "action_complete_sof" | "action_create_account" | "action_verify_phone" | "action_create_card" | "completed" | (string & {});
         /**
          * OnboardingStatusResponse
          * @description The answer of `getOnboardingStatus`. Its shape is not shown in the reference; only the status values are. Treat every field as optional.
@@ -826,7 +826,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The access token is missing, invalid or expired, or the signer does not own a registered account. Drop the cached token and sign in again (new nonce, new signature). */
+        /** @description The access token is missing, invalid or expired (drop the cached token and sign in again: new nonce, new signature), or the signer has not registered yet (token claim `hasSignedUp: false`): register with `registerUser` and follow `getOnboardingStatus`, then sign in again to get a token with `userId`. Every authenticated route answers this to a not-yet-registered signer, except `registerUser` and `getOnboardingStatus`. */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
@@ -885,7 +885,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessToken"];
                 };
             };
-            /** @description The signature is invalid, or the signer does not own a registered account. */
+            /** @description The signature is invalid. A valid signature from a wallet that has not registered yet is NOT refused here: it gets a token whose claims say `hasSignedUp: false` and carry no `userId`, so that it can call `registerUser` and `getOnboardingStatus`. */
             401: {
                 headers: {
                     [name: string]: unknown;
