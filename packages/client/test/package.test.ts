@@ -68,6 +68,14 @@ describe('publishes a package that resolves for every consumer', () => {
 });
 
 describe('keeps viem out of the main entry', () => {
+  it('takes viem as a peer dependency that the README installs beside the client', () => {
+    const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
+    expect(manifest.peerDependencies?.viem).toMatch(/^\^2\./);
+    expect(manifest.peerDependenciesMeta?.viem?.optional).toBeUndefined();
+    expect(manifest.dependencies?.viem).toBeUndefined();
+    expect(readFileSync(join(packageDir, 'README.md'), 'utf8')).toContain('npm i @capi/client viem');
+  });
+
   it('imports viem nowhere but the lazily loaded sign-in chunk', () => {
     const main = readFileSync(join(dist, 'index.js'), 'utf8');
     expect(main).not.toMatch(/from ["']viem/);

@@ -74,10 +74,10 @@ function readFileSafe(file) {
   }
 }
 
-/** Third-party packages the consumer needs itself (the signer, Node's types), from npm. */
+/** Third-party packages the consumer needs itself (the signer, which the client takes as a peer; Node's types), from npm. */
 function consumerThirdParty(root) {
   const client = JSON.parse(readFileSync(path.join(root, 'packages/client/package.json'), 'utf8'));
-  return { viem: client.dependencies?.viem ?? '^2.31.0', '@types/node': '^20.19.0' };
+  return { viem: client.peerDependencies?.viem ?? '^2.31.0', '@types/node': '^20.19.0' };
 }
 
 /**
