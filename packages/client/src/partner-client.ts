@@ -1,5 +1,5 @@
 import openapiFetchDefault, { type Client } from 'openapi-fetch';
-import type { AccountLimit, paths, WebhookPublicKey } from '@capi/openapi-types';
+import type { AccountLimit, WebhookPublicKey } from '@capi/openapi-types';
 import { getDailyLimit, setDailyLimit, waitForLimitSync, type DailyLimitContext, type SetDailyLimitParams, type WaitForLimitSyncOptions } from './daily-limit.js';
 import { DEFAULT_MAX_DAILY_LIMIT_CENTS } from './daily-limit-input.js';
 import { describeValue } from './describe-value.js';
@@ -10,6 +10,7 @@ import type { SignInResult, SignInWithEthereumParams } from './sign-in.js';
 import { TokenManager } from './token-manager.js';
 import { createTransport, type FetchFunction, type RequestOptions, type RetryEvent } from './transport.js';
 import { getWebhookPublicKey } from './webhook-public-key.js';
+import type { RawPaths } from './raw-paths.js';
 
 /**
  * Options of {@link createPartnerClient}.
@@ -47,8 +48,11 @@ export interface PartnerClientOptions {
  * const { amount } = await client.getDailyLimit();
  */
 export interface PartnerClient {
-  /** The openapi-fetch client: every path of the spec typed; does not throw on error statuses. */
-  readonly raw: Client<paths>;
+  /**
+   * The openapi-fetch client: every path of the spec typed; does not throw on error statuses.
+   * Open enums (e.g. the onboarding status) are typed `string` here, see {@link RawPaths}.
+   */
+  readonly raw: Client<RawPaths>;
   /** The TokenManager holding this client's tokens. */
   readonly tokenManager: TokenManager;
   /** Signs in with a wallet (SIWE) and stores the tokens. */
@@ -103,7 +107,7 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
   const transport = createTransport({ fetch: fetchOnce, fetchHonoursSignal, tokenManager, timeoutMs, retryPolicy: resolveRetryPolicy(options.retries), onRetry: options.onRetry });
   // The client's own methods send through the transport directly: the same behaviour as raw,
   // without building a Request and a Response per call (a large part of a call's cost).
-  const raw = createOpenapiFetchClient<paths>({ baseUrl, fetch: transport.fetch });
+  const raw = createOpenapiFetchClient<RawPaths>({ baseUrl, fetch: transport.fetch });
   const serviceContext = { transport, baseUrl };
   const limitContext: DailyLimitContext = { ...serviceContext, maxDailyLimitCents, requestTimeoutMs: timeoutMs };
 
