@@ -142,6 +142,21 @@ describe('renews the token ahead of its expiry', () => {
     expect(service.requests[0]!.authorization).toBe(`Bearer ${token}`);
   });
 
+  it('renews by default 3 minutes before exp: a token with 150 s left is renewed, one with 240 s is kept', async () => {
+    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    const { client, tokenManager, calls } = clientWithReauthentication();
+    const kept = service.issueAccessToken(registeredAccount.address, 240);
+    tokenManager.setTokens(kept);
+    await client.getDailyLimit();
+    expect(calls.reauthenticate).toBe(0);
+    expect(service.requests.at(-1)!.authorization).toBe(`Bearer ${kept}`);
+
+    tokenManager.setTokens(service.issueAccessToken(registeredAccount.address, 150));
+    await client.getDailyLimit();
+    expect(calls.reauthenticate).toBe(1);
+    expect(tokenManager.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 3_600_000);
+  });
+
   it('signs in lazily when there is no token yet', async () => {
     service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
     const { client, calls } = clientWithReauthentication();
