@@ -1,6 +1,6 @@
 import openapiFetchDefault, { type Client } from 'openapi-fetch';
 import type { AccountLimit, WebhookPublicKey } from '@capi/openapi-types';
-import { getDailyLimit, setDailyLimit, waitForLimitSync, type DailyLimitContext, type SetDailyLimitParams, type WaitForLimitSyncOptions } from './daily-limit.js';
+import { getDailyLimit, setDailyLimit, type DailyLimitContext, type SetDailyLimitParams, type WaitForLimitSyncOptions } from './daily-limit.js';
 import { DEFAULT_MAX_DAILY_LIMIT_CENTS } from './daily-limit-input.js';
 import { describeValue } from './describe-value.js';
 import { InvalidArgumentError } from './errors.js';
@@ -9,7 +9,6 @@ import { resolveRetryPolicy, type RetriesOption } from './retry-policy.js';
 import type { SignInResult, SignInWithEthereumParams } from './sign-in.js';
 import { TokenManager } from './token-manager.js';
 import { createTransport, type FetchFunction, type RequestOptions, type RetryEvent } from './transport.js';
-import { getWebhookPublicKey } from './webhook-public-key.js';
 import type { RawPaths } from './raw-paths.js';
 
 /**
@@ -118,8 +117,9 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
     signInWithEthereum: async (params) => (await import('./sign-in.js')).signInWithEthereum({ ...serviceContext, tokenManager }, params),
     getDailyLimit: (callOptions) => getDailyLimit(limitContext, callOptions),
     setDailyLimit: (params, callOptions) => setDailyLimit(limitContext, params, callOptions),
-    waitForLimitSync: (waitOptions) => waitForLimitSync(limitContext, waitOptions),
-    getWebhookPublicKey: (callOptions) => getWebhookPublicKey(serviceContext, webhooksUrl, callOptions),
+    waitForLimitSync: async (waitOptions) => (await import('./limit-sync.js')).waitForLimitSync(limitContext, waitOptions),
+    // A chunk of its own, like the sign-in: a partner's front end never reads the webhook key.
+    getWebhookPublicKey: async (callOptions) => (await import('./webhook-public-key.js')).getWebhookPublicKey(serviceContext, webhooksUrl, callOptions),
   };
 }
 

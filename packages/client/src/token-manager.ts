@@ -1,6 +1,7 @@
 import { describeValue } from './describe-value.js';
 import { InvalidArgumentError, PartnerClientError } from './errors.js';
 import { readJwtExpiry } from './jwt-expiry.js';
+import { holdToken } from './redact-tokens.js';
 
 /**
  * The two infrastructure generations: `older` issues one token valid `ttlInSeconds` (1 to 24 h);
@@ -160,6 +161,8 @@ export class TokenManager {
     const expiresAt = readExpiresAt(set.expiresAt) ?? readJwtExpiry(set.token);
     this.#token = set.token;
     this.#refreshToken = set.refreshToken;
+    holdToken(set.token);
+    holdToken(set.refreshToken);
     this.#expiresAt = expiresAt?.getTime();
     this.#inferredGeneration = set.refreshToken ? 'newer' : 'older';
     this.#renewalBroughtDueToken = false;

@@ -259,6 +259,44 @@ describe('never shows tokens in logs or error messages', () => {
     expect((error as Error).message).toContain('[redacted token]');
   });
 
+  it('redacts the tokens it holds wherever the service echoes them: percent-encoded, base64, in x-request-id, a part alone', async () => {
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
+    const client = createPartnerClient({ baseUrl: service.url, retries: 0 });
+    const { token, refreshToken } = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    const [, payload, signature] = token.split('.');
+    const echoes = [
+      `Bearer%20${token}`,
+      `authorization=Bearer%2520${encodeURIComponent(encodeURIComponent(token))}`,
+      `x-${token}`,
+      `basic ${btoa(token)}`,
+      `payload ${payload} signature ${signature}`,
+      `refresh ${refreshToken} or ${encodeURIComponent(encodeURIComponent(refreshToken!))} or ${btoa(refreshToken!)}`,
+    ];
+    service.script('GET', LIMIT_PATH, { status: 401, headers: { 'x-request-id': `req-${token}-${refreshToken}` }, body: { message: echoes.join(' | '), echoes } });
+    const error = await client.getDailyLimit().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    const outputs = [(error as Error).message, JSON.stringify(error), inspect(error, { depth: 10 }), (error as AuthenticationError).requestId!];
+    for (const output of outputs) {
+      for (const secret of [token, payload!, signature!, btoa(token), refreshToken!, btoa(refreshToken!)]) expect(output).not.toContain(secret);
+    }
+    expect((error as AuthenticationError).requestId).toBe('req-[redacted token]-[redacted token]');
+    expect((error as AuthenticationError).body).toMatchObject({ echoes: [
+      'Bearer%20[redacted token]',
+      'authorization=Bearer%2520[redacted token]',
+      'x-[redacted token]',
+      'basic [redacted token]',
+      'payload [redacted token] signature [redacted token]',
+      'refresh [redacted token] or [redacted token] or [redacted token]',
+    ] });
+  });
+
+  it('redacts a JWT it never held after "-" or a percent escape', () => {
+    const stranger = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLXNpZ25hdHVyZQ';
+    const error = new AuthenticationError({ status: 401, code: 'unauthorized', message: `x-${stranger} and Bearer%20${stranger}`, body: {}, requestId: `id-${stranger}` });
+    expect(error.message).toBe('x-[redacted token] and Bearer%20[redacted token]');
+    expect(error.requestId).toBe('id-[redacted token]');
+  });
+
   it('redacts a bearer credential once, so the message stays readable', async () => {
     service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
     const client = createPartnerClient({ baseUrl: service.url });
