@@ -23,7 +23,8 @@ export function readJwtExpiry(token: string): Date | undefined {
   }
 }
 
-function decodeBase64Url(segment: string): string {
+/** Decodes a base64url JWT segment to text (UTF-8). @example decodeBase64Url("eyJ9") */
+export function decodeBase64Url(segment: string): string {
   const base64 = segment.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(segment.length / 4) * 4, '=');
   const binary = atob(base64);
   const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));

@@ -2,8 +2,7 @@ import type { AccountLimit } from '@capi/openapi-types';
 import { abortableSleep } from './abortable-sleep.js';
 import { getDailyLimit, type DailyLimitContext, type WaitForLimitSyncOptions } from './daily-limit.js';
 import { AbortError, TimeoutError } from './errors.js';
-import { assertMilliseconds } from './milliseconds-option.js';
-import { assertSignalOption } from './signal-option.js';
+import { readPollOptions } from './poll-options.js';
 import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
 
 // A chunk of its own, loaded on the first waitForLimitSync, to keep the main entry in budget.
@@ -16,12 +15,7 @@ import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
  * const limit = await waitForLimitSync(context, { timeoutMs: 60_000 });
  */
 export async function waitForLimitSync(context: DailyLimitContext, options: WaitForLimitSyncOptions = {}): Promise<AccountLimit> {
-  const { timeoutMs = 30_000, pollIntervalMs = 500, maxPollIntervalMs = 5_000 } = options;
-  const signal = options.signal ?? undefined;
-  assertMilliseconds(timeoutMs, 'timeoutMs', { allowInfinity: true });
-  assertMilliseconds(pollIntervalMs, 'pollIntervalMs');
-  assertMilliseconds(maxPollIntervalMs, 'maxPollIntervalMs');
-  assertSignalOption(options.signal, 'signal');
+  const { timeoutMs, pollIntervalMs, maxPollIntervalMs, signal } = readPollOptions(options, { timeoutMs: 30_000, pollIntervalMs: 500, maxPollIntervalMs: 5_000 });
   const deadline = Date.now() + timeoutMs;
   const abort = () => new AbortError('waitForLimitSync was cancelled by the caller\'s AbortSignal.', { code: 'aborted' });
   const giveUp = (reason = 'was still pending') =>
