@@ -4,6 +4,7 @@ import { readAnswerBody } from './answer-body.js';
 import { UnexpectedResponseError } from './errors.js';
 import { assertDailyLimitInput, DAILY_LIMIT_CURRENCY } from './daily-limit-input.js';
 import { sendServiceRequest, type ServiceContext } from './service-request.js';
+import type { TokenManager } from './token-manager.js';
 import type { RequestOptions } from './transport.js';
 
 const LIMIT_PATH = '/user-api/user/account/limit';
@@ -48,6 +49,13 @@ export interface DailyLimitContext extends ServiceContext {
   maxDailyLimitCents: number;
   /** The client's per-request timeout; polls never wait longer than what is left of theirs. */
   requestTimeoutMs: number;
+  /** Says whether the wallet has registered (hasSignedUp), for the advice on a 401. */
+  tokenManager?: Pick<TokenManager, 'hasSignedUp'>;
+}
+
+// A wallet that signed in but never registered gets 401 on the limit (reference 5 rule 1).
+function adviseRegistration(context: DailyLimitContext) {
+  return (status: number) => (status === 401 && context.tokenManager?.hasSignedUp === false ? 'This wallet has not registered a user yet (its token says hasSignedUp: false): register it (POST /user) and finish onboarding first' : undefined);
 }
 
 /**
@@ -57,7 +65,7 @@ export interface DailyLimitContext extends ServiceContext {
  * const { amount, syncStatus } = await getDailyLimit(context);
  */
 export async function getDailyLimit(context: DailyLimitContext, options: RequestOptions = {}): Promise<AccountLimit> {
-  const answer = await sendServiceRequest(context, { method: 'GET', path: LIMIT_PATH }, options);
+  const answer = await sendServiceRequest(context, { method: 'GET', path: LIMIT_PATH, advice: adviseRegistration(context) }, options);
   return readAccountLimit(readAnswerBody(answer));
 }
 
@@ -72,7 +80,7 @@ export async function setDailyLimit(context: DailyLimitContext, params: SetDaily
   const currency = params?.currency ?? DAILY_LIMIT_CURRENCY;
   assertDailyLimitInput({ amount: params?.amount, currency }, context.maxDailyLimitCents);
   const json: SetAccountLimitRequest = { amount: params.amount, currency: DAILY_LIMIT_CURRENCY };
-  const answer = await sendServiceRequest(context, { method: 'PUT', path: LIMIT_PATH, json }, options);
+  const answer = await sendServiceRequest(context, { method: 'PUT', path: LIMIT_PATH, json, advice: adviseRegistration(context) }, options);
   return readAccountLimit(readAnswerBody(answer));
 }
 

@@ -3,7 +3,7 @@
 import type { AccessTokenClaims, OnboardingStatus, OnboardingStatusResponse } from '@capi/openapi-types';
 import { abortableSleep } from './abortable-sleep.js';
 import { AbortError, errorFromResponse, InvalidArgumentError, TimeoutError, UnexpectedResponseError } from './errors.js';
-import { decodeBase64Url } from './jwt-expiry.js';
+import { readJwtClaims } from './jwt-expiry.js';
 import type { PartnerClient } from './partner-client.js';
 import { readPollOptions } from './poll-options.js';
 import type { RequestOptions } from './transport.js';
@@ -21,13 +21,8 @@ export type { AccessTokenClaims, OnboardingStatus, OnboardingStatusResponse } fr
  * if (!readTokenClaims(token).hasSignedUp) await registerNewUser();
  */
 export function readTokenClaims(token: string): Partial<AccessTokenClaims> {
-  let claims: unknown;
-  try {
-    claims = JSON.parse(decodeBase64Url(String(token).split('.')[1] ?? ''));
-  } catch {
-    claims = undefined;
-  }
-  if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) {
+  const claims = readJwtClaims(String(token));
+  if (claims === undefined) {
     throw new InvalidArgumentError('token', 'readTokenClaims needs the access token as the service issued it (a JWT: three base64url parts with a JSON payload).', 'invalid_token');
   }
   return claims as Partial<AccessTokenClaims>;

@@ -108,7 +108,7 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
   // without building a Request and a Response per call (a large part of a call's cost).
   const raw = createOpenapiFetchClient<RawPaths>({ baseUrl, fetch: transport.fetch });
   const serviceContext = { transport, baseUrl };
-  const limitContext: DailyLimitContext = { ...serviceContext, maxDailyLimitCents, requestTimeoutMs: timeoutMs };
+  const limitContext: DailyLimitContext = { ...serviceContext, maxDailyLimitCents, requestTimeoutMs: timeoutMs, tokenManager };
 
   return {
     raw,

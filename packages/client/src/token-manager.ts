@@ -1,6 +1,6 @@
 import { describeValue } from './describe-value.js';
 import { InvalidArgumentError, PartnerClientError } from './errors.js';
-import { readJwtExpiry } from './jwt-expiry.js';
+import { readJwtClaims, readJwtExpiry } from './jwt-expiry.js';
 import { holdToken } from './redact-tokens.js';
 
 /**
@@ -97,6 +97,7 @@ export class TokenManager {
   #token: string | undefined;
   #refreshToken: string | undefined;
   #expiresAt: number | undefined;
+  #hasSignedUp: boolean | undefined;
   readonly #renewBeforeMs: number;
   #renewal: Promise<string | undefined> | undefined;
   // Set when a renewal brought a token that is already due (a device clock far off, or a service
@@ -163,13 +164,25 @@ export class TokenManager {
     this.#refreshToken = set.refreshToken;
     holdToken(set.token);
     holdToken(set.refreshToken);
+    const hasSignedUp = readJwtClaims(set.token)?.hasSignedUp;
+    this.#hasSignedUp = typeof hasSignedUp === 'boolean' ? hasSignedUp : undefined;
     this.#expiresAt = expiresAt?.getTime();
     this.#inferredGeneration = set.refreshToken ? 'newer' : 'older';
     this.#renewalBroughtDueToken = false;
   }
 
+  /**
+   * The last access token's unverified `hasSignedUp` claim: `false` for a wallet that has not
+   * registered a user yet (newer generation), `undefined` when the token does not say. Kept
+   * after a 401 dropped that token, until new tokens or `clear()`.
+   */
+  get hasSignedUp(): boolean | undefined {
+    return this.#hasSignedUp;
+  }
+
   /** Forgets every token (sign-out). */
   clear(): void {
+    this.#hasSignedUp = undefined;
     this.#token = undefined;
     this.#refreshToken = undefined;
     this.#expiresAt = undefined;

@@ -234,6 +234,32 @@ describe('newer generation: refreshes the 15-minute access token with a rotating
   });
 });
 
+describe('tells a wallet that has not registered to register', () => {
+  const unsigned = (claims: Record<string, unknown>) => `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify({ exp: Math.floor(Date.now() / 1000) + 3_600, ...claims })).toString('base64url')}.c2ln`;
+
+  it('a 401 on the limit with hasSignedUp false says to register; with hasSignedUp true it says to sign in again', async () => {
+    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    service.script('GET', LIMIT_PATH, { status: 401, body: { message: 'Unauthorized' } });
+    const client = createPartnerClient({ baseUrl: service.url });
+    client.tokenManager.setTokens(unsigned({ hasSignedUp: false }));
+    expect(client.tokenManager.hasSignedUp).toBe(false);
+    const error = await client.getDailyLimit().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect((error as Error).message).toContain('has not registered a user yet');
+    expect((error as Error).message).toContain('register it (POST /user)');
+    // Still known after the 401 dropped the token.
+    expect(client.tokenManager.hasSignedUp).toBe(false);
+
+    service.script('PUT', LIMIT_PATH, { status: 401, body: { message: 'Unauthorized' } });
+    client.tokenManager.setTokens(unsigned({ hasSignedUp: true, userId: 'u1' }));
+    const registered = await client.setDailyLimit({ amount: 100 }).catch((caught: unknown) => caught);
+    expect(registered).toBeInstanceOf(AuthenticationError);
+    expect((registered as Error).message).not.toContain('register');
+    client.tokenManager.clear();
+    expect(client.tokenManager.hasSignedUp).toBeUndefined();
+  });
+});
+
 describe('never shows tokens in logs or error messages', () => {
   it('keeps tokens out of the TokenManager JSON, string and inspect output', async () => {
     service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
