@@ -5,6 +5,7 @@ import { abortableSleep } from './abortable-sleep.js';
 import { AbortError, errorFromResponse, InvalidArgumentError, TimeoutError, UnexpectedResponseError } from './errors.js';
 import { readJwtClaims } from './jwt-expiry.js';
 import type { PartnerClient } from './partner-client.js';
+import type { RawPaths } from './raw-paths.js';
 import { readPollOptions } from './poll-options.js';
 import type { RequestOptions } from './transport.js';
 
@@ -93,4 +94,64 @@ export async function waitForOnboardingStatus(
     await abortableSleep(interval, signal, abort);
     interval = Math.min(maxPollIntervalMs, Math.round(interval * 1.5));
   }
+}
+
+type Body<P extends '/user' | '/phone/verification' | '/phone' | '/account'> = RawPaths[P]['post'] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+
+/** The JSON body of `registerUser` (`POST /user`), as the spec gives it. @example const body: RegisterUserBody = {}; */
+export type RegisterUserBody = Body<'/user'>;
+/** The JSON body of `requestPhoneVerification` (`POST /phone/verification`). @example const body: RequestPhoneVerificationBody = {}; */
+export type RequestPhoneVerificationBody = Body<'/phone/verification'>;
+/** The JSON body of `setPhone` (`POST /phone`). @example const body: SetPhoneBody = {}; */
+export type SetPhoneBody = Body<'/phone'>;
+/** The JSON body of `createAccount` (`POST /account`). @example const body: CreateAccountBody = {}; */
+export type CreateAccountBody = Body<'/account'>;
+
+async function post<P extends '/user' | '/phone/verification' | '/phone' | '/account'>(client: PartnerClient, path: P, body: Body<P>, options: RequestOptions): Promise<unknown> {
+  // Bodies and answers follow the generated types; a write is never retried unless options.retries says so.
+  const { data, error, response } = await (client.raw.POST as (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>)(path, { ...options, body });
+  if (error !== undefined) throw errorFromResponse(response, error);
+  return data;
+}
+
+/**
+ * Registers a user for the signed-in wallet (`POST /user`, newer generation); the token's
+ * `hasSignedUp` is false until then. Sign in again afterwards for a token with `userId`.
+ *
+ * @throws AuthenticationError (401), ValidationError (422), and the usual request errors.
+ * @example
+ * await registerUser(client, body);
+ */
+export function registerUser(client: PartnerClient, body: RegisterUserBody, options: RequestOptions = {}): Promise<unknown> {
+  return post(client, '/user', body, options);
+}
+
+/**
+ * Asks the service to send a verification code to the user's phone (`POST /phone/verification`).
+ *
+ * @example
+ * await requestPhoneVerification(client, body);
+ */
+export function requestPhoneVerification(client: PartnerClient, body: RequestPhoneVerificationBody, options: RequestOptions = {}): Promise<unknown> {
+  return post(client, '/phone/verification', body, options);
+}
+
+/**
+ * Sets the user's phone (`POST /phone`).
+ *
+ * @example
+ * await setPhone(client, body);
+ */
+export function setPhone(client: PartnerClient, body: SetPhoneBody, options: RequestOptions = {}): Promise<unknown> {
+  return post(client, '/phone', body, options);
+}
+
+/**
+ * Creates the user's account (`POST /account`).
+ *
+ * @example
+ * await createAccount(client, body);
+ */
+export function createAccount(client: PartnerClient, body: CreateAccountBody, options: RequestOptions = {}): Promise<unknown> {
+  return post(client, '/account', body, options);
 }

@@ -2,8 +2,8 @@
 // wait for a step driven by the sandbox's admin API, and the token's unverified claims.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '@capi/sandbox';
-import { AbortError, AuthenticationError, createPartnerClient, InvalidArgumentError, signerFromViemAccount, TimeoutError } from '../src/index.js';
-import { getOnboardingStatus, readTokenClaims, waitForOnboardingStatus } from '../src/onboarding.js';
+import { AbortError, AuthenticationError, createPartnerClient, InvalidArgumentError, signerFromViemAccount, TimeoutError, ValidationError } from '../src/index.js';
+import { createAccount, getOnboardingStatus, readTokenClaims, registerUser, requestPhoneVerification, setPhone, waitForOnboardingStatus } from '../src/onboarding.js';
 import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
 
 let sandbox: Sandbox | undefined;
@@ -60,5 +60,19 @@ describe('readTokenClaims', () => {
     for (const bad of ['', 'not-a-jwt', 'a.b.c', `x.${btoa('[1]')}.y`]) {
       expect(() => readTokenClaims(bad)).toThrow(expect.objectContaining({ code: 'invalid_token', argument: 'token' }));
     }
+  });
+});
+
+describe('the onboarding writes', () => {
+  it('send their JSON body over HTTP; the service\'s refusals are typed errors', async () => {
+    const { client } = await signedIn();
+    for (const write of [registerUser, requestPhoneVerification, setPhone, createAccount]) {
+      await expect(write(client, {})).resolves.toEqual(expect.any(Object));
+      const refused = await write(client, 'not an object' as never).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ValidationError);
+      expect(refused).toMatchObject({ status: 422 });
+    }
+    const stranger = createPartnerClient({ baseUrl: sandbox!.baseUrl });
+    await expect(registerUser(stranger, {})).rejects.toBeInstanceOf(AuthenticationError);
   });
 });
