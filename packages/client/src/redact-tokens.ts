@@ -10,7 +10,7 @@
 const RUN_PATTERN = /[\w.-]+/g;
 // Skips a credential already redacted: messages pass through here twice (the error body, then
 // the error's message built from it), and "Bearer [redacted token]" must survive unchanged.
-const BEARER_PATTERN = /\b(Bearer(?:\s+|%20|\+))(?!\[redacted token\](?:[\s"',;]|$))[^\s"',;%]+/gi;
+const BEARER_PATTERN = /\b(Bearer(?:\s+|%(?:25)?20|\+))(?!\[redacted token\](?:[\s"',;]|$))[^\s"',;]+/gi;
 const REDACTED = '[redacted token]';
 const MAX_DEPTH = 32;
 const TOO_DEEP = '[nested too deep]';

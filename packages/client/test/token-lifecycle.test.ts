@@ -321,6 +321,8 @@ describe('never shows tokens in logs or error messages', () => {
     const error = new AuthenticationError({ status: 401, code: 'unauthorized', message: `x-${stranger} and Bearer%20${stranger}`, body: {}, requestId: `id-${stranger}` });
     expect(error.message).toBe('x-[redacted token] and Bearer%20[redacted token]');
     expect(error.requestId).toBe('id-[redacted token]');
+    const opaque = new AuthenticationError({ status: 401, code: 'unauthorized', message: 'a Bearer%20abc%2Fdef123 b Bearer%2520ghi%252Fjkl456', body: {} });
+    expect(opaque.message).toBe('a Bearer%20[redacted token] b Bearer%2520[redacted token]');
   });
 
   it('redacts a bearer credential once, so the message stays readable', async () => {
