@@ -1,13 +1,10 @@
 import type { AccountLimit, SetAccountLimitRequest } from '@capi/openapi-types';
 import { previewBody } from './describe-value.js';
-import { abortableSleep } from './abortable-sleep.js';
 import { readAnswerBody } from './answer-body.js';
-import { AbortError, TimeoutError, UnexpectedResponseError } from './errors.js';
+import { UnexpectedResponseError } from './errors.js';
 import { assertDailyLimitInput, DAILY_LIMIT_CURRENCY } from './daily-limit-input.js';
-import { assertMilliseconds } from './milliseconds-option.js';
 import { sendServiceRequest, type ServiceContext } from './service-request.js';
-import { assertSignalOption } from './signal-option.js';
-import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
+import type { TokenManager } from './token-manager.js';
 import type { RequestOptions } from './transport.js';
 
 const LIMIT_PATH = '/user-api/user/account/limit';
@@ -52,6 +49,13 @@ export interface DailyLimitContext extends ServiceContext {
   maxDailyLimitCents: number;
   /** The client's per-request timeout; polls never wait longer than what is left of theirs. */
   requestTimeoutMs: number;
+  /** Says whether the wallet has registered (hasSignedUp), for the advice on a 401. */
+  tokenManager?: Pick<TokenManager, 'hasSignedUp'>;
+}
+
+// A wallet that signed in but never registered gets 401 on the limit (reference 5 rule 1).
+function adviseRegistration(context: DailyLimitContext) {
+  return (status: number) => (status === 401 && context.tokenManager?.hasSignedUp === false ? 'This wallet has not registered a user yet (its token says hasSignedUp: false): register it (POST /user) and finish onboarding first' : undefined);
 }
 
 /**
@@ -61,7 +65,7 @@ export interface DailyLimitContext extends ServiceContext {
  * const { amount, syncStatus } = await getDailyLimit(context);
  */
 export async function getDailyLimit(context: DailyLimitContext, options: RequestOptions = {}): Promise<AccountLimit> {
-  const answer = await sendServiceRequest(context, { method: 'GET', path: LIMIT_PATH }, options);
+  const answer = await sendServiceRequest(context, { method: 'GET', path: LIMIT_PATH, advice: adviseRegistration(context) }, options);
   return readAccountLimit(readAnswerBody(answer));
 }
 
@@ -76,61 +80,8 @@ export async function setDailyLimit(context: DailyLimitContext, params: SetDaily
   const currency = params?.currency ?? DAILY_LIMIT_CURRENCY;
   assertDailyLimitInput({ amount: params?.amount, currency }, context.maxDailyLimitCents);
   const json: SetAccountLimitRequest = { amount: params.amount, currency: DAILY_LIMIT_CURRENCY };
-  const answer = await sendServiceRequest(context, { method: 'PUT', path: LIMIT_PATH, json }, options);
+  const answer = await sendServiceRequest(context, { method: 'PUT', path: LIMIT_PATH, json, advice: adviseRegistration(context) }, options);
   return readAccountLimit(readAnswerBody(answer));
-}
-
-/**
- * Polls the limit, waiting longer each time, until its `syncStatus` is `synced`.
- *
- * @example
- * await setDailyLimit(context, { amount: 50_000 });
- * const limit = await waitForLimitSync(context, { timeoutMs: 60_000 });
- */
-export async function waitForLimitSync(context: DailyLimitContext, options: WaitForLimitSyncOptions = {}): Promise<AccountLimit> {
-  const { timeoutMs = 30_000, pollIntervalMs = 500, maxPollIntervalMs = 5_000 } = options;
-  const signal = options.signal ?? undefined;
-  assertMilliseconds(timeoutMs, 'timeoutMs', { allowInfinity: true });
-  assertMilliseconds(pollIntervalMs, 'pollIntervalMs');
-  assertMilliseconds(maxPollIntervalMs, 'maxPollIntervalMs');
-  assertSignalOption(options.signal, 'signal');
-  const deadline = Date.now() + timeoutMs;
-  const abort = () => new AbortError('waitForLimitSync was cancelled by the caller\'s AbortSignal.', { code: 'aborted' });
-  const giveUp = (reason = 'was still pending') =>
-    new TimeoutError(
-      `The daily limit ${reason} after ${timeoutMs} ms. The change is applied downstream asynchronously: wait longer (timeoutMs) or check again later.`,
-      { code: 'limit_sync_timeout', timeoutMs },
-    );
-  // Ends a poll in flight, its retries included, at the deadline, as well as on the caller's
-  // signal: a poll's retries would otherwise run past timeoutMs.
-  const polls = new AbortController();
-  const deadlineTimer = Number.isFinite(timeoutMs) ? setTimeout(() => polls.abort(), Math.min(timeoutMs, MAX_TIMER_DELAY_MS)) : undefined;
-  const forwardAbort = () => polls.abort();
-  signal?.addEventListener('abort', forwardAbort, { once: true });
-  try {
-    let interval = pollIntervalMs;
-    for (;;) {
-      if (signal?.aborted) throw abort();
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) throw giveUp();
-      let limit: AccountLimit;
-      try {
-        limit = await getDailyLimit(context, { signal: polls.signal, timeoutMs: Math.min(context.requestTimeoutMs, remaining) });
-      } catch (error) {
-        if (signal?.aborted) throw abort();
-        // The deadline ended the poll (its timer), or the poll's own timeout, set to what was left, ran out.
-        if (polls.signal.aborted || (error instanceof TimeoutError && Date.now() >= deadline)) throw giveUp('could not be read (no answer to the last poll)');
-        throw error;
-      }
-      if (limit.syncStatus === 'synced') return limit;
-      if (Date.now() + interval >= deadline) throw giveUp();
-      await abortableSleep(interval, signal, abort);
-      interval = Math.min(maxPollIntervalMs, Math.round(interval * 1.5));
-    }
-  } finally {
-    if (deadlineTimer !== undefined) clearTimeout(deadlineTimer);
-    signal?.removeEventListener('abort', forwardAbort);
-  }
 }
 
 function readAccountLimit(data: unknown): AccountLimit {

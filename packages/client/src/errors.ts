@@ -105,7 +105,7 @@ export class ApiError extends PartnerClientError {
     super(init.message, { code: init.code });
     this.status = init.status;
     this.body = init.body;
-    this.requestId = init.requestId;
+    this.requestId = init.requestId === undefined ? undefined : redactTokens(init.requestId);
   }
 
   override toJSON(): Record<string, unknown> {

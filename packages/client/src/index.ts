@@ -16,6 +16,7 @@ export { signerFromViemAccount, signerFromWalletClient, type MessageSigningAccou
 export type { SignInResult, SignInWithEthereumParams } from './sign-in.js';
 export type { SetDailyLimitParams, WaitForLimitSyncOptions } from './daily-limit.js';
 export type { FetchFunction, RequestOptions, RetryEvent } from './transport.js';
+export type { RawPaths, WidenOpenEnums } from './raw-paths.js';
 export type { RetriesOption, RetryPolicy } from './retry-policy.js';
 export {
   AbortError,

@@ -9,21 +9,31 @@
  * readJwtExpiry(token)?.toISOString() // '2026-11-22T11:00:00.000Z'
  */
 export function readJwtExpiry(token: string): Date | undefined {
-  const payload = token.split('.')[1];
-  if (!payload) return undefined;
+  const exp = readJwtClaims(token)?.exp;
+  if (typeof exp !== 'number') return undefined;
+  // An `exp` beyond what a Date can hold (year 275760) is as good as none.
+  const expiresAt = new Date(exp * 1000);
+  return Number.isNaN(expiresAt.getTime()) ? undefined : expiresAt;
+}
+
+/**
+ * Reads the payload of a JWT without verifying it; `undefined` when it is not a JWT whose
+ * payload is a JSON object.
+ *
+ * @example
+ * readJwtClaims(token)?.hasSignedUp // false before registration
+ */
+export function readJwtClaims(token: string): Record<string, unknown> | undefined {
   try {
-    const claims: unknown = JSON.parse(decodeBase64Url(payload));
-    const exp = typeof claims === 'object' && claims !== null ? (claims as { exp?: unknown }).exp : undefined;
-    if (typeof exp !== 'number') return undefined;
-    // An `exp` beyond what a Date can hold (year 275760) is as good as none.
-    const expiresAt = new Date(exp * 1000);
-    return Number.isNaN(expiresAt.getTime()) ? undefined : expiresAt;
+    const claims: unknown = JSON.parse(decodeBase64Url(token.split('.')[1] ?? ''));
+    return typeof claims === 'object' && claims !== null && !Array.isArray(claims) ? (claims as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
 }
 
-function decodeBase64Url(segment: string): string {
+/** Decodes a base64url JWT segment to text (UTF-8). @example decodeBase64Url("eyJ9") */
+export function decodeBase64Url(segment: string): string {
   const base64 = segment.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(segment.length / 4) * 4, '=');
   const binary = atob(base64);
   const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));

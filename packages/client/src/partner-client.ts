@@ -1,6 +1,6 @@
 import openapiFetchDefault, { type Client } from 'openapi-fetch';
-import type { AccountLimit, paths, WebhookPublicKey } from '@capi/openapi-types';
-import { getDailyLimit, setDailyLimit, waitForLimitSync, type DailyLimitContext, type SetDailyLimitParams, type WaitForLimitSyncOptions } from './daily-limit.js';
+import type { AccountLimit, WebhookPublicKey } from '@capi/openapi-types';
+import { getDailyLimit, setDailyLimit, type DailyLimitContext, type SetDailyLimitParams, type WaitForLimitSyncOptions } from './daily-limit.js';
 import { DEFAULT_MAX_DAILY_LIMIT_CENTS } from './daily-limit-input.js';
 import { describeValue } from './describe-value.js';
 import { InvalidArgumentError } from './errors.js';
@@ -9,7 +9,7 @@ import { resolveRetryPolicy, type RetriesOption } from './retry-policy.js';
 import type { SignInResult, SignInWithEthereumParams } from './sign-in.js';
 import { TokenManager } from './token-manager.js';
 import { createTransport, type FetchFunction, type RequestOptions, type RetryEvent } from './transport.js';
-import { getWebhookPublicKey } from './webhook-public-key.js';
+import type { RawPaths } from './raw-paths.js';
 
 /**
  * Options of {@link createPartnerClient}.
@@ -47,8 +47,11 @@ export interface PartnerClientOptions {
  * const { amount } = await client.getDailyLimit();
  */
 export interface PartnerClient {
-  /** The openapi-fetch client: every path of the spec typed; does not throw on error statuses. */
-  readonly raw: Client<paths>;
+  /**
+   * The openapi-fetch client: every path of the spec typed; does not throw on error statuses.
+   * Open enums (e.g. the onboarding status) are typed `string` here, see {@link RawPaths}.
+   */
+  readonly raw: Client<RawPaths>;
   /** The TokenManager holding this client's tokens. */
   readonly tokenManager: TokenManager;
   /** Signs in with a wallet (SIWE) and stores the tokens. */
@@ -103,9 +106,9 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
   const transport = createTransport({ fetch: fetchOnce, fetchHonoursSignal, tokenManager, timeoutMs, retryPolicy: resolveRetryPolicy(options.retries), onRetry: options.onRetry });
   // The client's own methods send through the transport directly: the same behaviour as raw,
   // without building a Request and a Response per call (a large part of a call's cost).
-  const raw = createOpenapiFetchClient<paths>({ baseUrl, fetch: transport.fetch });
+  const raw = createOpenapiFetchClient<RawPaths>({ baseUrl, fetch: transport.fetch });
   const serviceContext = { transport, baseUrl };
-  const limitContext: DailyLimitContext = { ...serviceContext, maxDailyLimitCents, requestTimeoutMs: timeoutMs };
+  const limitContext: DailyLimitContext = { ...serviceContext, maxDailyLimitCents, requestTimeoutMs: timeoutMs, tokenManager };
 
   return {
     raw,
@@ -114,8 +117,9 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
     signInWithEthereum: async (params) => (await import('./sign-in.js')).signInWithEthereum({ ...serviceContext, tokenManager }, params),
     getDailyLimit: (callOptions) => getDailyLimit(limitContext, callOptions),
     setDailyLimit: (params, callOptions) => setDailyLimit(limitContext, params, callOptions),
-    waitForLimitSync: (waitOptions) => waitForLimitSync(limitContext, waitOptions),
-    getWebhookPublicKey: (callOptions) => getWebhookPublicKey(serviceContext, webhooksUrl, callOptions),
+    waitForLimitSync: async (waitOptions) => (await import('./limit-sync.js')).waitForLimitSync(limitContext, waitOptions),
+    // A chunk of its own, like the sign-in: a partner's front end never reads the webhook key.
+    getWebhookPublicKey: async (callOptions) => (await import('./webhook-public-key.js')).getWebhookPublicKey(serviceContext, webhooksUrl, callOptions),
   };
 }
 

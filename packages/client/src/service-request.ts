@@ -25,6 +25,8 @@ export interface ServiceRequest {
   method: 'GET' | 'PUT' | 'POST';
   path: keyof paths;
   json?: unknown;
+  /** The Accept header; default `application/json` (the nonce is `text/plain`). */
+  accept?: string;
   /** Another base than the core API (the webhook key service). */
   baseUrl?: string;
   /** What to tell the caller on an error status, when the operation knows better than the status. */
@@ -39,7 +41,8 @@ export interface ServiceRequest {
  * const answer = await sendServiceRequest(context, { method: 'GET', path: '/user-api/user/account/limit' }, options);
  */
 export async function sendServiceRequest(context: ServiceContext, request: ServiceRequest, options: RequestOptions = {}): Promise<BufferedAnswer> {
-  const headers: Record<string, string> = request.json === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' };
+  const accept = request.accept ?? 'application/json';
+  const headers: Record<string, string> = request.json === undefined ? { accept } : { accept, 'content-type': 'application/json' };
   const answer = await context.transport.send(
     {
       method: request.method,

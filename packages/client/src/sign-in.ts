@@ -105,7 +105,7 @@ async function signInOnce(context: SignInContext, params: SignInWithEthereumPara
   // Build once with a placeholder nonce so that a field viem refuses fails before any request.
   buildSiweMessage({ ...fields, nonce: 'placeholder0' });
 
-  const nonceAnswer = await sendServiceRequest(context, { method: 'GET', path: '/api/v1/auth/nonce' }, call);
+  const nonceAnswer = await sendServiceRequest(context, { method: 'GET', path: '/api/v1/auth/nonce', accept: 'text/plain' }, call);
   const nonce = readNonce(readAnswerText(nonceAnswer));
   const message = buildSiweMessage({ ...fields, nonce });
 

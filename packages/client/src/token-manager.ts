@@ -1,6 +1,7 @@
 import { describeValue } from './describe-value.js';
 import { InvalidArgumentError, PartnerClientError } from './errors.js';
-import { readJwtExpiry } from './jwt-expiry.js';
+import { readJwtClaims, readJwtExpiry } from './jwt-expiry.js';
+import { holdToken } from './redact-tokens.js';
 
 /**
  * The two infrastructure generations: `older` issues one token valid `ttlInSeconds` (1 to 24 h);
@@ -44,7 +45,7 @@ export interface TokenManagerOptions {
    */
   refresh?: (refreshToken: string) => Promise<TokenSet>;
   /**
-   * Renew this long before `exp`. Default 60 000 ms. Keep it well below the token lifetime
+   * Renew this long before `exp`. Default 180 000 ms (3 minutes). Keep it well below the token lifetime
    * (15 minutes in the newer generation): a token that a renewal brings already within it is
    * not renewed ahead of time again, but used until the service answers 401.
    */
@@ -66,7 +67,10 @@ export class TokenRenewalError extends PartnerClientError {
   override name = 'TokenRenewalError';
 }
 
-const DEFAULT_RENEW_BEFORE_MS = 60_000;
+// A few minutes before exp, as service-facts advises: 3 minutes leaves a newer-generation
+// access token (15 minutes) 80% of its life and an older one (1 h to 24 h) nearly all of it,
+// while absorbing a device clock a couple of minutes off.
+const DEFAULT_RENEW_BEFORE_MS = 180_000;
 
 /**
  * Whether `token` can be sent as `Authorization: Bearer <token>`: visible ASCII, no spaces.
@@ -93,6 +97,7 @@ export class TokenManager {
   #token: string | undefined;
   #refreshToken: string | undefined;
   #expiresAt: number | undefined;
+  #hasSignedUp: boolean | undefined;
   readonly #renewBeforeMs: number;
   #renewal: Promise<string | undefined> | undefined;
   // Set when a renewal brought a token that is already due (a device clock far off, or a service
@@ -157,13 +162,27 @@ export class TokenManager {
     const expiresAt = readExpiresAt(set.expiresAt) ?? readJwtExpiry(set.token);
     this.#token = set.token;
     this.#refreshToken = set.refreshToken;
+    holdToken(set.token);
+    holdToken(set.refreshToken);
+    const hasSignedUp = readJwtClaims(set.token)?.hasSignedUp;
+    this.#hasSignedUp = typeof hasSignedUp === 'boolean' ? hasSignedUp : undefined;
     this.#expiresAt = expiresAt?.getTime();
     this.#inferredGeneration = set.refreshToken ? 'newer' : 'older';
     this.#renewalBroughtDueToken = false;
   }
 
+  /**
+   * The last access token's unverified `hasSignedUp` claim: `false` for a wallet that has not
+   * registered a user yet (newer generation), `undefined` when the token does not say. Kept
+   * after a 401 dropped that token, until new tokens or `clear()`.
+   */
+  get hasSignedUp(): boolean | undefined {
+    return this.#hasSignedUp;
+  }
+
   /** Forgets every token (sign-out). */
   clear(): void {
+    this.#hasSignedUp = undefined;
     this.#token = undefined;
     this.#refreshToken = undefined;
     this.#expiresAt = undefined;

@@ -25,7 +25,7 @@ describe('publishes a package that resolves for every consumer', () => {
     expect(messages).toEqual([]);
   });
 
-  it('passes arethetypeswrong for both entries', async () => {
+  it('passes arethetypeswrong for every entry', async () => {
     const { stdout } = await run('pnpm', ['exec', 'attw', '--pack', '.', '--format', 'json', '--no-color'], { cwd: packageDir, maxBuffer: 16 * 1024 * 1024 }).catch((error: { stdout: string }) => error);
     const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { analysis: { problems: unknown[] } };
     expect(report.analysis.problems).toEqual([]);
@@ -55,15 +55,16 @@ describe('publishes a package that resolves for every consumer', () => {
     }
   }, 60_000);
 
-  it('resolves both entries from CommonJS and from ESM', async () => {
+  it('resolves every entry from CommonJS and from ESM', async () => {
     const script = `
       const cjs = require('@capi/client');
       const siwe = require('@capi/client/siwe');
-      import('@capi/client').then((esm) => {
-        console.log(JSON.stringify([typeof cjs.createPartnerClient, typeof siwe.buildSiweMessage, typeof esm.createPartnerClient, typeof esm.TokenManager]));
+      const onboarding = require('@capi/client/onboarding');
+      Promise.all([import('@capi/client'), import('@capi/client/onboarding')]).then(([esm, esmOnboarding]) => {
+        console.log(JSON.stringify([typeof cjs.createPartnerClient, typeof siwe.buildSiweMessage, typeof esm.createPartnerClient, typeof esm.TokenManager, typeof onboarding.waitForOnboardingStatus, typeof esmOnboarding.getOnboardingStatus]));
       });`;
     const { stdout } = await run(process.execPath, ['-e', script], { cwd: packageDir });
-    expect(JSON.parse(stdout)).toEqual(['function', 'function', 'function', 'function']);
+    expect(JSON.parse(stdout)).toEqual(['function', 'function', 'function', 'function', 'function', 'function']);
   });
 });
 

@@ -63,6 +63,14 @@ describe('signs in with a wallet: nonce, EIP-4361 message, signature, challenge'
     expect(service.requests.map((request) => request.authorization)).toEqual([undefined, undefined]);
   });
 
+  it('asks the nonce endpoint for text/plain (what it answers), the challenge for JSON', async () => {
+    await signIn();
+    expect(service.requests.map((request) => [request.path, request.accept])).toEqual([
+      ['/api/v1/auth/nonce', 'text/plain'],
+      ['/api/v1/auth/challenge', 'application/json'],
+    ]);
+  });
+
   it('uses a custom statement', async () => {
     await signIn({ statement: 'Sign in to Example Pay.' });
     expect(service.siweMessages[0]!.statement).toBe('Sign in to Example Pay.');

@@ -142,6 +142,21 @@ describe('renews the token ahead of its expiry', () => {
     expect(service.requests[0]!.authorization).toBe(`Bearer ${token}`);
   });
 
+  it('renews by default 3 minutes before exp: a token with 150 s left is renewed, one with 240 s is kept', async () => {
+    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    const { client, tokenManager, calls } = clientWithReauthentication();
+    const kept = service.issueAccessToken(registeredAccount.address, 240);
+    tokenManager.setTokens(kept);
+    await client.getDailyLimit();
+    expect(calls.reauthenticate).toBe(0);
+    expect(service.requests.at(-1)!.authorization).toBe(`Bearer ${kept}`);
+
+    tokenManager.setTokens(service.issueAccessToken(registeredAccount.address, 150));
+    await client.getDailyLimit();
+    expect(calls.reauthenticate).toBe(1);
+    expect(tokenManager.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 3_600_000);
+  });
+
   it('signs in lazily when there is no token yet', async () => {
     service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
     const { client, calls } = clientWithReauthentication();
@@ -219,6 +234,32 @@ describe('newer generation: refreshes the 15-minute access token with a rotating
   });
 });
 
+describe('tells a wallet that has not registered to register', () => {
+  const unsigned = (claims: Record<string, unknown>) => `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify({ exp: Math.floor(Date.now() / 1000) + 3_600, ...claims })).toString('base64url')}.c2ln`;
+
+  it('a 401 on the limit with hasSignedUp false says to register; with hasSignedUp true it says to sign in again', async () => {
+    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    service.script('GET', LIMIT_PATH, { status: 401, body: { message: 'Unauthorized' } });
+    const client = createPartnerClient({ baseUrl: service.url });
+    client.tokenManager.setTokens(unsigned({ hasSignedUp: false }));
+    expect(client.tokenManager.hasSignedUp).toBe(false);
+    const error = await client.getDailyLimit().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect((error as Error).message).toContain('has not registered a user yet');
+    expect((error as Error).message).toContain('register it (POST /user)');
+    // Still known after the 401 dropped the token.
+    expect(client.tokenManager.hasSignedUp).toBe(false);
+
+    service.script('PUT', LIMIT_PATH, { status: 401, body: { message: 'Unauthorized' } });
+    client.tokenManager.setTokens(unsigned({ hasSignedUp: true, userId: 'u1' }));
+    const registered = await client.setDailyLimit({ amount: 100 }).catch((caught: unknown) => caught);
+    expect(registered).toBeInstanceOf(AuthenticationError);
+    expect((registered as Error).message).not.toContain('register');
+    client.tokenManager.clear();
+    expect(client.tokenManager.hasSignedUp).toBeUndefined();
+  });
+});
+
 describe('never shows tokens in logs or error messages', () => {
   it('keeps tokens out of the TokenManager JSON, string and inspect output', async () => {
     service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
@@ -242,6 +283,46 @@ describe('never shows tokens in logs or error messages', () => {
       expect(output).not.toContain(token);
     }
     expect((error as Error).message).toContain('[redacted token]');
+  });
+
+  it('redacts the tokens it holds wherever the service echoes them: percent-encoded, base64, in x-request-id, a part alone', async () => {
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
+    const client = createPartnerClient({ baseUrl: service.url, retries: 0 });
+    const { token, refreshToken } = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    const [, payload, signature] = token.split('.');
+    const echoes = [
+      `Bearer%20${token}`,
+      `authorization=Bearer%2520${encodeURIComponent(encodeURIComponent(token))}`,
+      `x-${token}`,
+      `basic ${btoa(token)}`,
+      `payload ${payload} signature ${signature}`,
+      `refresh ${refreshToken} or ${encodeURIComponent(encodeURIComponent(refreshToken!))} or ${btoa(refreshToken!)}`,
+    ];
+    service.script('GET', LIMIT_PATH, { status: 401, headers: { 'x-request-id': `req-${token}-${refreshToken}` }, body: { message: echoes.join(' | '), echoes } });
+    const error = await client.getDailyLimit().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    const outputs = [(error as Error).message, JSON.stringify(error), inspect(error, { depth: 10 }), (error as AuthenticationError).requestId!];
+    for (const output of outputs) {
+      for (const secret of [token, payload!, signature!, btoa(token), refreshToken!, btoa(refreshToken!)]) expect(output).not.toContain(secret);
+    }
+    expect((error as AuthenticationError).requestId).toBe('req-[redacted token]-[redacted token]');
+    expect((error as AuthenticationError).body).toMatchObject({ echoes: [
+      'Bearer%20[redacted token]',
+      'authorization=Bearer%2520[redacted token]',
+      'x-[redacted token]',
+      'basic [redacted token]',
+      'payload [redacted token] signature [redacted token]',
+      'refresh [redacted token] or [redacted token] or [redacted token]',
+    ] });
+  });
+
+  it('redacts a JWT it never held after "-" or a percent escape', () => {
+    const stranger = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLXNpZ25hdHVyZQ';
+    const error = new AuthenticationError({ status: 401, code: 'unauthorized', message: `x-${stranger} and Bearer%20${stranger}`, body: {}, requestId: `id-${stranger}` });
+    expect(error.message).toBe('x-[redacted token] and Bearer%20[redacted token]');
+    expect(error.requestId).toBe('id-[redacted token]');
+    const opaque = new AuthenticationError({ status: 401, code: 'unauthorized', message: 'a Bearer%20abc%2Fdef123 b Bearer%2520ghi%252Fjkl456', body: {} });
+    expect(opaque.message).toBe('a Bearer%20[redacted token] b Bearer%2520[redacted token]');
   });
 
   it('redacts a bearer credential once, so the message stays readable', async () => {

@@ -20,6 +20,8 @@ export interface RecordedRequest {
   method: string;
   path: string;
   authorization: string | undefined;
+  /** The request's Accept header. */
+  accept: string | undefined;
   body: string;
 }
 
@@ -200,7 +202,7 @@ export async function startPartnerService(options: PartnerServiceOptions = {}): 
     req.on('end', () => {
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
       const body = Buffer.concat(chunks).toString('utf8');
-      requests.push({ method: req.method ?? '', path, authorization: req.headers.authorization, body });
+      requests.push({ method: req.method ?? '', path, authorization: req.headers.authorization, accept: req.headers.accept, body });
       const answer = scripts.get(`${req.method} ${path}`)?.shift();
       if (answer && 'hang' in answer) {
         hanging.add(res);

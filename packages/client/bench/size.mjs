@@ -1,0 +1,11 @@
+// Only the bundle sizes of bench/index.mjs, without the request-rate rounds: `node bench/size.mjs`.
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { bundleSize, printTable, record } from '@capi/bench-kit';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const main = await bundleSize(join(here, '../dist/index.js'), { external: ['viem', 'viem/*', './sign-in-*', './webhook-public-key-*', './limit-sync-*'] });
+record({ name: 'main entry min+gzip, without the lazy sign-in, webhook-key and limit-sync chunks (openapi-fetch included)', value: main.gzipBytes, unit: 'bytes', goal: '<= 10240', met: main.gzipBytes <= 10_240 });
+const withSignIn = await bundleSize(join(here, '../dist/index.js'), { external: ['viem', 'viem/*'] });
+record({ name: 'main entry min+gzip, with the lazy chunks (viem excluded)', value: withSignIn.gzipBytes, unit: 'bytes' });
+printTable();

@@ -1,0 +1,30 @@
+import { assertMilliseconds } from './milliseconds-option.js';
+import { assertSignalOption } from './signal-option.js';
+
+/**
+ * The options every polling wait of the client takes.
+ *
+ * @example
+ * const options: PollOptions = { timeoutMs: 60_000, pollIntervalMs: 500, maxPollIntervalMs: 5_000 };
+ */
+export interface PollOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  pollIntervalMs?: number;
+  maxPollIntervalMs?: number;
+}
+
+/**
+ * Fills a wait's options from its defaults and checks them (InvalidArgumentError otherwise).
+ *
+ * @example
+ * const { timeoutMs, signal } = readPollOptions(options, { timeoutMs: 30_000, pollIntervalMs: 500, maxPollIntervalMs: 5_000 });
+ */
+export function readPollOptions(options: PollOptions, defaults: Required<Omit<PollOptions, 'signal'>>) {
+  const { timeoutMs = defaults.timeoutMs, pollIntervalMs = defaults.pollIntervalMs, maxPollIntervalMs = defaults.maxPollIntervalMs } = options;
+  assertMilliseconds(timeoutMs, 'timeoutMs', { allowInfinity: true });
+  assertMilliseconds(pollIntervalMs, 'pollIntervalMs');
+  assertMilliseconds(maxPollIntervalMs, 'maxPollIntervalMs');
+  assertSignalOption(options.signal, 'signal');
+  return { timeoutMs, pollIntervalMs, maxPollIntervalMs, signal: options.signal ?? undefined };
+}
