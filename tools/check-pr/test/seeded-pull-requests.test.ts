@@ -24,7 +24,7 @@ const write = (file: string, content: string) => {
 };
 const commit = (message: string) => {
   git('add', '-A');
-  git('commit', '-q', '--no-verify', '-m', message);
+  git('commit', '-q', '--no-verify', '--allow-empty', '-m', message);
 };
 const changeset = (bumps: Record<string, string>) => `---\n${Object.entries(bumps).map(([name, bump]) => `"${name}": ${bump}`).join('\n')}\n---\n\nA seeded change.\n`;
 const forAll = (names: string[], bump: string) => Object.fromEntries(names.map((name) => [name, bump]));
@@ -62,9 +62,8 @@ beforeAll(() => {
   git('checkout', '-q', '-B', 'main', head);
   // A base right after a release, when `changeset version` consumed every changeset.
   git('checkout', '-q', '-b', 'released-main');
-  for (const file of readdirSync(path.join(clone, '.changeset')).filter((name) => name.endsWith('.md') && name !== 'README.md')) {
-    git('rm', '-q', `.changeset/${file}`);
-  }
+  const consumed = readdirSync(path.join(clone, '.changeset')).filter((name) => name.endsWith('.md') && name !== 'README.md');
+  if (consumed.length > 0) git('rm', '-q', ...consumed.map((file) => `.changeset/${file}`));
   commit('release: changeset version consumed the pending changesets');
   // A base with changesets pending from earlier pull requests, whatever the real tree holds
   // today: a fix of the signature package and a breaking change of the OpenAPI packages.
