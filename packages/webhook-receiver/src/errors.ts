@@ -82,3 +82,40 @@ export function bodyTooLargeError(maxBytes: number): WebhookReceiverError {
   return new WebhookReceiverError('body_too_large',
     `The body is larger than maxBodyBytes (${maxBytes} bytes); raise maxBodyBytes if real deliveries are this large.`);
 }
+
+/**
+ * Machine-readable reasons a {@link DeadLetterStoreError} is thrown.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof DeadLetterStoreError && error.code === 'dead_letter_store_full') alert('replay or drain the dead letters');
+ * ```
+ */
+export type DeadLetterStoreErrorCode =
+  /** The store did not answer, or answered with an error; the delivery is answered 503 and retried. */
+  | 'dead_letter_store_unavailable'
+  /** The memory store holds `maxEntries` entries already; the delivery is answered 503 and retried. */
+  | 'dead_letter_store_full'
+  /** The Redis client passed to `createRedisDeadLetterStore` is neither ioredis, node-redis nor a command function. */
+  | 'unsupported_redis_client'
+  /** The store answered something this store did not write (a foreign key under its prefix). */
+  | 'unexpected_store_reply';
+
+/**
+ * A failure of the dead-letter store. An authentic event that fails the schema is answered
+ * `503` when it could not be kept, so the service retries and nothing is dropped.
+ *
+ * @example
+ * ```ts
+ * onError(error) { if (error instanceof DeadLetterStoreError) metrics.increment('webhook.dead_letters_down'); }
+ * ```
+ */
+export class DeadLetterStoreError extends Error {
+  override readonly name = 'DeadLetterStoreError';
+  readonly code: DeadLetterStoreErrorCode;
+
+  constructor(code: DeadLetterStoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}

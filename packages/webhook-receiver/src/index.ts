@@ -30,8 +30,18 @@ export { toNodeHandler, deliverySourceFromNodeRequest, writeNodeReply, type Node
 export { deliverySourceFromRequest, replyToResponse } from './web-adapter.js';
 export type { DeliverySource, ReceiverReply } from './delivery-source.js';
 export { RECEIVER_OUTCOMES, type ReceiverOutcome } from './status-table.js';
-export { WebhookReceiverError, DedupeStoreError, type WebhookReceiverErrorCode, type DedupeStoreErrorCode } from './errors.js';
+export {
+  WebhookReceiverError,
+  DedupeStoreError,
+  DeadLetterStoreError,
+  type WebhookReceiverErrorCode,
+  type DedupeStoreErrorCode,
+  type DeadLetterStoreErrorCode,
+} from './errors.js';
 export { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore } from './dedupe/dedupe-store.js';
 export { createMemoryDedupeStore, type MemoryDedupeStore, type MemoryDedupeStoreOptions } from './dedupe/memory-store.js';
 export { createRedisDedupeStore, type RedisDedupeStoreOptions } from './dedupe/redis-store.js';
 export type { RedisClientLike, RedisCommand } from './dedupe/redis-command.js';
+export type { DeadLetterEntry, DeadLetterStore } from './dead-letter/dead-letter-store.js';
+export { createMemoryDeadLetterStore, type MemoryDeadLetterStoreOptions } from './dead-letter/memory-dead-letter-store.js';
+export { createRedisDeadLetterStore, type RedisDeadLetterStoreOptions } from './dead-letter/redis-dead-letter-store.js';
