@@ -1,3 +1,5 @@
+import type { WebhookEventValidationError } from '@capi/webhook-validator';
+
 /**
  * Machine-readable reasons a {@link WebhookReceiverError} is thrown.
  *
@@ -118,4 +120,39 @@ export class DeadLetterStoreError extends Error {
     super(message, options);
     this.code = code;
   }
+}
+
+/**
+ * An authentic delivery (its signature verified) that the schema refuses, as `onError` receives
+ * it: the raw body, the problems, and the outcome it was answered with in the error context.
+ * Schema drift is normal (the service adds an enum value), so this is news, not an attack:
+ * upgrade the SDK, then `receiver.replay()` what the dead-letter store kept.
+ *
+ * @example
+ * ```ts
+ * onError(error) { if (error instanceof InvalidWebhookEventError) log.warn(error.errors, 'upgrade @capi/webhook-receiver'); }
+ * ```
+ */
+export class InvalidWebhookEventError extends Error {
+  override readonly name = 'InvalidWebhookEventError';
+  readonly code = 'invalid_event';
+  /** The body exactly as received and verified. */
+  readonly rawBody: Uint8Array;
+  /** What the validator found wrong (paths, keywords, messages; never the values). */
+  readonly errors: readonly WebhookEventValidationError[];
+  /** The body's `eventType`, when it named one this SDK knows. */
+  readonly eventType: string | undefined;
+
+  constructor(rawBody: Uint8Array, errors: readonly WebhookEventValidationError[], eventType: string | undefined) {
+    super(`An authentic ${eventType ?? 'webhook'} delivery does not match this SDK version's schema: ${describeProblems(errors)}. ` +
+      'It never reaches the typed handlers; keep it with a deadLetters store and receiver.replay() it after upgrading @capi/webhook-receiver.');
+    this.rawBody = rawBody;
+    this.errors = errors;
+    this.eventType = eventType;
+  }
+}
+
+/** The first few validation messages, joined: the detail of a reply and of an error message. */
+export function describeProblems(errors: readonly WebhookEventValidationError[]): string {
+  return errors.slice(0, 5).map((error) => error.message).join('; ');
 }

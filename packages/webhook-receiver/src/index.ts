@@ -14,17 +14,21 @@
  *
  * @packageDocumentation
  */
-export {
-  createWebhookReceiver,
-  type HandleOptions,
-  type UnknownWebhookEvent,
-  type WebhookDelivery,
-  type WebhookErrorContext,
-  type WebhookEventHandler,
-  type WebhookReceipt,
-  type WebhookReceiver,
-  type WebhookReceiverOptions,
-} from './receiver.js';
+export { createWebhookReceiver } from './receiver.js';
+export type {
+  HandleOptions,
+  InvalidWebhookEvent,
+  ReplayOptions,
+  ReplayReport,
+  UnknownWebhookEvent,
+  WebhookDelivery,
+  WebhookErrorContext,
+  WebhookEventHandler,
+  WebhookEventParser,
+  WebhookReceipt,
+  WebhookReceiver,
+  WebhookReceiverOptions,
+} from './receiver-types.js';
 export type { SignatureCheckOptions } from './signature-check.js';
 export { toNodeHandler, deliverySourceFromNodeRequest, writeNodeReply, type NodeWebhookHandler, type NodeWebhookRequest } from './node-adapter.js';
 export { deliverySourceFromRequest, replyToResponse } from './web-adapter.js';
@@ -34,6 +38,7 @@ export {
   WebhookReceiverError,
   DedupeStoreError,
   DeadLetterStoreError,
+  InvalidWebhookEventError,
   type WebhookReceiverErrorCode,
   type DedupeStoreErrorCode,
   type DeadLetterStoreErrorCode,
