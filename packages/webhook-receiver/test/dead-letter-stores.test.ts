@@ -1,27 +1,18 @@
-import { Redis } from 'ioredis';
-import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeadLetterEntry, DeadLetterStore } from '../src/dead-letter/dead-letter-store.js';
 import { createMemoryDeadLetterStore } from '../src/dead-letter/memory-dead-letter-store.js';
 import { createRedisDeadLetterStore } from '../src/dead-letter/redis-dead-letter-store.js';
 import { DeadLetterStoreError, WebhookReceiverError } from '../src/errors.js';
-import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
+import { startRedisWithClients, type RedisWithClients } from './helpers/redis-server.js';
 
-let redis: RedisServer;
-let ioredis: Redis;
-let nodeRedis: ReturnType<typeof createClient>;
+let redis: RedisWithClients;
 let prefixCounter = 0;
 
 beforeAll(async () => {
-  redis = await startRedisServer();
-  ioredis = new Redis({ port: redis.port, host: '127.0.0.1' });
-  nodeRedis = createClient({ socket: { port: redis.port, host: '127.0.0.1' } });
-  await nodeRedis.connect();
+  redis = await startRedisWithClients();
 });
 
 afterAll(async () => {
-  ioredis?.disconnect();
-  await nodeRedis?.close();
   await redis?.close();
 });
 
@@ -40,8 +31,8 @@ function entry(digest: string, receivedAt: number, body: Uint8Array = new TextEn
 
 const stores: Array<[string, () => DeadLetterStore]> = [
   ['memory store', () => createMemoryDeadLetterStore()],
-  ['Redis store over ioredis', () => createRedisDeadLetterStore({ client: ioredis, keyPrefix: freshPrefix() })],
-  ['Redis store over node-redis', () => createRedisDeadLetterStore({ client: nodeRedis, keyPrefix: freshPrefix() })],
+  ['Redis store over ioredis', () => createRedisDeadLetterStore({ client: redis.ioredis, keyPrefix: freshPrefix() })],
+  ['Redis store over node-redis', () => createRedisDeadLetterStore({ client: redis.nodeRedis, keyPrefix: freshPrefix() })],
 ];
 
 describe.each(stores)('%s keeps dead letters until they are deleted', (_name, createStore) => {
