@@ -157,6 +157,21 @@ describe.each(servings)('over %s', (_servingName, serve) => {
     });
   });
 
+  describe('with a dead-letter store, the kept event is acknowledged even when onInvalidEvent throws', () => {
+    it('answers 202 invalid_event_dead_lettered and gives onError the hook\'s failure and the invalid event', async () => {
+      const failure = new Error('audit log down');
+      const deadLetters = createMemoryDeadLetterStore();
+      const { url, seen } = await start({ deadLetters, onInvalidEvent: () => { throw failure; } });
+      const body = driftedBodies(nextUser()).newEnumValue;
+      expect(await service.deliver(url, body)).toMatchObject({ status: 202, body: { code: 'invalid_event_dead_lettered' } });
+      expect(seen.errors.map(({ error, context }) => [error, context.outcome])).toEqual([
+        [failure, 'invalid_event_dead_lettered'],
+        [expect.any(InvalidWebhookEventError), 'invalid_event_dead_lettered'],
+      ]);
+      expect((await deadLetters.list(10)).map((entry) => entry.bodySha256)).toEqual([sha256(body)]);
+    });
+  });
+
   describe('with a dead-letter store that fails, answers 503 so that the service retries', () => {
     it('answers 503 dead_letter_store_unavailable when Redis does not answer, and keeps it on the retry once Redis does', async () => {
       let down = true;

@@ -11,7 +11,7 @@ import type { WebhookEventValidationError } from '@capi/webhook-validator';
  * ```
  */
 export interface DeadLetterEntry {
-  /** Lower-case hex SHA-256 of `rawBody`: the entry's key (a second copy of the body replaces the first). */
+  /** Lower-case hex SHA-256 of `rawBody`: the entry's key (a second copy of the body keeps the first entry). */
   readonly bodySha256: string;
   /** The body exactly as received and verified. */
   readonly rawBody: Uint8Array;
@@ -41,8 +41,9 @@ export interface DeadLetterEntry {
  */
 export interface DeadLetterStore {
   /**
-   * Keeps `entry` durably under `entry.bodySha256`; putting the same digest again replaces it
-   * (keeping its place in the order). The receiver answers 2xx only once this has resolved.
+   * Keeps `entry` durably under `entry.bodySha256`; when that digest is kept already (a
+   * redelivery of the same body), the first entry stays as it is. The receiver answers 2xx
+   * only once this has resolved.
    */
   put(entry: DeadLetterEntry): void | Promise<void>;
   /** Up to `limit` entries, oldest `receivedAt` first. */

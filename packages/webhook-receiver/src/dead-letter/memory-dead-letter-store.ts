@@ -38,16 +38,16 @@ export function createMemoryDeadLetterStore(options: MemoryDeadLetterStoreOption
   const entries = new Map<string, DeadLetterEntry>();
   return {
     put(entry) {
-      if (!entries.has(entry.bodySha256) && entries.size >= maxEntries) {
+      // A redelivery of the same body keeps the first entry.
+      if (entries.has(entry.bodySha256)) return;
+      if (entries.size >= maxEntries) {
         throw new DeadLetterStoreError('dead_letter_store_full',
           `The memory dead-letter store holds its maxEntries (${maxEntries}) entries; replay them (receiver.replay()) or raise maxEntries. The delivery is answered 503 and will be retried.`);
       }
-      const kept = entries.get(entry.bodySha256);
-      // A second copy of the body keeps the first copy's place in the order.
-      entries.set(entry.bodySha256, kept === undefined ? entry : { ...entry, receivedAt: kept.receivedAt });
+      entries.set(entry.bodySha256, entry);
     },
     list(limit) {
-      // Sorted by receipt time (stable, so a replaced entry keeps its place among equal times).
+      // Sorted by receipt time; stable, so entries of the same millisecond stay in the order put.
       return [...entries.values()].sort((a, b) => a.receivedAt - b.receivedAt).slice(0, limit);
     },
     delete(bodySha256) {

@@ -22,9 +22,11 @@ export interface RedisDeadLetterStoreOptions {
 
 // The entries live in one hash (digest -> JSON) and their order in a sorted set (score: the
 // receipt time). One script each, so that the two never disagree, whichever process writes.
+// A redelivery of the same body keeps the first entry.
 const PUT = `
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
-redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[1])
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 1 then
+  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+end
 return 1`;
 const DELETE = `
 redis.call('HDEL', KEYS[1], ARGV[1])
