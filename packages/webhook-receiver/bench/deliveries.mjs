@@ -44,3 +44,22 @@ export function signDeliveries(privateKeyPem, count) {
 }
 
 export { createPublicKey };
+
+/**
+ * `count` unique deliveries of about `targetBytes` each: a `user.created` event whose user holds
+ * enough cards to reach the size (the largest realistic body, at the receiver's 1 MiB limit).
+ */
+export function signLargeDeliveries(privateKeyPem, count, targetBytes) {
+  const key = createPrivateKey(privateKeyPem);
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const card = (index, user) => ({ id: `card-${user}-${index}`, cardToken: `tok-${user}-${index}`, lastFourDigits: '4242', embossedName: 'ADA LOVELACE', activatedAt: '2026-01-01T00:00:00Z', virtual: true });
+  const cardsFor = Math.floor(targetBytes / JSON.stringify(card(100_000, 1_000)).length);
+  return Array.from({ length: count }, (_, user) => {
+    const event = JSON.parse(userEvent(user));
+    event.eventType = 'user.created';
+    event.data.cards = Array.from({ length: cardsFor }, (_, index) => card(index, user));
+    const body = JSON.stringify(event);
+    const message = Buffer.from(`${timestamp}.${body}`, 'utf8');
+    return { body, bodyBytes: Buffer.from(body, 'utf8'), timestamp, signature: sign(null, message, key).toString('base64') };
+  });
+}

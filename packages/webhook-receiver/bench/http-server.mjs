@@ -1,26 +1,47 @@
-// The server side of the HTTP benchmark, in a process of its own so that it does not share a
-// core with the load generator. argv[2]: "receiver" (toNodeHandler over the whole pipeline) or
-// "verify-only" (bare node:http that reads the body and runs crypto.verify, nothing else).
+// The server side of the HTTP benchmarks, in a process of its own so that it does not share a
+// core with the load generator. argv[2]:
+// - "receiver": node:http + toNodeHandler over the whole pipeline;
+// - "verify-only": bare node:http that reads the body and runs crypto.verify, nothing else;
+// - "hono-receiver": Hono on @hono/node-server, the route calling receiver.handle(c.req.raw);
+// - "hono-verify-only": the same Hono app whose route reads the body through arrayBuffer()
+//   (never request.body first) and runs crypto.verify, nothing else.
 import { createPublicKey, verify } from 'node:crypto';
 import { createServer } from 'node:http';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
 import { createWebhookReceiver, toNodeHandler } from '../dist/index.js';
 
 const [mode, publicKeyPem] = [process.argv[2], process.env.PUBLIC_KEY];
-let listener;
-if (mode === 'receiver') {
-  const receiver = createWebhookReceiver({ publicKey: publicKeyPem, onError: () => undefined }).onAny(() => undefined);
-  listener = toNodeHandler(receiver);
-} else {
-  const key = createPublicKey(publicKeyPem);
-  listener = (req, res) => {
+const key = createPublicKey(publicKeyPem);
+const verifies = (timestamp, signature, body) =>
+  verify(null, Buffer.concat([Buffer.from(`${timestamp}.`), body]), key, Buffer.from(String(signature), 'base64'));
+const newReceiver = () => createWebhookReceiver({ publicKey: publicKeyPem, onError: () => undefined }).onAny(() => undefined);
+const announce = (port) => process.stdout.write(`LISTENING ${port}\n`);
+
+if (mode === 'receiver' || mode === 'verify-only') {
+  const listener = mode === 'receiver' ? toNodeHandler(newReceiver()) : (req, res) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => {
-      const message = Buffer.concat([Buffer.from(`${req.headers['x-webhook-timestamp']}.`), ...chunks]);
-      const ok = verify(null, message, key, Buffer.from(String(req.headers['x-webhook-signature']), 'base64'));
+      const ok = verifies(req.headers['x-webhook-timestamp'], req.headers['x-webhook-signature'], Buffer.concat(chunks));
       res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' }).end(ok ? '{"code":"processed"}' : '{"code":"invalid_signature"}');
     });
   };
+  const server = createServer(listener);
+  server.listen(0, '127.0.0.1', () => announce(server.address().port));
+} else if (mode === 'hono-receiver' || mode === 'hono-verify-only') {
+  const app = new Hono();
+  if (mode === 'hono-receiver') {
+    const receiver = newReceiver();
+    app.post('/webhooks', (c) => receiver.handle(c.req.raw));
+  } else {
+    app.post('/webhooks', async (c) => {
+      const body = new Uint8Array(await c.req.raw.arrayBuffer());
+      const ok = verifies(c.req.header('x-webhook-timestamp'), c.req.header('x-webhook-signature'), body);
+      return c.json({ code: ok ? 'processed' : 'invalid_signature' }, ok ? 200 : 401);
+    });
+  }
+  serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => announce(info.port));
+} else {
+  throw new Error(`unknown mode ${mode}`);
 }
-const server = createServer(listener);
-server.listen(0, '127.0.0.1', () => process.stdout.write(`LISTENING ${server.address().port}\n`));

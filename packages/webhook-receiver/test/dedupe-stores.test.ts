@@ -1,28 +1,20 @@
 import { Redis } from 'ioredis';
-import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The stores are imported from their modules, so that this file runs without the packages the receiver builds on.
 import type { DedupeStore } from '../src/dedupe/dedupe-store.js';
 import { createMemoryDedupeStore } from '../src/dedupe/memory-store.js';
 import { createRedisDedupeStore } from '../src/dedupe/redis-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../src/errors.js';
-import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
+import { startRedisServer, startRedisWithClients, type RedisWithClients } from './helpers/redis-server.js';
 
-let redis: RedisServer;
-let ioredis: Redis;
-let nodeRedis: ReturnType<typeof createClient>;
+let redis: RedisWithClients;
 let prefixCounter = 0;
 
 beforeAll(async () => {
-  redis = await startRedisServer();
-  ioredis = new Redis({ port: redis.port, host: '127.0.0.1' });
-  nodeRedis = createClient({ socket: { port: redis.port, host: '127.0.0.1' } });
-  await nodeRedis.connect();
+  redis = await startRedisWithClients();
 });
 
 afterAll(async () => {
-  ioredis?.disconnect();
-  await nodeRedis?.close();
   await redis?.close();
 });
 
@@ -34,10 +26,10 @@ type StoreFactory = (options: { ttlMs?: number; claimTtlMs?: number }) => Dedupe
 // One contract, run against every store and every Redis client shape.
 const stores: Array<[string, StoreFactory]> = [
   ['memory store', (options) => createMemoryDedupeStore(options)],
-  ['Redis store over ioredis', (options) => createRedisDedupeStore({ client: ioredis, keyPrefix: freshPrefix(), ...options })],
-  ['Redis store over node-redis', (options) => createRedisDedupeStore({ client: nodeRedis, keyPrefix: freshPrefix(), ...options })],
+  ['Redis store over ioredis', (options) => createRedisDedupeStore({ client: redis.ioredis, keyPrefix: freshPrefix(), ...options })],
+  ['Redis store over node-redis', (options) => createRedisDedupeStore({ client: redis.nodeRedis, keyPrefix: freshPrefix(), ...options })],
   ['Redis store over a command function', (options) =>
-    createRedisDedupeStore({ client: (args) => ioredis.call(args[0]!, ...args.slice(1)), keyPrefix: freshPrefix(), ...options })],
+    createRedisDedupeStore({ client: (args) => redis.ioredis.call(args[0]!, ...args.slice(1)), keyPrefix: freshPrefix(), ...options })],
 ];
 
 describe.each(stores)('%s', (_name, createStore) => {
@@ -125,7 +117,7 @@ describe('rejects unusable store options with invalid_options', () => {
   it.each([
     ['memory store options of null', () => createMemoryDedupeStore(null as never), /createMemoryDedupeStore takes an options object .* got null/],
     ['a memory store clock that is not a function', () => createMemoryDedupeStore({ now: 1 as never }), /now must be a function returning milliseconds/],
-    ['a Redis keyPrefix that is not a string', () => createRedisDedupeStore({ client: ioredis, keyPrefix: 7 as never }), /keyPrefix must be a string .* got number/],
+    ['a Redis keyPrefix that is not a string', () => createRedisDedupeStore({ client: redis.ioredis, keyPrefix: 7 as never }), /keyPrefix must be a string .* got number/],
   ])('%s', (_name, create, message) => {
     expect(create).toThrow(WebhookReceiverError);
     expect(create).toThrow(message);
@@ -159,7 +151,7 @@ describe('memory store bounds', () => {
 describe('Redis store shared by many clients', () => {
   it('gives a body to exactly one of many concurrent claimers', async () => {
     const keyPrefix = freshPrefix();
-    const clients = Array.from({ length: 4 }, () => new Redis({ port: redis.port, host: '127.0.0.1' }));
+    const clients = Array.from({ length: 4 }, () => new Redis({ port: redis.server.port, host: '127.0.0.1' }));
     try {
       const claimers = clients.flatMap((client) => Array.from({ length: 5 }, () => createRedisDedupeStore({ client, keyPrefix })));
       const claims = await Promise.all(claimers.map((store) => store.claim('contended')));
@@ -172,20 +164,20 @@ describe('Redis store shared by many clients', () => {
 
   it('writes its keys under keyPrefix, with the claim and processed TTLs as PX', async () => {
     const keyPrefix = freshPrefix();
-    const store = createRedisDedupeStore({ client: ioredis, keyPrefix, claimTtlMs: 60_000, ttlMs: 3_600_000 });
+    const store = createRedisDedupeStore({ client: redis.ioredis, keyPrefix, claimTtlMs: 60_000, ttlMs: 3_600_000 });
     const claim = await store.claim('k');
-    expect(await ioredis.get(`${keyPrefix}k`)).toMatch(/^processing:/);
-    expect(await ioredis.pttl(`${keyPrefix}k`)).toBeGreaterThan(50_000);
+    expect(await redis.ioredis.get(`${keyPrefix}k`)).toMatch(/^processing:/);
+    expect(await redis.ioredis.pttl(`${keyPrefix}k`)).toBeGreaterThan(50_000);
     if (claim.state !== 'claimed') throw new Error('expected a claim');
     await store.markProcessed('k', claim.token);
-    expect(await ioredis.get(`${keyPrefix}k`)).toBe('processed:k');
-    expect(await ioredis.pttl(`${keyPrefix}k`)).toBeGreaterThan(3_500_000);
+    expect(await redis.ioredis.get(`${keyPrefix}k`)).toBe('processed:k');
+    expect(await redis.ioredis.pttl(`${keyPrefix}k`)).toBeGreaterThan(3_500_000);
   });
 
   it('refuses a key it did not write with unexpected_store_reply, naming keyPrefix as the fix', async () => {
     const keyPrefix = freshPrefix();
-    await ioredis.set(`${keyPrefix}foreign`, 'someone else');
-    const store = createRedisDedupeStore({ client: ioredis, keyPrefix });
+    await redis.ioredis.set(`${keyPrefix}foreign`, 'someone else');
+    const store = createRedisDedupeStore({ client: redis.ioredis, keyPrefix });
     const error = await Promise.resolve(store.claim('foreign')).then(() => undefined, (caught: unknown) => caught);
     expect(error).toBeInstanceOf(DedupeStoreError);
     expect(error).toMatchObject({ code: 'unexpected_store_reply', message: expect.stringContaining('keyPrefix') });

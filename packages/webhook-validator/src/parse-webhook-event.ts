@@ -1,4 +1,4 @@
-import { findForbiddenKey, nestsDeeperThan, utf8ByteLength } from './body-limits.js';
+import { findForbiddenKey, hasMoreOpeningBracketsThan, nestsDeeperThan, utf8ByteLength, valueNestsDeeperThan } from './body-limits.js';
 import { invalid, type WebhookEventValidationResult } from './validation-result.js';
 import { validateWebhookEvent, type WebhookEventValidationOptions } from './validate-webhook-event.js';
 import { assertOptionsObject, WebhookValidatorOptionError } from './webhook-validator-option-error.js';
@@ -52,16 +52,20 @@ export function parseWebhookEvent(rawBody: string | Uint8Array, options?: ParseW
   const maxDepth = positiveIntegerOption(options, 'maxDepth', DEFAULT_MAX_DEPTH);
   const text = typeof rawBody === 'string' ? checkedText(rawBody, maxBytes) : decodedText(rawBody, maxBytes);
   if (typeof text !== 'string') return text;
-  if (nestsDeeperThan(text, maxDepth)) {
-    return invalid('', 'maxDepth', `the body nests objects and arrays deeper than ${maxDepth} levels: rejected unparsed (raise maxDepth if such bodies are expected)`);
-  }
+  // Almost every body has fewer brackets than maxDepth, and then nothing more is measured. Past
+  // that, the depth is measured on the parsed value (V8's JSON.parse is iterative; an engine whose
+  // parser recurses runs out of stack, a RangeError), and only a body JSON.parse refused is
+  // measured on its text, so that a deep malformed body is still reported as too deep.
+  const mayNestTooDeep = hasMoreOpeningBracketsThan(text, maxDepth);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
+    if (mayNestTooDeep && (error instanceof RangeError || nestsDeeperThan(text, maxDepth))) return tooDeep(maxDepth);
     const reason = error instanceof Error ? error.message : String(error);
     return invalid('', 'json', `the body is not valid JSON (${reason}): pass the raw body exactly as received`);
   }
+  if (mayNestTooDeep && valueNestsDeeperThan(value, maxDepth)) return tooDeep(maxDepth);
   const forbidden = findForbiddenKey(text, value);
   if (forbidden !== undefined) {
     return invalid(forbidden, 'forbiddenKey', `${forbidden} is a prototype key (__proto__, or constructor with a prototype) that no event carries: the body is rejected as a prototype-pollution attempt`);
@@ -92,6 +96,10 @@ function decodedText(rawBody: unknown, maxBytes: number): string | WebhookEventV
   } catch {
     return invalid('', 'encoding', 'the body is not valid UTF-8: webhook bodies are UTF-8 JSON');
   }
+}
+
+function tooDeep(maxDepth: number): WebhookEventValidationResult {
+  return invalid('', 'maxDepth', `the body nests objects and arrays deeper than ${maxDepth} levels: rejected before validation (raise maxDepth if such bodies are expected)`);
 }
 
 function tooLarge(maxBytes: number): WebhookEventValidationResult {

@@ -70,7 +70,7 @@ describe('rejects a body larger than maxBytes without parsing it', () => {
   });
 });
 
-describe('rejects nesting deeper than maxDepth without parsing it', () => {
+describe('rejects nesting deeper than maxDepth before validating it', () => {
   it('10,000-deep arrays and objects inside data', () => {
     const arrays = `{"eventType":"card.transaction.created","data":{"x":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`;
     const objects = `{"eventType":"card.transaction.created","data":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`;
@@ -109,6 +109,17 @@ describe('rejects nesting deeper than maxDepth without parsing it', () => {
       const belowDepth = parseWebhookEvent(body, { maxDepth: depth - 1 });
       return atDepth.ok && !belowDepth.ok && belowDepth.errors[0]!.keyword === 'maxDepth';
     }), { numRuns: 400 });
+  });
+
+  it('reports a malformed body that nests too deep as too deep, and measures a 1 MB body of thousands of cards as shallow', () => {
+    expectError(parseWebhookEvent(`{"eventType":"card.transaction.created","data":${'['.repeat(100)}1,}`), 'maxDepth');
+    const cards = Array.from({ length: 6_000 }, (_, index) => ({ id: `card-${index}`, list: [[index]] }));
+    const wide = JSON.stringify({ eventType: 'card.transaction.created', data: { cards } });
+    expect(wide.length).toBeGreaterThan(100_000);
+    expect(parseWebhookEvent(wide).ok).toBe(true);
+    // body, data, cards, a card, list, the list inside it: 6 levels.
+    expectError(parseWebhookEvent(wide, { maxDepth: 5 }), 'maxDepth');
+    expect(parseWebhookEvent(wide, { maxDepth: 6 }).ok).toBe(true);
   });
 
   it('leaves an unterminated string to the JSON error', () => {

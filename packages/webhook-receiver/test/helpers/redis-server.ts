@@ -1,3 +1,5 @@
+import { Redis } from 'ioredis';
+import { createClient } from 'redis';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
@@ -103,6 +105,33 @@ export async function startRedisServer(): Promise<RedisServer> {
     async close() {
       await stop();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A redis-server with one client of each library the stores accept, connected to it. */
+export interface RedisWithClients {
+  readonly server: RedisServer;
+  readonly ioredis: Redis;
+  readonly nodeRedis: ReturnType<typeof createClient>;
+  /** Disconnects both clients, then stops the server. */
+  close(): Promise<void>;
+}
+
+/** Starts a redis-server and connects an ioredis and a node-redis client to it. */
+export async function startRedisWithClients(): Promise<RedisWithClients> {
+  const server = await startRedisServer();
+  const ioredis = new Redis({ port: server.port, host: '127.0.0.1' });
+  const nodeRedis = createClient({ socket: { port: server.port, host: '127.0.0.1' } });
+  await nodeRedis.connect();
+  return {
+    server,
+    ioredis,
+    nodeRedis,
+    async close() {
+      ioredis.disconnect();
+      await nodeRedis.close();
+      await server.close();
     },
   };
 }
