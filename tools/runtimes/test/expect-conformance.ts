@@ -29,7 +29,6 @@ export function expectConformance(results: Record<string, any>, sandboxPublicKey
     publicKey: sandboxPublicKey,
     unauthenticated: 'AuthenticationError 401',
   });
-  expect(results.nodeBuild).toBe(true);
   // A -> B -> A: three dispatches; the retry of the latest (re-signed) none; a forgery refused.
   expect(results.receive.replies).toEqual({
     first: '200 processed',
