@@ -1,3 +1,5 @@
+import type { WebhookEventValidationError } from '@capi/webhook-validator';
+
 /**
  * Machine-readable reasons a {@link WebhookReceiverError} is thrown.
  *
@@ -81,4 +83,76 @@ export function bodyIncompleteError(cause: unknown): WebhookReceiverError {
 export function bodyTooLargeError(maxBytes: number): WebhookReceiverError {
   return new WebhookReceiverError('body_too_large',
     `The body is larger than maxBodyBytes (${maxBytes} bytes); raise maxBodyBytes if real deliveries are this large.`);
+}
+
+/**
+ * Machine-readable reasons a {@link DeadLetterStoreError} is thrown.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof DeadLetterStoreError && error.code === 'dead_letter_store_full') alert('replay or drain the dead letters');
+ * ```
+ */
+export type DeadLetterStoreErrorCode =
+  /** The store did not answer, or answered with an error; the delivery is answered 503 and retried. */
+  | 'dead_letter_store_unavailable'
+  /** The memory store holds `maxEntries` entries already; the delivery is answered 503 and retried. */
+  | 'dead_letter_store_full'
+  /** The Redis client passed to `createRedisDeadLetterStore` is neither ioredis, node-redis nor a command function. */
+  | 'unsupported_redis_client'
+  /** The store answered something this store did not write (a foreign key under its prefix). */
+  | 'unexpected_store_reply';
+
+/**
+ * A failure of the dead-letter store. An authentic event that fails the schema is answered
+ * `503` when it could not be kept, so the service retries and nothing is dropped.
+ *
+ * @example
+ * ```ts
+ * onError(error) { if (error instanceof DeadLetterStoreError) metrics.increment('webhook.dead_letters_down'); }
+ * ```
+ */
+export class DeadLetterStoreError extends Error {
+  override readonly name = 'DeadLetterStoreError';
+  readonly code: DeadLetterStoreErrorCode;
+
+  constructor(code: DeadLetterStoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/**
+ * An authentic delivery (its signature verified) that the schema refuses, as `onError` receives
+ * it: the raw body, the problems, and the outcome it was answered with in the error context.
+ * Schema drift is normal (the service adds an enum value), so this is news, not an attack:
+ * upgrade the SDK, then `receiver.replay()` what the dead-letter store kept.
+ *
+ * @example
+ * ```ts
+ * onError(error) { if (error instanceof InvalidWebhookEventError) log.warn(error.errors, 'upgrade @capi/webhook-receiver'); }
+ * ```
+ */
+export class InvalidWebhookEventError extends Error {
+  override readonly name = 'InvalidWebhookEventError';
+  readonly code = 'invalid_event';
+  /** The body exactly as received and verified. */
+  readonly rawBody: Uint8Array;
+  /** What the validator found wrong (paths, keywords, messages; never the values). */
+  readonly errors: readonly WebhookEventValidationError[];
+  /** The body's `eventType`, when it named one this SDK knows. */
+  readonly eventType: string | undefined;
+
+  constructor(rawBody: Uint8Array, errors: readonly WebhookEventValidationError[], eventType: string | undefined) {
+    super(`An authentic ${eventType ?? 'webhook'} delivery does not match this SDK version's schema: ${describeProblems(errors)}. ` +
+      'It never reaches the typed handlers; keep it with a deadLetters store and receiver.replay() it after upgrading @capi/webhook-receiver.');
+    this.rawBody = rawBody;
+    this.errors = errors;
+    this.eventType = eventType;
+  }
+}
+
+/** The first few validation messages, joined: the detail of a reply and of an error message. */
+export function describeProblems(errors: readonly WebhookEventValidationError[]): string {
+  return errors.slice(0, 5).map((error) => error.message).join('; ');
 }

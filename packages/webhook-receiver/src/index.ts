@@ -14,24 +14,39 @@
  *
  * @packageDocumentation
  */
-export {
-  createWebhookReceiver,
-  type HandleOptions,
-  type UnknownWebhookEvent,
-  type WebhookDelivery,
-  type WebhookErrorContext,
-  type WebhookEventHandler,
-  type WebhookReceipt,
-  type WebhookReceiver,
-  type WebhookReceiverOptions,
-} from './receiver.js';
+export { createWebhookReceiver } from './receiver.js';
+export type {
+  HandleOptions,
+  InvalidWebhookEvent,
+  ReplayOptions,
+  ReplayReport,
+  UnknownWebhookEvent,
+  WebhookDelivery,
+  WebhookErrorContext,
+  WebhookEventHandler,
+  WebhookEventParser,
+  WebhookReceipt,
+  WebhookReceiver,
+  WebhookReceiverOptions,
+} from './receiver-types.js';
 export type { SignatureCheckOptions } from './signature-check.js';
 export { toNodeHandler, deliverySourceFromNodeRequest, writeNodeReply, type NodeWebhookHandler, type NodeWebhookRequest } from './node-adapter.js';
 export { deliverySourceFromRequest, replyToResponse } from './web-adapter.js';
 export type { DeliverySource, ReceiverReply } from './delivery-source.js';
 export { RECEIVER_OUTCOMES, type ReceiverOutcome } from './status-table.js';
-export { WebhookReceiverError, DedupeStoreError, type WebhookReceiverErrorCode, type DedupeStoreErrorCode } from './errors.js';
+export {
+  WebhookReceiverError,
+  DedupeStoreError,
+  DeadLetterStoreError,
+  InvalidWebhookEventError,
+  type WebhookReceiverErrorCode,
+  type DedupeStoreErrorCode,
+  type DeadLetterStoreErrorCode,
+} from './errors.js';
 export { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore } from './dedupe/dedupe-store.js';
 export { createMemoryDedupeStore, type MemoryDedupeStore, type MemoryDedupeStoreOptions } from './dedupe/memory-store.js';
 export { createRedisDedupeStore, type RedisDedupeStoreOptions } from './dedupe/redis-store.js';
 export type { RedisClientLike, RedisCommand } from './dedupe/redis-command.js';
+export type { DeadLetterEntry, DeadLetterStore } from './dead-letter/dead-letter-store.js';
+export { createMemoryDeadLetterStore, type MemoryDeadLetterStoreOptions } from './dead-letter/memory-dead-letter-store.js';
+export { createRedisDeadLetterStore, type RedisDeadLetterStoreOptions } from './dead-letter/redis-dead-letter-store.js';

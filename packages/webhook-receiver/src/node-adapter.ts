@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DeliverySource, ReceiverReply } from './delivery-source.js';
 import { WebhookReceiverError, bodyIncompleteError, bodyTooLargeError } from './errors.js';
-import type { WebhookReceiver } from './receiver.js';
+import type { WebhookReceiver } from './receiver-types.js';
 
 /**
  * A Node request as Express, Fastify (`request.raw`) and node:http hand it over, maybe with a parsed `body`.

@@ -85,3 +85,6 @@ export function createSignatureCheck(options: SignatureCheckOptions) {
     toRejection,
   };
 }
+
+/** The bound signature check of one receiver: `verify`, and `toRejection` for its failures. */
+export type SignatureCheck = ReturnType<typeof createSignatureCheck>;

@@ -4,8 +4,9 @@
  * The status is what steers the service (reference 6.2, 6.3): any 2xx ends the delivery,
  * anything else is retried after 1, 5 and 15 minutes. So a failure that a retry can cure
  * (a handler error, an unreachable store, a server misconfiguration) must be non-2xx, and a
- * delivery that a retry cannot cure but must not be lost either (an unknown event type) is
- * acknowledged. The README repeats this table; keep them in step.
+ * delivery that a retry cannot cure but must not be lost either (an unknown event type, an
+ * authentic event the schema refuses once code has taken it) is acknowledged. An authentic
+ * event is never answered 4xx: only a sender's fault is. The README repeats this table; keep them in step.
  *
  * @example
  * ```ts
@@ -17,6 +18,8 @@ export const RECEIVER_OUTCOMES = {
   acknowledged: { status: 202, message: 'The event was accepted; its handlers run after this reply (acknowledgeEarly).' },
   duplicate: { status: 200, message: 'This body is the latest processed event of its subject (eventType, data.id); the duplicate was not dispatched again.' },
   unknown_event_type: { status: 200, message: 'The event type is unknown to this receiver; it was acknowledged and given to onUnknownEvent.' },
+  invalid_event_dead_lettered: { status: 202, message: 'The event is authentic but does not match this SDK version\'s schema; it was kept in the dead-letter store for replay after an upgrade.' },
+  invalid_event_handled: { status: 200, message: 'The event is authentic but does not match this SDK version\'s schema; onInvalidEvent took it (there is no dead-letter store).' },
   duplicate_in_progress: { status: 409, message: 'Another event of the same subject is being processed right now; retry later.' },
   method_not_allowed: { status: 405, message: 'Webhooks are delivered with POST.' },
   body_too_large: { status: 413, message: 'The body is larger than maxBodyBytes.' },
@@ -28,14 +31,14 @@ export const RECEIVER_OUTCOMES = {
   timestamp_too_old: { status: 401, message: 'The X-Webhook-Timestamp is older than the tolerance.' },
   timestamp_in_future: { status: 401, message: 'The X-Webhook-Timestamp is further in the future than the tolerance.' },
   invalid_signature: { status: 401, message: 'The signature does not match the body and timestamp.' },
-  body_not_json: { status: 400, message: 'The body is not UTF-8 JSON.' },
-  schema_mismatch: { status: 400, message: 'The body does not match the schema of its event type.' },
   handler_failed: { status: 500, message: 'A handler failed; the delivery was released so that the retry is processed.' },
+  invalid_event_unhandled: { status: 500, message: 'The event is authentic but does not match this SDK version\'s schema, and no code took it (no dead-letter store, and no onInvalidEvent or it failed); the service retries. See onError.' },
   body_already_consumed: { status: 500, message: 'The server read the body before the webhook receiver could.' },
   receiver_misconfigured: { status: 500, message: 'The receiver is misconfigured (see onError).' },
   internal_error: { status: 500, message: 'The receiver failed unexpectedly (see onError); retry later.' },
   public_key_unavailable: { status: 503, message: 'The webhook public key could not be fetched; retry later.' },
   dedupe_store_unavailable: { status: 503, message: 'The deduplication store is unreachable; retry later.' },
+  dead_letter_store_unavailable: { status: 503, message: 'The event does not match this SDK version\'s schema and the dead-letter store could not keep it; retry later.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /**

@@ -41,23 +41,26 @@ async function readRequestBody(request: Request, maxBytes: number): Promise<Uint
   }
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) throw bodyTooLargeError(maxBytes);
-  const stream = request.body;
-  if (stream === null) return new Uint8Array(0);
   try {
-    return await readBodyStream(request, stream, declared !== null, maxBytes);
+    if (declared !== null) {
+      // HTTP framing holds the body to its declared length, so reading it whole is safe. Through
+      // arrayBuffer() and never request.body first: on Node, request.body makes undici (and
+      // @hono/node-server's lightweight Request) build a full Request and a ReadableStream,
+      // which costs more than verifying the signature. The check after it covers a Request
+      // built in-process with a wrong header.
+      const body = new Uint8Array(await request.arrayBuffer());
+      if (body.byteLength > maxBytes) throw bodyTooLargeError(maxBytes);
+      return body;
+    }
+    const stream = request.body;
+    return stream === null ? new Uint8Array(0) : await readBodyStream(stream, maxBytes);
   } catch (error) {
     throw error instanceof WebhookReceiverError ? error : bodyIncompleteError(error);
   }
 }
 
-async function readBodyStream(request: Request, stream: ReadableStream<Uint8Array>, lengthDeclared: boolean, maxBytes: number): Promise<Uint8Array> {
-  if (lengthDeclared) {
-    // HTTP framing holds the body to its declared length, so reading it whole is safe and
-    // faster; the check after it covers a Request built in-process with a wrong header.
-    const body = new Uint8Array(await request.arrayBuffer());
-    if (body.byteLength > maxBytes) throw bodyTooLargeError(maxBytes);
-    return body;
-  }
+/** A body of unknown length (chunked), read until `maxBytes` and no further. */
+async function readBodyStream(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let length = 0;

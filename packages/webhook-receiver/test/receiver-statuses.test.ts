@@ -142,24 +142,26 @@ describe.each(servings)('over %s', (_name, serve) => {
     });
   });
 
-  describe('rejects a body that is not JSON or does not match its schema with 400', () => {
-    it('answers 400 body_not_json for a signed body that is not JSON', async () => {
+  describe('never answers an authentic body 4xx: one the schema refuses is answered 500 when no code took it', () => {
+    it('answers 500 invalid_event_unhandled for a signed body that is not JSON, and tells onError', async () => {
       const { url } = await start();
-      expect(await service.deliver(url, '{"eventType": "user.created", ')).toMatchObject({ status: 400, body: { code: 'body_not_json' } });
+      expect(await service.deliver(url, '{"eventType": "user.created", ')).toMatchObject({ status: 500, body: { code: 'invalid_event_unhandled' } });
+      expect(errors).toHaveLength(1);
+      expect(errors[0]!.error).toMatchObject({ name: 'InvalidWebhookEventError', errors: [expect.objectContaining({ keyword: 'json' })] });
     });
 
-    it('answers 400 schema_mismatch naming the offending field', async () => {
+    it('names the offending field in the reply', async () => {
       const { url } = await start();
       const body = JSON.stringify({ eventType: 'kyc.status.changed', data: { ...JSON.parse(eventBody('user.created', 'u')).data, kycStatus: 'sleeping' } });
       const reply = await service.deliver(url, body);
-      expect(reply.status).toBe(400);
-      expect(reply.body.code).toBe('schema_mismatch');
+      expect(reply.status).toBe(500);
+      expect(reply.body.code).toBe('invalid_event_unhandled');
       expect(reply.body.message).toContain('/data/kycStatus');
     });
 
-    it('answers 400 schema_mismatch for an event without data', async () => {
+    it('answers 500 invalid_event_unhandled for an event without data', async () => {
       const { url } = await start();
-      expect(await service.deliver(url, '{"eventType":"user.created"}')).toMatchObject({ status: 400, body: { code: 'schema_mismatch' } });
+      expect(await service.deliver(url, '{"eventType":"user.created"}')).toMatchObject({ status: 500, body: { code: 'invalid_event_unhandled' } });
     });
   });
 
@@ -376,9 +378,9 @@ describe.each(servings)('over %s', (_name, serve) => {
       expect(attempts).toBe(2);
     });
 
-    it('still answers 401 and 400 before acknowledging anything', async () => {
+    it('still answers 401, and an unhandled invalid body 500, before acknowledging anything', async () => {
       const { url } = await start({ acknowledgeEarly: true });
-      expect((await service.deliver(url, 'nope')).status).toBe(400);
+      expect((await service.deliver(url, 'nope')).status).toBe(500);
       const impostor = await createFakeService();
       expect((await impostor.deliver(url, eventBody('user.created', 'u'))).status).toBe(401);
     });

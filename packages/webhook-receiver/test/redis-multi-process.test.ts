@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventBody } from './helpers/events.js';
+import { driftedBodies } from './helpers/upgraded-validator.js';
 import { bundleReceiverProcess, startReceiverProcess, type ReceiverProcess } from './helpers/receiver-processes.js';
 import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
 import { createFakeService, type Delivered, type FakeService } from './helpers/service.js';
@@ -25,10 +26,10 @@ afterAll(async () => {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-async function startProcesses(recordFile: string, count: number): Promise<ReceiverProcess[]> {
+async function startProcesses(recordFile: string, count: number, env: Record<string, string> = {}): Promise<ReceiverProcess[]> {
   writeFileSync(recordFile, '');
   return Promise.all(Array.from({ length: count }, () => startReceiverProcess(bundle, {
-    REDIS_PORT: String(redis.port), PUBLIC_KEY: service.publicKey, RECORD_FILE: recordFile,
+    REDIS_PORT: String(redis.port), PUBLIC_KEY: service.publicKey, RECORD_FILE: recordFile, ...env,
   })));
 }
 
@@ -146,6 +147,43 @@ describe('answers 503 while Redis is down and loses nothing once it is back', ()
       for (const body of bodies) expect(counts.get(sha256(body))?.count, body.slice(0, 60)).toBe(1);
     } finally {
       await Promise.all(processes.map((child) => child.stop()));
+    }
+  });
+});
+
+describe('keeps schema drift in Redis across receiver processes, and replays it from another process after the upgrade', () => {
+  it('answers an unknown enum value and a missing field 202 on either process, and an upgraded process replays each once', async () => {
+    const recordFile = join(workDir, 'drift.log');
+    const invalidFile = join(workDir, 'drift-invalid.log');
+    writeFileSync(invalidFile, '');
+    const current = await startProcesses(recordFile, 2, { DEAD_LETTERS: '1', INVALID_FILE: invalidFile });
+    let upgraded: ReceiverProcess[] = [];
+    try {
+      const { newEnumValue, missingField } = driftedBodies('multi-drift');
+      // Each body to one process, and its copy (the platform's redelivery) to the other.
+      const replies = [
+        await service.deliver(current[0]!.url, newEnumValue),
+        await service.deliver(current[1]!.url, missingField),
+        await service.deliver(current[1]!.url, newEnumValue),
+      ];
+      expect(replies.map((reply) => [reply.status, reply.body.code])).toEqual(Array(3).fill([202, 'invalid_event_dead_lettered']));
+      expect(processedCounts(recordFile).size).toBe(0);
+      const sawInvalid = processedCounts(invalidFile);
+      expect(sawInvalid.get(sha256(newEnumValue))?.pids).toEqual(new Set(current.map((child) => String(child.pid))));
+      expect(sawInvalid.get(sha256(missingField))?.count).toBe(1);
+
+      upgraded = await startProcesses(recordFile, 1, { DEAD_LETTERS: '1', UPGRADED: '1' });
+      const replay = async () => (await (await fetch(upgraded[0]!.url.replace('/webhooks', '/replay'), { method: 'POST' })).json()) as { results: Array<{ bodySha256: string; outcome: string; deleted: boolean }> };
+      expect((await replay()).results).toEqual([
+        { bodySha256: sha256(newEnumValue), outcome: 'processed', deleted: true },
+        { bodySha256: sha256(missingField), outcome: 'processed', deleted: true },
+      ]);
+      expect((await replay()).results).toEqual([]);
+      const counts = processedCounts(recordFile);
+      expect(counts.get(sha256(newEnumValue))).toEqual({ count: 1, pids: new Set([String(upgraded[0]!.pid)]) });
+      expect(counts.get(sha256(missingField))?.count).toBe(1);
+    } finally {
+      await Promise.all([...current, ...upgraded].map((child) => child.stop()));
     }
   });
 });

@@ -1,5 +1,3 @@
-import { DedupeStoreError } from '../errors.js';
-
 /**
  * Sends one Redis command (`['SET', key, value, 'NX']`) and resolves to Redis's reply.
  *
@@ -30,8 +28,9 @@ export type RedisClientLike =
 /**
  * Turns either client shape into one command function. ioredis is recognised first, because it
  * also has a `sendCommand` that takes a Command object rather than an argument list.
+ * `unsupported` builds the error thrown for anything else (each store throws its own class).
  */
-export function toRedisCommand(client: RedisClientLike): RedisCommand {
+export function toRedisCommand(client: RedisClientLike, unsupported: (message: string) => Error, factoryName: string): RedisCommand {
   if (typeof client === 'function') return client;
   if (client !== null && typeof client === 'object') {
     if ('call' in client && typeof client.call === 'function') {
@@ -41,10 +40,34 @@ export function toRedisCommand(client: RedisClientLike): RedisCommand {
       return (args) => client.sendCommand([...args]);
     }
   }
-  throw new DedupeStoreError(
-    'unsupported_redis_client',
-    'createRedisDedupeStore({ client }) needs an ioredis client (new Redis()), a connected node-redis client ' +
+  throw unsupported(
+    `${factoryName}({ client }) needs an ioredis client (new Redis()), a connected node-redis client ` +
       '(await createClient().connect()) or a function (args: string[]) => Promise<reply>; got ' +
       (client === null ? 'null' : typeof client) + '.',
   );
+}
+
+/**
+ * Bounds every command by `timeoutMs`. Clients queue commands while reconnecting, so without a
+ * bound a delivery would hang past the service's 30-second window instead of being retried.
+ * `unavailable` builds the error of a command that timed out or failed.
+ */
+export function withCommandTimeout(
+  send: RedisCommand,
+  timeoutMs: number,
+  unavailable: (message: string, cause?: unknown) => Error,
+): RedisCommand {
+  return (args) => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(unavailable(`Redis did not answer ${args[0]} within ${timeoutMs} ms; the delivery is answered 503 and will be retried. Check that Redis is reachable.`));
+    }, timeoutMs);
+    (timer as { unref?: () => void }).unref?.();
+    send(args).then(
+      (reply) => { clearTimeout(timer); resolve(reply); },
+      (cause: unknown) => {
+        clearTimeout(timer);
+        reject(unavailable(`Redis failed ${args[0]}: ${cause instanceof Error ? cause.message : String(cause)}. The delivery is answered 503 and will be retried.`, cause));
+      },
+    );
+  });
 }

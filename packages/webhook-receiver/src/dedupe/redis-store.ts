@@ -1,7 +1,7 @@
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore } from './dedupe-store.js';
 import { positiveIntegerOption } from './positive-integer-option.js';
-import { toRedisCommand, type RedisClientLike } from './redis-command.js';
+import { toRedisCommand, withCommandTimeout, type RedisClientLike } from './redis-command.js';
 
 /**
  * Options of {@link createRedisDedupeStore}.
@@ -70,7 +70,8 @@ return 'claimed'`;
  * ```
  */
 export function createRedisDedupeStore(options: RedisDedupeStoreOptions): DedupeStore {
-  const send = toRedisCommand(options?.client);
+  const send = toRedisCommand(options?.client,
+    (message) => new DedupeStoreError('unsupported_redis_client', message), 'createRedisDedupeStore');
   const keyPrefix = options.keyPrefix ?? 'capi:webhook:';
   if (typeof keyPrefix !== 'string') {
     throw new WebhookReceiverError('invalid_options', `keyPrefix must be a string such as 'shop-eu:webhooks:', got ${typeof keyPrefix}.`);
@@ -79,22 +80,8 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
   const claimTtl = String(positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS));
   const commandTimeoutMs = positiveIntegerOption('commandTimeoutMs', options.commandTimeoutMs, 2_000);
 
-  const command = (args: readonly string[]): Promise<unknown> =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new DedupeStoreError('dedupe_store_unavailable',
-          `Redis did not answer ${args[0]} within ${commandTimeoutMs} ms; the delivery is answered 503 and will be retried. Check that Redis is reachable.`));
-      }, commandTimeoutMs);
-      (timer as { unref?: () => void }).unref?.();
-      send(args).then(
-        (reply) => { clearTimeout(timer); resolve(reply); },
-        (cause: unknown) => {
-          clearTimeout(timer);
-          reject(new DedupeStoreError('dedupe_store_unavailable',
-            `Redis failed ${args[0]}: ${cause instanceof Error ? cause.message : String(cause)}. The delivery is answered 503 and will be retried.`, { cause }));
-        },
-      );
-    });
+  const command = withCommandTimeout(send, commandTimeoutMs,
+    (message, cause) => new DedupeStoreError('dedupe_store_unavailable', message, cause === undefined ? undefined : { cause }));
 
   const releaseClaim = async (key: string, token: string): Promise<void> => {
     await command(['EVAL', RELEASE_IF_OWNED, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`, ttl]);

@@ -1,0 +1,52 @@
+import type { WebhookEventValidationError } from '@capi/webhook-validator';
+
+/**
+ * One authentic delivery that this SDK version could not validate, as the receiver keeps it
+ * for a later {@link WebhookReceiver.replay}: the raw bytes exactly as signed, and why they
+ * were refused.
+ *
+ * @example
+ * ```ts
+ * for (const entry of await deadLetters.list(10)) console.log(entry.bodySha256, entry.errors.map((e) => e.message));
+ * ```
+ */
+export interface DeadLetterEntry {
+  /** Lower-case hex SHA-256 of `rawBody`: the entry's key (a second copy of the body replaces the first). */
+  readonly bodySha256: string;
+  /** The body exactly as received and verified. */
+  readonly rawBody: Uint8Array;
+  /** `X-Webhook-Timestamp` of the delivery that was kept, Unix seconds (when that attempt was sent). */
+  readonly timestamp: number;
+  /** `X-Webhook-Signature` of that delivery, kept so that the entry can be re-verified by hand. */
+  readonly signature: string;
+  /** When the receiver kept it, in ms since the epoch (replay runs the oldest first). */
+  readonly receivedAt: number;
+  /** What the validator found wrong (paths, keywords, messages; never the values). */
+  readonly errors: readonly WebhookEventValidationError[];
+}
+
+/**
+ * Where the receiver keeps authentic deliveries that fail this SDK's schema (a new enum value,
+ * an omitted field), so that none is lost: `createMemoryDeadLetterStore()`,
+ * `createRedisDeadLetterStore({ client })`, or your own. Three operations; each may answer
+ * synchronously or with a promise, and throws (or rejects) when the store cannot answer.
+ *
+ * @example
+ * ```ts
+ * const deadLetters: DeadLetterStore = createRedisDeadLetterStore({ client: redis });
+ * const receiver = createWebhookReceiver({ publicKey, deadLetters });
+ * // after upgrading the SDK:
+ * await receiver.replay();
+ * ```
+ */
+export interface DeadLetterStore {
+  /**
+   * Keeps `entry` durably under `entry.bodySha256`; putting the same digest again replaces it
+   * (keeping its place in the order). The receiver answers 2xx only once this has resolved.
+   */
+  put(entry: DeadLetterEntry): void | Promise<void>;
+  /** Up to `limit` entries, oldest `receivedAt` first. */
+  list(limit: number): readonly DeadLetterEntry[] | Promise<readonly DeadLetterEntry[]>;
+  /** Forgets the entry (the receiver calls it once a replay has processed it); unknown digests are ignored. */
+  delete(bodySha256: string): void | Promise<void>;
+}

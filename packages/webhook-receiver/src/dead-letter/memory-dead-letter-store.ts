@@ -1,0 +1,57 @@
+import { DeadLetterStoreError, WebhookReceiverError } from '../errors.js';
+import { positiveIntegerOption } from '../dedupe/positive-integer-option.js';
+import type { DeadLetterEntry, DeadLetterStore } from './dead-letter-store.js';
+
+/**
+ * Options of {@link createMemoryDeadLetterStore}.
+ *
+ * @example
+ * ```ts
+ * createMemoryDeadLetterStore({ maxEntries: 1_000 });
+ * ```
+ */
+export interface MemoryDeadLetterStoreOptions {
+  /**
+   * Most entries kept. Default 10,000. A full store refuses the next entry (the delivery is
+   * answered 503 and retried) rather than forgetting an older one: dead letters are never dropped silently.
+   */
+  maxEntries?: number;
+}
+
+/**
+ * A dead-letter store in this process's memory, synchronous: right for tests and for a single
+ * process that replays before it restarts. It is empty after a restart; keep dead letters
+ * durably with {@link createRedisDeadLetterStore} or your own {@link DeadLetterStore}.
+ *
+ * @example
+ * ```ts
+ * const deadLetters = createMemoryDeadLetterStore();
+ * const receiver = createWebhookReceiver({ publicKey, deadLetters });
+ * ```
+ */
+export function createMemoryDeadLetterStore(options: MemoryDeadLetterStoreOptions = {}): DeadLetterStore {
+  if (typeof options !== 'object' || options === null) {
+    throw new WebhookReceiverError('invalid_options',
+      `createMemoryDeadLetterStore takes an options object { maxEntries? } or nothing, got ${options === null ? 'null' : typeof options}.`);
+  }
+  const maxEntries = positiveIntegerOption('maxEntries', options.maxEntries, 10_000);
+  const entries = new Map<string, DeadLetterEntry>();
+  return {
+    put(entry) {
+      if (!entries.has(entry.bodySha256) && entries.size >= maxEntries) {
+        throw new DeadLetterStoreError('dead_letter_store_full',
+          `The memory dead-letter store holds its maxEntries (${maxEntries}) entries; replay them (receiver.replay()) or raise maxEntries. The delivery is answered 503 and will be retried.`);
+      }
+      const kept = entries.get(entry.bodySha256);
+      // A second copy of the body keeps the first copy's place in the order.
+      entries.set(entry.bodySha256, kept === undefined ? entry : { ...entry, receivedAt: kept.receivedAt });
+    },
+    list(limit) {
+      // Sorted by receipt time (stable, so a replaced entry keeps its place among equal times).
+      return [...entries.values()].sort((a, b) => a.receivedAt - b.receivedAt).slice(0, limit);
+    },
+    delete(bodySha256) {
+      entries.delete(bodySha256);
+    },
+  };
+}

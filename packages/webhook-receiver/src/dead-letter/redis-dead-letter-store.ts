@@ -1,0 +1,132 @@
+import { DeadLetterStoreError, WebhookReceiverError } from '../errors.js';
+import { positiveIntegerOption } from '../dedupe/positive-integer-option.js';
+import { toRedisCommand, withCommandTimeout, type RedisClientLike } from '../dedupe/redis-command.js';
+import type { DeadLetterEntry, DeadLetterStore } from './dead-letter-store.js';
+
+/**
+ * Options of {@link createRedisDeadLetterStore}.
+ *
+ * @example
+ * ```ts
+ * createRedisDeadLetterStore({ client: redis, keyPrefix: 'shop-eu:webhooks:' });
+ * ```
+ */
+export interface RedisDeadLetterStoreOptions {
+  /** An ioredis client, a connected node-redis client, or a command function (see {@link RedisClientLike}). */
+  client: RedisClientLike;
+  /** Prefix of the two keys (`<prefix>dead-letters` and `<prefix>dead-letters:order`). Default `capi:webhook:`. */
+  keyPrefix?: string;
+  /** How long to wait for Redis before the delivery is answered 503, in ms. Default 2,000. */
+  commandTimeoutMs?: number;
+}
+
+// The entries live in one hash (digest -> JSON) and their order in a sorted set (score: the
+// receipt time). One script each, so that the two never disagree, whichever process writes.
+const PUT = `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[1])
+return 1`;
+const DELETE = `
+redis.call('HDEL', KEYS[1], ARGV[1])
+return redis.call('ZREM', KEYS[2], ARGV[1])`;
+const LIST = `
+local digests = redis.call('ZRANGE', KEYS[2], 0, tonumber(ARGV[1]) - 1)
+if #digests == 0 then return {} end
+return redis.call('HMGET', KEYS[1], unpack(digests))`;
+
+interface StoredEntry {
+  bodySha256: string;
+  /** The raw body in base64: it may not even be UTF-8. */
+  body: string;
+  timestamp: number;
+  signature: string;
+  receivedAt: number;
+  errors: DeadLetterEntry['errors'];
+}
+
+/**
+ * A dead-letter store in Redis, shared by every receiver process that uses the same Redis (and
+ * `keyPrefix`). Entries have no expiry: they stay until a replay processes them (or you delete
+ * them); use Redis persistence (AOF or RDB) so that a Redis restart keeps them.
+ *
+ * @example
+ * ```ts
+ * import Redis from 'ioredis';
+ * const redis = new Redis(process.env.REDIS_URL!);
+ * const receiver = createWebhookReceiver({
+ *   publicKey,
+ *   dedupe: createRedisDedupeStore({ client: redis }),
+ *   deadLetters: createRedisDeadLetterStore({ client: redis }),
+ * });
+ * ```
+ */
+export function createRedisDeadLetterStore(options: RedisDeadLetterStoreOptions): DeadLetterStore {
+  const send = toRedisCommand(options?.client,
+    (message) => new DeadLetterStoreError('unsupported_redis_client', message), 'createRedisDeadLetterStore');
+  const keyPrefix = options.keyPrefix ?? 'capi:webhook:';
+  if (typeof keyPrefix !== 'string') {
+    throw new WebhookReceiverError('invalid_options', `keyPrefix must be a string such as 'shop-eu:webhooks:', got ${typeof keyPrefix}.`);
+  }
+  const commandTimeoutMs = positiveIntegerOption('commandTimeoutMs', options.commandTimeoutMs, 2_000);
+  const command = withCommandTimeout(send, commandTimeoutMs,
+    (message, cause) => new DeadLetterStoreError('dead_letter_store_unavailable', message, cause === undefined ? undefined : { cause }));
+  const entriesKey = `${keyPrefix}dead-letters`;
+  const orderKey = `${keyPrefix}dead-letters:order`;
+
+  return {
+    async put(entry) {
+      const stored: StoredEntry = {
+        bodySha256: entry.bodySha256,
+        body: toBase64(entry.rawBody),
+        timestamp: entry.timestamp,
+        signature: entry.signature,
+        receivedAt: entry.receivedAt,
+        errors: entry.errors,
+      };
+      await command(['EVAL', PUT, '2', entriesKey, orderKey, entry.bodySha256, String(entry.receivedAt), JSON.stringify(stored)]);
+    },
+    async list(limit) {
+      const reply = await command(['EVAL', LIST, '2', entriesKey, orderKey, String(limit)]);
+      if (!Array.isArray(reply)) {
+        throw new DeadLetterStoreError('unexpected_store_reply', `Redis answered ${typeof reply} to the dead-letter listing; use a keyPrefix of its own.`);
+      }
+      return reply.filter((value) => value !== null).map((value) => fromStored(String(value), entriesKey));
+    },
+    async delete(bodySha256) {
+      await command(['EVAL', DELETE, '2', entriesKey, orderKey, bodySha256]);
+    },
+  };
+}
+
+function fromStored(text: string, entriesKey: string): DeadLetterEntry {
+  let stored: StoredEntry;
+  try {
+    stored = JSON.parse(text) as StoredEntry;
+  } catch (cause) {
+    throw new DeadLetterStoreError('unexpected_store_reply', `Redis hash ${entriesKey} holds a value this store did not write; use a keyPrefix of its own.`, { cause });
+  }
+  return {
+    bodySha256: stored.bodySha256,
+    rawBody: fromBase64(stored.body),
+    timestamp: stored.timestamp,
+    signature: stored.signature,
+    receivedAt: stored.receivedAt,
+    errors: stored.errors,
+  };
+}
+
+// btoa/atob exist on every runtime the receiver serves (Node >= 16, Bun, Deno, Workers).
+function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let index = 0; index < bytes.length; index += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(index, index + 0x8000));
+  }
+  return btoa(binary);
+}
+
+function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
+  return bytes;
+}

@@ -1,0 +1,32 @@
+import type { DedupeClaim } from '../dedupe/dedupe-store.js';
+import type { WebhookDelivery } from '../receiver-types.js';
+import { isPromiseLike, type Answer, type PipelineContext } from './context.js';
+
+/** The subject this delivery holds in the deduplication store, until it is settled. */
+export interface SubjectClaim {
+  readonly subject: string;
+  /** `''` without a store. */
+  readonly token: string;
+}
+
+/**
+ * Stage 4, claim: take the subject in the deduplication store, or learn that this body is its
+ * latest processed event (200 `duplicate`) or that another event of the subject is being
+ * handled (409, retried later: the subject's order is kept). A store that fails is answered
+ * 503 (fail closed: nothing is dispatched without a claim).
+ */
+export async function claimSubject(context: PipelineContext, subject: string, delivery: WebhookDelivery): Promise<SubjectClaim | Answer> {
+  const { dedupe } = context;
+  if (dedupe === undefined) return { subject, token: '' };
+  let claim: DedupeClaim;
+  try {
+    const claimed = dedupe.claim(subject, delivery.bodySha256);
+    claim = isPromiseLike(claimed) ? await claimed : claimed;
+  } catch (error) {
+    context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
+    return { outcome: 'dedupe_store_unavailable' };
+  }
+  if (claim.state === 'processed') return { outcome: 'duplicate' };
+  if (claim.state === 'processing') return { outcome: 'duplicate_in_progress' };
+  return { subject, token: claim.token };
+}

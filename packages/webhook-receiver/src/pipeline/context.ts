@@ -1,0 +1,35 @@
+import type { DedupeStore } from '../dedupe/dedupe-store.js';
+import type { DeadLetterStore } from '../dead-letter/dead-letter-store.js';
+import type { InvalidWebhookEvent, UnknownWebhookEvent, WebhookDelivery, WebhookErrorContext, WebhookEventParser } from '../receiver-types.js';
+import type { SignatureCheck } from '../signature-check.js';
+import type { ReceiverOutcome } from '../status-table.js';
+import type { HandlerRegistry } from './dispatch.js';
+
+/** What every stage of the pipeline reads: the receiver's options, checked and resolved once. */
+export interface PipelineContext {
+  readonly maxBodyBytes: number;
+  readonly signatureCheck: SignatureCheck;
+  readonly validator: WebhookEventParser;
+  readonly parseOptions: { readonly strict: boolean; readonly maxBytes: number };
+  readonly dedupe: DedupeStore | undefined;
+  readonly deadLetters: DeadLetterStore | undefined;
+  readonly acknowledgeEarly: boolean;
+  readonly onUnknownEvent: ((event: UnknownWebhookEvent, delivery: WebhookDelivery) => unknown) | undefined;
+  readonly onInvalidEvent: ((event: InvalidWebhookEvent, delivery: WebhookDelivery) => unknown) | undefined;
+  readonly handlers: HandlerRegistry;
+  /** onError, guarded: it never throws and its rejection is never unhandled. */
+  readonly report: (error: unknown, context: WebhookErrorContext) => void;
+  readonly now: () => number;
+}
+
+/** How a stage that stops the pipeline wants the delivery answered. */
+export interface Answer {
+  readonly outcome: ReceiverOutcome;
+  /** Replaces the status table's message when there is something more precise to say. */
+  readonly detail?: string;
+}
+
+/** Whether `value` is a thenable: handlers and stores may answer synchronously or with a promise. */
+export function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null)?.then === 'function';
+}

@@ -1,0 +1,273 @@
+import type { WebhookEvent, WebhookEventMap, WebhookEventType } from '@capi/event-types';
+import type { WebhookEventValidationError, WebhookEventValidationResult } from '@capi/webhook-validator';
+import type { DedupeStore } from './dedupe/dedupe-store.js';
+import type { DeadLetterStore } from './dead-letter/dead-letter-store.js';
+import type { DeliverySource, ReceiverReply } from './delivery-source.js';
+import type { SignatureCheckOptions } from './signature-check.js';
+import type { ReceiverOutcome } from './status-table.js';
+
+/**
+ * What the handlers learn about the delivery besides the event.
+ *
+ * @example
+ * ```ts
+ * receiver.on('user.created', (event, delivery) => db.insertOnce(delivery.bodySha256, event.data));
+ * ```
+ */
+export interface WebhookDelivery {
+  /**
+   * `X-Webhook-Timestamp`: when the service sent (or re-sent) this delivery ATTEMPT, Unix
+   * seconds. Not when the change happened: a retry of an older event can carry a later
+   * timestamp than a newer event, so never order events by it.
+   */
+  readonly timestamp: number;
+  /**
+   * Lower-case hex SHA-256 of the raw body, the same for every retry of the event. A delivery
+   * is a duplicate when this equals the latest processed digest of its (`eventType`, `data.id`).
+   */
+  readonly bodySha256: string;
+}
+
+/**
+ * A handler of one event type; throwing (or rejecting) answers 500 so that the service retries.
+ *
+ * @example
+ * ```ts
+ * const onKyc: WebhookEventHandler<KycStatusChangedEvent> = async (event) => { await kyc.set(event.data.id, event.data.kycStatus); };
+ * receiver.on('kyc.status.changed', onKyc);
+ * ```
+ */
+export type WebhookEventHandler<E = WebhookEvent> = (event: E, delivery: WebhookDelivery) => unknown;
+
+/**
+ * The body of an event whose `eventType` this SDK version does not know, as parsed.
+ *
+ * @example
+ * ```ts
+ * createWebhookReceiver({ publicKey, onUnknownEvent: (event) => log.warn('new event kind', event.eventType) });
+ * ```
+ */
+export interface UnknownWebhookEvent {
+  readonly eventType: string;
+  readonly data?: unknown;
+  readonly [property: string]: unknown;
+}
+
+/**
+ * An authentic delivery (its signature verified) that this SDK version's schema refuses: a new
+ * enum value, an omitted field, a body that is not even JSON. Given to `onInvalidEvent` (and,
+ * as an {@link InvalidWebhookEventError}, to `onError`); it never reaches the typed handlers.
+ *
+ * @example
+ * ```ts
+ * onInvalidEvent: (invalid) => log.warn({ eventType: invalid.eventType, problems: invalid.errors }, 'schema drift')
+ * ```
+ */
+export interface InvalidWebhookEvent {
+  /** The body exactly as received and verified. */
+  readonly rawBody: Uint8Array;
+  /** What the validator found wrong: JSON Pointer paths, keywords and messages (never the values). */
+  readonly errors: readonly WebhookEventValidationError[];
+  /** The body's `eventType`, when it named one this SDK knows. */
+  readonly eventType?: string;
+}
+
+/**
+ * Parses and validates a raw body: {@link createWebhookReceiver}'s `validator` option. The
+ * default is `parseWebhookEvent` of `@capi/webhook-validator`.
+ *
+ * @example
+ * ```ts
+ * import { parseWebhookEvent } from '@capi/webhook-validator';
+ * const validator: WebhookEventParser = (rawBody, options) => parseWebhookEvent(rawBody, options);
+ * ```
+ */
+export type WebhookEventParser = (
+  rawBody: Uint8Array,
+  options: { readonly strict: boolean; readonly maxBytes: number },
+) => WebhookEventValidationResult;
+
+/**
+ * Where a failure given to `onError` happened, and how the delivery was answered.
+ *
+ * @example
+ * ```ts
+ * onError: (error, { outcome, afterReply }) => logger.error({ error, outcome, afterReply }, 'webhook failure')
+ * ```
+ */
+export interface WebhookErrorContext {
+  /** The outcome the delivery was answered with (`handler_failed`, `dedupe_store_unavailable`...). */
+  readonly outcome: ReceiverOutcome;
+  /** Present once the signature was verified. */
+  readonly delivery?: WebhookDelivery;
+  /** `true` when the failure came after the reply (a handler run with `acknowledgeEarly`, or marking the body processed). */
+  readonly afterReply: boolean;
+}
+
+/**
+ * Options of {@link createWebhookReceiver}.
+ *
+ * @example
+ * ```ts
+ * createWebhookReceiver({ publicKey, maxBodyBytes: 256 * 1024, dedupe: createRedisDedupeStore({ client: redis }), onError: report });
+ * ```
+ */
+export interface WebhookReceiverOptions extends SignatureCheckOptions {
+  /** Largest body read, in bytes; a larger one is answered 413 without reading the rest. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * Where duplicates are recorded. Default: {@link createMemoryDedupeStore} (one process).
+   * Several processes: {@link createRedisDedupeStore}. `false` dispatches every delivery.
+   */
+  dedupe?: DedupeStore | false;
+  /** Reject properties the schemas do not list (default `false`: the service may add fields). */
+  strict?: boolean;
+  /**
+   * Reply 202 right after verification, validation and the deduplication claim, and run the
+   * handlers afterwards. Trade-off: a handler that fails after the reply cannot make the
+   * service retry; its claim is released and `onError` is called, so recovering is yours.
+   * Default `false`: the reply waits for the handlers (30-second window, reference 4.6).
+   */
+  acknowledgeEarly?: boolean;
+  /** Called with events whose type this SDK version does not know; they are answered 2xx, never retried. */
+  onUnknownEvent?: (event: UnknownWebhookEvent, delivery: WebhookDelivery) => unknown;
+  /**
+   * Called with every authentic delivery that fails the schema (before the reply). Without a
+   * `deadLetters` store, the delivery is acknowledged (200 `invalid_event_handled`) only when
+   * this hook returns (or resolves) without throwing; otherwise it is answered 500 and retried.
+   */
+  onInvalidEvent?: (event: InvalidWebhookEvent, delivery: WebhookDelivery) => unknown;
+  /**
+   * Where authentic deliveries that fail the schema are kept for {@link WebhookReceiver.replay}
+   * ({@link createMemoryDeadLetterStore}, {@link createRedisDeadLetterStore}, or your own). With a
+   * store, such a delivery is answered 202 `invalid_event_dead_lettered` once it is kept, 503 when
+   * the store fails. Default: none.
+   */
+  deadLetters?: DeadLetterStore;
+  /**
+   * Parses and validates the body. Default: `parseWebhookEvent` of `@capi/webhook-validator`.
+   * A replacement must accept only events that match the `WebhookEventMap` types, which the
+   * handlers rely on: use it to run a newer validator, not to loosen the check.
+   */
+  validator?: WebhookEventParser;
+  /** Called with every failure that is the server's, not the sender's, and with every authentic event the schema refuses. Default: `console.error`. */
+  onError?: (error: unknown, context: WebhookErrorContext) => void;
+}
+
+/**
+ * What {@link WebhookReceiver.receive} produced: the reply, and the handlers' work still running after it.
+ *
+ * @example
+ * ```ts
+ * const { reply, afterReply } = await receiver.receive(source);
+ * write(reply);
+ * await afterReply;
+ * ```
+ */
+export interface WebhookReceipt {
+  readonly reply: ReceiverReply;
+  /** With `acknowledgeEarly`: resolves when the handlers (and the store update) have finished; never rejects. */
+  readonly afterReply?: Promise<void>;
+}
+
+/**
+ * Options of {@link WebhookReceiver.handle}.
+ *
+ * @example
+ * ```ts
+ * export default { fetch: (request, env, ctx) => receiver.handle(request, { waitUntil: (work) => ctx.waitUntil(work) }) };
+ * ```
+ */
+export interface HandleOptions {
+  /**
+   * The runtime's way of keeping work alive after the reply (Workers' `ctx.waitUntil`,
+   * Next.js's `after`/`waitUntil`). Needed with `acknowledgeEarly` on runtimes that freeze
+   * once the Response is returned.
+   */
+  waitUntil?: (work: Promise<unknown>) => void;
+}
+
+/**
+ * A webhook receiver: register handlers, then serve it with `handle` or `toNodeHandler`.
+ *
+ * @example
+ * ```ts
+ * const receiver: WebhookReceiver = createWebhookReceiver({ publicKey }).onAny((event) => audit(event));
+ * ```
+ */
+export interface WebhookReceiver {
+  /**
+   * Registers a handler of one event type, typed by the generated event map. Several handlers
+   * run one after another, in registration order with `onAny` handlers.
+   * @example
+   * receiver.on('kyc.status.changed', (event) => console.log(event.data.kycStatus));
+   */
+  on<T extends WebhookEventType>(eventType: T, handler: WebhookEventHandler<WebhookEventMap[T]>): WebhookReceiver;
+  /**
+   * Registers a handler of every known event type.
+   * @example
+   * receiver.onAny((event, delivery) => audit.log(event.eventType, delivery.bodySha256));
+   */
+  onAny(handler: WebhookEventHandler<WebhookEvent>): WebhookReceiver;
+  /**
+   * Serves one delivery as a Web-standard `Request -> Response` (Hono, Next.js route
+   * handlers, Workers, Deno, Bun).
+   * @example
+   * export async function POST(request: Request) { return receiver.handle(request); }
+   */
+  handle(request: Request, options?: HandleOptions): Promise<Response>;
+  /**
+   * Runs the pipeline over any server's request, through a {@link DeliverySource} adapter,
+   * and returns the reply to write. `handle` and `toNodeHandler` are built on it.
+   * @example
+   * const { reply } = await receiver.receive(deliverySourceFromRequest(request));
+   */
+  receive(source: DeliverySource): Promise<WebhookReceipt>;
+  /**
+   * Runs the entries of the `deadLetters` store, oldest first, through the pipeline after the
+   * signature check (they were verified when they arrived): validate, claim, dispatch, settle.
+   * An entry that is processed (or turns out to be a duplicate, or of an unknown type) is deleted;
+   * one that still fails the schema, or whose handler fails, stays. Throws `invalid_options`
+   * when the receiver has no `deadLetters` store.
+   * @example
+   * const { results } = await receiver.replay({ limit: 500 });
+   */
+  replay(options?: ReplayOptions): Promise<ReplayReport>;
+}
+
+/**
+ * Options of {@link WebhookReceiver.replay}.
+ *
+ * @example
+ * ```ts
+ * await receiver.replay({ limit: 1_000 });
+ * ```
+ */
+export interface ReplayOptions {
+  /** Most entries replayed in this call, oldest first. Default 100. */
+  limit?: number;
+}
+
+/**
+ * What {@link WebhookReceiver.replay} did with each entry it took from the store.
+ *
+ * @example
+ * ```ts
+ * const { results } = await receiver.replay();
+ * const left = results.filter((result) => !result.deleted).length;
+ * ```
+ */
+export interface ReplayReport {
+  readonly results: ReadonlyArray<{
+    readonly bodySha256: string;
+    /**
+     * As a delivery would have been answered: `processed`, `duplicate`, `unknown_event_type`
+     * (the entry is deleted), or `invalid_event_dead_lettered` (it still fails the schema),
+     * `handler_failed`, `duplicate_in_progress`, `dedupe_store_unavailable` (it stays).
+     */
+    readonly outcome: ReceiverOutcome;
+    /** Whether the entry left the store. */
+    readonly deleted: boolean;
+  }>;
+}
+

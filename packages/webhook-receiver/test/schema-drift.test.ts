@@ -1,0 +1,200 @@
+import { createHash } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createMemoryDeadLetterStore,
+  createMemoryDedupeStore,
+  createRedisDeadLetterStore,
+  createRedisDedupeStore,
+  createWebhookReceiver,
+  InvalidWebhookEventError,
+  toNodeHandler,
+  type DeadLetterStore,
+  type DedupeStore,
+  type InvalidWebhookEvent,
+  type WebhookErrorContext,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+} from '../src/index.js';
+import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
+import { createFakeService, type FakeService } from './helpers/service.js';
+import { listen, listenFetch, type RunningServer } from './helpers/servers.js';
+import { driftedBodies, upgradedValidator } from './helpers/upgraded-validator.js';
+
+let service: FakeService;
+let redisServer: RedisServer;
+let redis: Redis;
+let userCounter = 0;
+let prefixCounter = 0;
+const running: RunningServer[] = [];
+
+beforeAll(async () => {
+  [service, redisServer] = await Promise.all([createFakeService(), startRedisServer()]);
+  redis = new Redis({ host: '127.0.0.1', port: redisServer.port });
+});
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => server.close()));
+});
+
+afterAll(async () => {
+  redis?.disconnect();
+  await redisServer?.close();
+});
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const nextUser = () => `drift-${process.pid}-${++userCounter}`;
+
+type Serve = (receiver: WebhookReceiver) => Promise<RunningServer>;
+const servings: Array<[string, Serve]> = [
+  ['node:http with toNodeHandler', (receiver) => listen(toNodeHandler(receiver))],
+  ['Web handle(Request) behind a node:http bridge', (receiver) => listenFetch((request) => receiver.handle(request))],
+];
+
+interface Stores { readonly dedupe: DedupeStore; readonly deadLetters: DeadLetterStore }
+const storeKinds: Array<[string, () => Stores]> = [
+  ['memory stores', () => ({ dedupe: createMemoryDedupeStore(), deadLetters: createMemoryDeadLetterStore() })],
+  ['Redis stores on a real redis-server', () => {
+    const keyPrefix = `drift:${process.pid}:${++prefixCounter}:`;
+    return { dedupe: createRedisDedupeStore({ client: redis, keyPrefix }), deadLetters: createRedisDeadLetterStore({ client: redis, keyPrefix }) };
+  }],
+];
+
+describe.each(servings)('over %s', (_servingName, serve) => {
+  /** A receiver with recording hooks; `dispatched` gets `<eventType> <data.id> <kycStatus>` per handler call. */
+  async function start(options: Partial<WebhookReceiverOptions> = {}) {
+    const seen = { invalid: [] as InvalidWebhookEvent[], errors: [] as Array<{ error: unknown; context: WebhookErrorContext }>, dispatched: [] as string[] };
+    const receiver = createWebhookReceiver({
+      publicKey: service.publicKey,
+      onInvalidEvent: (event) => { seen.invalid.push(event); },
+      onError: (error, context) => { seen.errors.push({ error, context }); },
+      ...options,
+    }).onAny((event) => {
+      seen.dispatched.push(`${event.eventType} ${event.data.id} ${(event.data as { kycStatus?: string }).kycStatus}`);
+    });
+    const server = await serve(receiver);
+    running.push(server);
+    return { receiver, url: `${server.url}/webhooks`, seen };
+  }
+
+  describe.each(storeKinds)('with %s', (_storeName, createStores) => {
+    it('keeps an unknown enum value and a missing field (202, never 4xx), shows them to onInvalidEvent and onError, and replays them after the upgrade', async () => {
+      const stores = createStores();
+      const old = await start(stores);
+      const userId = nextUser();
+      const { newEnumValue, missingField } = driftedBodies(userId);
+
+      for (const body of [newEnumValue, missingField]) {
+        const reply = await service.deliver(old.url, body);
+        expect(reply.status).toBe(202);
+        expect(reply.body.code).toBe('invalid_event_dead_lettered');
+      }
+      expect(old.seen.dispatched).toEqual([]);
+      // The hook gets the raw bytes as signed, and the problems.
+      expect(old.seen.invalid.map((event) => new TextDecoder().decode(event.rawBody))).toEqual([newEnumValue, missingField]);
+      expect(old.seen.invalid[0]).toMatchObject({ eventType: 'kyc.status.changed', errors: [expect.objectContaining({ path: '/data/kycStatus', keyword: 'enum' })] });
+      expect(old.seen.invalid[1]).toMatchObject({ eventType: 'user.created', errors: [expect.objectContaining({ path: '/data/address2', keyword: 'required' })] });
+      // onError: the same, as a typed error with the outcome it was answered with.
+      expect(old.seen.errors).toHaveLength(2);
+      for (const [index, { error, context }] of old.seen.errors.entries()) {
+        expect(error).toBeInstanceOf(InvalidWebhookEventError);
+        expect((error as InvalidWebhookEventError).rawBody).toEqual(old.seen.invalid[index]!.rawBody);
+        expect((error as InvalidWebhookEventError).errors).toEqual(old.seen.invalid[index]!.errors);
+        expect(context).toMatchObject({ outcome: 'invalid_event_dead_lettered', afterReply: false, delivery: { bodySha256: sha256([newEnumValue, missingField][index]!) } });
+      }
+      // A retry of a kept body stays one entry.
+      expect((await service.deliver(old.url, newEnumValue)).status).toBe(202);
+      const kept = await stores.deadLetters.list(10);
+      expect(kept.map((entry) => entry.bodySha256)).toEqual([sha256(newEnumValue), sha256(missingField)]);
+      expect(new TextDecoder().decode(kept[0]!.rawBody)).toBe(newEnumValue);
+
+      // The old validator still refuses them: a replay leaves them in the store, dispatching nothing.
+      const notYet = await old.receiver.replay();
+      expect(notYet.results.map((result) => [result.outcome, result.deleted])).toEqual([['invalid_event_dead_lettered', false], ['invalid_event_dead_lettered', false]]);
+      expect(old.seen.dispatched).toEqual([]);
+
+      // The upgraded SDK, on the same stores, replays them: dispatched once each, then gone.
+      const upgraded = await start({ ...stores, validator: upgradedValidator });
+      const replayed = await upgraded.receiver.replay();
+      expect(replayed.results).toEqual([
+        { bodySha256: sha256(newEnumValue), outcome: 'processed', deleted: true },
+        { bodySha256: sha256(missingField), outcome: 'processed', deleted: true },
+      ]);
+      expect(upgraded.seen.dispatched).toEqual([`kyc.status.changed ${userId} someNewValue`, `user.created ${userId} pending`]);
+      expect(await stores.deadLetters.list(10)).toEqual([]);
+      expect((await upgraded.receiver.replay()).results).toEqual([]);
+      // A late retry of a replayed event is a duplicate of the subject's latest event.
+      expect((await service.deliver(upgraded.url, newEnumValue)).body.code).toBe('duplicate');
+      expect(upgraded.seen.dispatched).toHaveLength(2);
+    });
+  });
+
+  describe('without a dead-letter store, acknowledges only what code took', () => {
+    it('answers 200 invalid_event_handled once onInvalidEvent returned, for both kinds of drift', async () => {
+      const { url, seen } = await start();
+      const { newEnumValue, missingField } = driftedBodies(nextUser());
+      for (const body of [newEnumValue, missingField]) {
+        expect(await service.deliver(url, body)).toMatchObject({ status: 200, body: { code: 'invalid_event_handled' } });
+      }
+      expect(seen.invalid).toHaveLength(2);
+      expect(seen.errors.map(({ context }) => context.outcome)).toEqual(['invalid_event_handled', 'invalid_event_handled']);
+      expect(seen.dispatched).toEqual([]);
+    });
+
+    it('answers 500 invalid_event_unhandled when onInvalidEvent throws, and gives onError both failures', async () => {
+      const failure = new Error('audit log down');
+      const { url, seen } = await start({ onInvalidEvent: () => { throw failure; } });
+      const reply = await service.deliver(url, driftedBodies(nextUser()).newEnumValue);
+      expect(reply).toMatchObject({ status: 500, body: { code: 'invalid_event_unhandled', message: expect.stringContaining('/data/kycStatus') } });
+      expect(seen.errors.map(({ error }) => error)).toEqual([failure, expect.any(InvalidWebhookEventError)]);
+    });
+
+    it('answers 500 invalid_event_unhandled with neither a hook nor a store, so that the service retries', async () => {
+      const { url, seen } = await start({ onInvalidEvent: undefined });
+      const reply = await service.deliver(url, driftedBodies(nextUser()).missingField);
+      expect(reply).toMatchObject({ status: 500, body: { code: 'invalid_event_unhandled' } });
+      expect(seen.errors).toEqual([{ error: expect.any(InvalidWebhookEventError), context: expect.objectContaining({ outcome: 'invalid_event_unhandled' }) }]);
+    });
+  });
+
+  describe('with a dead-letter store that fails, answers 503 so that the service retries', () => {
+    it('answers 503 dead_letter_store_unavailable when Redis does not answer, and keeps it on the retry once Redis does', async () => {
+      let down = true;
+      const deadLetters = createRedisDeadLetterStore({
+        client: (args) => (down ? new Promise(() => undefined) : redis.call(args[0]!, ...args.slice(1))),
+        keyPrefix: `drift:${process.pid}:${++prefixCounter}:`,
+        commandTimeoutMs: 50,
+      });
+      const { url, seen } = await start({ deadLetters });
+      const body = driftedBodies(nextUser()).newEnumValue;
+      expect(await service.deliver(url, body)).toMatchObject({ status: 503, body: { code: 'dead_letter_store_unavailable' } });
+      expect(seen.errors.map(({ error }) => (error as { name: string }).name)).toEqual(['DeadLetterStoreError', 'InvalidWebhookEventError']);
+      down = false;
+      expect(await service.deliver(url, body)).toMatchObject({ status: 202, body: { code: 'invalid_event_dead_lettered' } });
+      expect((await deadLetters.list(10)).map((entry) => entry.bodySha256)).toEqual([sha256(body)]);
+    });
+  });
+});
+
+describe('replay', () => {
+  it('keeps an entry whose handler fails, and processes it on a later replay', async () => {
+    const deadLetters = createMemoryDeadLetterStore();
+    const errors: unknown[] = [];
+    let failing = true;
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, deadLetters, validator: upgradedValidator, onError: (error) => errors.push(error) })
+      .on('kyc.status.changed', () => { if (failing) throw new Error('database down'); });
+    const body = new TextEncoder().encode(driftedBodies(nextUser()).newEnumValue);
+    deadLetters.put({ bodySha256: sha256(new TextDecoder().decode(body)), rawBody: body, timestamp: 1, signature: 'kept', receivedAt: 1, errors: [] });
+    expect((await receiver.replay()).results).toEqual([expect.objectContaining({ outcome: 'handler_failed', deleted: false })]);
+    expect(errors).toEqual([expect.objectContaining({ message: 'database down' })]);
+    failing = false;
+    expect((await receiver.replay()).results).toEqual([expect.objectContaining({ outcome: 'processed', deleted: true })]);
+  });
+
+  it('says what is missing when the receiver has no dead-letter store, or the limit is wrong', async () => {
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey });
+    await expect(receiver.replay()).rejects.toMatchObject({ name: 'WebhookReceiverError', code: 'invalid_options', message: expect.stringContaining('deadLetters store') });
+    const withStore = createWebhookReceiver({ publicKey: service.publicKey, deadLetters: createMemoryDeadLetterStore() });
+    await expect(withStore.replay({ limit: 0 })).rejects.toMatchObject({ code: 'invalid_options', message: expect.stringContaining('limit') });
+  });
+});
