@@ -1,8 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { bundleWorker, startWorkerd } from '@capi/workerd-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeadLetterEntry } from '../src/dead-letter/dead-letter-store.js';
+import { createDurableObjectDeadLetterStore } from '../src/dead-letter/durable-object-dead-letter-store.js';
 import { createDurableObjectDedupeStore } from '../src/dedupe/durable-object-store.js';
-import { DedupeStoreError, WebhookReceiverError } from '../src/errors.js';
+import { DeadLetterStoreError, DedupeStoreError, WebhookReceiverError } from '../src/errors.js';
 import { describeDedupeStoreContract } from './helpers/dedupe-store-contract.js';
 import { eventBody } from './helpers/events.js';
 import { createFakeService, type FakeService } from './helpers/service.js';
@@ -18,7 +20,7 @@ beforeAll(async () => {
   worker = await startWorkerd({
     code,
     bindings: { PUBLIC_KEY: service.publicKey },
-    durableObjects: [{ binding: 'DEDUPE', className: 'WebhookDedupeObject' }],
+    durableObjects: [{ binding: 'WEBHOOK_STORE', className: 'WebhookStoreObject' }],
   });
 }, 60_000);
 
@@ -83,7 +85,7 @@ describe('Durable Object store: a receiver on workerd', () => {
 describe('Durable Object store: configuration and failures', () => {
   it('refuses a missing or wrong namespace with invalid_options, saying how to bind one', () => {
     expect(() => createDurableObjectDedupeStore({} as never)).toThrow(WebhookReceiverError);
-    expect(() => createDurableObjectDedupeStore({ namespace: {} } as never)).toThrow(/Durable Object namespace binding of WebhookDedupeObject/);
+    expect(() => createDurableObjectDedupeStore({ namespace: {} } as never)).toThrow(/Durable Object namespace binding of WebhookStoreObject/);
     expect(() => createDurableObjectDedupeStore({ namespace: namespaceOverHttp, claimTtlMs: 0 })).toThrow(/claimTtlMs must be a positive integer/);
   });
 
@@ -97,5 +99,50 @@ describe('Durable Object store: configuration and failures', () => {
   it('answers unexpected_store_reply when the namespace is bound to another class', async () => {
     const store = createDurableObjectDedupeStore({ namespace: { idFromName: (name) => name, get: () => ({ fetch: async () => new Response('no', { status: 404 }) }) } });
     await expect(Promise.resolve(store.claim('s', 'A'))).rejects.toMatchObject({ code: 'unexpected_store_reply' });
+  });
+});
+
+describe('Durable Object dead-letter store', () => {
+  const entry = (digest: string, receivedAt: number, rawBody = new TextEncoder().encode(`{"n":"${digest}"}`)): DeadLetterEntry => ({
+    bodySha256: digest,
+    rawBody,
+    timestamp: 1_700_000_000,
+    signature: 'c2lnbmF0dXJl',
+    receivedAt,
+    errors: [{ path: '/data/kycStatus', keyword: 'enum', message: '/data/kycStatus must be one of: ...' }],
+  });
+
+  it('lists what was put, oldest first, byte for byte; a second copy keeps its place; delete forgets', async () => {
+    const store = createDurableObjectDeadLetterStore({ namespace: namespaceOverHttp, keyPrefix: `letters:${++prefixCounter}:` });
+    const notUtf8 = new Uint8Array([0xff, 0xfe, 0x00, 0x7b]);
+    await store.put(entry('b', 2_000));
+    await store.put(entry('a', 1_000, notUtf8));
+    await store.put(entry('c', 3_000));
+    await store.put(entry('a', 9_000, notUtf8));
+    const listed = await store.list(10);
+    expect(listed.map((kept) => kept.bodySha256)).toEqual(['a', 'b', 'c']);
+    expect([...listed[0]!.rawBody]).toEqual([...notUtf8]);
+    expect(listed[0]!.receivedAt).toBe(1_000);
+    expect(listed[1]).toEqual({ ...entry('b', 2_000), rawBody: expect.any(Uint8Array) });
+    expect((await store.list(2)).map((kept) => kept.bodySha256)).toEqual(['a', 'b']);
+    await store.delete('a');
+    await store.delete('never-kept');
+    expect((await store.list(10)).map((kept) => kept.bodySha256)).toEqual(['b', 'c']);
+  });
+
+  it('keeps an authentic event the schema refuses, from a receiver on workerd (202), for a later replay', async () => {
+    const body = kyc('usr_drift', 'someNewStatus');
+    expect(await service.deliver(`${worker.url}/webhooks`, body)).toMatchObject({ status: 202, body: { code: 'invalid_event_dead_lettered' } });
+    const kept = await createDurableObjectDeadLetterStore({ namespace: namespaceOverHttp }).list(100);
+    const drift = kept.filter((letter) => new TextDecoder().decode(letter.rawBody) === body);
+    expect(drift).toHaveLength(1);
+    expect(drift[0]!.errors.map((error) => error.path)).toContain('/data/kycStatus');
+    expect(await dispatchedFor('usr_drift')).toEqual([]);
+  });
+
+  it('answers dead_letter_store_unavailable when the object cannot be reached', async () => {
+    const store = createDurableObjectDeadLetterStore({ namespace: { idFromName: (name) => name, get: () => ({ fetch: () => Promise.reject(new Error('network lost')) }) } });
+    await expect(Promise.resolve(store.put(entry('x', 1)))).rejects.toSatisfy((error) =>
+      error instanceof DeadLetterStoreError && error.code === 'dead_letter_store_unavailable');
   });
 });
