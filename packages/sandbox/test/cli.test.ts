@@ -35,7 +35,7 @@ async function run(args: string[]) {
   return { code, stdout, stderr };
 }
 
-/** Starts the built binary as a partner would (`npx capi-sandbox serve ...`) and reads its banner. */
+/** Starts the built binary as a partner would (`npx -p @capi/sandbox capi-sandbox serve ...`) and reads its banner. */
 async function serve(args: string[], { subcommand = ['serve'] }: { subcommand?: string[] } = {}) {
   const child = spawn(process.execPath, [cliPath, ...subcommand, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
@@ -88,7 +88,7 @@ describe('capi-sandbox serve prints the base URLs and the public key, and serves
     await sandbox.stop();
   });
 
-  it('starts with `npx capi-sandbox` alone: serve is the default command, on ports 4010 and 4011', async () => {
+  it('starts with `npx -p @capi/sandbox capi-sandbox` alone: serve is the default command, on ports 4010 and 4011', async () => {
     const sandbox = await serve([], { subcommand: [] });
     expect(sandbox.baseUrl).toBe('http://127.0.0.1:4010');
     expect(sandbox.webhooksUrl).toBe('http://127.0.0.1:4011');

@@ -1,22 +1,25 @@
 // Gate 3: a breaking change of a spec against the last released spec (specs/released/) ships
-// only with a major changeset for every package generated from or implementing that spec.
+// only as a major release of every package generated from or implementing that spec: a major
+// changeset in the pull request, or one already pending on the base (the next release applies
+// both), as changesets' own release plan says.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { publishablePackages } from '@capi/release-tools/workspace-packages';
 import { diffSpecs } from './breaking-changes.mjs';
-import { highestBumps, readPendingChangesets } from './pending-changesets.mjs';
+import { plannedBumps } from './changesets.mjs';
 import { bundledSpecFiles, specConsumers } from './spec-consumers.mjs';
 
 /** @typedef {import('./spec-lint-check.mjs').CheckResult} CheckResult */
 
 /**
- * Compares specs/dist/<spec>.json with specs/released/<spec>.json for both specs.
+ * Compares specs/dist/<spec>.json with specs/released/<spec>.json for both specs, and checks
+ * that the packages a breaking change breaks get a major release.
  * @param {{ root: string, releasedDir?: string, currentDir?: string }} options
  * @returns {Promise<CheckResult>}
  */
 export async function checkBreakingChanges({ root, releasedDir = path.join(root, 'specs/released'), currentDir = path.join(root, 'specs/dist') }) {
   const name = 'breaking changes have a major changeset';
-  const bumps = highestBumps(readPendingChangesets(root));
+  const bumps = await plannedBumps(root);
   const workspace = new Set(publishablePackages(root).map((pkg) => pkg.name));
   const details = [];
   const notes = [];
@@ -43,6 +46,7 @@ export async function checkBreakingChanges({ root, releasedDir = path.join(root,
     }
     const consumers = specConsumers[/** @type {'openapi'|'asyncapi'} */ (spec)].filter((pkg) => workspace.has(pkg));
     const missing = consumers.filter((pkg) => bumps.get(pkg) !== 'major');
+    const planned = missing.map((pkg) => `${pkg} (${bumps.get(pkg) ?? 'no release'})`).join(', ');
     const listing = breaking.map((change) => `    ✖ ${change.kind} ${change.where}\n${change.messages.map((m) => `        ${m}`).join('\n')}`);
     if (missing.length === 0) {
       notes.push(`${spec}: ${breaking.length} breaking change(s), released as major for ${consumers.join(', ')}`);
@@ -52,7 +56,8 @@ export async function checkBreakingChanges({ root, releasedDir = path.join(root,
     details.push(
       `${spec}: ${breaking.length} breaking change(s) against ${path.relative(root, released)}:`,
       ...listing,
-      `  These break users of ${missing.join(', ')}, which have no major changeset.`,
+      `  These break users of ${missing.join(', ')}, but the next release, planned from every pending`,
+      `  changeset (this pull request's and those already on the base), is not major for them: ${planned}.`,
       `  Either make the change compatible (optional fields, wider inputs, new operations), or add`,
       `  .changeset/<name>.md with:`,
       '    ---',

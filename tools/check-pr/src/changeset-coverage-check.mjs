@@ -1,12 +1,14 @@
-// Gate 4: every publishable package this change touches is named in a pending changeset, so
-// the release notes and versions cannot miss it. Tests, benchmarks, examples and markdown do
-// not reach users through npm and need none; a spec source change reaches the packages
-// generated from that spec.
+// Gate 4: every publishable package this pull request touches is named in a changeset the
+// pull request adds, so the release notes and versions cannot miss it. Changesets already
+// pending on the base describe earlier changes and do not count. An empty changeset
+// (`pnpm changeset --empty`) added by the pull request says that its changes need no release.
+// Tests, benchmarks, examples and markdown do not reach users through npm and need none; a
+// spec source change reaches the packages generated from that spec.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { publishablePackages } from '@capi/release-tools/workspace-packages';
 import { changedFiles, resolveBaseRef } from './base-ref.mjs';
-import { highestBumps, readPendingChangesets } from './pending-changesets.mjs';
+import { readPullRequestChangesets } from './changesets.mjs';
 import { bundledSpecFiles, specConsumers } from './spec-consumers.mjs';
 
 /** @typedef {import('./spec-lint-check.mjs').CheckResult} CheckResult */
@@ -41,7 +43,8 @@ export function specsFedBy(root, file) {
 }
 
 /**
- * Checks that each publishable package changed since the base has a pending changeset.
+ * Checks that each publishable package changed since the base is named in a changeset that the
+ * pull request adds (or that the pull request adds an empty changeset).
  * @param {{ root: string, env?: NodeJS.ProcessEnv }} options
  * @returns {Promise<CheckResult>}
  */
@@ -63,24 +66,41 @@ export async function checkChangesetCoverage({ root, env = process.env }) {
     }
   }
 
-  const bumps = highestBumps(readPendingChangesets(root));
-  const missing = [...touched.keys()].filter((pkg) => !bumps.has(pkg)).sort();
+  const { added, pending } = await readPullRequestChangesets(root, base.commit);
+  const named = new Set(added.flatMap((changeset) => changeset.releases.map((release) => release.name)));
+  const empty = added.filter((changeset) => changeset.releases.length === 0);
+  const missing = [...touched.keys()].filter((pkg) => !named.has(pkg)).sort();
   const against = `${base.ref} (${base.how}, ${base.commit.slice(0, 10)})`;
+  const addedNote = added.length === 0 ? 'the pull request adds no changeset' : `the pull request adds ${added.map((changeset) => `${changeset.id}.md`).join(', ')}`;
   if (missing.length === 0) {
     return {
       name,
       ok: true,
-      summary: touched.size === 0 ? `no published package changed since ${against}` : `${touched.size} changed package(s) all have a changeset (base ${against})`,
+      summary: touched.size === 0 ? `no published package changed since ${against}` : `${touched.size} changed package(s) all have a changeset added by the pull request (base ${against})`,
       details: [],
     };
   }
+  if (empty.length > 0) {
+    return {
+      name,
+      ok: true,
+      summary: `${missing.length} changed package(s) need no release: the pull request adds the empty changeset ${empty.map((changeset) => `${changeset.id}.md`).join(', ')} (base ${against})`,
+      details: missing.map((pkg) => `  ${pkg}: changed, not released`),
+    };
+  }
+  const pendingForMissing = pending.filter((changeset) => !added.includes(changeset) && changeset.releases.some((release) => missing.includes(release.name)));
   return {
     name,
     ok: false,
-    summary: `${missing.length} changed package(s) have no changeset (base ${against}): run \`pnpm changeset\``,
-    details: missing.flatMap((pkg) => [
-      `  ${pkg}, changed by:`,
-      ...(touched.get(pkg) ?? []).slice(0, 8).map((file) => `      ${file}`),
-    ]),
+    summary: `${missing.length} changed package(s) have no changeset added by this pull request (base ${against}; ${addedNote}): run \`pnpm changeset\`, or \`pnpm changeset --empty\` when the change needs no release`,
+    details: [
+      ...missing.flatMap((pkg) => [
+        `  ${pkg}, changed by:`,
+        ...(touched.get(pkg) ?? []).slice(0, 8).map((file) => `      ${file}`),
+      ]),
+      ...(pendingForMissing.length === 0
+        ? []
+        : [`  ${pendingForMissing.length} changeset(s) for these packages were already pending on the base (e.g. ${pendingForMissing[0].id}.md): they describe earlier changes, so they do not count for this one.`]),
+    ],
   };
 }

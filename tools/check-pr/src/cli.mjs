@@ -1,26 +1,46 @@
 #!/usr/bin/env node
 // `pnpm check:pr`: the review gates of a pull request, run in order, every one reported even
 // when an earlier one fails, so one run shows everything to fix.
+//   --markdown FILE   also write the report as Markdown (CI: the job summary and the PR comment)
+//   --skip ID[,ID]    leave gates out (ids: spec-lint, generated-code, breaking-changes, changesets)
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { repoRoot } from '@capi/release-tools/workspace-packages';
 import { checkBreakingChanges } from './breaking-change-check.mjs';
 import { checkChangesetCoverage } from './changeset-coverage-check.mjs';
 import { checkGeneratedCode } from './generated-code-check.mjs';
 import { checkSpecLint } from './spec-lint-check.mjs';
-import { formatReport } from './report.mjs';
+import { formatMarkdownReport, formatReport } from './report.mjs';
 
 const root = process.env.CHECK_PR_ROOT ?? repoRoot;
-/** @type {[string, () => Promise<import('./spec-lint-check.mjs').CheckResult>][]} */
+/** @type {[string, string, () => Promise<import('./spec-lint-check.mjs').CheckResult>][]} */
 const gates = [
-  ['spec lint', () => checkSpecLint({ root })],
+  ['spec-lint', 'spec lint', () => checkSpecLint({ root })],
   // Generating builds @capi/specs first (turbo: gen depends on ^build), which also writes
   // the bundled specs/dist/*.json that the breaking-change gate compares.
-  ['generated code up to date', () => checkGeneratedCode({ root })],
-  ['breaking changes have a major changeset', () => checkBreakingChanges({ root })],
-  ['changeset for each changed package', () => checkChangesetCoverage({ root })],
+  ['generated-code', 'generated code up to date', () => checkGeneratedCode({ root })],
+  ['breaking-changes', 'breaking changes have a major changeset', () => checkBreakingChanges({ root })],
+  ['changesets', 'changeset for each changed package', () => checkChangesetCoverage({ root })],
 ];
 
+let options;
+try {
+  ({ values: options } = parseArgs({ options: { markdown: { type: 'string' }, skip: { type: 'string', default: '' } } }));
+} catch (error) {
+  console.error(`check:pr: ${/** @type {Error} */ (error).message}. Usage: check:pr [--markdown FILE] [--skip ${gates.map(([id]) => id).join(',')}]`);
+  process.exit(2);
+}
+const skipped = options.skip.split(',').filter(Boolean);
+const unknown = skipped.filter((id) => !gates.some(([gateId]) => gateId === id));
+if (unknown.length > 0) {
+  console.error(`check:pr: --skip ${unknown.join(',')}: no such gate. The gates are ${gates.map(([id]) => id).join(', ')}.`);
+  process.exit(2);
+}
+
 const results = [];
-for (const [name, gate] of gates) {
+for (const [id, name, gate] of gates) {
+  if (skipped.includes(id)) continue;
   const started = Date.now();
   try {
     results.push({ ...(await gate()), seconds: (Date.now() - started) / 1000 });
@@ -29,4 +49,6 @@ for (const [name, gate] of gates) {
   }
 }
 process.stdout.write(formatReport(results));
+// pnpm runs the script in tools/check-pr: a relative path is meant from where the user typed it.
+if (options.markdown) writeFileSync(path.resolve(process.env.INIT_CWD ?? process.cwd(), options.markdown), formatMarkdownReport(results));
 process.exitCode = results.every((result) => result.ok) ? 0 : 1;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkChangesetCoverage } from '../src/changeset-coverage-check.mjs';
-import { parseChangeset } from '../src/pending-changesets.mjs';
+import { readPendingChangesets } from '../src/changesets.mjs';
 import { changeset, createFixtureRepo, released, type FixtureRepo } from './fixture-repo';
 
 let repo: FixtureRepo;
@@ -101,14 +101,25 @@ describe('compares with the base ref from CHECK_PR_BASE, else the fork point fro
   });
 });
 
-describe('reads changesets the way changesets writes them', () => {
-  it('parses quoted and unquoted package names', () => {
-    const releases = parseChangeset('---\n"@capi/client": major\n\'@capi/sandbox\': minor\n@capi/event-types: patch\n---\n\nSummary\n', 'x.md');
-    expect(Object.fromEntries(releases)).toEqual({ '@capi/client': 'major', '@capi/sandbox': 'minor', '@capi/event-types': 'patch' });
+describe('reads changesets the way changesets writes them (@changesets/read)', () => {
+  it('reads double- and single-quoted package names', async () => {
+    repo.write('.changeset/names.md', '---\n"@capi/client": major\n\'@capi/sandbox\': minor\n"@capi/event-types": patch\n---\n\nSummary\n');
+    const [names] = await readPendingChangesets(repo.root);
+    expect(names.id).toBe('names');
+    expect(names.releases).toEqual([
+      { name: '@capi/client', type: 'major' },
+      { name: '@capi/sandbox', type: 'minor' },
+      { name: '@capi/event-types', type: 'patch' },
+    ]);
   });
 
-  it('rejects a file without frontmatter and an unknown bump, naming the file', () => {
-    expect(() => parseChangeset('just text', 'bad.md')).toThrow(/bad\.md: no frontmatter/);
-    expect(() => parseChangeset('---\n"@capi/client": huge\n---\n', 'bump.md')).toThrow(/bump\.md: cannot read the line/);
+  it('reads the empty changeset of `pnpm changeset --empty` as no release', async () => {
+    repo.write('.changeset/empty.md', '---\n---\n\n');
+    expect(await readPendingChangesets(repo.root)).toEqual([{ id: 'empty', summary: '', releases: [] }]);
+  });
+
+  it('rejects a file without front matter, saying how to write one', async () => {
+    repo.write('.changeset/bad.md', 'just text');
+    await expect(readPendingChangesets(repo.root)).rejects.toThrow(/cannot read.*pnpm changeset/s);
   });
 });

@@ -38,6 +38,7 @@ export function createFixtureRepo(): FixtureRepo {
   };
   git('init', '-q', '-b', 'main');
   write('package.json', { name: 'fixture-root', private: true });
+  write('pnpm-workspace.yaml', "packages:\n  - 'packages/*'\n  - 'specs'\n");
   write('.changeset/config.json', { baseBranch: 'main' });
   write('.changeset/README.md', 'changesets live here');
   write('specs/package.json', { name: '@capi/specs', private: true });

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `pnpm --filter @capi/release-tools check:packages`: publint and attw on every publishable
-// package (discovered under packages/), one readable line per problem.
+// `pnpm --filter @capi/release-tools check:packages`: publint, attw and the registry page
+// (metadata, LICENSE, README links) of every publishable package (discovered under
+// packages/), packed as published, one readable line per problem.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkPackage } from './package-checks.mjs';
@@ -21,7 +22,7 @@ export async function checkAllPackages(root = repoRoot) {
 
 /**
  * Checks the given package folders.
- * @param {{ name: string, dir: string }[]} packages
+ * @param {{ name: string, dir: string, dirName?: string }[]} packages
  * @returns {Promise<import('./package-checks.mjs').PackageCheck[]>}
  */
 export async function checkPackages(packages) {
@@ -41,9 +42,10 @@ export async function checkPackages(packages) {
  */
 export function formatPackageChecks(results) {
   return results.flatMap((result) => [
-    `${result.ok ? '✔' : '✖'} ${result.name}: ${result.ok ? 'publint and attw clean' : `${result.publint.length} publint, ${result.attw.length} attw problem(s)`}`,
+    `${result.ok ? '✔' : '✖'} ${result.name}: ${result.ok ? 'publint, attw and registry page clean' : `${result.publint.length} publint, ${result.attw.length} attw, ${result.registryPage.length} registry page problem(s)`}`,
     ...result.publint.map((line) => `    publint ${line}`),
     ...result.attw.map((line) => `    attw ${line}`),
+    ...result.registryPage.map((line) => `    registry page ${line}`),
   ]);
 }
 

@@ -1,7 +1,8 @@
-// Checks one package the way consumers see it: publint on the packed manifest and files, and
+// Checks one package the way consumers see it: publint on the packed manifest and files,
 // arethetypeswrong (as `attw --profile node16`) on the same tarball, which resolves every entry
 // point as Node 16+ ESM (`import`), Node 16+ CommonJS (`require`, what Node 20 users of the
-// CJS build get) and bundlers would, and reports types that do not match the JavaScript.
+// CJS build get) and bundlers would, and reports types that do not match the JavaScript, and
+// the registry page (metadata, LICENSE, README links) of the same tarball.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -10,6 +11,7 @@ import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { registryPageProblems } from './registry-page.mjs';
 
 const run = promisify(execFile);
 
@@ -19,6 +21,7 @@ const run = promisify(execFile);
  * @property {boolean} ok
  * @property {string[]} publint  publint errors and warnings, formatted
  * @property {string[]} attw     arethetypeswrong problems, one line each
+ * @property {string[]} registryPage what the registry page would lack (see registry-page.mjs)
  */
 
 /**
@@ -40,15 +43,23 @@ export async function packPackage(dir, destination) {
 }
 
 /**
- * Runs publint (errors and warnings fail) on the unpacked content of a tarball.
+ * Unpacks a tarball next to it.
  * @param {string} tarball
- * @returns {Promise<string[]>}
+ * @returns {Promise<string>} the unpacked `package/` folder
  */
-export async function publintProblems(tarball) {
+export async function unpackTarball(tarball) {
   const unpacked = path.join(path.dirname(tarball), 'unpacked');
   mkdirSync(unpacked, { recursive: true });
   await run('tar', ['xzf', tarball, '-C', unpacked]);
-  const pkgDir = path.join(unpacked, 'package');
+  return path.join(unpacked, 'package');
+}
+
+/**
+ * Runs publint (errors and warnings fail) on the unpacked content of a tarball.
+ * @param {string} pkgDir the unpacked `package/` folder
+ * @returns {Promise<string[]>}
+ */
+export async function publintProblems(pkgDir) {
   const manifest = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
   // The folder holds exactly the packed files, so publint looks at them as they are.
   const { messages } = await publint({ pkgDir, level: 'warning', strict: true, pack: false });
@@ -92,16 +103,20 @@ function describeTypeProblem(problem) {
 }
 
 /**
- * Both checks on one package.
- * @param {{ name: string, dir: string }} pkg
+ * The three checks on one package, over one tarball.
+ * @param {{ name: string, dir: string, dirName?: string }} pkg `dirName`: its folder under
+ *   packages/, which its repository directory and homepage must name
  * @returns {Promise<PackageCheck>}
  */
 export async function checkPackage(pkg) {
   const scratch = mkdtempSync(path.join(tmpdir(), 'capi-pack-check-'));
   try {
     const tarball = await packPackage(pkg.dir, scratch);
-    const [publintResult, attwResult] = await Promise.all([publintProblems(tarball), typeResolutionProblems(tarball)]);
-    return { name: pkg.name, ok: publintResult.length === 0 && attwResult.length === 0, publint: publintResult, attw: attwResult };
+    const pkgDir = await unpackTarball(tarball);
+    const registryPage = registryPageProblems(pkgDir, { dirName: pkg.dirName });
+    const [publintResult, attwResult] = await Promise.all([publintProblems(pkgDir), typeResolutionProblems(tarball)]);
+    const ok = publintResult.length === 0 && attwResult.length === 0 && registryPage.length === 0;
+    return { name: pkg.name, ok, publint: publintResult, attw: attwResult, registryPage };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `pnpm release:dry`: the whole release, rehearsed on copies. publint and attw on every
-// publishable package; `changeset version` applied to a temp copy of the workspace (the real
+// `pnpm release:dry`: the whole release, rehearsed on copies. publint, attw and the registry
+// page of every publishable package; `changeset version` applied to a temp copy of the workspace (the real
 // tree is never touched); every package published with `pnpm publish` to a local verdaccio
 // (loopback, no uplinks); then a fresh consumer project outside the workspace installs them
 // with plain npm, type-checks (bundler and node16) and runs an ESM and a CommonJS consumer.
@@ -54,7 +54,9 @@ export async function publishToRegistry(packages, registry, copyRoot) {
     for (let pkg = queue.shift(); pkg; pkg = queue.shift()) {
       const { version } = JSON.parse(readFileSync(path.join(pkg.dir, 'package.json'), 'utf8'));
       try {
-        await run('pnpm', ['publish', '--registry', registry.url, '--no-git-checks', '--ignore-scripts', '--access', 'public'], { cwd: pkg.dir, maxBuffer: 16 * 1024 * 1024 });
+        // The manifests ask for provenance (publishConfig), which only a CI with an OIDC
+        // identity can sign; a flag on the command line wins over publishConfig.
+        await run('pnpm', ['publish', '--registry', registry.url, '--no-git-checks', '--ignore-scripts', '--access', 'public', '--provenance=false'], { cwd: pkg.dir, maxBuffer: 16 * 1024 * 1024 });
       } catch (error) {
         throw new Error(`pnpm publish of ${pkg.name}@${version} failed: ${/** @type {any} */ (error).stderr || /** @type {Error} */ (error).message}`);
       }
@@ -83,7 +85,7 @@ function consumerThirdParty(root) {
 /**
  * Runs the dry run; resolves with the log lines, rejects on the first failing step.
  * @param {{ root?: string, log?: (line: string) => void, keep?: boolean, packageChecks?: boolean }} [options]
- *   `packageChecks: false` skips publint and attw (they also run alone as `check:packages`).
+ *   `packageChecks: false` skips publint, attw and the registry page (they also run alone as `check:packages`).
  */
 export async function releaseDryRun({ root = repoRoot, log = console.log, keep = false, packageChecks = true } = {}) {
   const timings = [];
@@ -104,7 +106,7 @@ export async function releaseDryRun({ root = repoRoot, log = console.log, keep =
     log(`    ${versionLog.split('\n').pop()}`);
     resolveWorkspaceRanges(manifestDirs);
     // Checked after versioning, in the copy: exactly the manifests and files that get published.
-    const checks = !packageChecks ? ['publint and attw skipped'] : await step('publint and attw on every package to publish', async () => {
+    const checks = !packageChecks ? ['publint, attw and registry page skipped'] : await step('publint, attw and registry page of every package to publish', async () => {
       const results = await checkPackages(packages);
       const lines = formatPackageChecks(results);
       if (!results.every((result) => result.ok)) throw new Error(`Package checks failed:\n${lines.join('\n')}`);

@@ -12,7 +12,7 @@ const skipped = new Set(['node_modules', '.turbo', '.cache']);
  * Copies the workspace into `destination`.
  * @param {string} root the real monorepo root
  * @param {string} destination an empty folder
- * @returns {{ published: { name: string, dir: string }[], manifestDirs: string[] }} the
+ * @returns {{ published: { name: string, dir: string, dirName: string }[], manifestDirs: string[] }} the
  *   publishable packages in the copy, and the folder of every workspace package copied
  */
 export function copyWorkspaceForRelease(root, destination) {
@@ -35,7 +35,7 @@ export function copyWorkspaceForRelease(root, destination) {
         continue;
       }
       cpSync(pkg.dir, target, { recursive: true, filter: (source) => !skipped.has(path.basename(source)) });
-      published.push({ name: pkg.name, dir: target });
+      published.push({ name: pkg.name, dir: target, dirName: pkg.dirName });
     }
   }
   return { published, manifestDirs };

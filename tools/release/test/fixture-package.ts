@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-export type Fault = 'none' | 'missing-types' | 'esm-types-for-require' | 'dist-not-published';
+export type Fault = 'none' | 'missing-types' | 'esm-types-for-require' | 'dist-not-published' | 'no-repository' | 'no-license-file' | 'relative-readme-link';
 
 export function writeFixturePackage(name: string, fault: Fault = 'none'): { dir: string; remove(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), 'capi-fixture-package-'));
@@ -21,6 +21,11 @@ export function writeFixturePackage(name: string, fault: Fault = 'none'): { dir:
         version: '1.0.0',
         description: 'A fixture package for the release checks.',
         license: 'MIT',
+        ...(fault === 'no-repository' ? {} : { repository: { type: 'git', url: 'git+https://github.com/capi-dev/capi.git', directory: 'packages/fixture' } }),
+        homepage: 'https://docs.capi.dev/packages/fixture/',
+        bugs: { url: 'https://github.com/capi-dev/capi/issues' },
+        keywords: ['capi', 'fixture'],
+        publishConfig: { access: 'public', provenance: true },
         type: 'module',
         sideEffects: false,
         engines: { node: '>=20' },
@@ -40,7 +45,9 @@ export function writeFixturePackage(name: string, fault: Fault = 'none'): { dir:
       2,
     ),
   );
-  write('README.md', `# ${name}\n`);
+  const example = fault === 'relative-readme-link' ? './examples/node-http.ts' : 'https://github.com/capi-dev/capi/blob/main/examples/node-http.ts';
+  write('README.md', `# ${name}\n\nGuides: [the docs site](https://docs.capi.dev/). Example: [node-http](${example}).\n`);
+  if (fault !== 'no-license-file') write('LICENSE', 'MIT License\n');
   write('dist/index.js', 'export function greet(name) {\n  return `hello ${name}`;\n}\n');
   write('dist/index.cjs', "'use strict';\nfunction greet(name) {\n  return `hello ${name}`;\n}\nexports.greet = greet;\n");
   if (fault !== 'missing-types') {

@@ -14,7 +14,7 @@ const HELP = new Set(['--help', '-h', 'help']);
 
 /** Runs `capi-sandbox` with `args`; resolves to the process exit code. */
 export async function runCli(args: string[], streams: CliStreams): Promise<number> {
-  // `serve` is the default command: `npx capi-sandbox` alone starts the sandbox with its
+  // `serve` is the default command: `npx -p @capi/sandbox capi-sandbox` alone starts the sandbox with its
   // defaults, and `capi-sandbox --port 4010` is read as `capi-sandbox serve --port 4010`.
   const servesByDefault = args[0] === undefined || (args[0].startsWith('-') && !HELP.has(args[0]));
   const [command, ...rest] = servesByDefault ? ['serve', ...args] : args;
