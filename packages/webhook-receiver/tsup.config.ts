@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/durable-object.ts'],
   format: ['esm', 'cjs'],
   dts: true,
   target: 'es2022',

@@ -1,10 +1,10 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The stores are imported from their modules, so that this file runs without the packages the receiver builds on.
-import type { DedupeStore } from '../src/dedupe/dedupe-store.js';
 import { createMemoryDedupeStore } from '../src/dedupe/memory-store.js';
 import { createRedisDedupeStore } from '../src/dedupe/redis-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../src/errors.js';
+import { describeDedupeStoreContract, type StoreFactory } from './helpers/dedupe-store-contract.js';
 import { startRedisServer, startRedisWithClients, type RedisWithClients } from './helpers/redis-server.js';
 
 let redis: RedisWithClients;
@@ -18,10 +18,7 @@ afterAll(async () => {
   await redis?.close();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const freshPrefix = () => `test:${process.pid}:${++prefixCounter}:`;
-
-type StoreFactory = (options: { ttlMs?: number; claimTtlMs?: number }) => DedupeStore;
 
 // One contract, run against every store and every Redis client shape.
 const stores: Array<[string, StoreFactory]> = [
@@ -32,86 +29,7 @@ const stores: Array<[string, StoreFactory]> = [
     createRedisDedupeStore({ client: (args) => redis.ioredis.call(args[0]!, ...args.slice(1)), keyPrefix: freshPrefix(), ...options })],
 ];
 
-describe.each(stores)('%s', (_name, createStore) => {
-  it('gives the first claim of a body to one delivery and tells the next it is in progress', async () => {
-    const store = createStore({});
-    const first = await store.claim('a');
-    expect(first.state).toBe('claimed');
-    expect(await store.claim('a')).toEqual({ state: 'processing' });
-    expect((await store.claim('b')).state).toBe('claimed');
-  });
-
-  it('remembers a processed body as processed', async () => {
-    const store = createStore({});
-    const claim = await store.claim('a');
-    if (claim.state !== 'claimed') throw new Error('expected a claim');
-    await store.markProcessed('a', claim.token);
-    expect(await store.claim('a')).toEqual({ state: 'processed' });
-  });
-
-  it('lets the next delivery claim a body whose claim was released (a handler failed)', async () => {
-    const store = createStore({});
-    const claim = await store.claim('a');
-    if (claim.state !== 'claimed') throw new Error('expected a claim');
-    await store.release('a', claim.token);
-    expect((await store.claim('a')).state).toBe('claimed');
-  });
-
-  it('lets an unfinished claim expire after claimTtlMs (a process died mid-handler)', async () => {
-    const store = createStore({ claimTtlMs: 40 });
-    expect((await store.claim('a')).state).toBe('claimed');
-    await sleep(120);
-    expect((await store.claim('a')).state).toBe('claimed');
-  });
-
-  it('forgets a processed body after ttlMs', async () => {
-    const store = createStore({ ttlMs: 40 });
-    const claim = await store.claim('a');
-    if (claim.state !== 'claimed') throw new Error('expected a claim');
-    await store.markProcessed('a', claim.token);
-    await sleep(120);
-    expect((await store.claim('a')).state).toBe('claimed');
-  });
-
-  it('does not release a claim that expired and was taken over by another delivery', async () => {
-    const store = createStore({ claimTtlMs: 40 });
-    const stale = await store.claim('a');
-    if (stale.state !== 'claimed') throw new Error('expected a claim');
-    await sleep(120);
-    expect((await store.claim('a')).state).toBe('claimed');
-    await store.release('a', stale.token);
-    expect(await store.claim('a')).toEqual({ state: 'processing' });
-  });
-
-  it('treats only the latest processed digest of a subject as a duplicate: A -> B -> A claims three times', async () => {
-    const store = createStore({});
-    for (const digest of ['A', 'B', 'A']) {
-      const claim = await store.claim('user.updated:u1', digest);
-      if (claim.state !== 'claimed') throw new Error(`expected a claim of ${digest}, got ${claim.state}`);
-      await store.markProcessed('user.updated:u1', claim.token);
-    }
-    expect(await store.claim('user.updated:u1', 'A')).toEqual({ state: 'processed' });
-    expect((await store.claim('user.updated:u2', 'A')).state).toBe('claimed');
-  });
-
-  it('answers processing to another body of a subject while its claim is held, and restores the previous digest on release', async () => {
-    const store = createStore({});
-    const first = await store.claim('s', 'A');
-    if (first.state !== 'claimed') throw new Error('expected a claim');
-    await store.markProcessed('s', first.token);
-    const second = await store.claim('s', 'B');
-    if (second.state !== 'claimed') throw new Error('expected a claim');
-    expect(await store.claim('s', 'C')).toEqual({ state: 'processing' });
-    await store.release('s', second.token);
-    expect(await store.claim('s', 'A')).toEqual({ state: 'processed' });
-    expect((await store.claim('s', 'B')).state).toBe('claimed');
-  });
-
-  it('rejects a ttl that is not a positive integer with invalid_options', () => {
-    expect(() => createStore({ ttlMs: 0 })).toThrow(WebhookReceiverError);
-    expect(() => createStore({ claimTtlMs: 1.5 })).toThrow(/claimTtlMs must be a positive integer, got 1.5/);
-  });
-});
+describe.each(stores)('%s', (_name, createStore) => describeDedupeStoreContract(createStore));
 
 describe('rejects unusable store options with invalid_options', () => {
   it.each([

@@ -1,5 +1,5 @@
-// Keys become WebCrypto CryptoKeys in every runtime; the node engine converts them to
-// KeyObjects once. Imports go through here so a bad key fails the same way everywhere.
+// Keys become WebCrypto CryptoKeys in every runtime; the node engine converts the extractable
+// ones to KeyObjects once. Imports go through here so a bad key fails the same way everywhere.
 import { decodeBase64 } from './base64.js';
 import { PKCS8_PREFIX } from './ed25519-der.js';
 import { WebhookSignatureError } from './errors.js';

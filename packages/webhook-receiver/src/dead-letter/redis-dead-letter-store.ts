@@ -1,6 +1,7 @@
 import { DeadLetterStoreError, WebhookReceiverError } from '../errors.js';
 import { positiveIntegerOption } from '../dedupe/positive-integer-option.js';
 import { toRedisCommand, withCommandTimeout, type RedisClientLike } from '../dedupe/redis-command.js';
+import { fromBase64, toBase64 } from './base64.js';
 import type { DeadLetterEntry, DeadLetterStore } from './dead-letter-store.js';
 
 /**
@@ -115,20 +116,4 @@ function fromStored(text: string, entriesKey: string): DeadLetterEntry {
     receivedAt: stored.receivedAt,
     errors: stored.errors,
   };
-}
-
-// btoa/atob exist on every runtime the receiver serves (Node >= 16, Bun, Deno, Workers).
-function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let index = 0; index < bytes.length; index += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(index, index + 0x8000));
-  }
-  return btoa(binary);
-}
-
-function fromBase64(text: string): Uint8Array {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
-  return bytes;
 }

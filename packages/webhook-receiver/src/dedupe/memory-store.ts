@@ -1,6 +1,7 @@
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore } from './dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
 import { positiveIntegerOption } from './positive-integer-option.js';
+import { claimSubject, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
 
 /**
  * Options of {@link createMemoryDedupeStore}.
@@ -36,16 +37,6 @@ export interface MemoryDedupeStore extends DedupeStore {
   release(key: string, token: string): void;
 }
 
-interface Entry {
-  state: 'processing' | 'processed';
-  token: string;
-  /** Digest of the body processed (or being processed) for this key. */
-  digest: string;
-  expiresAt: number;
-  /** While processing: the processed record it replaces, restored if the claim is released. */
-  previous?: { digest: string; expiresAt: number };
-}
-
 /**
  * A deduplication store in this process's memory: bounded (least recently seen forgotten
  * first) and with a TTL. Right for a single receiver process; several processes need a shared
@@ -70,71 +61,31 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
   const now = options.now ?? Date.now;
   // A Map iterates in insertion order, so re-inserting on every hit makes its first key the
   // least recently seen one: an LRU without a linked list.
-  const entries = new Map<string, Entry>();
+  const records = new Map<string, SubjectRecord>();
   let nextToken = 0;
+  const keep = (key: string, record: SubjectRecord | undefined): void => {
+    records.delete(key);
+    if (record === undefined) return;
+    records.set(key, record);
+    if (records.size > maxEntries) records.delete(records.keys().next().value as string);
+  };
 
   return {
     claim(key: string, digest: string = key): DedupeClaim {
-      const at = now();
-      const entry = entries.get(key);
-      let previous: Entry['previous'];
-      if (entry !== undefined) {
-        entries.delete(key);
-        if (entry.expiresAt > at) {
-          if (entry.state === 'processing' || entry.digest === digest) {
-            entries.set(key, entry);
-            return { state: entry.state };
-          }
-          // A different body than the latest processed one: a new event for this subject.
-          previous = { digest: entry.digest, expiresAt: entry.expiresAt };
-        } else if (entry.state === 'processing' && entry.previous !== undefined && entry.previous.expiresAt > at) {
-          // An expired claim (its process died) falls back to the record it replaced.
-          if (entry.previous.digest === digest) {
-            entries.set(key, { state: 'processed', token: entry.token, digest, expiresAt: entry.previous.expiresAt });
-            return { state: 'processed' };
-          }
-          previous = entry.previous;
-        }
-      }
-      const token = `${++nextToken}:${digest}`;
-      entries.set(key, { state: 'processing', token, digest, expiresAt: at + claimTtlMs, previous });
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
-      return { state: 'claimed', token };
+      const { claim, record } = claimSubject(records.get(key), digest, now(), claimTtlMs, String(nextToken + 1));
+      if (claim.state === 'claimed') nextToken++;
+      keep(key, record);
+      return claim;
     },
     markProcessed(key: string, token: string): void {
-      const at = now();
-      const entry = entries.get(key);
-      if (entry === undefined) {
-        entries.set(key, { state: 'processed', token, digest: digestOfToken(token, key), expiresAt: at + ttlMs });
-        if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
-        return;
-      }
-      // A claim that expired and was taken over by another delivery is that delivery's now.
-      if (entry.token !== token && entry.expiresAt > at) return;
-      // The claim's own entry, updated in place and moved to the most recent end.
-      entries.delete(key);
-      entry.state = 'processed';
-      entry.token = token;
-      entry.digest = digestOfToken(token, key);
-      entry.expiresAt = at + ttlMs;
-      entry.previous = undefined;
-      entries.set(key, entry);
+      const record = records.get(key);
+      const next = markSubjectProcessed(record, key, token, now(), ttlMs);
+      if (next !== record) keep(key, next);
     },
     release(key: string, token: string): void {
-      const entry = entries.get(key);
-      if (entry?.token !== token) return;
-      // The latest processed event of the subject is still the one before this failed claim.
-      if (entry.previous !== undefined && entry.previous.expiresAt > now()) {
-        entries.set(key, { state: 'processed', token, digest: entry.previous.digest, expiresAt: entry.previous.expiresAt });
-      } else {
-        entries.delete(key);
-      }
+      const record = records.get(key);
+      const next = releaseSubject(record, token, now());
+      if (next !== record) keep(key, next);
     },
   };
-}
-
-/** Tokens are `<id>:<digest>`: markProcessed learns the digest even after the entry was evicted. */
-function digestOfToken(token: string, key: string): string {
-  const at = token.indexOf(':');
-  return at === -1 ? key : token.slice(at + 1);
 }

@@ -1,0 +1,279 @@
+import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
+import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore } from './dedupe-store.js';
+import { positiveIntegerOption } from './positive-integer-option.js';
+import { claimSubject, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
+
+// The members of the Workers runtime this module uses, typed here so that the package needs
+// neither @cloudflare/workers-types nor an import of `cloudflare:workers`.
+
+/** The storage of a Durable Object (`state.storage`): the members {@link WebhookStoreObject} uses. */
+export interface DurableObjectStorageLike {
+  get<T>(key: string): Promise<T | undefined>;
+  put<T>(key: string, value: T): Promise<void>;
+  delete(key: string): Promise<boolean>;
+  list<T>(options: { prefix: string }): Promise<Map<string, T>>;
+  setAlarm(scheduledTime: number): Promise<void>;
+}
+
+/** The state a Durable Object's constructor receives: the members {@link WebhookStoreObject} uses. */
+export interface DurableObjectStateLike {
+  readonly storage: DurableObjectStorageLike;
+  blockConcurrencyWhile<T>(callback: () => Promise<T>): Promise<T>;
+}
+
+/** A Durable Object namespace binding (`env.WEBHOOK_STORE`): the members the stores use. */
+export interface DurableObjectNamespaceLike {
+  idFromName(name: string): unknown;
+  get(id: never): { fetch(input: string, init: { method: string; body: string }): Promise<Response> };
+}
+
+/** A dead letter as it travels to the object and rests in its storage: the body in base64. */
+export interface StoredDeadLetter extends Omit<DeadLetterEntry, 'rawBody'> {
+  body: string;
+}
+
+/** One operation of the protocol, as the stores' adapters send it to the object. */
+export type StoreOperation =
+  | { op: 'claim'; digest: string; claimTtlMs: number }
+  | { op: 'markProcessed'; key: string; token: string; ttlMs: number }
+  | { op: 'release'; token: string }
+  | { op: 'deadLetter.put'; entry: StoredDeadLetter }
+  | { op: 'deadLetter.list'; limit: number }
+  | { op: 'deadLetter.delete'; bodySha256: string };
+
+const DEAD_LETTER = 'dead-letter:';
+
+const RECORD = 'record';
+
+/**
+ * The Durable Object behind both Workers stores of this package. As a deduplication store
+ * ({@link createDurableObjectDedupeStore}) each object keeps the record of ONE subject
+ * (`<eventType>:<data.id>`, addressed with `idFromName`): an object runs one request at a time,
+ * and each operation reads and writes its in-memory record with no `await` in between, so a
+ * claim is atomic across every isolate and location of the Worker; the record is persisted in
+ * the object's storage (the reply waits for the write) and deleted by an alarm once it has
+ * expired. As a dead-letter store ({@link createDurableObjectDeadLetterStore}) one object,
+ * named by the store, keeps every dead letter in its storage until it is deleted.
+ *
+ * Export it from your Worker's entry module and bind it once (`wrangler.toml`):
+ *
+ * ```toml
+ * [[durable_objects.bindings]]
+ * name = "WEBHOOK_STORE"
+ * class_name = "WebhookStoreObject"
+ *
+ * [[migrations]]
+ * tag = "v1"
+ * new_sqlite_classes = ["WebhookStoreObject"]
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { createWebhookReceiver } from '@capi/webhook-receiver';
+ * import { createDurableObjectDeadLetterStore, createDurableObjectDedupeStore, WebhookStoreObject } from '@capi/webhook-receiver/durable-object';
+ * export { WebhookStoreObject };
+ * export default {
+ *   fetch: (request: Request, env: Env) =>
+ *     createWebhookReceiver({
+ *       publicKey: env.CAPI_WEBHOOK_PUBLIC_KEY,
+ *       dedupe: createDurableObjectDedupeStore({ namespace: env.WEBHOOK_STORE }),
+ *       deadLetters: createDurableObjectDeadLetterStore({ namespace: env.WEBHOOK_STORE }),
+ *     })
+ *       .on('kyc.status.changed', (event) => env.DB.prepare('...').bind(event.data.id).run())
+ *       .handle(request),
+ * };
+ * ```
+ */
+export class WebhookStoreObject {
+  readonly #storage: DurableObjectStorageLike;
+  #record: SubjectRecord | undefined;
+  #tokens = 0;
+
+  constructor(state: DurableObjectStateLike, _env?: unknown) {
+    this.#storage = state.storage;
+    void state.blockConcurrencyWhile(async () => {
+      this.#record = await this.#storage.get<SubjectRecord>(RECORD);
+    });
+  }
+
+  /** Answers one operation of a store (`POST` with a JSON body); called by the stores' adapters only. */
+  async fetch(request: Request): Promise<Response> {
+    let operation: StoreOperation;
+    try {
+      operation = (await request.json()) as StoreOperation;
+    } catch {
+      return Response.json({ error: 'The body is not a store operation.' }, { status: 400 });
+    }
+    if (operation.op.startsWith('deadLetter.')) return Response.json(await this.#deadLetter(operation));
+    const at = Date.now();
+    const record = this.#record;
+    let answer: DedupeClaim | null = null;
+    switch (operation.op) {
+      case 'claim': {
+        const result = claimSubject(record, operation.digest, at, operation.claimTtlMs, `${at.toString(36)}.${++this.#tokens}`);
+        answer = result.claim;
+        this.#record = result.record;
+        break;
+      }
+      case 'markProcessed':
+        this.#record = markSubjectProcessed(record, operation.key, operation.token, at, operation.ttlMs);
+        break;
+      case 'release':
+        this.#record = releaseSubject(record, operation.token, at);
+        break;
+      default:
+        return Response.json({ error: `Unknown operation ${String(operation.op)}.` }, { status: 400 });
+    }
+    if (this.#record !== record) await this.#persist();
+    return Response.json(answer);
+  }
+
+  /** Deletes the deduplication record once it (and the record a claim replaced) has expired. */
+  async alarm(): Promise<void> {
+    const record = this.#record;
+    if (record === undefined || expiryOf(record) <= Date.now()) {
+      this.#record = undefined;
+      await this.#storage.delete(RECORD);
+    } else {
+      await this.#storage.setAlarm(expiryOf(record));
+    }
+  }
+
+  // Input gates: while a storage call is in flight the object takes no other request, so the
+  // read and the write of a put are not interleaved with another operation.
+  async #deadLetter(operation: StoreOperation): Promise<unknown> {
+    switch (operation.op) {
+      case 'deadLetter.put': {
+        const key = DEAD_LETTER + operation.entry.bodySha256;
+        const kept = await this.#storage.get<StoredDeadLetter>(key);
+        // A second copy of the body keeps the first copy's place in the order.
+        await this.#storage.put(key, kept === undefined ? operation.entry : { ...operation.entry, receivedAt: kept.receivedAt });
+        return null;
+      }
+      case 'deadLetter.list': {
+        const entries = [...(await this.#storage.list<StoredDeadLetter>({ prefix: DEAD_LETTER })).values()];
+        return entries.sort((a, b) => a.receivedAt - b.receivedAt).slice(0, operation.limit);
+      }
+      case 'deadLetter.delete':
+        await this.#storage.delete(DEAD_LETTER + operation.bodySha256);
+        return null;
+      default:
+        return null;
+    }
+  }
+
+  async #persist(): Promise<void> {
+    const record = this.#record;
+    if (record === undefined) {
+      await this.#storage.delete(RECORD);
+      return;
+    }
+    await this.#storage.put(RECORD, record);
+    await this.#storage.setAlarm(expiryOf(record));
+  }
+}
+
+function expiryOf(record: SubjectRecord): number {
+  return Math.max(record.expiresAt, record.previous?.expiresAt ?? 0);
+}
+
+/**
+ * Options of {@link createDurableObjectDedupeStore}.
+ *
+ * @example
+ * ```ts
+ * createDurableObjectDedupeStore({ namespace: env.WEBHOOK_STORE, keyPrefix: 'shop-eu:' });
+ * ```
+ */
+export interface DurableObjectDedupeStoreOptions {
+  /** The binding of the {@link WebhookStoreObject} namespace (`env.WEBHOOK_STORE`). */
+  namespace: DurableObjectNamespaceLike;
+  /** Prefix of every object name, to share one namespace between receivers. Default `capi:webhook:`. */
+  keyPrefix?: string;
+  /** How long a processed body is remembered, in ms. Default 24 h (retries span 21 minutes). */
+  ttlMs?: number;
+  /** How long an unfinished claim lives, in ms (an isolate that died mid-handler). Default 2 minutes. */
+  claimTtlMs?: number;
+}
+
+/**
+ * A deduplication store in Cloudflare Durable Objects, atomic on Workers: one
+ * {@link WebhookStoreObject} per subject, so every isolate and location of the Worker sees the
+ * same claims, and subjects do not queue behind each other. When the object cannot be reached,
+ * the receiver replies 503 and the service retries (fail closed).
+ *
+ * @example
+ * ```ts
+ * const dedupe = createDurableObjectDedupeStore({ namespace: env.WEBHOOK_STORE });
+ * const receiver = createWebhookReceiver({ publicKey: env.CAPI_WEBHOOK_PUBLIC_KEY, dedupe });
+ * ```
+ */
+export function createDurableObjectDedupeStore(options: DurableObjectDedupeStoreOptions): DedupeStore {
+  const namespace = checkNamespace(options?.namespace);
+  const keyPrefix = keyPrefixOption(options.keyPrefix);
+  const ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
+  const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS);
+  const send = (key: string, operation: StoreOperation) => sendToObject(namespace, keyPrefix + key, operation,
+    (code, message, cause) => new DedupeStoreError(code === 'unavailable' ? 'dedupe_store_unavailable' : 'unexpected_store_reply', message, { cause }));
+
+  return {
+    async claim(key: string, digest: string = key): Promise<DedupeClaim> {
+      const claim = (await send(key, { op: 'claim', digest, claimTtlMs })) as DedupeClaim | null;
+      if (claim?.state === 'claimed' || claim?.state === 'processing' || claim?.state === 'processed') return claim;
+      throw new DedupeStoreError('unexpected_store_reply',
+        `The Durable Object ${keyPrefix + key} answered a claim with ${JSON.stringify(claim)}; is the namespace bound to WebhookStoreObject?`);
+    },
+    async markProcessed(key: string, token: string): Promise<void> {
+      await send(key, { op: 'markProcessed', key, token, ttlMs });
+    },
+    async release(key: string, token: string): Promise<void> {
+      await send(key, { op: 'release', token });
+    },
+  };
+}
+
+/** The namespace option of both stores, checked. */
+export function checkNamespace(namespace: DurableObjectNamespaceLike | undefined): DurableObjectNamespaceLike {
+  if (typeof namespace?.idFromName !== 'function' || typeof namespace.get !== 'function') {
+    throw new WebhookReceiverError('invalid_options',
+      'namespace must be the Durable Object namespace binding of WebhookStoreObject (env.WEBHOOK_STORE): declare it under [[durable_objects.bindings]] in wrangler.toml and export WebhookStoreObject from the Worker.');
+  }
+  return namespace;
+}
+
+/** The keyPrefix option of both stores, checked. */
+export function keyPrefixOption(keyPrefix: unknown): string {
+  if (keyPrefix === undefined) return 'capi:webhook:';
+  if (typeof keyPrefix !== 'string') {
+    throw new WebhookReceiverError('invalid_options', `keyPrefix must be a string such as 'shop-eu:', got ${typeof keyPrefix}.`);
+  }
+  return keyPrefix;
+}
+
+/**
+ * Sends one operation to the object named `name` and returns its JSON answer. `failure` makes
+ * the store's own error: `unavailable` when the object cannot be reached (the receiver answers
+ * 503, fail closed), `unexpected` when it answers something a {@link WebhookStoreObject} would not.
+ */
+export async function sendToObject(
+  namespace: DurableObjectNamespaceLike,
+  name: string,
+  operation: StoreOperation,
+  failure: (kind: 'unavailable' | 'unexpected', message: string, cause?: unknown) => Error,
+): Promise<unknown> {
+  let response: Response;
+  try {
+    const stub = namespace.get(namespace.idFromName(name) as never);
+    response = await stub.fetch('https://webhook-store.invalid/', { method: 'POST', body: JSON.stringify(operation) });
+  } catch (cause) {
+    throw failure('unavailable',
+      `The Durable Object ${name} failed ${operation.op}: ${cause instanceof Error ? cause.message : String(cause)}. The delivery is answered 503 and will be retried.`, cause);
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    throw failure('unexpected',
+      `The Durable Object ${name} answered ${operation.op} with ${response.status} ${text.slice(0, 200)}: is the namespace bound to WebhookStoreObject from @capi/webhook-receiver/durable-object?`);
+  }
+  return JSON.parse(text) as unknown;
+}

@@ -1,0 +1,148 @@
+import { fileURLToPath } from 'node:url';
+import { bundleWorker, startWorkerd } from '@capi/workerd-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeadLetterEntry } from '../src/dead-letter/dead-letter-store.js';
+import { createDurableObjectDeadLetterStore } from '../src/dead-letter/durable-object-dead-letter-store.js';
+import { createDurableObjectDedupeStore } from '../src/dedupe/durable-object-store.js';
+import { DeadLetterStoreError, DedupeStoreError, WebhookReceiverError } from '../src/errors.js';
+import { describeDedupeStoreContract } from './helpers/dedupe-store-contract.js';
+import { eventBody } from './helpers/events.js';
+import { createFakeService, type FakeService } from './helpers/service.js';
+
+// Real workerd (npm `workerd`), the Worker bundled as wrangler bundles it.
+let worker: Awaited<ReturnType<typeof startWorkerd>>;
+let service: FakeService;
+let prefixCounter = 0;
+
+beforeAll(async () => {
+  service = await createFakeService();
+  const { code } = await bundleWorker(fileURLToPath(new URL('./fixtures/durable-object-worker.ts', import.meta.url)));
+  worker = await startWorkerd({
+    code,
+    bindings: { PUBLIC_KEY: service.publicKey },
+    durableObjects: [{ binding: 'WEBHOOK_STORE', className: 'WebhookStoreObject' }],
+  });
+}, 60_000);
+
+afterAll(() => worker?.close());
+
+const dispatched = async (): Promise<string[]> => (await fetch(`${worker.url}/dispatched`)).json();
+const dispatchedFor = async (userId: string) => (await dispatched()).filter((entry) => entry.startsWith(`${userId}:`));
+const kyc = (userId: string, kycStatus: string) => eventBody('kyc.status.changed', userId, { kycStatus } as never);
+
+// The namespace as Node sees it: each object reached through the Worker, so that the adapter
+// runs here and the object on workerd.
+const namespaceOverHttp = {
+  idFromName: (name: string) => name,
+  get: (id: never) => ({
+    fetch: (_url: string, init: { method: string; body: string }) => fetch(`${worker.url}/object/${encodeURIComponent(id)}`, init),
+  }),
+};
+
+describe('Durable Object store: the store contract, against the real object on workerd', () => {
+  describeDedupeStoreContract((options) =>
+    createDurableObjectDedupeStore({ namespace: namespaceOverHttp, keyPrefix: `contract:${++prefixCounter}:`, ...options }), { shortTtlMs: 400 });
+});
+
+describe('Durable Object store: a receiver on workerd', () => {
+  it('dispatches A -> B -> A three times and a retry of the latest not at all', async () => {
+    const url = `${worker.url}/webhooks`;
+    for (const status of ['pending', 'resubmissionRequested', 'pending']) {
+      expect(await service.deliver(url, kyc('usr_aba', status))).toMatchObject({ status: 200, body: { code: 'processed' } });
+    }
+    expect(await service.deliver(url, kyc('usr_aba', 'pending'))).toMatchObject({ status: 200, body: { code: 'duplicate' } });
+    expect(await dispatchedFor('usr_aba')).toEqual(['usr_aba:pending', 'usr_aba:resubmissionRequested', 'usr_aba:pending']);
+  });
+
+  it('dispatches one of eight concurrent deliveries of one event; the others are told it is in progress or done', async () => {
+    const url = `${worker.url}/webhooks`;
+    const replies = await Promise.all(Array.from({ length: 8 }, () => service.deliver(url, kyc('usr_race', 'approved'))));
+    const codes = replies.map((reply) => `${reply.status} ${reply.body.code}`);
+    expect(codes.filter((code) => code === '200 processed')).toHaveLength(1);
+    for (const code of codes) expect(['200 processed', '409 duplicate_in_progress', '200 duplicate']).toContain(code);
+    expect(codes).toContain('409 duplicate_in_progress');
+    expect(await dispatchedFor('usr_race')).toEqual(['usr_race:approved']);
+  });
+
+  it('does not hold one subject behind another: concurrent events of eight subjects are all processed', async () => {
+    const url = `${worker.url}/webhooks`;
+    const users = Array.from({ length: 8 }, (_, index) => `usr_many_${index}`);
+    const replies = await Promise.all(users.map((user) => service.deliver(url, kyc(user, 'approved'))));
+    expect(replies.map((reply) => reply.status)).toEqual(users.map(() => 200));
+    expect((await dispatched()).filter((entry) => entry.startsWith('usr_many_')).sort()).toEqual(users.map((user) => `${user}:approved`));
+  });
+
+  it('releases the claim of a failed handler, so that the retry is processed once', async () => {
+    const url = `${worker.url}/webhooks`;
+    await fetch(`${worker.url}/fail-next`, { method: 'POST' });
+    expect(await service.deliver(url, kyc('usr_retry', 'approved'))).toMatchObject({ status: 500, body: { code: 'handler_failed' } });
+    expect(await service.deliver(url, kyc('usr_retry', 'approved'))).toMatchObject({ status: 200, body: { code: 'processed' } });
+    expect(await service.deliver(url, kyc('usr_retry', 'approved'))).toMatchObject({ status: 200, body: { code: 'duplicate' } });
+    expect(await dispatchedFor('usr_retry')).toEqual(['usr_retry:approved']);
+  });
+});
+
+describe('Durable Object store: configuration and failures', () => {
+  it('refuses a missing or wrong namespace with invalid_options, saying how to bind one', () => {
+    expect(() => createDurableObjectDedupeStore({} as never)).toThrow(WebhookReceiverError);
+    expect(() => createDurableObjectDedupeStore({ namespace: {} } as never)).toThrow(/Durable Object namespace binding of WebhookStoreObject/);
+    expect(() => createDurableObjectDedupeStore({ namespace: namespaceOverHttp, claimTtlMs: 0 })).toThrow(/claimTtlMs must be a positive integer/);
+  });
+
+  it('answers dedupe_store_unavailable when the object cannot be reached (the receiver replies 503)', async () => {
+    const store = createDurableObjectDedupeStore({ namespace: { idFromName: (name) => name, get: () => ({ fetch: () => Promise.reject(new Error('network lost')) }) } });
+    const error = await Promise.resolve(store.claim('s', 'A')).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DedupeStoreError);
+    expect(error).toMatchObject({ code: 'dedupe_store_unavailable', message: expect.stringMatching(/network lost.*503/) });
+  });
+
+  it('answers unexpected_store_reply when the namespace is bound to another class', async () => {
+    const store = createDurableObjectDedupeStore({ namespace: { idFromName: (name) => name, get: () => ({ fetch: async () => new Response('no', { status: 404 }) }) } });
+    await expect(Promise.resolve(store.claim('s', 'A'))).rejects.toMatchObject({ code: 'unexpected_store_reply' });
+  });
+});
+
+describe('Durable Object dead-letter store', () => {
+  const entry = (digest: string, receivedAt: number, rawBody = new TextEncoder().encode(`{"n":"${digest}"}`)): DeadLetterEntry => ({
+    bodySha256: digest,
+    rawBody,
+    timestamp: 1_700_000_000,
+    signature: 'c2lnbmF0dXJl',
+    receivedAt,
+    errors: [{ path: '/data/kycStatus', keyword: 'enum', message: '/data/kycStatus must be one of: ...' }],
+  });
+
+  it('lists what was put, oldest first, byte for byte; a second copy keeps its place; delete forgets', async () => {
+    const store = createDurableObjectDeadLetterStore({ namespace: namespaceOverHttp, keyPrefix: `letters:${++prefixCounter}:` });
+    const notUtf8 = new Uint8Array([0xff, 0xfe, 0x00, 0x7b]);
+    await store.put(entry('b', 2_000));
+    await store.put(entry('a', 1_000, notUtf8));
+    await store.put(entry('c', 3_000));
+    await store.put(entry('a', 9_000, notUtf8));
+    const listed = await store.list(10);
+    expect(listed.map((kept) => kept.bodySha256)).toEqual(['a', 'b', 'c']);
+    expect([...listed[0]!.rawBody]).toEqual([...notUtf8]);
+    expect(listed[0]!.receivedAt).toBe(1_000);
+    expect(listed[1]).toEqual({ ...entry('b', 2_000), rawBody: expect.any(Uint8Array) });
+    expect((await store.list(2)).map((kept) => kept.bodySha256)).toEqual(['a', 'b']);
+    await store.delete('a');
+    await store.delete('never-kept');
+    expect((await store.list(10)).map((kept) => kept.bodySha256)).toEqual(['b', 'c']);
+  });
+
+  it('keeps an authentic event the schema refuses, from a receiver on workerd (202), for a later replay', async () => {
+    const body = kyc('usr_drift', 'someNewStatus');
+    expect(await service.deliver(`${worker.url}/webhooks`, body)).toMatchObject({ status: 202, body: { code: 'invalid_event_dead_lettered' } });
+    const kept = await createDurableObjectDeadLetterStore({ namespace: namespaceOverHttp }).list(100);
+    const drift = kept.filter((letter) => new TextDecoder().decode(letter.rawBody) === body);
+    expect(drift).toHaveLength(1);
+    expect(drift[0]!.errors.map((error) => error.path)).toContain('/data/kycStatus');
+    expect(await dispatchedFor('usr_drift')).toEqual([]);
+  });
+
+  it('answers dead_letter_store_unavailable when the object cannot be reached', async () => {
+    const store = createDurableObjectDeadLetterStore({ namespace: { idFromName: (name) => name, get: () => ({ fetch: () => Promise.reject(new Error('network lost')) }) } });
+    await expect(Promise.resolve(store.put(entry('x', 1)))).rejects.toSatisfy((error) =>
+      error instanceof DeadLetterStoreError && error.code === 'dead_letter_store_unavailable');
+  });
+});

@@ -1,0 +1,154 @@
+// The conformance suite of the published packages, written once for every runtime: it only
+// uses web globals (fetch, crypto, Request/Response) and imports the packages by their names,
+// so each runtime resolves them through its own export conditions. The runtime's entry point
+// (node.mjs, bun.mjs, deno.mjs, worker.mjs) supplies the HTTP server and prints the results.
+import { createPartnerClient, signerFromViemAccount } from '@capi/client';
+import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from '@capi/event-types';
+import { createWebhookReceiver } from '@capi/webhook-receiver';
+import {
+  generateWebhookKeyPair,
+  isValidWebhookSignature,
+  signWebhook,
+  verifyWebhookSignature,
+  WebhookSignatureError,
+} from '@capi/webhook-signature';
+import { validateWebhookEvent } from '@capi/webhook-validator';
+import { privateKeyToAccount } from 'viem/accounts';
+
+/** The packages whose resolved entry file each runtime reports. */
+export const PACKAGES = ['@capi/webhook-signature', '@capi/webhook-validator', '@capi/event-types', '@capi/webhook-receiver', '@capi/client'];
+
+/** A complete user snapshot, as every user event carries it. */
+export function makeUser(id, overrides = {}) {
+  return {
+    id, email: `${id}@example.com`, phone: null, firstName: 'Ada', lastName: 'Lovelace',
+    address1: '1 Main Street', address2: null, city: 'Berlin', postalCode: '10115', state: null,
+    country: 'DE', nationalityCountry: 'DE',
+    signInWallets: [{ address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' }],
+    smartWallets: [{ address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', chainId: '100' }],
+    kycStatus: 'approved', availableFeatures: { providerIban: true },
+    cards: [{ id: `card-${id}`, cardToken: `tok-${id}`, lastFourDigits: '4242', embossedName: 'ADA LOVELACE', activatedAt: null, virtual: true }],
+    bankingDetails: null, isSourceOfFundsAnswered: true, isPhoneValidated: false,
+    ...overrides,
+  };
+}
+
+const kycBody = (kycStatus) => JSON.stringify({ eventType: 'kyc.status.changed', data: makeUser('usr_conformance', { kycStatus }) });
+
+async function errorCode(promise) {
+  try {
+    await promise;
+    return 'resolved';
+  } catch (error) {
+    return error instanceof WebhookSignatureError ? error.code : `${error?.name}: ${error?.message}`;
+  }
+}
+
+/** Sign and verify, and refuse what must be refused (@capi/webhook-signature). */
+export async function signatureChecks() {
+  const { publicKey, privateKey } = await generateWebhookKeyPair();
+  const other = await generateWebhookKeyPair();
+  const rawBody = kycBody('approved');
+  const signed = await signWebhook({ rawBody, privateKey });
+  const again = await signWebhook({ rawBody, privateKey, timestamp: signed.timestamp });
+  const verify = (overrides) => verifyWebhookSignature({ rawBody, timestamp: signed.timestamp, signature: signed.signature, publicKey, ...overrides });
+  const old = await signWebhook({ rawBody, privateKey, timestamp: Math.floor(Date.now() / 1000) - 3600 });
+  return {
+    verifies: await errorCode(verify({})),
+    verifiesBytes: await errorCode(verify({ rawBody: new TextEncoder().encode(rawBody) })),
+    deterministic: again.signature === signed.signature,
+    tamperedBody: await errorCode(verify({ rawBody: rawBody.replace('approved', 'rejected') })),
+    otherKey: await errorCode(verify({ publicKey: other.publicKey })),
+    tooOld: await errorCode(verify({ timestamp: old.timestamp, signature: old.signature })),
+    missingSignature: await errorCode(verify({ signature: null })),
+    // The all-zero key of an .env template: refused, never a verifying key (issue 14).
+    zeroKey: await errorCode(verify({ publicKey: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' })),
+    isValidFalse: await isValidWebhookSignature({ rawBody: 'other', timestamp: signed.timestamp, signature: signed.signature, publicKey }),
+  };
+}
+
+/** Validate events and refuse invalid ones (@capi/webhook-validator, @capi/event-types). */
+export function validatorChecks() {
+  const valid = validateWebhookEvent(JSON.parse(kycBody('approved')));
+  const badEnum = validateWebhookEvent(JSON.parse(kycBody('no_such_status')));
+  const missing = JSON.parse(kycBody('approved'));
+  delete missing.data.email;
+  const missingField = validateWebhookEvent(missing);
+  const unknown = validateWebhookEvent({ eventType: 'no.such.event', data: {} });
+  return {
+    valid: valid.ok,
+    badEnum: { ok: badEnum.ok, paths: badEnum.ok ? [] : badEnum.errors.map((error) => error.path) },
+    missingField: missingField.ok,
+    unknownEventType: unknown.ok === false && unknown.unknownEventType === true,
+    eventTypes: WEBHOOK_EVENT_TYPES.length,
+    isKnown: isWebhookEventType('kyc.status.changed'),
+    isUnknown: isWebhookEventType('no.such.event'),
+  };
+}
+
+/**
+ * A receiver whose handlers count dispatches per KYC status, for `receiveChecks`.
+ * @param {string} publicKey
+ */
+export function createCountingReceiver(publicKey) {
+  const dispatched = [];
+  const receiver = createWebhookReceiver({ publicKey })
+    .on('kyc.status.changed', (event) => { dispatched.push(event.data.kycStatus); });
+  return { receiver, dispatched };
+}
+
+/**
+ * Signed deliveries over HTTP to a receiver at `url`: A -> B -> A is dispatched three times,
+ * a retry of the latest (re-signed, same body) not at all, a forgery is refused.
+ * @param {{ url: string, privateKey: string, dispatched: () => Promise<string[]> | string[] }} options
+ */
+export async function receiveChecks({ url, privateKey, dispatched }) {
+  const deliver = async (rawBody, signature) => {
+    const signed = await signWebhook({ rawBody, privateKey });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signed.headers, ...(signature ? { 'X-Webhook-Signature': signature } : {}) },
+      body: rawBody,
+    });
+    const body = await response.json();
+    return `${response.status} ${body.code}`;
+  };
+  const replies = {
+    first: await deliver(kycBody('pending')),
+    second: await deliver(kycBody('resubmissionRequested')),
+    third: await deliver(kycBody('pending')),
+    retryOfLatest: await deliver(kycBody('pending')),
+    forged: await deliver(kycBody('approved'), btoa(String.fromCharCode(...new Uint8Array(64)))),
+  };
+  return { replies, dispatched: [...(await dispatched())] };
+}
+
+/**
+ * A signed-in call against the sandbox (started on Node) from this runtime (@capi/client).
+ * @param {{ baseUrl: string, webhooksUrl: string, walletPrivateKey: `0x${string}` }} sandbox
+ */
+export async function clientChecks(sandbox) {
+  const client = createPartnerClient({ baseUrl: sandbox.baseUrl, webhooksUrl: sandbox.webhooksUrl });
+  const session = await client.signInWithEthereum({
+    ...signerFromViemAccount(privateKeyToAccount(sandbox.walletPrivateKey)),
+    domain: 'localhost', uri: 'http://localhost/', chainId: 100,
+  });
+  const limit = await client.getDailyLimit();
+  const { publicKey } = await client.getWebhookPublicKey();
+  let unauthenticated;
+  try {
+    await client.getDailyLimit({ auth: false });
+    unauthenticated = 'resolved';
+  } catch (error) {
+    unauthenticated = `${error?.name} ${error?.status}`;
+  }
+  return { signedIn: typeof session.token === 'string' && session.expiresAt > Date.now(), limitAmount: limit.amount, publicKey, unauthenticated };
+}
+
+/**
+ * Everything but the HTTP server: the runtime-independent part of the suite.
+ * @param {{ sandbox: { baseUrl: string, webhooksUrl: string, walletPrivateKey: `0x${string}` } }} input
+ */
+export async function runChecks({ sandbox }) {
+  return { signature: await signatureChecks(), validator: validatorChecks(), client: await clientChecks(sandbox) };
+}

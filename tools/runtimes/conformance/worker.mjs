@@ -1,0 +1,19 @@
+// Entry point of the suite on workerd: a Worker whose input is the CONFORMANCE text binding.
+// GET /checks runs the runtime-independent checks inside workerd; POST /webhooks is the
+// receiver (receiver.handle), which the test on Node sends signed deliveries to; GET
+// /dispatched lists what its handler saw (one isolate serves every request here).
+import { createCountingReceiver, runChecks } from './suite.mjs';
+
+let counting;
+
+export default {
+  async fetch(request, env) {
+    const input = JSON.parse(env.CONFORMANCE);
+    counting ??= createCountingReceiver(input.receiverKeys.publicKey);
+    const { pathname } = new URL(request.url);
+    if (pathname === '/webhooks') return counting.receiver.handle(request);
+    if (pathname === '/dispatched') return Response.json(counting.dispatched);
+    if (pathname === '/checks') return Response.json({ runtime: 'workerd', version: navigator.userAgent, ...(await runChecks(input)) });
+    return new Response('not found', { status: 404 });
+  },
+};

@@ -1,0 +1,41 @@
+import { expect } from 'vitest';
+
+/** What every runtime must answer, whatever runs the suite (see conformance/suite.mjs). */
+export function expectConformance(results: Record<string, any>, sandboxPublicKey: string): void {
+  expect(results.signature).toEqual({
+    verifies: 'resolved',
+    verifiesBytes: 'resolved',
+    deterministic: true,
+    tamperedBody: 'invalid_signature',
+    otherKey: 'invalid_signature',
+    tooOld: 'timestamp_too_old',
+    missingSignature: 'missing_signature',
+    zeroKey: 'invalid_public_key',
+    isValidFalse: false,
+  });
+  expect(results.validator).toEqual({
+    valid: true,
+    badEnum: { ok: false, paths: ['/data/kycStatus'] },
+    missingField: false,
+    unknownEventType: true,
+    eventTypes: expect.any(Number),
+    isKnown: true,
+    isUnknown: false,
+  });
+  expect(results.validator.eventTypes).toBeGreaterThan(0);
+  expect(results.client).toEqual({
+    signedIn: true,
+    limitAmount: expect.any(Number),
+    publicKey: sandboxPublicKey,
+    unauthenticated: 'AuthenticationError 401',
+  });
+  // A -> B -> A: three dispatches; the retry of the latest (re-signed) none; a forgery refused.
+  expect(results.receive.replies).toEqual({
+    first: '200 processed',
+    second: '200 processed',
+    third: '200 processed',
+    retryOfLatest: '200 duplicate',
+    forged: '401 invalid_signature',
+  });
+  expect(results.receive.dispatched).toEqual(['pending', 'resubmissionRequested', 'pending']);
+}

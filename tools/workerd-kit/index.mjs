@@ -1,0 +1,111 @@
+// Real workerd for tests, from the npm package `workerd` (its binary comes in the platform
+// package `@cloudflare/workerd-linux-64`, an optional dependency; its postinstall is not needed).
+// A worker is bundled the way wrangler bundles it (esbuild, conditions workerd, worker,
+// browser), written with a workerd config into a temp folder, and served on 127.0.0.1.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { build } from 'esbuild';
+
+const require = createRequire(import.meta.url);
+const workerd = require('workerd');
+
+/** The export conditions wrangler gives esbuild (its default, WRANGLER_BUILD_CONDITIONS unset). */
+export const WRANGLER_CONDITIONS = ['workerd', 'worker', 'browser'];
+
+/**
+ * Bundles a worker's entry module as wrangler does.
+ * @param {string} entry path of the worker's entry module
+ * @returns {Promise<{ code: string, inputs: string[] }>} the bundle and every file in it (paths relative to the cwd)
+ */
+export async function bundleWorker(entry) {
+  const result = await build({
+    entryPoints: [entry], bundle: true, format: 'esm', target: 'es2022', conditions: WRANGLER_CONDITIONS,
+    write: false, metafile: true, logLevel: 'silent',
+  });
+  return { code: result.outputFiles[0].text, inputs: Object.keys(result.metafile.inputs) };
+}
+
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const capnpText = (value) => JSON.stringify(value);
+
+/**
+ * Starts workerd serving one worker.
+ * @param {{ code: string, bindings?: Record<string, string>, durableObjects?: { binding: string, className: string }[] }} options
+ *   `code`: the bundled ES module; `bindings`: text bindings; `durableObjects`: namespaces of
+ *   classes the module exports (storage in memory, for the life of the process).
+ * @returns {Promise<{ url: string, stderr: () => string, close: () => Promise<void> }>}
+ */
+export async function startWorkerd({ code, bindings = {}, durableObjects = [] }) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'capi-workerd-'));
+  writeFileSync(path.join(dir, 'worker.js'), code);
+  const port = await freePort();
+  const config = `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .worker),
+    # The sandbox runs on loopback: let fetch() reach private and local addresses.
+    (name = "loopback", network = (allow = ["public", "private", "local"])),
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (
+  modules = [(name = "worker.js", esModule = embed "worker.js")],
+  compatibilityDate = ${capnpText(workerd.compatibilityDate)},
+  bindings = [
+${[
+    ...Object.entries(bindings).map(([name, text]) => `    (name = ${capnpText(name)}, text = ${capnpText(text)}),`),
+    ...durableObjects.map(({ binding, className }) => `    (name = ${capnpText(binding)}, durableObjectNamespace = ${capnpText(className)}),`),
+  ].join('\n')}
+  ],
+  durableObjectNamespaces = [
+${durableObjects.map(({ className }) => `    (className = ${capnpText(className)}, uniqueKey = ${capnpText(`capi-${className}`)}),`).join('\n')}
+  ],
+  durableObjectStorage = (inMemory = void),
+  globalOutbound = "loopback",
+);
+`;
+  writeFileSync(path.join(dir, 'config.capnp'), config);
+  const child = spawn(workerd.default, ['serve', 'config.capnp'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdout.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  // A test runner that exits without close() must not leave workerd listening.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const close = async () => {
+    process.off('exit', killOnExit);
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt++) {
+    if (child.exitCode !== null) {
+      await close();
+      throw new Error(`workerd exited with ${child.exitCode} before serving:\n${stderr}`);
+    }
+    try {
+      await fetch(`${url}/__ready`);
+      break;
+    } catch (error) {
+      if (attempt > 200) {
+        await close();
+        throw new Error(`workerd did not listen on ${url} within 20 s:\n${stderr}`, { cause: error });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return { url, stderr: () => stderr, close };
+}
