@@ -82,6 +82,17 @@ describe('capi-sandbox serve prints the base URLs and the public key, and serves
     expect(await sandbox.stop()).toBe(0);
   });
 
+  it('takes the partner agreements: --max-daily-limit, --require-phone, --migration-kyc-setup', async () => {
+    const account = newAccount();
+    const sandbox = await serve(['--port', '0', '--generation', 'newer', '--user', account.address, '--max-daily-limit', '2000000', '--require-phone', '--migration-kyc-setup', '250']);
+    const described = await (await fetch(`${sandbox.baseUrl}/__sandbox`)).json();
+    expect(described).toMatchObject({ generation: 'newer', maxDailyLimitCents: 2_000_000, requirePhone: true, migrationKycSetupMs: 250 });
+    const token = await tokenFor(sandbox.baseUrl, account);
+    expect((await callOperation(sandbox.baseUrl, 'setAccountLimit', { token, body: { amount: 2_000_000, currency: 'USD' } })).status).toBe(200);
+    expect((await callOperation(sandbox.baseUrl, 'setAccountLimit', { token, body: { amount: 2_000_001, currency: 'USD' } })).status).toBe(422);
+    expect(await sandbox.stop()).toBe(0);
+  });
+
   it('seeds the dev wallet when no users are given, and says so', async () => {
     const sandbox = await serve(['--port', '0']);
     expect(sandbox.output()).toMatch(/dev wallet 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266/);

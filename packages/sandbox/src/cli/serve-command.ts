@@ -28,6 +28,9 @@ function parseServeArgs(args: string[]) {
         'limit-sync-delay': { type: 'string' },
         generation: { type: 'string' },
         whitelist: { type: 'string', multiple: true },
+        'max-daily-limit': { type: 'string' },
+        'require-phone': { type: 'boolean' },
+        'migration-kyc-setup': { type: 'string' },
       },
     }).values;
   } catch (error) {
@@ -58,6 +61,9 @@ export async function runServe(args: string[], { out }: CliStreams): Promise<num
     ...(flags['limit-sync-delay'] !== undefined ? { limitSyncDelayMs: parseNumberFlag('limit-sync-delay', flags['limit-sync-delay'])! } : {}),
     ...(generation !== undefined ? { generation: generation as Generation } : {}),
     whitelist: flags.whitelist ?? [],
+    ...(flags['max-daily-limit'] !== undefined ? { maxDailyLimitCents: parseNumberFlag('max-daily-limit', flags['max-daily-limit'])! } : {}),
+    ...(flags['require-phone'] ? { requirePhone: true } : {}),
+    ...(flags['migration-kyc-setup'] !== undefined ? { migrationKycSetupMs: parseNumberFlag('migration-kyc-setup', flags['migration-kyc-setup'])! } : {}),
   };
   const sandbox = await startSandbox(options);
   const users = sandbox.users.list();

@@ -17,6 +17,9 @@ serve options:
   --limit-sync-delay MS    how long a new daily limit stays pending (default 2000)
   --generation G           older (default): one token, ttlInSeconds; newer: 15-min access + 7-day refresh token
   --whitelist DOMAIN       accept this SIWE domain besides localhost (repeatable)
+  --max-daily-limit CENTS  the partner's agreed maximum daily limit (default 1000000)
+  --require-phone          newer: the partner requires phone verification (action_verify_phone)
+  --migration-kyc-setup MS newer: how long a migrated user waits at waiting_kyc_setup (default 5000)
 
 send-event:
   TYPE                     user.created | kyc.status.changed | kyc.phone-validation.changed |
