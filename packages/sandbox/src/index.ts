@@ -10,3 +10,4 @@ export { NONCE_LIFETIME_MS } from './auth/nonce-store.js';
 export { DEFAULT_DAILY_LIMIT_CENTS } from './limits/limit-store.js';
 export { KYC_STATUSES, type KycStatus, type User, type UserSeed } from './users/user.js';
 export { UserRegistryError, type UserEventType } from './users/user-registry.js';
+export type { SandboxLogEntry, RequestLogEntry, DeliveryAttemptLogEntry } from './log/sandbox-log.js';

@@ -1,9 +1,9 @@
-import { parseArgs } from 'node:util';
 import { isAddress } from 'viem';
 import type { Generation } from '../auth/token-service.js';
 import { DEV_WALLET, type SandboxOptions } from '../options.js';
 import { startSandbox } from '../sandbox.js';
 import { CliUsageError } from './cli-usage-error.js';
+import { parseCommandLine } from './parse-command-line.js';
 import { parseNumberFlag } from './parse-number.js';
 import type { CliStreams } from './run-cli.js';
 
@@ -11,31 +11,36 @@ import type { CliStreams } from './run-cli.js';
 export const DEFAULT_CLI_PORT = 4010;
 
 function parseServeArgs(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        'webhooks-port': { type: 'string' },
-        host: { type: 'string' },
-        users: { type: 'string' },
-        user: { type: 'string', multiple: true },
-        'webhook-url': { type: 'string', multiple: true },
-        'time-scale': { type: 'string' },
-        'delivery-timeout': { type: 'string' },
-        'limit-sync-delay': { type: 'string' },
-        generation: { type: 'string' },
-        whitelist: { type: 'string', multiple: true },
-      },
-    }).values;
-  } catch (error) {
-    throw new CliUsageError((error as Error).message);
-  }
+  return parseCommandLine(
+    'serve',
+    args,
+    {
+      port: { type: 'string' },
+      'webhooks-port': { type: 'string' },
+      host: { type: 'string' },
+      users: { type: 'string' },
+      user: { type: 'string', multiple: true },
+      'webhook-url': { type: 'string', multiple: true },
+      'time-scale': { type: 'string' },
+      'delivery-timeout': { type: 'string' },
+      'limit-sync-delay': { type: 'string' },
+      generation: { type: 'string' },
+      whitelist: { type: 'string', multiple: true },
+      quiet: { type: 'boolean' },
+    },
+    false,
+  ).values;
 }
 
-/** `capi-sandbox serve`: starts the sandbox, prints its URLs and key, runs until SIGINT/SIGTERM. */
+/** The time of a log entry as the terminal shows it: `HH:MM:SS.mmm` (UTC, like the delivery log). */
+function clockTime(iso: string): string {
+  return iso.slice(11, 23);
+}
+
+/**
+ * `capi-sandbox serve`: starts the sandbox, prints its URLs and key, then one line per request
+ * and per webhook delivery attempt (none with `--quiet`); runs until SIGINT/SIGTERM.
+ */
 export async function runServe(args: string[], { out }: CliStreams): Promise<number> {
   const flags = parseServeArgs(args);
   const port = parseNumberFlag('port', flags.port) ?? DEFAULT_CLI_PORT;
@@ -58,6 +63,7 @@ export async function runServe(args: string[], { out }: CliStreams): Promise<num
     ...(flags['limit-sync-delay'] !== undefined ? { limitSyncDelayMs: parseNumberFlag('limit-sync-delay', flags['limit-sync-delay'])! } : {}),
     ...(generation !== undefined ? { generation: generation as Generation } : {}),
     whitelist: flags.whitelist ?? [],
+    ...(flags.quiet ? {} : { onLog: (entry) => out.write(`${clockTime(entry.time)} ${entry.message}\n`) }),
   };
   const sandbox = await startSandbox(options);
   const users = sandbox.users.list();

@@ -4,6 +4,7 @@ Usage:
   capi-sandbox [serve] [options]      serve is the default command
   capi-sandbox send-event TYPE --to URL [--data FILE] [--private-key FILE]
   capi-sandbox send-event TYPE --sandbox [URL] [--to URL]... [--data FILE | --user-id ID]
+  capi-sandbox --version | --help
 
 serve options:
   --port N                 core API port (default 4010; 0 picks a free port)
@@ -17,6 +18,7 @@ serve options:
   --limit-sync-delay MS    how long a new daily limit stays pending (default 2000)
   --generation G           older (default): one token, ttlInSeconds; newer: 15-min access + 7-day refresh token
   --whitelist DOMAIN       accept this SIWE domain besides localhost (repeatable)
+  --quiet                  print no line per request and per webhook delivery attempt
 
 send-event:
   TYPE                     user.created | kyc.status.changed | kyc.phone-validation.changed |
