@@ -27,6 +27,7 @@ export {
   ForbiddenError,
   InvalidArgumentError,
   NotFoundError,
+  ConflictError,
   PartnerClientError,
   RateLimitError,
   ServerError,
