@@ -5,6 +5,8 @@ import createClient from 'openapi-fetch';
 import { describe, expectTypeOf, it } from 'vitest';
 import type {
   AccessToken, AccessTokenClaims, Nonce, OnboardingStatus, OnboardingStatusResponse, UnspecifiedObject, WalletAddress,
+  AcceptTermsRequest, CreateCardRequest, EmailAddress, EmailVerificationRequest, OneTimePassword, OneTimePasswordSent,
+  PhoneNumber, PhoneVerificationRequest, RegisterUserRequest, SetPhoneRequest, SourceOfFundsAnswer, SourceOfFundsRequest,
   AccountLimit, AvailableFeatures, BankingDetails, Card, CardTransactionCreatedEvent, ErrorBody,
   KycPhoneValidationChangedEvent, KycSourceOfFundsChangedEvent, KycStatus, KycStatusChangedEvent,
   SetAccountLimitRequest, SignInWallet, SiweChallengeRequest, SmartWallet, SyncStatus, User, UserCreatedEvent,
@@ -103,8 +105,8 @@ describe('onboarding status (3.3): the four known values, any other string still
     expectTypeOf<OnboardingStatus>().toExtend<string>();
     expectTypeOf<'action_create_card'>().toExtend<OnboardingStatus>();
   });
-  it('OnboardingStatusResponse has an optional status', () => {
-    expectTypeOf<OnboardingStatusResponse>().toEqualTypeOf<{ status?: OnboardingStatus }>();
+  it('OnboardingStatusResponse has a required status', () => {
+    expectTypeOf<OnboardingStatusResponse>().toEqualTypeOf<{ status: OnboardingStatus }>();
   });
   it('UnspecifiedObject is an open object', () => {
     expectTypeOf<UnspecifiedObject>().toEqualTypeOf<Record<string, unknown>>();
@@ -121,12 +123,34 @@ describe('webhook events (6.1) in the OpenAPI components', () => {
   });
 });
 
+describe('onboarding bodies (4.7 and the steps of 3.3; not shown: chosen so)', () => {
+  it('one-time passwords: requested for an email or a phone, answered with where and until when', () => {
+    expectTypeOf<EmailAddress>().toEqualTypeOf<string>();
+    expectTypeOf<PhoneNumber>().toEqualTypeOf<string>();
+    expectTypeOf<OneTimePassword>().toEqualTypeOf<string>();
+    expectTypeOf<EmailVerificationRequest>().toEqualTypeOf<{ email: string }>();
+    expectTypeOf<PhoneVerificationRequest>().toEqualTypeOf<{ phone: string }>();
+    expectTypeOf<OneTimePasswordSent>().toEqualTypeOf<{ sentTo: string; expiresAt: string }>();
+  });
+  it('registration and phone carry the value with its one-time password', () => {
+    expectTypeOf<RegisterUserRequest>().toEqualTypeOf<{ email: string; otp: string }>();
+    expectTypeOf<SetPhoneRequest>().toEqualTypeOf<{ phone: string; otp: string }>();
+  });
+  it('terms, source of funds and card creation', () => {
+    expectTypeOf<AcceptTermsRequest>().toEqualTypeOf<{ accepted: true }>();
+    expectTypeOf<SourceOfFundsAnswer>().toEqualTypeOf<{ question: string; answer: string }>();
+    expectTypeOf<SourceOfFundsRequest>().toEqualTypeOf<{ answers: SourceOfFundsAnswer[] }>();
+    expectTypeOf<CreateCardRequest>().toEqualTypeOf<{ virtual?: boolean; embossedName?: string; phone?: string }>();
+  });
+});
+
 describe('operations carry the contract operationIds', () => {
   it('has every operation of the naming contract', () => {
     expectTypeOf<
       | 'getNonce' | 'verifySiweSignature' | 'getAccountLimit' | 'setAccountLimit' | 'getWebhookPublicKey'
-      | 'getOnboardingStatus' | 'registerUser' | 'requestPhoneVerification' | 'setPhone' | 'updatePhone'
-      | 'createAccount' | 'requestLegacyPhoneVerification' | 'checkLegacyPhoneVerification'
+      | 'getOnboardingStatus' | 'requestEmailVerification' | 'getUser' | 'registerUser' | 'acceptTerms'
+      | 'submitSourceOfFunds' | 'requestPhoneVerification' | 'setPhone' | 'updatePhone' | 'createAccount' | 'createCard'
+      | 'requestLegacyPhoneVerification' | 'checkLegacyPhoneVerification'
     >().toExtend<keyof operations>();
   });
   it('maps each path and method to its operation', () => {
@@ -165,6 +189,17 @@ describe('openapi-fetch infers bodies and answers from paths (createClient<paths
     expectTypeOf<NonNullable<Awaited<ReturnType<typeof getNonce>>['data']>>().toEqualTypeOf<string>();
     const verify = (body: SiweChallengeRequest) => api.POST('/api/v1/auth/challenge', { body });
     expectTypeOf<NonNullable<Awaited<ReturnType<typeof verify>>['data']>>().toEqualTypeOf<AccessToken>();
+  });
+
+  it('types every onboarding answer: the User, the one-time password receipt', () => {
+    const register = (body: RegisterUserRequest) => api.POST('/user', { body });
+    expectTypeOf<NonNullable<Awaited<ReturnType<typeof register>>['data']>>().toEqualTypeOf<User>();
+    const account = () => api.POST('/account');
+    expectTypeOf<NonNullable<Awaited<ReturnType<typeof account>>['data']>>().toEqualTypeOf<User>();
+    const sendOtp = (body: EmailVerificationRequest) => api.POST('/email/verification', { body });
+    expectTypeOf<NonNullable<Awaited<ReturnType<typeof sendOtp>>['data']>>().toEqualTypeOf<OneTimePasswordSent>();
+    // @ts-expect-error registration needs the one-time password
+    void (() => api.POST('/user', { body: { email: 'ada@example.com' } }));
   });
 
   it('rejects a path the spec does not have', () => {

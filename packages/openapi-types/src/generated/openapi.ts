@@ -114,10 +114,15 @@ export interface paths {
         };
         /**
          * Poll the onboarding status
-         * @description Newer generation. Returns the user's current onboarding step; poll it to drive the
-         *     onboarding UI. The response shape is not shown in the reference, only the status
-         *     values (`OnboardingStatus`): `action_accept_tos`, `waiting_kyc_setup`,
-         *     `action_complete_kyc`, `action_complete_sof`, and others not listed.
+         * @description Newer generation. Returns the step the user is at; poll it to drive the onboarding UI.
+         *     Known steps, in the observed order (reference 3.3): `action_accept_tos`,
+         *     `waiting_kyc_setup` (migrated users only), `action_complete_kyc`,
+         *     `action_complete_sof`, `action_create_account`, `action_verify_phone` (only when the
+         *     partner requires phone verification), `action_create_card`, then `completed`. The set
+         *     is open: treat an unknown status as "keep polling or show a generic step".
+         *
+         *     A signer that has not registered yet may call it (`hasSignedUp: false`); it answers
+         *     `404` with `code` `UserNotRegistered` until `registerUser`.
          *
          *     Migrated users (reference 3.3 and 9): there is no bulk migration, no migration
          *     endpoint and no migrated flag. A user re-onboards through the standard flow and is
@@ -137,7 +142,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/user": {
+    "/email/verification": {
         parameters: {
             query?: never;
             header?: never;
@@ -147,17 +152,83 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Request an email one-time password
+         * @description Newer generation. Emails a one-time password to the address the user will register with; `registerUser` then gives the address and the password. A new request replaces the previous password. A signer that has not registered yet may call it.
+         */
+        post: operations["requestEmailVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the signed-in user
+         * @description Newer generation. Returns the signed-in user, the same `User` object that every user and KYC webhook event carries as `data`, so an app can compare the two.
+         */
+        get: operations["getUser"];
+        put?: never;
+        /**
          * Register the user
-         * @description Newer generation. Registers the signed-in wallet's user, after email one-time-password
-         *     verification. Request and response shapes are not shown in the reference.
+         * @description Newer generation. Registers a user for the signed-in wallet, with the email address
+         *     proved by the one-time password from `requestEmailVerification`. Answers the new
+         *     `User` and emits `user.created`. The signed-in wallet becomes the user's only sign-in
+         *     wallet and owner (reference 5 rule 8); the access token's claims still say
+         *     `hasSignedUp: false` until the next sign-in, which carries `userId`.
          *
          *     Migration (reference 9): registration is the only place where an existing user is
          *     recognised, by registering with a wallet that currently owns the user's existing smart
          *     account. A user registered with an unrecognised wallet is treated as new and cannot be
-         *     migrated later. The registering wallet becomes the single owner, fixed at account
-         *     creation.
+         *     migrated later.
          */
         post: operations["registerUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user/terms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept the Terms of Service
+         * @description Newer generation. The user accepts the Terms of Service, the step `action_accept_tos`, always required (migrated users too, reference 3.3). Answers the `User`, which has no field for it: read the next step with `getOnboardingStatus`.
+         */
+        post: operations["acceptTerms"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/source-of-funds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer the source-of-funds questionnaire
+         * @description Newer generation. Records the user's answers (the step `action_complete_sof`), sets `isSourceOfFundsAnswered` and emits `kyc.source-of-funds.changed`. Answers the `User`. The questionnaire's questions are not shown in the reference.
+         */
+        post: operations["submitSourceOfFunds"];
         delete?: never;
         options?: never;
         head?: never;
@@ -175,7 +246,7 @@ export interface paths {
         put?: never;
         /**
          * Request a phone one-time password
-         * @description Newer generation. Sends a one-time password to the user's phone. Whether phone verification is needed depends on the partner's requirement (reference 9): either this one-time-password flow, or the phone is set when the first card is created. The older generation always verifies by SMS one-time password (`requestLegacyPhoneVerification`). Shapes not shown in the reference.
+         * @description Newer generation. Sends a one-time password by SMS to a phone number; `setPhone` (or `updatePhone`) then gives the number and the password. Whether phone verification is needed depends on the partner's requirement (reference 9): either this one-time-password flow (step `action_verify_phone`), or the phone is set when the first card is created (`createCard`). The older generation always verifies by SMS one-time password (`requestLegacyPhoneVerification`).
          */
         post: operations["requestPhoneVerification"];
         delete?: never;
@@ -194,16 +265,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Set the phone number
-         * @description Newer generation. Sets the user's phone number (after the one-time password when the partner requires verification). Shapes not shown in the reference.
+         * Set and validate the phone number
+         * @description Newer generation. Sets the user's phone number, proved by the one-time password from `requestPhoneVerification`; `isPhoneValidated` becomes true and `kyc.phone-validation.changed` is emitted (only when the validation changes). Answers the `User`.
          */
         post: operations["setPhone"];
         delete?: never;
         options?: never;
         head?: never;
         /**
-         * Update the phone number
-         * @description Newer generation. Changes the user's phone number. Shapes not shown in the reference.
+         * Change the phone number
+         * @description Newer generation. Replaces the user's phone number with a new one, proved by its one-time password. The number stays validated, so no `kyc.phone-validation.changed` is emitted: that event follows the validation, not the number. Answers the `User`.
          */
         patch: operations["updatePhone"];
         trace?: never;
@@ -219,9 +290,29 @@ export interface paths {
         put?: never;
         /**
          * Provision and create the account
-         * @description Newer generation. A single endpoint that provisions and creates the account, including the smart account; the older generation used a dedicated deployment endpoint instead (reference 9). The owner address is fixed here and cannot be changed later. Shapes not shown in the reference.
+         * @description Newer generation. A single endpoint that provisions and creates the account, including the smart account (it appears in the User's `smartWallets`); the older generation used a dedicated deployment endpoint instead (reference 9). The signed-in wallet becomes the owner, fixed here and never changed. No request body. Answers the `User`.
          */
         post: operations["createAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a card
+         * @description Newer generation. Creates a card on the user's account (the step `action_create_card`). When the partner does not require phone verification, the first card also sets the phone number (`phone`, unverified, reference 9). Answers the `User` with the new card.
+         */
+        post: operations["createCard"];
         delete?: never;
         options?: never;
         head?: never;
@@ -239,7 +330,7 @@ export interface paths {
         put?: never;
         /**
          * Request an SMS one-time password (older generation)
-         * @description Older generation only. Sends an SMS one-time password to verify the user's phone; the older generation always verifies the phone this way (reference 9). Check it with `checkLegacyPhoneVerification`. Shapes not shown in the reference.
+         * @description Older generation only. Sends an SMS one-time password to verify the user's phone; the older generation always verifies the phone this way (reference 9). Check it with `checkLegacyPhoneVerification`. Same shapes as the newer `requestPhoneVerification`.
          */
         post: operations["requestLegacyPhoneVerification"];
         delete?: never;
@@ -259,7 +350,7 @@ export interface paths {
         put?: never;
         /**
          * Check an SMS one-time password (older generation)
-         * @description Older generation only. Checks the SMS one-time password sent by `requestLegacyPhoneVerification`. Shapes not shown in the reference.
+         * @description Older generation only. Checks the SMS one-time password sent by `requestLegacyPhoneVerification`; the number becomes the user's validated phone. Answers the `User`.
          */
         post: operations["checkLegacyPhoneVerification"];
         delete?: never;
@@ -373,6 +464,20 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /**
+         * AcceptTermsRequest
+         * @description The user accepts the Terms of Service (reference 3.3, `action_accept_tos`, always required).
+         * @example {
+         *       "accepted": true
+         *     }
+         */
+        AcceptTermsRequest: {
+            /**
+             * @description Must be `true`; the user has read and accepted the Terms of Service.
+             * @constant
+             */
+            accepted: true;
+        };
         /**
          * AccessToken
          * @description The answer to a verified SIWE signature (reference 2.9, 4.2 and 5). Send `token` as `Authorization: Bearer <token>`. Lifetime: older generation, the requested `ttlInSeconds` (1 to 24 hours); newer generation, 15 minutes plus a `refreshToken` valid 7 days that rotates (reusing an old refresh token ends the session). On a `401` the client signs in again (new nonce, new signature). The JWT's claims are described by `AccessTokenClaims`; clients read them without verifying the signature, to renew a few minutes before `exp`.
@@ -517,6 +622,44 @@ export interface components {
             data: components["schemas"]["UnspecifiedObject"];
         };
         /**
+         * CreateCardRequest
+         * @description A new card for the user's account. When the partner does not require phone verification, the phone number is set with the first card instead (reference 9), unverified.
+         * @example {
+         *       "virtual": true
+         *     }
+         * @example {
+         *       "virtual": true,
+         *       "embossedName": "ADA LOVELACE",
+         *       "phone": "+15555550123"
+         *     }
+         */
+        CreateCardRequest: {
+            /** @description Whether the card is virtual; absent means virtual. */
+            virtual?: boolean;
+            /** @description The name to emboss; defaults to the user's name, upper-cased, when known. */
+            embossedName?: string;
+            /** @description The user's phone number. Required with the first card when the user has no phone number yet (partners that do not require phone verification); ignored otherwise. */
+            phone?: components["schemas"]["PhoneNumber"];
+        };
+        /**
+         * EmailAddress
+         * Format: email
+         * @description An email address, as the user types it (the service compares it case-insensitively).
+         * @example ada@example.com
+         */
+        EmailAddress: string;
+        /**
+         * EmailVerificationRequest
+         * @description Asks the service to email a one-time password to the address the user will register with.
+         * @example {
+         *       "email": "ada@example.com"
+         *     }
+         */
+        EmailVerificationRequest: {
+            /** @description The address to verify; `registerUser` must then give the same address with the password. */
+            email: components["schemas"]["EmailAddress"];
+        };
+        /**
          * ErrorBody
          * @description The body of an error response. The service is not uniform: it answers `{error}`, `{message}`, or (newer generation) `{code, message}`. Clients read whichever is there and fall back to the HTTP status.
          * @example {
@@ -599,14 +742,68 @@ export interface components {
         OnboardingStatus: "action_accept_tos" | "waiting_kyc_setup" | "action_complete_kyc" | "action_complete_sof" | "action_create_account" | "action_verify_phone" | "action_create_card" | "completed" | (string & {});
         /**
          * OnboardingStatusResponse
-         * @description The answer of `getOnboardingStatus`. Its shape is not shown in the reference; only the status values are. Treat every field as optional.
+         * @description The answer of `getOnboardingStatus`: the step the user is at. The set of statuses is open (see `OnboardingStatus`); further fields may be added, so ignore the ones you do not know.
          * @example {
          *       "status": "action_accept_tos"
          *     }
          */
         OnboardingStatusResponse: {
             /** @description The current onboarding step. */
-            status?: components["schemas"]["OnboardingStatus"];
+            status: components["schemas"]["OnboardingStatus"];
+        };
+        /**
+         * OneTimePassword
+         * @description The one-time password the service sent by email or SMS: six decimal digits, single use, valid for a limited time (`OneTimePasswordSent.expiresAt`).
+         * @example 492817
+         */
+        OneTimePassword: string;
+        /**
+         * OneTimePasswordSent
+         * @description The answer of a request for a one-time password (`requestEmailVerification`, `requestPhoneVerification`): where it was sent and until when it is valid. The password itself only reaches the user.
+         * @example {
+         *       "sentTo": "ada@example.com",
+         *       "expiresAt": "2026-11-21T12:10:00.000Z"
+         *     }
+         */
+        OneTimePasswordSent: {
+            /** @description The email address or phone number the one-time password was sent to. */
+            sentTo: string;
+            /**
+             * Format: date-time
+             * @description When the one-time password stops being accepted (ISO 8601, UTC). Request a new one after that.
+             */
+            expiresAt: string;
+        };
+        /**
+         * PhoneNumber
+         * @description A phone number in E.164 form (`+`, country code, subscriber number, digits only).
+         * @example +15555550123
+         */
+        PhoneNumber: string;
+        /**
+         * PhoneVerificationRequest
+         * @description Asks the service to send a one-time password by SMS to a phone number.
+         * @example {
+         *       "phone": "+15555550123"
+         *     }
+         */
+        PhoneVerificationRequest: {
+            /** @description The number to verify; `setPhone` or `updatePhone` must then give the same number with the password. */
+            phone: components["schemas"]["PhoneNumber"];
+        };
+        /**
+         * RegisterUserRequest
+         * @description Registers the signed-in wallet's user with an email address proved by the one-time password that `requestEmailVerification` sent to it.
+         * @example {
+         *       "email": "ada@example.com",
+         *       "otp": "492817"
+         *     }
+         */
+        RegisterUserRequest: {
+            /** @description The address the one-time password was sent to. */
+            email: components["schemas"]["EmailAddress"];
+            /** @description The one-time password from the email; single use. */
+            otp: components["schemas"]["OneTimePassword"];
         };
         /**
          * SetAccountLimitRequest
@@ -624,6 +821,20 @@ export interface components {
              * @enum {string}
              */
             currency: "USD";
+        };
+        /**
+         * SetPhoneRequest
+         * @description A phone number proved by the one-time password that `requestPhoneVerification` sent to it. Used to set the number (`setPhone`) and to change it (`updatePhone`).
+         * @example {
+         *       "phone": "+15555550123",
+         *       "otp": "731904"
+         *     }
+         */
+        SetPhoneRequest: {
+            /** @description The number the one-time password was sent to. */
+            phone: components["schemas"]["PhoneNumber"];
+            /** @description The one-time password from the SMS; single use. */
+            otp: components["schemas"]["OneTimePassword"];
         };
         /**
          * SignInWallet
@@ -666,6 +877,36 @@ export interface components {
             address: components["schemas"]["WalletAddress"];
             /** @description Id of the blockchain the smart account lives on, as a decimal string (`"100"` is Gnosis chain, the production chain). */
             chainId: string;
+        };
+        /**
+         * SourceOfFundsAnswer
+         * @description One answer of the source-of-funds questionnaire.
+         * @example {
+         *       "question": "What is your main source of income?",
+         *       "answer": "Employment"
+         *     }
+         */
+        SourceOfFundsAnswer: {
+            /** @description The question, as the questionnaire words it. */
+            question: string;
+            /** @description The user's answer. */
+            answer: string;
+        };
+        /**
+         * SourceOfFundsRequest
+         * @description The user's answers to the source-of-funds questionnaire (reference 3.3, `action_complete_sof`).
+         * @example {
+         *       "answers": [
+         *         {
+         *           "question": "What is your main source of income?",
+         *           "answer": "Employment"
+         *         }
+         *       ]
+         *     }
+         */
+        SourceOfFundsRequest: {
+            /** @description One entry per question answered. */
+            answers: components["schemas"]["SourceOfFundsAnswer"][];
         };
         /**
          * SyncStatus
@@ -817,8 +1058,8 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The body is JSON but not an object. */
-        BodyNotAnObject: {
+        /** @description The body is JSON but not what the operation takes (a missing or malformed field), or a one-time password is wrong, expired or was never requested (`code` `InvalidOneTimePassword`). The message names the field and what to send instead. */
+        ValidationFailed: {
             headers: {
                 [name: string]: unknown;
             };
@@ -826,7 +1067,25 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The access token is missing, invalid or expired (drop the cached token and sign in again: new nonce, new signature), or the signer has not registered yet (token claim `hasSignedUp: false`): register with `registerUser` and follow `getOnboardingStatus`, then sign in again to get a token with `userId`. Every authenticated route answers this to a not-yet-registered signer, except `registerUser` and `getOnboardingStatus`. */
+        /** @description The operation does not fit the user's onboarding state: `code` `OnboardingStepNotReached` (an earlier step is still open; read `getOnboardingStatus`), `AlreadyRegistered` (the wallet already has a user), `EmailTaken` (another user registered the address; a user has one sign-in wallet, fixed, reference 5 rule 8), `AlreadyDone` (the step was completed before), or `PhoneNotValidated` (changing a number needs a validated one). */
+        OnboardingConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The signer has not registered a user yet (token claim `hasSignedUp: false`): verify an email (`requestEmailVerification`) and call `registerUser`. */
+        UserNotRegistered: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The access token is missing, invalid or expired (drop the cached token and sign in again: new nonce, new signature), or the signer has not registered yet (token claim `hasSignedUp: false`): register with `registerUser` and follow `getOnboardingStatus`, then sign in again to get a token with `userId`. Every authenticated route answers this to a not-yet-registered signer, except `requestEmailVerification`, `registerUser` and `getOnboardingStatus`. */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
@@ -1013,13 +1272,63 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The current onboarding step; the field names are not shown in the reference. */
+            /** @description The current onboarding step. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OnboardingStatusResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["UserNotRegistered"];
+        };
+    };
+    requestEmailVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailVerificationRequest"];
+            };
+        };
+        responses: {
+            /** @description The one-time password was sent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OneTimePasswordSent"];
+                };
+            };
+            400: components["responses"]["BodyNotJson"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["OnboardingConflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1032,25 +1341,81 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Not shown in the reference. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UnspecifiedObject"];
+                "application/json": components["schemas"]["RegisterUserRequest"];
             };
         };
         responses: {
-            /** @description Success; the body's shape is not shown in the reference. */
+            /** @description The user was registered; here it is. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnspecifiedObject"];
+                    "application/json": components["schemas"]["User"];
                 };
             };
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
-            422: components["responses"]["BodyNotAnObject"];
+            409: components["responses"]["OnboardingConflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    acceptTerms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptTermsRequest"];
+            };
+        };
+        responses: {
+            /** @description The user as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BodyNotJson"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["OnboardingConflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    submitSourceOfFunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SourceOfFundsRequest"];
+            };
+        };
+        responses: {
+            /** @description The user as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BodyNotJson"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["OnboardingConflict"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     requestPhoneVerification: {
@@ -1060,25 +1425,25 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Not shown in the reference. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UnspecifiedObject"];
+                "application/json": components["schemas"]["PhoneVerificationRequest"];
             };
         };
         responses: {
-            /** @description Success; the body's shape is not shown in the reference. */
+            /** @description The one-time password was sent. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnspecifiedObject"];
+                    "application/json": components["schemas"]["OneTimePasswordSent"];
                 };
             };
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
-            422: components["responses"]["BodyNotAnObject"];
+            409: components["responses"]["OnboardingConflict"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     setPhone: {
@@ -1088,25 +1453,25 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Not shown in the reference. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UnspecifiedObject"];
+                "application/json": components["schemas"]["SetPhoneRequest"];
             };
         };
         responses: {
-            /** @description Success; the body's shape is not shown in the reference. */
+            /** @description The user as it is now. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnspecifiedObject"];
+                    "application/json": components["schemas"]["User"];
                 };
             };
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
-            422: components["responses"]["BodyNotAnObject"];
+            409: components["responses"]["OnboardingConflict"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     updatePhone: {
@@ -1116,25 +1481,25 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Not shown in the reference. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UnspecifiedObject"];
+                "application/json": components["schemas"]["SetPhoneRequest"];
             };
         };
         responses: {
-            /** @description Success; the body's shape is not shown in the reference. */
+            /** @description The user as it is now. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnspecifiedObject"];
+                    "application/json": components["schemas"]["User"];
                 };
             };
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
-            422: components["responses"]["BodyNotAnObject"];
+            409: components["responses"]["OnboardingConflict"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     createAccount: {
@@ -1144,25 +1509,47 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Not shown in the reference. */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UnspecifiedObject"];
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description Success; the body's shape is not shown in the reference. */
+            /** @description The user as it is now. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnspecifiedObject"];
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["OnboardingConflict"];
+        };
+    };
+    createCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCardRequest"];
+            };
+        };
+        responses: {
+            /** @description The user as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
                 };
             };
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
-            422: components["responses"]["BodyNotAnObject"];
+            409: components["responses"]["OnboardingConflict"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     requestLegacyPhoneVerification: {
@@ -1172,25 +1559,24 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Not shown in the reference. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UnspecifiedObject"];
+                "application/json": components["schemas"]["PhoneVerificationRequest"];
             };
         };
         responses: {
-            /** @description Success; the body's shape is not shown in the reference. */
+            /** @description The one-time password was sent. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnspecifiedObject"];
+                    "application/json": components["schemas"]["OneTimePasswordSent"];
                 };
             };
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
-            422: components["responses"]["BodyNotAnObject"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     checkLegacyPhoneVerification: {
@@ -1200,25 +1586,24 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Not shown in the reference. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UnspecifiedObject"];
+                "application/json": components["schemas"]["SetPhoneRequest"];
             };
         };
         responses: {
-            /** @description Success; the body's shape is not shown in the reference. */
+            /** @description The user as it is now. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnspecifiedObject"];
+                    "application/json": components["schemas"]["User"];
                 };
             };
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
-            422: components["responses"]["BodyNotAnObject"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     receiveUserCreated: {

@@ -5,6 +5,16 @@
 import type { components } from './openapi.js';
 
 /**
+ * The user accepts the Terms of Service (reference 3.3, `action_accept_tos`, always required).
+ *
+ * @example
+ * {
+ *   "accepted": true
+ * }
+ */
+export type AcceptTermsRequest = components["schemas"]["AcceptTermsRequest"];
+
+/**
  * The answer to a verified SIWE signature (reference 2.9, 4.2 and 5). Send `token` as `Authorization: Bearer <token>`. Lifetime: older generation, the requested `ttlInSeconds` (1 to 24 hours); newer generation, 15 minutes plus a `refreshToken` valid 7 days that rotates (reusing an old refresh token ends the session). On a `401` the client signs in again (new nonce, new signature). The JWT's claims are described by `AccessTokenClaims`; clients read them without verifying the signature, to renew a few minutes before `exp`.
  *
  * @example
@@ -91,6 +101,34 @@ export type Card = components["schemas"]["Card"];
 export type CardTransactionCreatedEvent = components["schemas"]["CardTransactionCreatedEvent"];
 
 /**
+ * A new card for the user's account. When the partner does not require phone verification, the phone number is set with the first card instead (reference 9), unverified.
+ *
+ * @example
+ * {
+ *   "virtual": true
+ * }
+ */
+export type CreateCardRequest = components["schemas"]["CreateCardRequest"];
+
+/**
+ * An email address, as the user types it (the service compares it case-insensitively).
+ *
+ * @example
+ * "ada@example.com"
+ */
+export type EmailAddress = components["schemas"]["EmailAddress"];
+
+/**
+ * Asks the service to email a one-time password to the address the user will register with.
+ *
+ * @example
+ * {
+ *   "email": "ada@example.com"
+ * }
+ */
+export type EmailVerificationRequest = components["schemas"]["EmailVerificationRequest"];
+
+/**
  * The body of an error response. The service is not uniform: it answers `{error}`, `{message}`, or (newer generation) `{code, message}`. Clients read whichever is there and fall back to the HTTP status.
  *
  * @example
@@ -134,7 +172,7 @@ export type Nonce = components["schemas"]["Nonce"];
 export type OnboardingStatus = components["schemas"]["OnboardingStatus"];
 
 /**
- * The answer of `getOnboardingStatus`. Its shape is not shown in the reference; only the status values are. Treat every field as optional.
+ * The answer of `getOnboardingStatus`: the step the user is at. The set of statuses is open (see `OnboardingStatus`); further fields may be added, so ignore the ones you do not know.
  *
  * @example
  * {
@@ -142,6 +180,54 @@ export type OnboardingStatus = components["schemas"]["OnboardingStatus"];
  * }
  */
 export type OnboardingStatusResponse = components["schemas"]["OnboardingStatusResponse"];
+
+/**
+ * The one-time password the service sent by email or SMS: six decimal digits, single use, valid for a limited time (`OneTimePasswordSent.expiresAt`).
+ *
+ * @example
+ * "492817"
+ */
+export type OneTimePassword = components["schemas"]["OneTimePassword"];
+
+/**
+ * The answer of a request for a one-time password (`requestEmailVerification`, `requestPhoneVerification`): where it was sent and until when it is valid. The password itself only reaches the user.
+ *
+ * @example
+ * {
+ *   "sentTo": "ada@example.com",
+ *   "expiresAt": "2026-11-21T12:10:00.000Z"
+ * }
+ */
+export type OneTimePasswordSent = components["schemas"]["OneTimePasswordSent"];
+
+/**
+ * A phone number in E.164 form (`+`, country code, subscriber number, digits only).
+ *
+ * @example
+ * "+15555550123"
+ */
+export type PhoneNumber = components["schemas"]["PhoneNumber"];
+
+/**
+ * Asks the service to send a one-time password by SMS to a phone number.
+ *
+ * @example
+ * {
+ *   "phone": "+15555550123"
+ * }
+ */
+export type PhoneVerificationRequest = components["schemas"]["PhoneVerificationRequest"];
+
+/**
+ * Registers the signed-in wallet's user with an email address proved by the one-time password that `requestEmailVerification` sent to it.
+ *
+ * @example
+ * {
+ *   "email": "ada@example.com",
+ *   "otp": "492817"
+ * }
+ */
+export type RegisterUserRequest = components["schemas"]["RegisterUserRequest"];
 
 /**
  * A new daily spending limit for the authenticated user's account (reference 4.4 and 8). Users may lower the limit of their own account.
@@ -153,6 +239,17 @@ export type OnboardingStatusResponse = components["schemas"]["OnboardingStatusRe
  * }
  */
 export type SetAccountLimitRequest = components["schemas"]["SetAccountLimitRequest"];
+
+/**
+ * A phone number proved by the one-time password that `requestPhoneVerification` sent to it. Used to set the number (`setPhone`) and to change it (`updatePhone`).
+ *
+ * @example
+ * {
+ *   "phone": "+15555550123",
+ *   "otp": "731904"
+ * }
+ */
+export type SetPhoneRequest = components["schemas"]["SetPhoneRequest"];
 
 /**
  * A wallet the user signs in with (reference 2.2).
@@ -186,6 +283,32 @@ export type SiweChallengeRequest = components["schemas"]["SiweChallengeRequest"]
  * }
  */
 export type SmartWallet = components["schemas"]["SmartWallet"];
+
+/**
+ * One answer of the source-of-funds questionnaire.
+ *
+ * @example
+ * {
+ *   "question": "What is your main source of income?",
+ *   "answer": "Employment"
+ * }
+ */
+export type SourceOfFundsAnswer = components["schemas"]["SourceOfFundsAnswer"];
+
+/**
+ * The user's answers to the source-of-funds questionnaire (reference 3.3, `action_complete_sof`).
+ *
+ * @example
+ * {
+ *   "answers": [
+ *     {
+ *       "question": "What is your main source of income?",
+ *       "answer": "Employment"
+ *     }
+ *   ]
+ * }
+ */
+export type SourceOfFundsRequest = components["schemas"]["SourceOfFundsRequest"];
 
 /**
  * Whether the most recently requested limit update has been fully applied downstream (reference 3.1). A successful `PUT` answers `pending`; the service moves it to `synced` once the change is applied. No other transition is stated.
