@@ -60,10 +60,12 @@ describe('signs in, reads, sets and waits for the limit against the sandbox', ()
 });
 
 describe('maps the sandbox refusals to typed errors', () => {
-  it('answers a signer without an account with AuthenticationError', async () => {
+  it('signs in a wallet without an account (hasSignedUp false), and answers its limit read with AuthenticationError', async () => {
     const { baseUrl } = await start();
     const client = createPartnerClient({ baseUrl });
-    await expect(client.signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE })).rejects.toBeInstanceOf(AuthenticationError);
+    await client.signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE });
+    expect(client.tokenManager.hasSignedUp).toBe(false);
+    await expect(client.getDailyLimit()).rejects.toBeInstanceOf(AuthenticationError);
   });
 
   it('answers a domain that is not whitelisted with ForbiddenError DomainNotWhitelisted', async () => {

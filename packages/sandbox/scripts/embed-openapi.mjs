@@ -78,6 +78,7 @@ for (const [path, rawPathItem] of Object.entries(spec.paths ?? {})) {
       method: method.toUpperCase(),
       path,
       base: servers && servers.length > 0 ? 'webhooks' : 'core',
+      generation: operation['x-generation'] ?? 'both',
       requiresBearer: bearerRequired(operation),
       ...(operation.requestBody?.content?.['application/json']?.schema
         ? { requestBodySchema: operation.requestBody.content['application/json'].schema }

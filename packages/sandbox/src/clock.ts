@@ -16,7 +16,8 @@ export interface SandboxClock {
 /** The furthest the clock can be moved: the end of year 9999, the last date a timestamp can show. */
 export const LATEST_CLOCK_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
-export function createSandboxClock(baseNow: () => number = Date.now): SandboxClock {
+/** `afterAdvance` runs after each move, for what falls due on the sandbox clock (a migration's carry-over). */
+export function createSandboxClock(baseNow: () => number = Date.now, afterAdvance: () => void = () => {}): SandboxClock {
   let offsetMs = 0;
   return {
     now: () => baseNow() + offsetMs,
@@ -30,6 +31,7 @@ export function createSandboxClock(baseNow: () => number = Date.now): SandboxClo
         throw new SandboxConfigError('invalid_option', `advanceClock(${ms}) would move the clock past ${new Date(LATEST_CLOCK_MS).toISOString()}; advance it by less.`);
       }
       offsetMs += ms;
+      afterAdvance();
     },
   };
 }

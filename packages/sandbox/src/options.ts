@@ -2,6 +2,7 @@ import type { SmartAccountSignatureVerifier } from './auth/signature-verifier.js
 import type { SandboxLogEntry } from './log/sandbox-log.js';
 import type { Generation } from './auth/token-service.js';
 import { SandboxConfigError } from './errors.js';
+import type { OlderGenerationUserSeed } from './onboarding/older-generation-users.js';
 import type { UserSeed } from './users/user.js';
 import { RETRY_DELAYS_MS } from './webhooks/delivery-scheduler.js';
 
@@ -47,6 +48,17 @@ export interface SandboxOptions {
    * is reported once as a process warning and never disturbs a request or a delivery.
    */
   onLog?: (entry: SandboxLogEntry) => void;
+  /**
+   * The partner's agreed maximum daily limit, in cents (reference 8: 1,000,000 unless agreed
+   * otherwise at onboarding). `PUT` of a higher `amount` answers 422. Default 1,000,000.
+   */
+  maxDailyLimitCents?: number;
+  /** Newer generation: the partner requires phone verification (step `action_verify_phone`). Default false: the phone is set with the first card. */
+  requirePhone?: boolean;
+  /** Newer generation: how long a migrated user stays at `waiting_kyc_setup`, on the sandbox clock. Default 5,000 ms. */
+  migrationKycSetupMs?: number;
+  /** Newer generation: older-generation users with smart accounts, migrated when their owner registers (reference 9). */
+  olderGenerationUsers?: OlderGenerationUserSeed[];
 }
 
 /**
@@ -141,7 +153,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
   if (generation !== 'older' && generation !== 'newer') {
     throw new SandboxConfigError('invalid_option', `generation must be "older" or "newer"; got ${JSON.stringify(generation)}.`);
   }
-  for (const [name, list] of [['users', options.users], ['webhookUrls', options.webhookUrls], ['whitelist', options.whitelist]] as const) {
+  for (const [name, list] of [['users', options.users], ['webhookUrls', options.webhookUrls], ['whitelist', options.whitelist], ['olderGenerationUsers', options.olderGenerationUsers]] as const) {
     if (list !== undefined && !Array.isArray(list)) throw new SandboxConfigError('invalid_option', `${name} must be an array.`);
   }
   return {
@@ -159,7 +171,31 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     verifySmartAccountSignature: optionalFunction('verifySmartAccountSignature', options.verifySmartAccountSignature, '({ address, message, signature, chainId }) => boolean | Promise<boolean>'),
     now: nowOption(options.now),
     onLog: optionalFunction('onLog', options.onLog, 'taking one log entry, e.g. (entry) => console.log(entry.message)'),
+    maxDailyLimitCents: maxDailyLimitOption(options.maxDailyLimitCents),
+    requirePhone: booleanOption('requirePhone', options.requirePhone),
+    migrationKycSetupMs: timerMilliseconds('migrationKycSetupMs', nonNegativeNumber('migrationKycSetupMs', options.migrationKycSetupMs, 5_000)),
+    olderGenerationUsers: olderGenerationUsersOption(options.olderGenerationUsers ?? [], generation),
   };
+}
+
+function maxDailyLimitOption(value: number | undefined): number {
+  if (value === undefined) return 1_000_000;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new SandboxConfigError('invalid_option', `maxDailyLimitCents must be a whole number of cents >= 1 (the reference's default is 1000000, 10,000 USD); got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+function booleanOption(name: string, value: boolean | undefined): boolean {
+  if (value !== undefined && typeof value !== 'boolean') throw new SandboxConfigError('invalid_option', `${name} must be true or false; got ${JSON.stringify(value)}.`);
+  return value ?? false;
+}
+
+function olderGenerationUsersOption(seeds: OlderGenerationUserSeed[], generation: Generation): OlderGenerationUserSeed[] {
+  if (seeds.length > 0 && generation !== 'newer') {
+    throw new SandboxConfigError('invalid_option', 'olderGenerationUsers are migrated when they register on the newer generation; start the sandbox with generation "newer".');
+  }
+  return seeds;
 }
 
 function nowOption(now: (() => number) | undefined): () => number {

@@ -12,15 +12,19 @@ import { ApiError } from './http/api-error.js';
 import { anyOriginCorsPolicy, siweDomainCorsPolicy } from './http/cors.js';
 import { logRequests } from './http/request-log.js';
 import { Router } from './http/router.js';
+import { withAgreedMaximum } from './limits/agreed-maximum.js';
 import { LimitStore } from './limits/limit-store.js';
 import { deliveryAttemptLogEntry, type SandboxLogEntry } from './log/sandbox-log.js';
+import { OnboardingJourney, type OnboardingStep } from './onboarding/onboarding-journey.js';
+import { OlderGenerationUserError, OlderGenerationUsers, type OlderGenerationUser, type OlderGenerationUserSeed } from './onboarding/older-generation-users.js';
+import { OneTimePasswords, type SentOneTimePassword } from './onboarding/one-time-passwords.js';
 import { resolveSandboxOptions, type SandboxOptions } from './options.js';
 import { registerAdminApi } from './routes/admin-api.js';
 import { registerCoreApi } from './routes/core-api.js';
 import { registerOnboardingApi } from './routes/onboarding-api.js';
 import { registerWebhookKeyApi } from './routes/webhook-key-api.js';
 import type { KycStatus, User, UserSeed } from './users/user.js';
-import { UserRegistry } from './users/user-registry.js';
+import { UserRegistry, UserRegistryError } from './users/user-registry.js';
 import { readUsersFile } from './users/users-file.js';
 import { DeliveryScheduler, type Delivery } from './webhooks/delivery-scheduler.js';
 import { EventPublisher } from './webhooks/event-publisher.js';
@@ -55,7 +59,13 @@ export interface Sandbox {
     setKycStatus(id: string, kycStatus: KycStatus): User;
     setPhoneValidation(id: string, isPhoneValidated: boolean, phone?: string | null): User;
     setSourceOfFunds(id: string, isSourceOfFundsAnswered: boolean): User;
+    /** Newer generation: the onboarding step the user is at, as `GET /user/onboarding` answers it. */
+    onboardingStatus(id: string): OnboardingStep;
   };
+  /** Newer generation: adds an older-generation user to migrate when its owner registers; refusals throw {@link OlderGenerationUserError}. */
+  addOlderGenerationUser(seed: OlderGenerationUserSeed): OlderGenerationUser;
+  /** Every one-time password the sandbox "sent" (email and SMS), oldest first: there is no real mailbox or phone. */
+  oneTimePasswords(): SentOneTimePassword[];
   /** Sends one event now (to `to`, or to every configured endpoint); `data` defaults to a sample. */
   sendEvent(eventType: SandboxEventType, data?: unknown, options?: { to?: string[] }): Delivery[];
   addWebhookEndpoint(url: string): void;
@@ -131,7 +141,8 @@ function safeLog(onLog: ((entry: SandboxLogEntry) => void) | undefined): ((entry
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const config = resolveSandboxOptions(options);
-  const clock = createSandboxClock(config.now);
+  // The journey settles what fell due whenever the clock is moved forward (it is made below, before any request).
+  const clock = createSandboxClock(config.now, () => journey.settleDue());
   const signer = await createWebhookSigner();
   const log = safeLog(config.onLog);
   const scheduler = new DeliveryScheduler({
@@ -141,7 +152,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ...(log ? { onAttempt: (delivery: Delivery, attempt: Delivery['attempts'][number]) => log(deliveryAttemptLogEntry(delivery, attempt)) } : {}),
   });
   const publisher = createPublisher(scheduler, config.webhookUrls);
-  const users = new UserRegistry(new SchemaCheck(userSchema, 'user'), (eventType, user) => publisher.publish(eventType, user));
+  const users = new UserRegistry(new SchemaCheck(userSchema, 'user'), (eventType, user) => publisher.publish(eventType, user), config.generation === 'newer');
   const seeds = [...config.users, ...(config.usersFile ? await readUsersFile(config.usersFile) : [])];
   seeds.forEach((seed, index) => {
     try {
@@ -150,12 +161,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       throw new SandboxConfigError('invalid_user', `User ${index + 1} of the seeded users is unusable: ${(error as Error).message}`);
     }
   });
+  const olderUsers = new OlderGenerationUsers();
+  config.olderGenerationUsers.forEach((seed, index) => {
+    try {
+      olderUsers.add(seed);
+    } catch (error) {
+      throw new SandboxConfigError('invalid_option', `olderGenerationUsers[${index}]: ${(error as Error).message}`);
+    }
+  });
+  const passwords = new OneTimePasswords(clock.now);
+  const journey = new OnboardingJourney(users, olderUsers, passwords, { requirePhone: config.requirePhone, kycSetupMs: config.migrationKycSetupMs, now: clock.now });
   const tokens = new TokenService(config.generation, clock.now);
   const limits = new LimitStore(config.limitSyncDelayMs);
 
   const coreRouter = new Router();
   const webhooksRouter = new Router();
-  const validator = new RequestValidator(operations);
+  const validator = new RequestValidator(withAgreedMaximum(operations, config.maxDailyLimitCents));
   const whitelist = new DomainWhitelist(config.whitelist);
   registerCoreApi(coreRouter, {
     validator,
@@ -165,9 +186,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     tokens,
     limits,
     now: clock.now,
+    maxDailyLimitCents: config.maxDailyLimitCents,
     ...(config.verifySmartAccountSignature ? { verifySmartAccountSignature: config.verifySmartAccountSignature } : {}),
   });
-  registerOnboardingApi(coreRouter, { operations, validator, tokens, users });
+  registerOnboardingApi(coreRouter, { operations, validator, tokens, users, journey, passwords, generation: config.generation });
   registerWebhookKeyApi(webhooksRouter, signer.publicKey);
   // A client that mixes up the two base URLs gets told which one to use.
   coreRouter.on('GET', '/api/v1/public-key', () => {
@@ -184,6 +206,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let webhooksUrl = '';
   registerAdminApi(coreRouter, {
     users,
+    journey,
+    olderUsers,
+    passwords,
     publisher,
     scheduler,
     tokens,
@@ -193,6 +218,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       webhooksUrl,
       publicKey: signer.publicKey,
       generation: config.generation,
+      requirePhone: config.requirePhone,
+      maxDailyLimitCents: config.maxDailyLimitCents,
+      migrationKycSetupMs: config.migrationKycSetupMs,
       timeScale: config.timeScale,
       whitelist: ['localhost', ...config.whitelist],
       webhookEndpoints: publisher.endpoints(),
@@ -219,7 +247,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       setKycStatus: (id, kycStatus) => users.setKycStatus(id, kycStatus).user,
       setPhoneValidation: (id, isPhoneValidated, phone) => users.setPhoneValidation(id, isPhoneValidated, phone).user,
       setSourceOfFunds: (id, answered) => users.setSourceOfFunds(id, answered).user,
+      onboardingStatus: (id) => {
+        if (!users.has(id)) throw new UserRegistryError('unknown_user', `No user with id ${JSON.stringify(id)}; list them with sandbox.users.list().`);
+        return journey.stepOf(id);
+      },
     },
+    addOlderGenerationUser: (seed) => {
+      if (config.generation !== 'newer') throw new OlderGenerationUserError('Older-generation users are migrated when they register on the newer generation; start the sandbox with generation "newer".');
+      return olderUsers.add(seed);
+    },
+    oneTimePasswords: () => passwords.sent(),
     sendEvent: (eventType, data, sendOptions) => publisher.publish(eventType, data ?? sampleEventData(eventType, users.list()[0]), sendOptions?.to),
     addWebhookEndpoint: (url) => void publisher.addEndpoint(url),
     removeWebhookEndpoint: (url) => void publisher.removeEndpoint(url),
@@ -230,6 +267,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       (closed ??= (async () => {
         scheduler.close();
         limits.close();
+        journey.close();
         await Promise.all([closeServer(coreServer), closeServer(webhooksServer)]);
       })()),
   };

@@ -19,7 +19,7 @@ describe('onLog receives one entry per request answered and per webhook delivery
     const sandbox = await sandboxWithLog((entry) => entries.push(entry));
     await (await fetch(`${sandbox.baseUrl}/api/v1/auth/nonce`)).text();
     await (await fetch(`${sandbox.baseUrl}/__sandbox/deliveries?url=${encodeURIComponent('http://secret.example')}`)).text();
-    await (await fetch(`${sandbox.baseUrl}/user/onboarding`)).text();
+    await (await fetch(`${sandbox.baseUrl}/user-api/user/account/limit`)).text();
     await (await fetch(`${sandbox.baseUrl}/api/v1/auth/nonce`, { method: 'OPTIONS', headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'GET' } })).text();
     await (await fetch(`${sandbox.webhooksUrl}/api/v1/public-key`)).text();
     for (let i = 0; i < 100 && entries.length < 5; i++) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -27,7 +27,7 @@ describe('onLog receives one entry per request answered and per webhook delivery
     expect(requests.map(({ kind, method, path, status }) => ({ kind, method, path, status }))).toEqual([
       { kind: 'request', method: 'GET', path: '/api/v1/auth/nonce', status: 200 },
       { kind: 'request', method: 'GET', path: '/__sandbox/deliveries', status: 200 },
-      { kind: 'request', method: 'GET', path: '/user/onboarding', status: 401 },
+      { kind: 'request', method: 'GET', path: '/user-api/user/account/limit', status: 401 },
       { kind: 'request', method: 'OPTIONS', path: '/api/v1/auth/nonce', status: 204 },
       { kind: 'request', method: 'GET', path: '/api/v1/public-key', status: 200 },
     ]);

@@ -1,4 +1,5 @@
 import { decodeJwt } from 'jose';
+import { SiweMessage } from 'siwe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/index.js';
 import { callAdmin, callOperation } from './support/sandbox-api.js';
@@ -121,11 +122,34 @@ describe('answers 401 for an invalid signature', () => {
   });
 });
 
-describe('answers 401 for a signer without an account', () => {
-  it('refuses a valid signature from a wallet that owns no registered account, saying how to register', async () => {
+describe('signs in a wallet without an account, which the other routes then refuse (reference 5 rule 1)', () => {
+  it('gives a valid signature from an unregistered wallet a token with hasSignedUp false and no userId', async () => {
     const response = await signIn(sandbox.baseUrl, unregistered);
+    expect(response.status).toBe(200);
+    const claims = decodeJwt(response.body.token);
+    expect(claims).toMatchObject({ hasSignedUp: false, signerAddress: unregistered.address, sub: unregistered.address });
+    expect(claims.userId).toBeUndefined();
+  });
+
+  it('answers 401 on the limit to that token, saying how to register', async () => {
+    const token = await tokenFor(sandbox.baseUrl, unregistered);
+    const response = await callOperation(sandbox.baseUrl, 'getAccountLimit', { token });
     expect(response.status).toBe(401);
-    expect(response.body.error).toMatch(/owns no registered account/);
+    expect(response.body).toMatchObject({ code: 'UserNotRegistered', message: expect.stringMatching(/owns no registered account.*register it first/) });
+  });
+});
+
+describe('refuses an all-lowercase (unchecksummed) SIWE address with 422, as the siwe package does', () => {
+  it('answers 422 naming EIP-55, for an address the siwe package also refuses', async () => {
+    const message = siweMessage(registered, await getNonce(sandbox.baseUrl)).replace(registered.address, registered.address.toLowerCase());
+    expect(() => new SiweMessage(message)).toThrow();
+    const response = await challenge({ message, signature: await registered.signMessage({ message }), ttlInSeconds: 3600 });
+    expect(response.status).toBe(422);
+    expect(response.body.message).toMatch(/EIP-55 checksummed/);
+    // The checksummed form of the same message is accepted by both.
+    const checksummed = siweMessage(registered, await getNonce(sandbox.baseUrl));
+    expect(new SiweMessage(checksummed).address).toBe(registered.address);
+    expect((await challenge({ message: checksummed, signature: await registered.signMessage({ message: checksummed }), ttlInSeconds: 3600 })).status).toBe(200);
   });
 });
 

@@ -93,7 +93,8 @@ function conformanceProblem(base: 'core' | 'webhooks', method: string, path: str
   }
   if (operation) {
     const documented = operation.responses[String(answer.status)];
-    const knownGap = answer.status === 413;
+    // 413 is answered before routing; an operation of the other generation does not exist here (404).
+    const knownGap = answer.status === 413 || (answer.status === 404 && operation.generation !== 'both');
     if (!documented) return knownGap ? errorProblem(answer.status, body) : `${operation.operationId} answered ${answer.status}, not documented: ${answer.text.slice(0, 200)}`;
     if (documented.contentType && !answer.contentType?.startsWith(documented.contentType)) return `${operation.operationId} ${answer.status} as ${answer.contentType}`;
     const check = responseChecks.get(`${operation.operationId} ${answer.status}`);

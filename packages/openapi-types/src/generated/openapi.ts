@@ -1058,7 +1058,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The body is JSON but not what the operation takes (a missing or malformed field), or a one-time password is wrong, expired or was never requested (`code` `InvalidOneTimePassword`). The message names the field and what to send instead. */
+        /** @description The body is JSON but not what the operation takes (a missing or malformed field; `code` `ValidationError`), or a one-time password is wrong, expired or was never requested (`code` `InvalidOneTimePassword`). The message names the field and what to send instead. */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;

@@ -1,4 +1,4 @@
-import { isAddress, type Address } from 'viem';
+import { getAddress, isAddress, type Address } from 'viem';
 import { parseSiweMessage, validateSiweMessage } from 'viem/siwe';
 import { ApiError } from '../http/api-error.js';
 import type { UserRegistry } from '../users/user-registry.js';
@@ -78,7 +78,9 @@ export async function answerSiweChallenge(request: ChallengeRequest, deps: SiweC
       message: `message is not a valid EIP-4361 SIWE message: ${malformed.join('; ')}; build it with viem's createSiweMessage or the siwe package.`,
     });
   }
-  if (!isAddress(parsed.address!, { strict: true })) {
+  // viem's strict check lets an all-lowercase address through (it has no checksum to fail);
+  // EIP-4361 and the siwe package require the EIP-55 form, so only that exact form passes.
+  if (!isAddress(parsed.address!, { strict: false }) || parsed.address !== getAddress(parsed.address!)) {
     throw new ApiError(422, { message: `message address ${parsed.address} is not an EIP-55 checksummed address; pass it through getAddress() before building the message.` });
   }
   if (!deps.whitelist.allows(parsed.domain!)) {
@@ -111,9 +113,8 @@ export async function answerSiweChallenge(request: ChallengeRequest, deps: SiweC
         : `The signature does not match the message and address ${address}. Smart-account (EIP-1271) signatures need the sandbox's verifySmartAccountSignature option.`,
     );
   }
+  // Any wallet that signs a valid message gets a token (reference 5 rule 1: a non-registered
+  // user is refused on most authenticated routes, not here); `hasSignedUp` says which it is.
   const user = deps.users.findByWallet(address);
-  if (!user) {
-    throw rejected(`The signer ${address} owns no registered account; register it first (sandbox: --user ${address} or POST /__sandbox/users).`);
-  }
-  return deps.tokens.issue({ userId: user.id, signerAddress: address, chainId: String(parsed.chainId), ttlInSeconds: request.ttlInSeconds });
+  return deps.tokens.issue({ ...(user ? { userId: user.id } : {}), signerAddress: address, chainId: String(parsed.chainId), ttlInSeconds: request.ttlInSeconds });
 }

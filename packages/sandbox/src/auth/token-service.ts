@@ -18,10 +18,14 @@ export type Generation = 'older' | 'newer';
 export const ACCESS_TOKEN_LIFETIME_NEWER_SECONDS = 15 * 60;
 export const REFRESH_TOKEN_LIFETIME_SECONDS = 7 * 24 * 60 * 60;
 
-/** The claims the live service puts in its JWT (service facts), plus `sub` and, newer generation, `sid`. */
+/**
+ * The claims the live service puts in its JWT (service facts), plus `sub` and, newer
+ * generation, `sid`. A signer without a user yet gets `hasSignedUp: false` and no `userId`
+ * (`sub` is then the signer's address).
+ */
 export interface AccessTokenClaims {
   sub: string;
-  userId: string;
+  userId?: string;
   signerAddress: string;
   chainId: string;
   hasSignedUp: boolean;
@@ -38,7 +42,7 @@ export interface IssuedTokens {
 
 interface RefreshRecord {
   sessionId: string;
-  userId: string;
+  userId?: string;
   signerAddress: string;
   chainId: string;
   expiresAt: number;
@@ -67,7 +71,8 @@ export class TokenService {
     private readonly now: () => number,
   ) {}
 
-  async issue(input: { userId: string; signerAddress: string; chainId: string; ttlInSeconds: number }): Promise<IssuedTokens> {
+  /** Issues the tokens of a sign-in; without `userId` the signer has not registered yet. */
+  async issue(input: { userId?: string; signerAddress: string; chainId: string; ttlInSeconds: number }): Promise<IssuedTokens> {
     if (this.generation === 'older') {
       return { token: await this.#sign(input, input.ttlInSeconds) };
     }
@@ -108,8 +113,12 @@ export class TokenService {
     return claims;
   }
 
-  /** Newer generation: trades a refresh token for a new pair; reuse of a spent one ends the session. */
-  async refresh(refreshToken: string): Promise<IssuedTokens> {
+  /**
+   * Newer generation: trades a refresh token for a new pair; reuse of a spent one ends the
+   * session. `userIdOf` names the signer's user now, so a session begun before registration
+   * gets `userId` once the user exists.
+   */
+  async refresh(refreshToken: string, userIdOf: (signerAddress: string) => string | undefined = () => undefined): Promise<IssuedTokens> {
     const record = this.#refreshTokens.get(refreshToken);
     if (!record) throw unauthorized('InvalidRefreshToken', 'This refresh token was not issued by this sandbox run; sign in again.');
     if (this.#revokedSessions.has(record.sessionId)) {
@@ -122,15 +131,16 @@ export class TokenService {
     }
     if (record.expiresAt <= this.now()) throw unauthorized('RefreshTokenExpired', 'This refresh token has expired (7 days); sign in again.');
     record.used = true;
-    return this.#startSessionTokens(record);
+    const userId = record.userId ?? userIdOf(record.signerAddress);
+    return this.#startSessionTokens({ ...record, ...(userId !== undefined ? { userId } : {}) });
   }
 
-  async #startSessionTokens(input: { userId: string; signerAddress: string; chainId: string; sessionId: string }): Promise<IssuedTokens> {
+  async #startSessionTokens(input: { userId?: string; signerAddress: string; chainId: string; sessionId: string }): Promise<IssuedTokens> {
     const token = await this.#sign(input, ACCESS_TOKEN_LIFETIME_NEWER_SECONDS, input.sessionId);
     const refreshToken = randomBytes(32).toString('base64url');
     this.#refreshTokens.set(refreshToken, {
       sessionId: input.sessionId,
-      userId: input.userId,
+      ...(input.userId !== undefined ? { userId: input.userId } : {}),
       signerAddress: input.signerAddress,
       chainId: input.chainId,
       expiresAt: this.now() + REFRESH_TOKEN_LIFETIME_SECONDS * 1000,
@@ -139,19 +149,19 @@ export class TokenService {
     return { token, refreshToken };
   }
 
-  async #sign(input: { userId: string; signerAddress: string; chainId: string }, lifetimeSeconds: number, sessionId?: string): Promise<string> {
+  async #sign(input: { userId?: string; signerAddress: string; chainId: string }, lifetimeSeconds: number, sessionId?: string): Promise<string> {
     const issuedAt = Math.floor(this.now() / 1000);
     const claims: Record<string, unknown> = {
-      userId: input.userId,
+      ...(input.userId !== undefined ? { userId: input.userId } : {}),
       signerAddress: input.signerAddress,
       chainId: input.chainId,
-      hasSignedUp: true,
+      hasSignedUp: input.userId !== undefined,
     };
     if (sessionId !== undefined) claims.sid = sessionId;
     return new SignJWT(claims)
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer('capi-sandbox')
-      .setSubject(input.userId)
+      .setSubject(input.userId ?? input.signerAddress)
       .setIssuedAt(issuedAt)
       .setExpirationTime(issuedAt + lifetimeSeconds)
       .sign(this.#secret);

@@ -7,6 +7,8 @@ export interface OperationContract {
   method: string;
   path: string;
   base: ServiceBase;
+  /** The infrastructure generation that answers it (`x-generation`, reference 9). */
+  generation: 'older' | 'newer' | 'both';
   requiresBearer: boolean;
   /** The JSON Schema of the `application/json` request body, with every `$ref` inlined. */
   requestBodySchema?: unknown;

@@ -2,6 +2,9 @@ import type { SandboxClock } from '../clock.js';
 import type { TokenService } from '../auth/token-service.js';
 import { ApiError } from '../http/api-error.js';
 import type { RouteRequest, Router } from '../http/router.js';
+import type { OnboardingJourney } from '../onboarding/onboarding-journey.js';
+import { OlderGenerationUserError, type OlderGenerationUsers, type OlderGenerationUserSeed } from '../onboarding/older-generation-users.js';
+import type { OneTimePasswords } from '../onboarding/one-time-passwords.js';
 import { KYC_STATUSES, type KycStatus, type UserSeed } from '../users/user.js';
 import { UserRegistryError, type UserRegistry } from '../users/user-registry.js';
 import type { DeliveryScheduler } from '../webhooks/delivery-scheduler.js';
@@ -10,6 +13,9 @@ import { sampleEventData, SANDBOX_EVENT_TYPES } from '../webhooks/sample-event-d
 
 export interface AdminApiDependencies {
   users: UserRegistry;
+  journey: OnboardingJourney;
+  olderUsers: OlderGenerationUsers;
+  passwords: OneTimePasswords;
   publisher: EventPublisher;
   scheduler: DeliveryScheduler;
   tokens: TokenService;
@@ -26,6 +32,7 @@ function asApiError(error: unknown): unknown {
     return new ApiError(status, { code: error.code, message: error.message });
   }
   if (error instanceof EventPublishError) return new ApiError(422, { code: error.code, message: error.message });
+  if (error instanceof OlderGenerationUserError) return new ApiError(422, { code: error.code, message: error.message });
   return error;
 }
 
@@ -59,12 +66,16 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
 
   router.on('GET', '/__sandbox', () => ({ status: 200, json: deps.describe() }));
 
-  router.on('GET', '/__sandbox/users', () => ({ status: 200, json: { users: deps.users.list() } }));
+  router.on('GET', '/__sandbox/users', () => {
+    deps.journey.settleDue();
+    return { status: 200, json: { users: deps.users.list() } };
+  });
   router.on('POST', '/__sandbox/users', guarded(async (request) => ({ status: 201, json: deps.users.create((await objectBody(request)) as UserSeed) })));
   router.on(
     'GET',
     '/__sandbox/users/:id',
     guarded((request) => {
+      deps.journey.settleDue();
       const user = deps.users.get(request.params.id!);
       if (!user) throw new UserRegistryError('unknown_user', `No user with id ${JSON.stringify(request.params.id)}; list them with GET /__sandbox/users.`);
       return { status: 200, json: user };
@@ -100,6 +111,34 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
       return { status: 200, json: { user, eventEmitted: changed } };
     }),
   );
+
+  router.on(
+    'GET',
+    '/__sandbox/users/:id/onboarding',
+    guarded((request) => {
+      if (!deps.users.has(request.params.id!)) throw new UserRegistryError('unknown_user', `No user with id ${JSON.stringify(request.params.id)}; list them with GET /__sandbox/users.`);
+      return { status: 200, json: { status: deps.journey.stepOf(request.params.id!) } };
+    }),
+  );
+
+  router.on('GET', '/__sandbox/older-generation-users', () => ({ status: 200, json: { olderGenerationUsers: deps.olderUsers.list() } }));
+  router.on(
+    'POST',
+    '/__sandbox/older-generation-users',
+    guarded(async (request) => {
+      if (deps.tokens.generation !== 'newer') {
+        throw new ApiError(404, { code: 'NotFound', message: 'Older-generation users are migrated when they register on the newer generation; start the sandbox with --generation newer.' });
+      }
+      return { status: 201, json: deps.olderUsers.add((await objectBody(request)) as unknown as OlderGenerationUserSeed) };
+    }),
+  );
+
+  // There is no mailbox or phone: the partner's tests read the codes here.
+  router.on('GET', '/__sandbox/one-time-passwords', (request) => {
+    const sentTo = request.url.searchParams.get('sentTo');
+    const sent = deps.passwords.sent().filter((password) => sentTo === null || password.sentTo.toLowerCase() === sentTo.toLowerCase());
+    return { status: 200, json: { oneTimePasswords: sent } };
+  });
 
   router.on(
     'POST',
@@ -165,7 +204,7 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
     }
     const { refreshToken } = await objectBody(request);
     if (typeof refreshToken !== 'string' || refreshToken === '') throw invalid('Send {"refreshToken": "<the latest refresh token>"}.');
-    return { status: 200, json: await deps.tokens.refresh(refreshToken) };
+    return { status: 200, json: await deps.tokens.refresh(refreshToken, (address) => deps.users.findByWallet(address)?.id) };
   });
 
   router.on('POST', '/__sandbox/clock', async (request) => {

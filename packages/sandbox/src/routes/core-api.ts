@@ -4,12 +4,14 @@ import type { RequestValidator } from '../conformance/request-validator.js';
 import { ApiError } from '../http/api-error.js';
 import type { Router } from '../http/router.js';
 import type { LimitStore } from '../limits/limit-store.js';
-import { authenticate } from './bearer-auth.js';
+import { registeredUserId } from './bearer-auth.js';
 import { readOperationBody } from './operation-body.js';
 
 export interface CoreApiDependencies extends SiweChallengeDependencies {
   validator: RequestValidator;
   limits: LimitStore;
+  /** The partner's agreed maximum daily limit, in cents (default 1,000,000). */
+  maxDailyLimitCents: number;
 }
 
 /** Reference 4.1 to 4.4 on the core base URL. */
@@ -31,20 +33,20 @@ export function registerCoreApi(router: Router, deps: CoreApiDependencies): void
   });
 
   router.on('GET', '/user-api/user/account/limit', async (request) => {
-    const claims = await authenticate(request, deps.tokens, deps.users);
-    return { status: 200, json: deps.limits.get(claims.userId) };
+    const userId = await registeredUserId(request, deps.tokens, deps.users);
+    return { status: 200, json: deps.limits.get(userId) };
   });
 
   router.on('PUT', '/user-api/user/account/limit', async (request) => {
-    const claims = await authenticate(request, deps.tokens, deps.users);
+    const userId = await registeredUserId(request, deps.tokens, deps.users);
     const body = await readOperationBody<{ amount: number; currency: string }>(request, deps.validator, 'setAccountLimit', {
       notJson: (detail) => new ApiError(400, { code: 'InvalidJson', message: `The body is not JSON (${detail}); send {"amount": <cents>, "currency": "USD"}.` }),
       invalid: (problems) =>
         new ApiError(422, {
           code: 'ValidationError',
-          message: `${problems.join('; ')}. amount is an integer number of cents from 1 to 1000000 and currency must be "USD".`,
+          message: `${problems.join('; ')}. amount is an integer number of cents from 1 to ${deps.maxDailyLimitCents} and currency must be "USD".`,
         }),
     });
-    return { status: 200, json: deps.limits.set(claims.userId, body.amount, body.currency) };
+    return { status: 200, json: deps.limits.set(userId, body.amount, body.currency) };
   });
 }

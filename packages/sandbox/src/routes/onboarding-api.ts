@@ -1,11 +1,12 @@
-import type { TokenService } from '../auth/token-service.js';
-import type { RequestValidator } from '../conformance/request-validator.js';
+import type { Generation, TokenService } from '../auth/token-service.js';
 import type { OperationContract } from '../conformance/operation-contract.js';
+import type { RequestValidator } from '../conformance/request-validator.js';
 import { ApiError } from '../http/api-error.js';
-import type { Router } from '../http/router.js';
-import type { User } from '../users/user.js';
+import type { RouteResponse, Router } from '../http/router.js';
+import type { OnboardingJourney } from '../onboarding/onboarding-journey.js';
+import type { OneTimePasswords } from '../onboarding/one-time-passwords.js';
 import type { UserRegistry } from '../users/user-registry.js';
-import { authenticate } from './bearer-auth.js';
+import { notRegistered, signedIn } from './bearer-auth.js';
 import { readOperationBody } from './operation-body.js';
 
 export interface OnboardingApiDependencies {
@@ -13,50 +14,109 @@ export interface OnboardingApiDependencies {
   validator: RequestValidator;
   tokens: TokenService;
   users: UserRegistry;
+  journey: OnboardingJourney;
+  passwords: OneTimePasswords;
+  generation: Generation;
 }
 
-/** The onboarding operations of reference 4.7, whose shapes the reference does not show. */
-const ONBOARDING_OPERATION_IDS = new Set([
-  'getOnboardingStatus',
-  'registerUser',
-  'requestPhoneVerification',
-  'setPhone',
-  'updatePhone',
-  'createAccount',
-  'requestLegacyPhoneVerification',
-  'checkLegacyPhoneVerification',
-]);
-
-/**
- * The sandbox's reading of the onboarding step from the user's state. `completed` is the
- * sandbox's own value: the reference lists only four steps and says others exist.
- */
-export function onboardingStep(user: User): string {
-  if (user.kycStatus !== 'approved') return 'action_complete_kyc';
-  if (!user.isSourceOfFundsAnswered) return 'action_complete_sof';
-  return 'completed';
+interface OnboardingCall {
+  deps: OnboardingApiDependencies;
+  /** The signed-in wallet (the token's `signerAddress`). */
+  wallet: string;
+  /** Its user's id; undefined before registration. */
+  userId: string | undefined;
+  /** The body, checked against the operation's request schema (undefined when it takes none). */
+  body: any;
 }
 
+type OnboardingHandler = (call: OnboardingCall) => unknown;
+
+/** Reference 5 rule 1: every route but registration and the onboarding status needs a user. */
+function registered(call: OnboardingCall): { wallet: string; userId: string } {
+  if (call.userId === undefined) throw notRegistered(call.deps.generation);
+  return { wallet: call.wallet, userId: call.userId };
+}
+
+/** What each onboarding operation does; every answer is the spec's (the User after the change, mostly). */
+const HANDLERS: Record<string, OnboardingHandler> = {
+  getOnboardingStatus({ deps, userId }) {
+    if (userId === undefined) {
+      throw new ApiError(404, { code: 'UserNotRegistered', message: 'This wallet has no user yet; register with POST /email/verification, then POST /user.' });
+    }
+    return { status: deps.journey.stepOf(userId) };
+  },
+  requestEmailVerification({ deps, wallet, body }) {
+    return deps.journey.requestEmailVerification(wallet, body.email);
+  },
+  getUser(call) {
+    const { userId } = registered(call);
+    call.deps.journey.settleDue();
+    return call.deps.users.get(userId);
+  },
+  registerUser({ deps, wallet, body }) {
+    return deps.journey.register(wallet, body.email, body.otp);
+  },
+  acceptTerms(call) {
+    return call.deps.journey.acceptTerms(registered(call).userId);
+  },
+  submitSourceOfFunds(call) {
+    return call.deps.journey.submitSourceOfFunds(registered(call).userId);
+  },
+  requestPhoneVerification(call) {
+    const { wallet, userId } = registered(call);
+    return call.deps.journey.requestPhoneVerification(userId, wallet, call.body.phone);
+  },
+  setPhone(call) {
+    const { wallet, userId } = registered(call);
+    return call.deps.journey.setPhone(userId, wallet, call.body.phone, call.body.otp);
+  },
+  updatePhone(call) {
+    const { wallet, userId } = registered(call);
+    return call.deps.journey.updatePhone(userId, wallet, call.body.phone, call.body.otp);
+  },
+  createAccount(call) {
+    return call.deps.journey.createAccount(registered(call).userId);
+  },
+  createCard(call) {
+    return call.deps.journey.createCard(registered(call).userId, call.body);
+  },
+  // The older generation always verifies the phone by SMS one-time password (reference 9).
+  requestLegacyPhoneVerification(call) {
+    const { wallet } = registered(call);
+    return call.deps.passwords.send('sms', wallet, call.body.phone);
+  },
+  checkLegacyPhoneVerification(call) {
+    const { wallet, userId } = registered(call);
+    call.deps.passwords.consume('sms', wallet, call.body.phone, call.body.otp);
+    return call.deps.users.setPhoneValidation(userId, true, call.body.phone).user;
+  },
+};
+
 /**
- * Reference 4.7: authenticated like every user route; bodies are checked against the spec
- * (any JSON object); the writes are acknowledged with `{}` and change nothing, because
- * their effects are not shown in the reference.
+ * The onboarding operations of reference 3.3 and 4.7, each answered only on its generation
+ * (`x-generation`; on the other one the operation does not exist: 404 naming the
+ * generation). The bearer token is checked first, then the body against the spec.
  */
 export function registerOnboardingApi(router: Router, deps: OnboardingApiDependencies): void {
   for (const operation of deps.operations) {
-    if (!ONBOARDING_OPERATION_IDS.has(operation.operationId)) continue;
-    router.on(operation.method, operation.path, async (request) => {
-      const claims = await authenticate(request, deps.tokens, deps.users);
-      if (operation.operationId === 'getOnboardingStatus') {
-        return { status: 200, json: { status: onboardingStep(deps.users.get(claims.userId)!) } };
+    const handler = HANDLERS[operation.operationId];
+    if (handler === undefined) continue;
+    router.on(operation.method, operation.path, async (request): Promise<RouteResponse> => {
+      if (operation.generation !== 'both' && operation.generation !== deps.generation) {
+        throw new ApiError(404, {
+          code: 'NotFound',
+          message: `${operation.method} ${operation.path} (${operation.operationId}) exists only on the ${operation.generation} generation; this sandbox runs the ${deps.generation} one (start it with --generation ${operation.generation}).`,
+        });
       }
+      const { claims, userId } = await signedIn(request, deps.tokens, deps.users);
+      let body: unknown;
       if (operation.requestBodySchema !== undefined) {
-        await readOperationBody(request, deps.validator, operation.operationId, {
+        body = await readOperationBody(request, deps.validator, operation.operationId, {
           notJson: (detail) => new ApiError(400, { code: 'InvalidJson', message: `The body is not JSON (${detail}); send a JSON object.` }),
           invalid: (problems) => new ApiError(422, { code: 'ValidationError', message: `${problems.join('; ')}.` }),
         });
       }
-      return { status: 200, json: {} };
+      return { status: 200, json: handler({ deps, wallet: claims.signerAddress, userId, body }) };
     });
   }
 }

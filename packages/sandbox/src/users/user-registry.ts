@@ -44,9 +44,14 @@ export class UserRegistry {
   readonly #users = new Map<string, User>();
   readonly #userIdByWallet = new Map<string, string>();
 
+  /**
+   * @param singleOwner newer generation (reference 5 rule 8): a user has one sign-in wallet,
+   * its owner, fixed; a user with more is refused.
+   */
   constructor(
     private readonly userSchema: SchemaCheck,
     private readonly emit: UserEventSink = () => {},
+    private readonly singleOwner = false,
   ) {}
 
   list(): User[] {
@@ -65,8 +70,19 @@ export class UserRegistry {
 
   /** The user that signs in with `address`: a sign-in wallet or a smart-account wallet (EIP-1271). */
   findByWallet(address: string): User | undefined {
-    const id = this.#userIdByWallet.get(address.toLowerCase());
+    const id = this.userIdByWallet(address);
     return id === undefined ? undefined : this.get(id);
+  }
+
+  /** Whether a user registered `email` (compared case-insensitively, as addresses are). */
+  hasEmail(email: string): boolean {
+    const wanted = email.toLowerCase();
+    return [...this.#users.values()].some((user) => user.email?.toLowerCase() === wanted);
+  }
+
+  /** The id of the user that signs in with `address`, without copying the user. */
+  userIdByWallet(address: string): string | undefined {
+    return this.#userIdByWallet.get(address.toLowerCase());
   }
 
   /** Adds a user without an event: the seeded users exist before the sandbox starts. */
@@ -93,14 +109,28 @@ export class UserRegistry {
     });
   }
 
-  /** Sets `isPhoneValidated` (and `phone` when given); emits `kyc.phone-validation.changed` on a change. */
+  /**
+   * Sets `isPhoneValidated` (and `phone` when given); emits `kyc.phone-validation.changed`
+   * only when the validation changes: a new number alone is not a validation change.
+   */
   setPhoneValidation(id: string, isPhoneValidated: boolean, phone?: string | null): { user: User; changed: boolean } {
     return this.#change(id, 'kyc.phone-validation.changed', (user) => {
-      const changed = user.isPhoneValidated !== isPhoneValidated || (phone !== undefined && user.phone !== phone);
+      const changed = user.isPhoneValidated !== isPhoneValidated;
       user.isPhoneValidated = isPhoneValidated;
       if (phone !== undefined) user.phone = phone;
       return changed;
     });
+  }
+
+  /**
+   * Changes fields no event kind covers (the phone number alone, smart wallets, cards):
+   * reference 6.1 names no event for them, so none is sent.
+   */
+  updateWithoutEvent(id: string, apply: (user: User) => void): User {
+    return this.#change(id, undefined, (user) => {
+      apply(user);
+      return false;
+    }).user;
   }
 
   /** Sets `isSourceOfFundsAnswered`; emits `kyc.source-of-funds.changed` on a change. */
@@ -112,14 +142,15 @@ export class UserRegistry {
     });
   }
 
-  #change(id: string, eventType: UserEventType, apply: (user: User) => boolean): { user: User; changed: boolean } {
+  #change(id: string, eventType: UserEventType | undefined, apply: (user: User) => boolean): { user: User; changed: boolean } {
     const current = this.#users.get(id);
     if (!current) throw new UserRegistryError('unknown_user', `No user with id ${JSON.stringify(id)}; list them with GET /__sandbox/users.`);
     const next = structuredClone(current);
     const changed = apply(next);
     this.#assertValid(next);
+    this.#indexWallets(next);
     this.#users.set(id, next);
-    if (changed) this.emit(eventType, structuredClone(next));
+    if (changed && eventType !== undefined) this.emit(eventType, structuredClone(next));
     return { user: structuredClone(next), changed };
   }
 
@@ -142,19 +173,33 @@ export class UserRegistry {
     const user = completeUser(seed);
     this.#assertValid(user);
     if (this.#users.has(user.id)) throw new UserRegistryError('duplicate_user', `A user with id ${JSON.stringify(user.id)} already exists; omit id to get a fresh one.`);
+    if (this.singleOwner && user.signInWallets.length > 1) {
+      throw new UserRegistryError(
+        'invalid_user',
+        `The newer generation allows one sign-in wallet per user, its owner, fixed at account creation (reference 5 rule 8); got ${user.signInWallets.length}. Keep one, or start the sandbox with generation "older".`,
+      );
+    }
     const wallets = [...user.signInWallets.map((w) => w.address), ...user.smartWallets.map((w) => w.address)];
     for (const address of wallets) {
       if (!isAddress(address, { strict: false })) {
         throw new UserRegistryError('invalid_user', `${JSON.stringify(address)} is not a wallet address (0x followed by 40 hex digits).`);
       }
+    }
+    this.#indexWallets(user);
+    this.#users.set(user.id, user);
+    return structuredClone(user);
+  }
+
+  /** Indexes the user's wallets (also one added later, such as a new smart account); refused when another user has one. */
+  #indexWallets(user: User): void {
+    const wallets = [...user.signInWallets.map((w) => w.address), ...user.smartWallets.map((w) => w.address)];
+    for (const address of wallets) {
       const owner = this.#userIdByWallet.get(address.toLowerCase());
-      if (owner !== undefined) {
+      if (owner !== undefined && owner !== user.id) {
         throw new UserRegistryError('duplicate_wallet', `The wallet ${getAddress(address)} already belongs to user ${owner}; a wallet signs in to one account only.`);
       }
     }
-    this.#users.set(user.id, user);
     for (const address of wallets) this.#userIdByWallet.set(address.toLowerCase(), user.id);
-    return structuredClone(user);
   }
 
   #assertValid(user: User): void {
