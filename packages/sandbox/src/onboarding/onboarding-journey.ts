@@ -2,7 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import type { Card, OnboardingStatus } from '@capi/openapi-types';
 import { ApiError } from '../http/api-error.js';
 import type { User } from '../users/user.js';
-import type { UserRegistry } from '../users/user-registry.js';
+import type { UserEventType, UserRegistry } from '../users/user-registry.js';
 import { derivedSmartAccountAddress, type OlderGenerationUser, type OlderGenerationUsers } from './older-generation-users.js';
 import type { OneTimePasswords } from './one-time-passwords.js';
 
@@ -210,8 +210,8 @@ export class OnboardingJourney {
 
   /**
    * Ends every migration whose `waiting_kyc_setup` is over: the name and address, KYC and
-   * source of funds carry over where the older user allows it (each change emitting its
-   * event); otherwise the user simply continues with the full flow, without an error.
+   * source of funds carry over where the older user allows it, as one change that emits the
+   * event of each; otherwise the user simply continues with the full flow, without an error.
    */
   settleDue(): void {
     const now = this.options.now();
@@ -220,11 +220,19 @@ export class OnboardingJourney {
       if (!migration || migration.settled || migration.setupEndsAt > now) continue;
       migration.settled = true;
       const { from } = migration;
-      if (from.verificationCarriesOver && from.kycStatus === 'approved') {
-        this.users.updateWithoutEvent(userId, (user) => Object.assign(user, from.profile));
-        this.users.setKycStatus(userId, 'approved');
-      }
-      if (from.sourceOfFundsCarriesOver && from.isSourceOfFundsAnswered) this.users.setSourceOfFunds(userId, true);
+      this.users.changeTogether(userId, (user) => {
+        const events: UserEventType[] = [];
+        if (from.verificationCarriesOver && from.kycStatus === 'approved' && user.kycStatus !== 'approved') {
+          Object.assign(user, from.profile);
+          user.kycStatus = 'approved';
+          events.push('kyc.status.changed');
+        }
+        if (from.sourceOfFundsCarriesOver && from.isSourceOfFundsAnswered && !user.isSourceOfFundsAnswered) {
+          user.isSourceOfFundsAnswered = true;
+          events.push('kyc.source-of-funds.changed');
+        }
+        return events;
+      });
     }
   }
 

@@ -123,6 +123,21 @@ export class UserRegistry {
   }
 
   /**
+   * Applies several changes as one (a migration's carry-over), then emits the event of each
+   * change `apply` reports, every one carrying the user after all of them: a receiver never
+   * sees a state the API could not have answered.
+   */
+  changeTogether(id: string, apply: (user: User) => UserEventType[]): User {
+    let eventTypes: UserEventType[] = [];
+    const { user } = this.#change(id, undefined, (next) => {
+      eventTypes = apply(next);
+      return false;
+    });
+    for (const eventType of eventTypes) this.emit(eventType, structuredClone(user));
+    return user;
+  }
+
+  /**
    * Changes fields no event kind covers (the phone number alone, smart wallets, cards):
    * reference 6.1 names no event for them, so none is sent.
    */

@@ -1,0 +1,130 @@
+// The newer generation's onboarding rules that the journeys (tools/journey) do not walk:
+// generations, the single owner, events only for the changes they name, one-time passwords,
+// and the partner's agreed maximum daily limit.
+import { afterEach, describe, expect, it } from 'vitest';
+import { SandboxConfigError, startSandbox, type Sandbox } from '../src/index.js';
+import { callAdmin, callOperation } from './support/sandbox-api.js';
+import { newAccount, tokenFor } from './support/sign-in.js';
+
+const sandboxes: Sandbox[] = [];
+afterEach(async () => {
+  await Promise.all(sandboxes.splice(0).map((sandbox) => sandbox.close()));
+});
+async function start(options: Parameters<typeof startSandbox>[0]): Promise<Sandbox> {
+  const sandbox = await startSandbox(options);
+  sandboxes.push(sandbox);
+  return sandbox;
+}
+
+async function rawCall(sandbox: Sandbox, method: string, path: string, token: string, body?: unknown) {
+  const response = await fetch(sandbox.baseUrl + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+describe('answers each operation only on its generation (x-generation)', () => {
+  it('the older-only SMS verification is a 404 under newer, the newer registration a 404 under older', async () => {
+    const account = newAccount();
+    const [older, newer] = await Promise.all([
+      start({ users: [{ signInWallets: [account.address] }] }),
+      start({ generation: 'newer', users: [{ signInWallets: [account.address] }] }),
+    ]);
+    const onNewer = await rawCall(newer, 'POST', '/api/v1/verification', await tokenFor(newer.baseUrl, account), { phone: '+15555550123' });
+    expect(onNewer).toMatchObject({ status: 404, body: { code: 'NotFound', message: expect.stringMatching(/only on the older generation.*--generation older/) } });
+    const onOlder = await rawCall(older, 'POST', '/user', await tokenFor(older.baseUrl, account), { email: 'ada@example.com', otp: '123456' });
+    expect(onOlder).toMatchObject({ status: 404, body: { code: 'NotFound', message: expect.stringMatching(/only on the newer generation/) } });
+    expect((await rawCall(older, 'GET', '/user/onboarding', await tokenFor(older.baseUrl, account))).status).toBe(404);
+  });
+});
+
+describe('one owner, fixed, on the newer generation (reference 5 rule 8)', () => {
+  it('refuses a user with two sign-in wallets, from the options and from the admin API', async () => {
+    const [first, second] = [newAccount(), newAccount()];
+    await expect(startSandbox({ generation: 'newer', users: [{ signInWallets: [first.address, second.address] }] })).rejects.toThrow(SandboxConfigError);
+    const newer = await start({ generation: 'newer', users: [] });
+    const refused = await callAdmin(newer.baseUrl, 'POST', '/__sandbox/users', { signInWallets: [first.address, second.address] });
+    expect(refused).toMatchObject({ status: 422, body: { code: 'invalid_user', message: expect.stringMatching(/one sign-in wallet per user/) } });
+    // The older generation still allows several.
+    const older = await start({ users: [{ signInWallets: [first.address, second.address] }] });
+    expect(older.users.findByWallet(second.address)).toBeDefined();
+  });
+
+  it('refuses a second wallet registering the same email with the 409 the spec names', async () => {
+    const newer = await start({ generation: 'newer', users: [] });
+    const [first, second] = [newAccount(), newAccount()];
+    for (const [account, expected] of [[first, 200], [second, 409]] as const) {
+      const token = await tokenFor(newer.baseUrl, account);
+      const sent = await callOperation(newer.baseUrl, 'requestEmailVerification', { token, body: { email: 'ada@example.com' } });
+      if (expected === 409) {
+        expect(sent).toMatchObject({ status: 409, body: { code: 'EmailTaken' } });
+        continue;
+      }
+      const otp = newer.oneTimePasswords().at(-1)!.code;
+      expect((await callOperation(newer.baseUrl, 'registerUser', { token, body: { email: 'ada@example.com', otp } })).status).toBe(expected);
+    }
+  });
+});
+
+describe('emits kyc.phone-validation.changed only when the validation changes', () => {
+  it('a new number alone, through the admin API, emits nothing', async () => {
+    const newer = await start({ generation: 'newer', users: [] });
+    const user = newer.users.create({ signInWallets: [newAccount().address] });
+    const sent = () => newer.deliveries().map((delivery) => delivery.eventType).filter((eventType) => eventType === 'kyc.phone-validation.changed');
+    // An endpoint, so that each event shows in the delivery log (its deliveries fail: nothing listens).
+    newer.addWebhookEndpoint('http://127.0.0.1:9/unreachable');
+    const numberOnly = await callAdmin(newer.baseUrl, 'PUT', `/__sandbox/users/${user.id}/phone-validation`, { isPhoneValidated: false, phone: '+15555550123' });
+    expect(numberOnly.body).toMatchObject({ eventEmitted: false, user: { phone: '+15555550123' } });
+    expect(sent()).toEqual([]);
+    const validated = await callAdmin(newer.baseUrl, 'PUT', `/__sandbox/users/${user.id}/phone-validation`, { isPhoneValidated: true });
+    expect(validated.body).toMatchObject({ eventEmitted: true, user: { isPhoneValidated: true } });
+    expect(sent()).toEqual(['kyc.phone-validation.changed']);
+  });
+});
+
+describe('one-time passwords', () => {
+  it('a wrong code leaves the password usable; an expired one is refused; a used one cannot be reused', async () => {
+    const newer = await start({ generation: 'newer', users: [] });
+    const account = newAccount();
+    const token = await tokenFor(newer.baseUrl, account);
+    const register = (otp: string) => callOperation(newer.baseUrl, 'registerUser', { token, body: { email: 'ada@example.com', otp } });
+    expect((await register('123456')).body).toMatchObject({ code: 'InvalidOneTimePassword' });
+    await callOperation(newer.baseUrl, 'requestEmailVerification', { token, body: { email: 'ada@example.com' } });
+    const code = newer.oneTimePasswords().at(-1)!.code;
+    expect((await register(code === '999999' ? '999998' : '999999')).status).toBe(422);
+    newer.advanceClock(10 * 60 * 1000 + 1);
+    const fresh = await tokenFor(newer.baseUrl, account);
+    expect((await callOperation(newer.baseUrl, 'registerUser', { token: fresh, body: { email: 'ada@example.com', otp: code } })).body).toMatchObject({ code: 'InvalidOneTimePassword' });
+    await callOperation(newer.baseUrl, 'requestEmailVerification', { token: fresh, body: { email: 'ada@example.com' } });
+    const second = newer.oneTimePasswords().at(-1)!.code;
+    expect((await callOperation(newer.baseUrl, 'registerUser', { token: fresh, body: { email: 'ADA@example.com', otp: second } })).status).toBe(200);
+    expect(newer.users.onboardingStatus(newer.users.findByWallet(account.address)!.id)).toBe('action_accept_tos');
+  });
+});
+
+describe("the partner's agreed maximum daily limit (maxDailyLimitCents)", () => {
+  it('accepts amounts up to the agreed maximum and refuses above it; the default stays 1,000,000', async () => {
+    const account = newAccount();
+    const [agreed, standard] = await Promise.all([
+      start({ users: [{ signInWallets: [account.address] }], maxDailyLimitCents: 2_500_000 }),
+      start({ users: [{ signInWallets: [account.address] }] }),
+    ]);
+    const put = async (sandbox: Sandbox, amount: number) => callOperation(sandbox.baseUrl, 'setAccountLimit', { token: await tokenFor(sandbox.baseUrl, account), body: { amount, currency: 'USD' } });
+    expect((await put(agreed, 2_500_000)).status).toBe(200);
+    const above = await put(agreed, 2_500_001);
+    expect(above.status).toBe(422);
+    expect(above.body.message).toMatch(/from 1 to 2500000/);
+    expect((await put(standard, 1_000_001)).status).toBe(422);
+  });
+
+  it('refuses an option that is not a whole number of cents', async () => {
+    for (const maxDailyLimitCents of [0, 1.5, -1, '2000000']) {
+      await expect(startSandbox({ maxDailyLimitCents: maxDailyLimitCents as number })).rejects.toThrow(/maxDailyLimitCents must be a whole number of cents/);
+    }
+    await expect(startSandbox({ requirePhone: 'yes' as never })).rejects.toThrow(/requirePhone must be true or false/);
+    await expect(startSandbox({ olderGenerationUsers: [{ owner: newAccount().address }] })).rejects.toThrow(/generation "newer"/);
+    await expect(startSandbox({ generation: 'newer', olderGenerationUsers: [{ owner: 'nope' }] })).rejects.toThrow(/olderGenerationUsers\[0\]: owner must be a wallet address/);
+  });
+});

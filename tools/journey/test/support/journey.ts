@@ -1,0 +1,100 @@
+// What both journeys share: a sandbox of the newer generation, a partner's real webhook
+// receiver on loopback HTTP, and a client per wallet. Nothing is mocked.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createPartnerClient, signerFromViemAccount, type PartnerClient } from '@capi/client';
+import { startSandbox, type Sandbox, type SandboxOptions, type User } from '@capi/sandbox';
+import { createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { expect } from 'vitest';
+
+/** The page a partner's front end signs in from (localhost is always whitelisted). */
+export const SIGN_IN_PAGE = { domain: 'localhost:3000', uri: 'http://localhost:3000/login', chainId: 100 } as const;
+
+export interface ReceivedEvent {
+  eventType: string;
+  data: User;
+}
+
+export interface Journey {
+  sandbox: Sandbox;
+  /** Every event the receiver's handlers got, in order. */
+  received: ReceivedEvent[];
+  close(): Promise<void>;
+}
+
+/** Starts a newer-generation sandbox and a receiver registered as its webhook endpoint. */
+export async function startJourney(options: SandboxOptions): Promise<Journey> {
+  const sandbox = await startSandbox({ generation: 'newer', users: [], timeScale: 600, ...options });
+  // The receiver trusts the key the webhook key service serves, fetched as a partner would.
+  const { publicKey } = await createPartnerClient({ baseUrl: sandbox.baseUrl, webhooksUrl: sandbox.webhooksUrl }).getWebhookPublicKey();
+  const received: ReceivedEvent[] = [];
+  const record = async (event: { eventType: string; data: unknown }) => void received.push({ eventType: event.eventType, data: event.data as User });
+  const receiver = createWebhookReceiver({ publicKey })
+    .on('user.created', record)
+    .on('kyc.status.changed', record)
+    .on('kyc.source-of-funds.changed', record)
+    .on('kyc.phone-validation.changed', record);
+  const server: Server = createServer(toNodeHandler(receiver));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  sandbox.addWebhookEndpoint(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`);
+  return {
+    sandbox,
+    received,
+    close: async () => {
+      await sandbox.whenDeliveriesSettled();
+      await sandbox.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+/** A brand-new wallet and a client for it. */
+export function newWallet(sandbox: Sandbox): { account: PrivateKeyAccount; client: PartnerClient } {
+  return { account: privateKeyToAccount(generatePrivateKey()), client: createPartnerClient({ baseUrl: sandbox.baseUrl, webhooksUrl: sandbox.webhooksUrl }) };
+}
+
+/** Signs the wallet in through the client (nonce, SIWE, challenge) and returns the token. */
+export async function signIn(client: PartnerClient, account: PrivateKeyAccount): Promise<string> {
+  return (await client.signInWithEthereum({ ...signerFromViemAccount(account), ...SIGN_IN_PAGE })).token;
+}
+
+/** Calls one of the sandbox's admin endpoints, as a partner's test does over HTTP. */
+export async function admin<T = any>(sandbox: Sandbox, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${sandbox.baseUrl}${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  expect(response.status, `${method} ${path}`).toBeLessThan(300);
+  return (await response.json()) as T;
+}
+
+/** The last one-time password the sandbox "sent" to `sentTo` (there is no mailbox or phone). */
+export async function lastOneTimePassword(sandbox: Sandbox, sentTo: string): Promise<string> {
+  const { oneTimePasswords } = await admin<{ oneTimePasswords: { code: string }[] }>(sandbox, 'GET', `/__sandbox/one-time-passwords?sentTo=${encodeURIComponent(sentTo)}`);
+  return oneTimePasswords.at(-1)!.code;
+}
+
+/** The user as the API answers it now (`GET /user`). */
+export async function apiUser(client: PartnerClient): Promise<User> {
+  const { data, error } = await client.raw.GET('/user');
+  expect(error).toBeUndefined();
+  return data as User;
+}
+
+/**
+ * Waits for every delivery, then checks that the receiver got exactly `eventTypes` since the
+ * last check, and that each one's User equals what the API answers now.
+ */
+export async function expectNewEvents(journey: Journey, seen: { count: number }, client: PartnerClient, eventTypes: string[]): Promise<void> {
+  await journey.sandbox.whenDeliveriesSettled();
+  const fresh = journey.received.slice(seen.count);
+  seen.count = journey.received.length;
+  expect(fresh.map((event) => event.eventType)).toEqual(eventTypes);
+  if (fresh.length === 0) return;
+  const now = await apiUser(client);
+  for (const event of fresh) expect(event.data).toEqual(now);
+}
