@@ -45,7 +45,7 @@ export function readTokenClaims(token: string): Partial<Spec.AccessTokenClaims> 
  * Reads the user's current onboarding step (`GET /user/onboarding`, newer generation). The
  * set of statuses is open: treat one you do not know as "keep polling or show a generic step".
  *
- * @throws AuthenticationError (401) before sign-in; UnexpectedResponseError (`unexpected_onboarding_body`) when the answer has no string `status`.
+ * @throws NotFoundError (404 `UserNotRegistered`, with the advice to register) for a wallet without a user; AuthenticationError (401) before sign-in; UnexpectedResponseError (`unexpected_onboarding_body`) when the answer has no string `status`.
  * @example
  * const { status } = await getOnboardingStatus(client); // 'action_accept_tos'
  */
@@ -213,7 +213,7 @@ export async function registerUser(client: PartnerClient, body: Spec.RegisterUse
  * Reads the signed-in user (`GET /user`, newer generation): the same User that user and KYC
  * webhook events carry as `data`.
  *
- * @throws NotFoundError (404 `UserNotRegistered`) before registration, AuthenticationError (401), and the usual request errors.
+ * @throws AuthenticationError (401), also before registration, and the usual request errors.
  * @example
  * const { kycStatus, isSourceOfFundsAnswered } = await getUser(client);
  */

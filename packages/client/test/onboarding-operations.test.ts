@@ -9,6 +9,7 @@ import {
   acceptTerms,
   createAccount,
   createCard,
+  getOnboardingStatus,
   getUser,
   registerUser,
   requestEmailVerification,
@@ -104,7 +105,7 @@ describe('turns each refusal the spec documents into its typed error, saying wha
     ['409 AlreadyDone', () => createAccount, 'POST', '/account', 409, 'AlreadyDone', ConflictError, /already complete: read getOnboardingStatus\(\) for the next one/],
     ['409 PhoneNotValidated', () => (c: PartnerClient) => updatePhone(c, { phone: '+15555550199', otp: '118273' }), 'PATCH', '/phone', 409, 'PhoneNotValidated', ConflictError, /requestPhoneVerification\(\), then setPhone\(\)/],
     ['422 InvalidOneTimePassword', () => (c: PartnerClient) => setPhone(c, { phone: '+15555550123', otp: '000000' }), 'POST', '/phone', 422, 'InvalidOneTimePassword', ValidationError, /Ask for a new one-time password/],
-    ['404 UserNotRegistered', () => getUser, 'GET', '/user', 404, 'UserNotRegistered', NotFoundError, /requestEmailVerification\(\), then registerUser\(\)/],
+    ['404 UserNotRegistered', () => getOnboardingStatus, 'GET', '/user/onboarding', 404, 'UserNotRegistered', NotFoundError, /requestEmailVerification\(\), then registerUser\(\)/],
     ['401', () => getUser, 'GET', '/user', 401, 'Unauthorized', AuthenticationError, /Sign in again/],
   ] as const)('%s', async (_name, operation, method, path, status, code, errorClass, advice) => {
     const { client } = await signedIn();
