@@ -78,6 +78,8 @@ const main = await bundleSize(join(here, '../dist/index.js'), { external: ['viem
 record({ name: 'main entry min+gzip, without the lazy sign-in, webhook-key and limit-sync chunks (openapi-fetch included)', value: main.gzipBytes, unit: 'bytes', goal: '<= 10240', met: main.gzipBytes <= 10_240 });
 const withSignIn = await bundleSize(join(here, '../dist/index.js'), { external: ['viem', 'viem/*'] });
 record({ name: 'main entry min+gzip, with the lazy chunks (viem excluded)', value: withSignIn.gzipBytes, unit: 'bytes' });
+const onboarding = await bundleSize(join(here, '../dist/onboarding.js'), { external: ['viem', 'viem/*'] });
+record({ name: '@capi/client/onboarding min+gzip (with the client code it shares with the main entry)', value: onboarding.gzipBytes, unit: 'bytes' });
 const siwe = await bundleSize(join(here, '../dist/siwe.js'));
 record({ name: '@capi/client/siwe min+gzip (viem/siwe included)', value: siwe.gzipBytes, unit: 'bytes' });
 

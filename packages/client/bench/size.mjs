@@ -8,4 +8,6 @@ const main = await bundleSize(join(here, '../dist/index.js'), { external: ['viem
 record({ name: 'main entry min+gzip, without the lazy sign-in, webhook-key and limit-sync chunks (openapi-fetch included)', value: main.gzipBytes, unit: 'bytes', goal: '<= 10240', met: main.gzipBytes <= 10_240 });
 const withSignIn = await bundleSize(join(here, '../dist/index.js'), { external: ['viem', 'viem/*'] });
 record({ name: 'main entry min+gzip, with the lazy chunks (viem excluded)', value: withSignIn.gzipBytes, unit: 'bytes' });
+const onboarding = await bundleSize(join(here, '../dist/onboarding.js'), { external: ['viem', 'viem/*'] });
+record({ name: '@capi/client/onboarding min+gzip (with the client code it shares with the main entry)', value: onboarding.gzipBytes, unit: 'bytes' });
 printTable();

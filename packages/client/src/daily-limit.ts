@@ -23,6 +23,16 @@ export interface SetDailyLimitParams {
 }
 
 /**
+ * The account's daily spending limit as the client returns it: the service's `AccountLimit`
+ * with `currency` always present. The service may omit `currency` (reference 4.3 does not
+ * show it); the spec says clients then assume `USD`, so the client fills it in.
+ *
+ * @example
+ * const limit: DailyLimit = await client.getDailyLimit(); // limit.currency is 'USD' even when the service left it out
+ */
+export type DailyLimit = AccountLimit & { currency: string };
+
+/**
  * Options of `waitForLimitSync`.
  *
  * @example
@@ -64,7 +74,7 @@ function adviseRegistration(context: DailyLimitContext) {
  * @example
  * const { amount, syncStatus } = await getDailyLimit(context);
  */
-export async function getDailyLimit(context: DailyLimitContext, options: RequestOptions = {}): Promise<AccountLimit> {
+export async function getDailyLimit(context: DailyLimitContext, options: RequestOptions = {}): Promise<DailyLimit> {
   const answer = await sendServiceRequest(context, { method: 'GET', path: LIMIT_PATH, advice: adviseRegistration(context) }, options);
   return readAccountLimit(readAnswerBody(answer));
 }
@@ -76,7 +86,7 @@ export async function getDailyLimit(context: DailyLimitContext, options: Request
  * @example
  * await setDailyLimit(context, { amount: 50_000 });
  */
-export async function setDailyLimit(context: DailyLimitContext, params: SetDailyLimitParams, options: RequestOptions = {}): Promise<AccountLimit> {
+export async function setDailyLimit(context: DailyLimitContext, params: SetDailyLimitParams, options: RequestOptions = {}): Promise<DailyLimit> {
   const currency = params?.currency ?? DAILY_LIMIT_CURRENCY;
   assertDailyLimitInput({ amount: params?.amount, currency }, context.maxDailyLimitCents);
   const json: SetAccountLimitRequest = { amount: params.amount, currency: DAILY_LIMIT_CURRENCY };
@@ -84,7 +94,7 @@ export async function setDailyLimit(context: DailyLimitContext, params: SetDaily
   return readAccountLimit(readAnswerBody(answer));
 }
 
-function readAccountLimit(data: unknown): AccountLimit {
+function readAccountLimit(data: unknown): DailyLimit {
   const limit = data as Partial<AccountLimit> | undefined;
   if (typeof limit?.amount !== 'number' || typeof limit.syncStatus !== 'string') {
     throw new UnexpectedResponseError(
@@ -92,5 +102,6 @@ function readAccountLimit(data: unknown): AccountLimit {
       { code: 'unexpected_limit_body' },
     );
   }
-  return limit as AccountLimit;
+  // The spec: "clients assume USD when it is absent".
+  return { ...(limit as AccountLimit), currency: limit.currency ?? DAILY_LIMIT_CURRENCY };
 }

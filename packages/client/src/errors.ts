@@ -167,6 +167,18 @@ export class NotFoundError extends ApiError {
 }
 
 /**
+ * 409: the request is well formed but conflicts with the current state, e.g. an onboarding
+ * step taken out of order (`code` `OnboardingStepNotReached`) or done twice. Sending it again
+ * unchanged fails the same way; `code` names the conflict.
+ *
+ * @example
+ * catch (error) { if (error instanceof ConflictError && error.code === 'OnboardingStepNotReached') await showCurrentStep(); }
+ */
+export class ConflictError extends ApiError {
+  override name = 'ConflictError';
+}
+
+/**
  * An error status the service may answer with `Retry-After` (429 and 5xx): `retryAfterMs` is
  * that wait, when it sent one. The shared base of {@link RateLimitError} and {@link ServerError}.
  *
@@ -293,6 +305,7 @@ export function errorFromResponse(response: Pick<Response, 'status' | 'headers'>
     case 'forbidden': return new ForbiddenError(init);
     case 'validation_failed': return new ValidationError(init);
     case 'not_found': return new NotFoundError(init);
+    case 'conflict': return new ConflictError(init);
     case 'rate_limited': return new RateLimitError({ ...init, retryAfterMs });
     case 'server_error': return new ServerError({ ...init, retryAfterMs });
     default: return new ApiError(init);
@@ -340,6 +353,9 @@ function describeStatus(status: number, isWaf: boolean, serviceCode: string | un
   }
   if (status === 404) {
     return { code: 'not_found', title: 'Not found', advice: () => 'Check baseUrl (or webhooksUrl) and the path' };
+  }
+  if (status === 409) {
+    return { code: 'conflict', title: 'The request conflicts with the current state', advice: () => 'Read the current state (for onboarding: the onboarding status) and act on it' };
   }
   if (status === 429) {
     return {

@@ -1,6 +1,5 @@
-import type { AccountLimit } from '@capi/openapi-types';
 import { abortableSleep } from './abortable-sleep.js';
-import { getDailyLimit, type DailyLimitContext, type WaitForLimitSyncOptions } from './daily-limit.js';
+import { getDailyLimit, type DailyLimit, type DailyLimitContext, type WaitForLimitSyncOptions } from './daily-limit.js';
 import { AbortError, TimeoutError } from './errors.js';
 import { readPollOptions } from './poll-options.js';
 import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
@@ -14,7 +13,7 @@ import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
  * await setDailyLimit(context, { amount: 50_000 });
  * const limit = await waitForLimitSync(context, { timeoutMs: 60_000 });
  */
-export async function waitForLimitSync(context: DailyLimitContext, options: WaitForLimitSyncOptions = {}): Promise<AccountLimit> {
+export async function waitForLimitSync(context: DailyLimitContext, options: WaitForLimitSyncOptions = {}): Promise<DailyLimit> {
   const { timeoutMs, pollIntervalMs, maxPollIntervalMs, signal } = readPollOptions(options, { timeoutMs: 30_000, pollIntervalMs: 500, maxPollIntervalMs: 5_000 });
   const deadline = Date.now() + timeoutMs;
   const abort = () => new AbortError('waitForLimitSync was cancelled by the caller\'s AbortSignal.', { code: 'aborted' });
@@ -35,7 +34,7 @@ export async function waitForLimitSync(context: DailyLimitContext, options: Wait
       if (signal?.aborted) throw abort();
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw giveUp();
-      let limit: AccountLimit;
+      let limit: DailyLimit;
       try {
         limit = await getDailyLimit(context, { signal: polls.signal, timeoutMs: Math.min(context.requestTimeoutMs, remaining) });
       } catch (error) {

@@ -1,6 +1,6 @@
 // `@capi/client/onboarding`: the newer generation's onboarding, an entry of its own so that the
 // main entry stays within its size budget for partners who only read and set the limit.
-import type { AccessTokenClaims, OnboardingStatus, OnboardingStatusResponse } from '@capi/openapi-types';
+import type * as Spec from '@capi/openapi-types';
 import { abortableSleep } from './abortable-sleep.js';
 import { AbortError, errorFromResponse, InvalidArgumentError, TimeoutError, UnexpectedResponseError } from './errors.js';
 import { readJwtClaims } from './jwt-expiry.js';
@@ -9,7 +9,19 @@ import type { RawPaths } from './raw-paths.js';
 import { readPollOptions } from './poll-options.js';
 import type { RequestOptions } from './transport.js';
 
-export type { AccessTokenClaims, OnboardingStatus, OnboardingStatusResponse } from '@capi/openapi-types';
+export type {
+  AccessTokenClaims,
+  CreateCardRequest,
+  EmailVerificationRequest,
+  OnboardingStatus,
+  OnboardingStatusResponse,
+  OneTimePasswordSent,
+  PhoneVerificationRequest,
+  RegisterUserRequest,
+  SetPhoneRequest,
+  SourceOfFundsRequest,
+  User,
+} from '@capi/openapi-types';
 
 /**
  * Reads the claims of an access token WITHOUT verifying it (the service verifies every
@@ -21,29 +33,29 @@ export type { AccessTokenClaims, OnboardingStatus, OnboardingStatusResponse } fr
  * const { token } = await client.signInWithEthereum(params);
  * if (!readTokenClaims(token).hasSignedUp) await registerNewUser();
  */
-export function readTokenClaims(token: string): Partial<AccessTokenClaims> {
+export function readTokenClaims(token: string): Partial<Spec.AccessTokenClaims> {
   const claims = readJwtClaims(String(token));
   if (claims === undefined) {
     throw new InvalidArgumentError('token', 'readTokenClaims needs the access token as the service issued it (a JWT: three base64url parts with a JSON payload).', 'invalid_token');
   }
-  return claims as Partial<AccessTokenClaims>;
+  return claims as Partial<Spec.AccessTokenClaims>;
 }
 
 /**
  * Reads the user's current onboarding step (`GET /user/onboarding`, newer generation). The
  * set of statuses is open: treat one you do not know as "keep polling or show a generic step".
  *
- * @throws AuthenticationError (401) before sign-in; UnexpectedResponseError (`unexpected_onboarding_body`) when the answer has no string `status`.
+ * @throws NotFoundError (404 `UserNotRegistered`, with the advice to register) for a wallet without a user; AuthenticationError (401) before sign-in; UnexpectedResponseError (`unexpected_onboarding_body`) when the answer has no string `status`.
  * @example
  * const { status } = await getOnboardingStatus(client); // 'action_accept_tos'
  */
-export async function getOnboardingStatus(client: PartnerClient, options: RequestOptions = {}): Promise<OnboardingStatusResponse & { status: OnboardingStatus }> {
+export async function getOnboardingStatus(client: PartnerClient, options: RequestOptions = {}): Promise<Spec.OnboardingStatusResponse & { status: Spec.OnboardingStatus }> {
   const { data, error, response } = await client.raw.GET('/user/onboarding', options);
-  if (error !== undefined) throw errorFromResponse(response, error);
+  if (error !== undefined) throw errorFromResponse(response, error, { advice: onboardingAdvice(error) });
   if (typeof data?.status !== 'string') {
     throw new UnexpectedResponseError('The onboarding answer has no status (expected {"status": "..."}). Check baseUrl: it must be a newer-generation deployment.', { code: 'unexpected_onboarding_body' });
   }
-  return data as OnboardingStatusResponse & { status: OnboardingStatus };
+  return data as Spec.OnboardingStatusResponse & { status: Spec.OnboardingStatus };
 }
 
 /**
@@ -73,9 +85,9 @@ export interface WaitForOnboardingStatusOptions {
  */
 export async function waitForOnboardingStatus(
   client: PartnerClient,
-  target: OnboardingStatus | readonly OnboardingStatus[] | ((status: OnboardingStatus) => boolean),
+  target: Spec.OnboardingStatus | readonly Spec.OnboardingStatus[] | ((status: Spec.OnboardingStatus) => boolean),
   options: WaitForOnboardingStatusOptions = {},
-): Promise<OnboardingStatusResponse & { status: OnboardingStatus }> {
+): Promise<Spec.OnboardingStatusResponse & { status: Spec.OnboardingStatus }> {
   const { timeoutMs, pollIntervalMs, maxPollIntervalMs, signal } = readPollOptions(options, { timeoutMs: 120_000, pollIntervalMs: 1_000, maxPollIntervalMs: 10_000 });
   const wanted = typeof target === 'function' ? target : Array.isArray(target) ? (status: string) => target.includes(status) : typeof target === 'string' ? (status: string) => status === target : undefined;
   if (wanted === undefined || (Array.isArray(target) && !target.every((status) => typeof status === 'string'))) {
@@ -96,62 +108,219 @@ export async function waitForOnboardingStatus(
   }
 }
 
-type Body<P extends '/user' | '/phone/verification' | '/phone' | '/account'> = RawPaths[P]['post'] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+// What to do about each refusal the onboarding operations document (the spec's `code`s), so
+// that the error says it instead of a generic word about the status.
+const ADVICE: Record<string, string> = {
+  UserNotRegistered: 'This wallet has not registered a user yet: requestEmailVerification(), then registerUser()',
+  OnboardingStepNotReached: 'An earlier step is still open: read getOnboardingStatus() and complete the step it names first',
+  AlreadyRegistered: 'This wallet already has a user: sign in again for a token with its userId instead of registering again',
+  EmailTaken: "Another user registered this email, and a user has one sign-in wallet: sign in with that user's wallet, or register another email",
+  AlreadyDone: 'This step is already complete: read getOnboardingStatus() for the next one',
+  PhoneNotValidated: 'Set and validate a phone number first: requestPhoneVerification(), then setPhone()',
+  InvalidOneTimePassword: 'Ask for a new one-time password (requestEmailVerification() or requestPhoneVerification()) and send the newest one the user received',
+};
 
-/** The JSON body of `registerUser` (`POST /user`), as the spec gives it. @example const body: RegisterUserBody = {}; */
-export type RegisterUserBody = Body<'/user'>;
-/** The JSON body of `requestPhoneVerification` (`POST /phone/verification`). @example const body: RequestPhoneVerificationBody = {}; */
-export type RequestPhoneVerificationBody = Body<'/phone/verification'>;
-/** The JSON body of `setPhone` (`POST /phone`). @example const body: SetPhoneBody = {}; */
-export type SetPhoneBody = Body<'/phone'>;
-/** The JSON body of `createAccount` (`POST /account`). @example const body: CreateAccountBody = {}; */
-export type CreateAccountBody = Body<'/account'>;
+function onboardingAdvice(body: unknown): string | undefined {
+  const code = (body as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && Object.hasOwn(ADVICE, code) ? ADVICE[code] : undefined;
+}
 
-async function post<P extends '/user' | '/phone/verification' | '/phone' | '/account'>(client: PartnerClient, path: P, body: Body<P>, options: RequestOptions): Promise<unknown> {
-  // Bodies and answers follow the generated types; a write is never retried unless options.retries says so.
-  const { data, error, response } = await (client.raw.POST as (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>)(path, { ...options, body });
-  if (error !== undefined) throw errorFromResponse(response, error);
+type OnboardingPath = '/email/verification' | '/user' | '/user/terms' | '/source-of-funds' | '/account' | '/phone/verification' | '/phone' | '/cards';
+
+async function send(client: PartnerClient, method: 'GET' | 'POST' | 'PATCH', path: OnboardingPath, body: object | undefined, options: RequestOptions): Promise<unknown> {
+  // The bodies are the spec's request bodies (typed by the callers); a write is never retried
+  // unless options.retries says so.
+  const call = client.raw[method] as (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+  const { data, error, response } = await call(path, body === undefined ? options : { ...options, body });
+  if (error !== undefined) throw errorFromResponse(response, error, { advice: onboardingAdvice(error) });
   return data;
 }
 
-/**
- * Registers a user for the signed-in wallet (`POST /user`, newer generation); the token's
- * `hasSignedUp` is false until then. Sign in again afterwards for a token with `userId`.
- *
- * @throws AuthenticationError (401), ValidationError (422), and the usual request errors.
- * @example
- * await registerUser(client, body);
- */
-export function registerUser(client: PartnerClient, body: RegisterUserBody, options: RequestOptions = {}): Promise<unknown> {
-  return post(client, '/user', body, options);
+function readUser(data: unknown, operation: string): Spec.User {
+  if (typeof (data as Partial<Spec.User> | null)?.id !== 'string') {
+    throw new UnexpectedResponseError(`${operation} answered without a User (expected a JSON object with an "id"). Check baseUrl: it must be a newer-generation deployment.`, { code: 'unexpected_onboarding_body' });
+  }
+  return data as Spec.User;
+}
+
+function readOneTimePasswordSent(data: unknown, operation: string): Spec.OneTimePasswordSent {
+  const sent = data as Partial<Spec.OneTimePasswordSent> | null;
+  if (typeof sent?.sentTo !== 'string' || typeof sent.expiresAt !== 'string') {
+    throw new UnexpectedResponseError(`${operation} answered without {sentTo, expiresAt}. Check baseUrl: it must be a newer-generation deployment.`, { code: 'unexpected_onboarding_body' });
+  }
+  return sent as Spec.OneTimePasswordSent;
+}
+
+// Local checks catch the mistakes of a caller (a missing field, a number where the spec has a
+// string); the formats themselves (an email address, E.164) are the service's to judge.
+function bodyObject(operation: string, body: unknown, example: string): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new InvalidArgumentError('body', `${operation} takes an object such as ${example}; got ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}.`, 'invalid_body');
+  }
+  return body as Record<string, unknown>;
+}
+
+function requireText(operation: string, body: Record<string, unknown>, field: string, example: string): void {
+  const value = body[field];
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new InvalidArgumentError(field, `${operation} needs ${field} as a non-empty string, e.g. ${example}; got ${value === undefined ? 'none' : JSON.stringify(value)}.`, `invalid_${field}`);
+  }
+}
+
+function requireOneTimePassword(operation: string, body: Record<string, unknown>): void {
+  const { otp } = body;
+  if (typeof otp === 'number') {
+    throw new InvalidArgumentError('otp', `${operation} needs otp as the string the user received, e.g. "049281": as a number it loses its leading zeros; got ${otp}.`, 'invalid_otp');
+  }
+  if (typeof otp !== 'string' || !/^\d+$/.test(otp)) {
+    throw new InvalidArgumentError('otp', `${operation} needs otp, the one-time password the user received, as a string of digits, e.g. "049281"; got ${otp === undefined ? 'none' : JSON.stringify(otp)}.`, 'invalid_otp');
+  }
 }
 
 /**
- * Asks the service to send a verification code to the user's phone (`POST /phone/verification`).
+ * Emails a one-time password to the address the user will register with
+ * (`POST /email/verification`, newer generation; callable before registration). A new request
+ * replaces the previous password.
  *
+ * @throws InvalidArgumentError (`invalid_email`) before sending; ValidationError (422), ConflictError (409 `AlreadyRegistered`), and the usual request errors.
  * @example
- * await requestPhoneVerification(client, body);
+ * const { sentTo, expiresAt } = await requestEmailVerification(client, { email: 'ada@example.com' });
  */
-export function requestPhoneVerification(client: PartnerClient, body: RequestPhoneVerificationBody, options: RequestOptions = {}): Promise<unknown> {
-  return post(client, '/phone/verification', body, options);
+export async function requestEmailVerification(client: PartnerClient, body: Spec.EmailVerificationRequest, options: RequestOptions = {}): Promise<Spec.OneTimePasswordSent> {
+  const fields = bodyObject('requestEmailVerification', body, "{ email: 'ada@example.com' }");
+  requireText('requestEmailVerification', fields, 'email', "'ada@example.com'");
+  return readOneTimePasswordSent(await send(client, 'POST', '/email/verification', body, options), 'requestEmailVerification');
 }
 
 /**
- * Sets the user's phone (`POST /phone`).
+ * Registers a user for the signed-in wallet (`POST /user`, newer generation) with the email
+ * and the one-time password {@link requestEmailVerification} sent to it; answers the new User
+ * (the service emits `user.created`). The wallet becomes the user's only sign-in wallet and
+ * owner. The token still says `hasSignedUp: false`: sign in again for one with `userId`.
  *
+ * @throws InvalidArgumentError (`invalid_email`, `invalid_otp`) before sending; ValidationError (422, `InvalidOneTimePassword`), ConflictError (409: `AlreadyRegistered`, `EmailTaken`), and the usual request errors.
  * @example
- * await setPhone(client, body);
+ * const user = await registerUser(client, { email: 'ada@example.com', otp: '492817' });
  */
-export function setPhone(client: PartnerClient, body: SetPhoneBody, options: RequestOptions = {}): Promise<unknown> {
-  return post(client, '/phone', body, options);
+export async function registerUser(client: PartnerClient, body: Spec.RegisterUserRequest, options: RequestOptions = {}): Promise<Spec.User> {
+  const fields = bodyObject('registerUser', body, "{ email: 'ada@example.com', otp: '492817' }");
+  requireText('registerUser', fields, 'email', "'ada@example.com'");
+  requireOneTimePassword('registerUser', fields);
+  return readUser(await send(client, 'POST', '/user', body, options), 'registerUser');
 }
 
 /**
- * Creates the user's account (`POST /account`).
+ * Reads the signed-in user (`GET /user`, newer generation): the same User that user and KYC
+ * webhook events carry as `data`.
  *
+ * @throws AuthenticationError (401), also before registration, and the usual request errors.
  * @example
- * await createAccount(client, body);
+ * const { kycStatus, isSourceOfFundsAnswered } = await getUser(client);
  */
-export function createAccount(client: PartnerClient, body: CreateAccountBody, options: RequestOptions = {}): Promise<unknown> {
-  return post(client, '/account', body, options);
+export async function getUser(client: PartnerClient, options: RequestOptions = {}): Promise<Spec.User> {
+  return readUser(await send(client, 'GET', '/user', undefined, options), 'getUser');
+}
+
+/**
+ * Accepts the Terms of Service for the user (`POST /user/terms` with `{accepted: true}`), the
+ * step `action_accept_tos`, required of every user, migrated ones too. Call it only once the
+ * user has accepted them in your app.
+ *
+ * @throws ConflictError (409: `OnboardingStepNotReached`, `AlreadyDone`), and the usual request errors.
+ * @example
+ * if ((await getOnboardingStatus(client)).status === 'action_accept_tos') await acceptTerms(client);
+ */
+export async function acceptTerms(client: PartnerClient, options: RequestOptions = {}): Promise<Spec.User> {
+  return readUser(await send(client, 'POST', '/user/terms', { accepted: true }, options), 'acceptTerms');
+}
+
+/**
+ * Records the user's source-of-funds answers (`POST /source-of-funds`), the step
+ * `action_complete_sof`; `isSourceOfFundsAnswered` becomes true and the service emits
+ * `kyc.source-of-funds.changed`.
+ *
+ * @throws InvalidArgumentError (`invalid_answers`) before sending; ValidationError (422), ConflictError (409: `OnboardingStepNotReached`, `AlreadyDone`), and the usual request errors.
+ * @example
+ * await submitSourceOfFunds(client, { answers: [{ question: 'What is your main source of income?', answer: 'Employment' }] });
+ */
+export async function submitSourceOfFunds(client: PartnerClient, body: Spec.SourceOfFundsRequest, options: RequestOptions = {}): Promise<Spec.User> {
+  const { answers } = bodyObject('submitSourceOfFunds', body, "{ answers: [{ question: '...', answer: '...' }] }");
+  const usable = Array.isArray(answers) && answers.length > 0 && answers.every((item) => typeof item?.question === 'string' && typeof item?.answer === 'string');
+  if (!usable) {
+    throw new InvalidArgumentError('answers', `submitSourceOfFunds needs answers, a non-empty list of { question, answer } strings; got ${JSON.stringify(answers) ?? 'none'}.`, 'invalid_answers');
+  }
+  return readUser(await send(client, 'POST', '/source-of-funds', body, options), 'submitSourceOfFunds');
+}
+
+/**
+ * Creates the user's account (`POST /account`, no body), smart account included: it appears
+ * in the User's `smartWallets`, owned by the signed-in wallet, fixed for good. The step
+ * `action_create_account`.
+ *
+ * @throws ConflictError (409: `OnboardingStepNotReached`, `AlreadyDone`), and the usual request errors.
+ * @example
+ * const { smartWallets } = await createAccount(client);
+ */
+export async function createAccount(client: PartnerClient, options: RequestOptions = {}): Promise<Spec.User> {
+  return readUser(await send(client, 'POST', '/account', undefined, options), 'createAccount');
+}
+
+/**
+ * Sends a one-time password by SMS to a phone number (`POST /phone/verification`); then
+ * {@link setPhone} (or {@link updatePhone}) with the number and the password. Needed when the
+ * partner requires phone verification (the step `action_verify_phone`); otherwise the phone
+ * is given with the first card ({@link createCard}).
+ *
+ * @throws InvalidArgumentError (`invalid_phone`) before sending; ValidationError (422), ConflictError (409), and the usual request errors.
+ * @example
+ * await requestPhoneVerification(client, { phone: '+15555550123' });
+ */
+export async function requestPhoneVerification(client: PartnerClient, body: Spec.PhoneVerificationRequest, options: RequestOptions = {}): Promise<Spec.OneTimePasswordSent> {
+  const fields = bodyObject('requestPhoneVerification', body, "{ phone: '+15555550123' }");
+  requireText('requestPhoneVerification', fields, 'phone', "'+15555550123'");
+  return readOneTimePasswordSent(await send(client, 'POST', '/phone/verification', body, options), 'requestPhoneVerification');
+}
+
+function phoneWrite(operation: 'setPhone' | 'updatePhone', method: 'POST' | 'PATCH') {
+  return async (client: PartnerClient, body: Spec.SetPhoneRequest, options: RequestOptions = {}): Promise<Spec.User> => {
+    const fields = bodyObject(operation, body, "{ phone: '+15555550123', otp: '731904' }");
+    requireText(operation, fields, 'phone', "'+15555550123'");
+    requireOneTimePassword(operation, fields);
+    return readUser(await send(client, method, '/phone', body, options), operation);
+  };
+}
+
+/**
+ * Sets the user's phone number, proved by the one-time password from
+ * {@link requestPhoneVerification} (`POST /phone`); `isPhoneValidated` becomes true and the
+ * service emits `kyc.phone-validation.changed`.
+ *
+ * @throws InvalidArgumentError (`invalid_phone`, `invalid_otp`) before sending; ValidationError (422, `InvalidOneTimePassword`), ConflictError (409), and the usual request errors.
+ * @example
+ * await setPhone(client, { phone: '+15555550123', otp: '731904' });
+ */
+export const setPhone: (client: PartnerClient, body: Spec.SetPhoneRequest, options?: RequestOptions) => Promise<Spec.User> = phoneWrite('setPhone', 'POST');
+
+/**
+ * Changes a validated phone number to a new one, proved by its one-time password
+ * (`PATCH /phone`). The number stays validated, so no `kyc.phone-validation.changed` follows.
+ *
+ * @throws the errors of {@link setPhone}, and ConflictError (409 `PhoneNotValidated`) without a validated number.
+ * @example
+ * await updatePhone(client, { phone: '+15555550199', otp: '118273' });
+ */
+export const updatePhone: (client: PartnerClient, body: Spec.SetPhoneRequest, options?: RequestOptions) => Promise<Spec.User> = phoneWrite('updatePhone', 'PATCH');
+
+/**
+ * Creates a card on the user's account (`POST /cards`), the step `action_create_card`;
+ * answers the User with the new card in `cards`. When the partner does not require phone
+ * verification, give the user's `phone` with the first card.
+ *
+ * @throws InvalidArgumentError (`invalid_body`) before sending; ValidationError (422), ConflictError (409 `OnboardingStepNotReached`), and the usual request errors.
+ * @example
+ * const { cards } = await createCard(client, { virtual: true });
+ */
+export async function createCard(client: PartnerClient, body: Spec.CreateCardRequest = {}, options: RequestOptions = {}): Promise<Spec.User> {
+  bodyObject('createCard', body, "{ virtual: true }");
+  return readUser(await send(client, 'POST', '/cards', body, options), 'createCard');
 }

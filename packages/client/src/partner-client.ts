@@ -1,6 +1,6 @@
 import openapiFetchDefault, { type Client } from 'openapi-fetch';
-import type { AccountLimit, WebhookPublicKey } from '@capi/openapi-types';
-import { getDailyLimit, setDailyLimit, type DailyLimitContext, type SetDailyLimitParams, type WaitForLimitSyncOptions } from './daily-limit.js';
+import type { WebhookPublicKey } from '@capi/openapi-types';
+import { getDailyLimit, setDailyLimit, type DailyLimit, type DailyLimitContext, type SetDailyLimitParams, type WaitForLimitSyncOptions } from './daily-limit.js';
 import { DEFAULT_MAX_DAILY_LIMIT_CENTS } from './daily-limit-input.js';
 import { describeValue } from './describe-value.js';
 import { InvalidArgumentError } from './errors.js';
@@ -56,12 +56,12 @@ export interface PartnerClient {
   readonly tokenManager: TokenManager;
   /** Signs in with a wallet (SIWE) and stores the tokens. */
   signInWithEthereum(params: SignInWithEthereumParams): Promise<SignInResult>;
-  /** Reads the daily spending limit. */
-  getDailyLimit(options?: RequestOptions): Promise<AccountLimit>;
+  /** Reads the daily spending limit; `currency` is `USD` when the service leaves it out. */
+  getDailyLimit(options?: RequestOptions): Promise<DailyLimit>;
   /** Sets the daily spending limit; checked locally first, never retried unless `options.retries` is given. */
-  setDailyLimit(params: SetDailyLimitParams, options?: RequestOptions): Promise<AccountLimit>;
+  setDailyLimit(params: SetDailyLimitParams, options?: RequestOptions): Promise<DailyLimit>;
   /** Polls until the limit's `syncStatus` is `synced`. */
-  waitForLimitSync(options?: WaitForLimitSyncOptions): Promise<AccountLimit>;
+  waitForLimitSync(options?: WaitForLimitSyncOptions): Promise<DailyLimit>;
   /** Fetches the webhook signing key from `webhooksUrl`. */
   getWebhookPublicKey(options?: RequestOptions): Promise<WebhookPublicKey>;
 }

@@ -209,6 +209,8 @@ export class TokenManager {
   /**
    * Called when a request sent with `rejectedToken` got a 401: drops that token and renews
    * once for everyone. Returns the token to retry with, or `undefined` when none can be had.
+   * A token whose claims say `hasSignedUp: false` is kept, unrenewed, until it expires: that
+   * 401 means "register first", and the token is what registration needs.
    *
    * @example
    * const next = await tokenManager.renewAfterUnauthorized(sentToken);
@@ -217,6 +219,9 @@ export class TokenManager {
     if (this.#renewal !== undefined) return this.#renewal;
     // Another request already renewed while this one was in flight.
     if (this.#token !== undefined && this.#token !== rejectedToken) return this.#token;
+    // A wallet that has not registered gets 401 on most routes (reference 5 rule 1), and its
+    // token still serves registration: keep it. A renewal would only bring the same answer.
+    if (this.#hasSignedUp === false && this.#token !== undefined && !this.#isExpired(Date.now())) return undefined;
     this.#token = undefined;
     this.#expiresAt = undefined;
     if (!this.#canRenew()) return undefined;

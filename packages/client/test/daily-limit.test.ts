@@ -20,6 +20,18 @@ describe('reads the daily limit in cents with its sync status', () => {
     await expect(client.getDailyLimit()).resolves.toEqual({ amount: 1_000_000, currency: 'USD', syncStatus: 'synced' });
   });
 
+  it('fills currency "USD" when the answer leaves it out (the spec: clients assume USD), and keeps one that is given', async () => {
+    const client = await signedInClient();
+    service.script('GET', LIMIT_PATH, { status: 200, body: { amount: 250_000, syncStatus: 'synced' } });
+    await expect(client.getDailyLimit()).resolves.toEqual({ amount: 250_000, currency: 'USD', syncStatus: 'synced' });
+    service.script('PUT', LIMIT_PATH, { status: 200, body: { amount: 50_000, syncStatus: 'pending' } });
+    await expect(client.setDailyLimit({ amount: 50_000 })).resolves.toEqual({ amount: 50_000, currency: 'USD', syncStatus: 'pending' });
+    service.script('GET', LIMIT_PATH, { status: 200, body: { amount: 50_000, syncStatus: 'synced' } });
+    await expect(client.waitForLimitSync()).resolves.toEqual({ amount: 50_000, currency: 'USD', syncStatus: 'synced' });
+    service.script('GET', LIMIT_PATH, { status: 200, body: { amount: 50_000, currency: 'EUR', syncStatus: 'synced' } });
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ currency: 'EUR' });
+  });
+
   it('rejects a 200 answer that is not an AccountLimit with UnexpectedResponseError', async () => {
     const client = await signedInClient();
     service.script('GET', LIMIT_PATH, { status: 200, body: { limit: 5 } });

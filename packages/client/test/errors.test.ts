@@ -4,6 +4,7 @@ import {
   AbortError,
   ApiError,
   AuthenticationError,
+  ConflictError,
   ConnectionError,
   createPartnerClient,
   errorFromResponse,
@@ -82,6 +83,19 @@ describe('maps each error status of the service to its error class', () => {
     expect((error as Error).message).toMatch(/Check baseUrl/);
   });
 
+  it('409 is a ConflictError with the service\'s code, and says to read the current state', async () => {
+    service.script('PUT', LIMIT_PATH, { status: 409, body: { code: 'OnboardingStepNotReached', message: 'The user is at action_accept_tos; accept the terms first' } });
+    const error = await caught(client.setDailyLimit({ amount: 5_000 }));
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ name: 'ConflictError', status: 409, code: 'OnboardingStepNotReached' });
+    expect((error as Error).message).toMatch(
+      /^The request conflicts with the current state \(HTTP 409 OnboardingStepNotReached\): The user is at action_accept_tos; accept the terms first\. Read the current state \(for onboarding: the onboarding status\) and act on it/,
+    );
+    service.script('PUT', LIMIT_PATH, { status: 409, body: 'busy' });
+    expect(await caught(client.setDailyLimit({ amount: 5_000 }))).toMatchObject({ name: 'ConflictError', code: 'conflict' });
+  });
+
   it('429 is a RateLimitError with retryAfterMs', async () => {
     service.script('GET', LIMIT_PATH, { status: 429, headers: { 'retry-after': '120' }, body: { message: 'Slow down' } });
     const error = await caught(client.getDailyLimit());
@@ -98,11 +112,11 @@ describe('maps each error status of the service to its error class', () => {
   });
 
   it('another status is a plain ApiError', async () => {
-    service.script('GET', LIMIT_PATH, { status: 409, body: { message: 'Conflict' } });
+    service.script('GET', LIMIT_PATH, { status: 418, body: { message: 'I am a teapot' } });
     const error = await caught(client.getDailyLimit());
     expect(error).toBeInstanceOf(ApiError);
     expect(error).not.toBeInstanceOf(ValidationError);
-    expect(error).toMatchObject({ status: 409, code: 'api_error' });
+    expect(error).toMatchObject({ status: 418, code: 'api_error' });
   });
 });
 

@@ -2,9 +2,24 @@
 // wait for a step driven by the sandbox's admin API, and the token's unverified claims.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '@capi/sandbox';
-import { AbortError, AuthenticationError, createPartnerClient, InvalidArgumentError, signerFromViemAccount, TimeoutError, ValidationError } from '../src/index.js';
-import { createAccount, getOnboardingStatus, readTokenClaims, registerUser, requestPhoneVerification, setPhone, waitForOnboardingStatus } from '../src/onboarding.js';
-import { registeredAccount, SIGN_IN_PAGE, unregisteredAccount } from './support/wallet.js';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { AbortError, AuthenticationError, ConflictError, createPartnerClient, InvalidArgumentError, signerFromViemAccount, TimeoutError, TokenManager, ValidationError } from '../src/index.js';
+import {
+  acceptTerms,
+  createAccount,
+  createCard,
+  getOnboardingStatus,
+  getUser,
+  readTokenClaims,
+  registerUser,
+  requestEmailVerification,
+  requestPhoneVerification,
+  setPhone,
+  submitSourceOfFunds,
+  updatePhone,
+  waitForOnboardingStatus,
+} from '../src/onboarding.js';
+import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
 
 let sandbox: Sandbox | undefined;
 afterEach(() => sandbox?.close());
@@ -63,28 +78,79 @@ describe('readTokenClaims', () => {
   });
 });
 
-describe('the onboarding writes', () => {
-  it('send their JSON body over HTTP; the service\'s refusals are typed errors', async () => {
+describe('the onboarding writes against the sandbox', () => {
+  it('a body the spec refuses is a ValidationError from the service (422); without a token, AuthenticationError', async () => {
     const { client } = await signedIn();
-    for (const write of [registerUser, requestPhoneVerification, setPhone]) {
-      const refused = await write(client, 'not an object' as never).catch((error: unknown) => error);
-      expect(refused).toBeInstanceOf(ValidationError);
-      expect(refused).toMatchObject({ status: 422 });
-    }
-    // The seeded user is still at KYC: the account cannot be created yet.
-    await expect(createAccount(client, {} as never)).rejects.toMatchObject({ status: 409 });
+    const refused = await registerUser(client, { email: 'not an email', otp: '492817' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect(refused).toMatchObject({ status: 422 });
     const stranger = createPartnerClient({ baseUrl: sandbox!.baseUrl });
-    await expect(registerUser(stranger, { email: 'ada@example.com', otp: '000000' })).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(setPhone(stranger, { phone: '+15555550123', otp: '731904' })).rejects.toBeInstanceOf(AuthenticationError);
   });
+});
 
-  it('registers a new wallet with the email one-time password', async () => {
-    await signedIn();
-    const client = createPartnerClient({ baseUrl: sandbox!.baseUrl });
-    await client.signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE });
-    const sent = await client.raw.POST('/email/verification', { body: { email: 'ada@example.com' } });
-    expect(sent.data?.sentTo).toBe('ada@example.com');
-    const otp = sandbox!.oneTimePasswords().at(-1)!.code;
-    await expect(registerUser(client, { email: 'ada@example.com', otp })).resolves.toMatchObject({ email: 'ada@example.com', signInWallets: [{ address: unregisteredAccount.address }] });
-    await expect(getOnboardingStatus(client)).resolves.toEqual({ status: 'action_accept_tos' });
+describe('a wallet not yet registered keeps its token after a 401, for registration', () => {
+  it('the limit answers 401 and says to register; the token is kept, not renewed (no wallet prompt), and registration works with it', async () => {
+    sandbox = await startSandbox({ generation: 'newer', users: [] });
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    let prompts = 0;
+    const signIn = () => client.signInWithEthereum({ ...signerFromViemAccount(wallet), ...SIGN_IN_PAGE });
+    const client = createPartnerClient({
+      baseUrl: sandbox.baseUrl,
+      tokenManager: new TokenManager({ reauthenticate: async () => (prompts++, signIn()) }),
+    });
+    await signIn();
+    const limit = await client.getDailyLimit().catch((error: unknown) => error);
+    expect(limit).toBeInstanceOf(AuthenticationError);
+    expect((limit as Error).message).toMatch(/has not registered a user yet/);
+    expect(prompts).toBe(0);
+    expect(client.tokenManager.hasToken).toBe(true);
+    await expect(requestEmailVerification(client, { email: 'kept@example.com' })).resolves.toMatchObject({ sentTo: 'kept@example.com' });
+    const otp = sandbox.oneTimePasswords().findLast((sent) => sent.sentTo === 'kept@example.com')!.code;
+    await expect(registerUser(client, { email: 'kept@example.com', otp })).resolves.toMatchObject({ email: 'kept@example.com' });
+    expect(prompts).toBe(0);
+  });
+});
+
+describe('the newer generation\'s journey against the sandbox, through every onboarding function', () => {
+  it('a new wallet: email one-time password, registration, terms, KYC, source of funds, account, phone, card, then the limit', async () => {
+    sandbox = await startSandbox({ generation: 'newer', requirePhone: true, users: [] });
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const client = createPartnerClient({ baseUrl: sandbox.baseUrl });
+    const signIn = () => client.signInWithEthereum({ ...signerFromViemAccount(wallet), ...SIGN_IN_PAGE });
+    const step = async () => (await getOnboardingStatus(client)).status;
+    const otpFor = (sentTo: string) => sandbox!.oneTimePasswords().findLast((sent) => sent.sentTo === sentTo)!.code;
+
+    expect(readTokenClaims((await signIn()).token).hasSignedUp).toBe(false);
+    await expect(getOnboardingStatus(client)).rejects.toMatchObject({ name: 'NotFoundError', code: 'UserNotRegistered', message: expect.stringMatching(/requestEmailVerification\(\), then registerUser\(\)/) });
+    await expect(getUser(client)).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(client.getDailyLimit()).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(requestEmailVerification(client, { email: 'ada@example.com' })).resolves.toMatchObject({ sentTo: 'ada@example.com', expiresAt: expect.any(String) });
+    const wrongCode = otpFor('ada@example.com') === '000000' ? '000001' : '000000';
+    await expect(registerUser(client, { email: 'ada@example.com', otp: wrongCode })).rejects.toMatchObject({ name: 'ValidationError', code: 'InvalidOneTimePassword' });
+    const user = await registerUser(client, { email: 'ada@example.com', otp: otpFor('ada@example.com') });
+    expect(user).toMatchObject({ email: 'ada@example.com', signInWallets: [{ address: wallet.address }] });
+    await expect(registerUser(client, { email: 'ada@example.com', otp: '123456' })).rejects.toBeInstanceOf(ConflictError);
+    expect(readTokenClaims((await signIn()).token).userId).toBe(user.id);
+
+    expect(await step()).toBe('action_accept_tos');
+    await expect(createAccount(client)).rejects.toMatchObject({ name: 'ConflictError', code: 'OnboardingStepNotReached' });
+    await acceptTerms(client);
+    expect(await step()).toBe('action_complete_kyc');
+    sandbox.users.setKycStatus(user.id, 'approved');
+    await expect(waitForOnboardingStatus(client, 'action_complete_sof', { pollIntervalMs: 20 })).resolves.toEqual({ status: 'action_complete_sof' });
+    expect((await submitSourceOfFunds(client, { answers: [{ question: 'Main income?', answer: 'Employment' }] })).isSourceOfFundsAnswered).toBe(true);
+    expect(await step()).toBe('action_create_account');
+    expect((await createAccount(client)).smartWallets).toHaveLength(1);
+    expect(await step()).toBe('action_verify_phone');
+    await expect(requestPhoneVerification(client, { phone: '+15555550123' })).resolves.toMatchObject({ sentTo: '+15555550123' });
+    expect((await setPhone(client, { phone: '+15555550123', otp: otpFor('+15555550123') })).isPhoneValidated).toBe(true);
+    await requestPhoneVerification(client, { phone: '+15555550199' });
+    expect((await updatePhone(client, { phone: '+15555550199', otp: otpFor('+15555550199') })).phone).toBe('+15555550199');
+    expect(await step()).toBe('action_create_card');
+    expect((await createCard(client, { virtual: true })).cards).toHaveLength(1);
+    expect(await step()).toBe('completed');
+    expect(await getUser(client)).toMatchObject({ id: user.id, kycStatus: 'approved', isSourceOfFundsAnswered: true, isPhoneValidated: true });
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000, currency: 'USD' });
   });
 });

@@ -10,6 +10,7 @@ export { NONCE_LIFETIME_MS } from './auth/nonce-store.js';
 export { DEFAULT_DAILY_LIMIT_CENTS } from './limits/limit-store.js';
 export { KYC_STATUSES, type KycStatus, type User, type UserSeed } from './users/user.js';
 export { UserRegistryError, type UserEventType } from './users/user-registry.js';
+export type { SandboxLogEntry, RequestLogEntry, DeliveryAttemptLogEntry } from './log/sandbox-log.js';
 export { ONBOARDING_STEPS, type OnboardingStep } from './onboarding/onboarding-journey.js';
 export { OlderGenerationUserError, type OlderGenerationUser, type OlderGenerationUserSeed } from './onboarding/older-generation-users.js';
 export { ONE_TIME_PASSWORD_LIFETIME_MS, type SentOneTimePassword } from './onboarding/one-time-passwords.js';

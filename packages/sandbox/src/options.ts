@@ -1,4 +1,5 @@
 import type { SmartAccountSignatureVerifier } from './auth/signature-verifier.js';
+import type { SandboxLogEntry } from './log/sandbox-log.js';
 import type { Generation } from './auth/token-service.js';
 import { SandboxConfigError } from './errors.js';
 import type { OlderGenerationUserSeed } from './onboarding/older-generation-users.js';
@@ -41,6 +42,13 @@ export interface SandboxOptions {
   /** The time source for nonces and tokens, in milliseconds. Default `Date.now`. */
   now?: () => number;
   /**
+   * Receives one entry per request answered and per webhook delivery attempt (what
+   * `capi-sandbox serve` prints). Default: none, so a sandbox started in tests stays silent;
+   * pass `(entry) => console.log(entry.message)` to see the traffic. An exception it throws
+   * is reported once as a process warning and never disturbs a request or a delivery.
+   */
+  onLog?: (entry: SandboxLogEntry) => void;
+  /**
    * The partner's agreed maximum daily limit, in cents (reference 8: 1,000,000 unless agreed
    * otherwise at onboarding). `PUT` of a higher `amount` answers 422. Default 1,000,000.
    */
@@ -68,8 +76,8 @@ export const DEV_WALLET = {
   privateKey: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
 } as const;
 
-export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'usersFile' | 'verifySmartAccountSignature'>> &
-  Pick<SandboxOptions, 'usersFile' | 'verifySmartAccountSignature'>;
+export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'usersFile' | 'verifySmartAccountSignature' | 'onLog'>> &
+  Pick<SandboxOptions, 'usersFile' | 'verifySmartAccountSignature' | 'onLog'>;
 
 /** The longest wait a Node timer can hold (about 24.8 days); a longer one fires after 1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -162,6 +170,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     whitelist: (options.whitelist ?? []).map(whitelistEntry),
     verifySmartAccountSignature: optionalFunction('verifySmartAccountSignature', options.verifySmartAccountSignature, '({ address, message, signature, chainId }) => boolean | Promise<boolean>'),
     now: nowOption(options.now),
+    onLog: optionalFunction('onLog', options.onLog, 'taking one log entry, e.g. (entry) => console.log(entry.message)'),
     maxDailyLimitCents: maxDailyLimitOption(options.maxDailyLimitCents),
     requirePhone: booleanOption('requirePhone', options.requirePhone),
     migrationKycSetupMs: timerMilliseconds('migrationKycSetupMs', nonNegativeNumber('migrationKycSetupMs', options.migrationKycSetupMs, 5_000)),

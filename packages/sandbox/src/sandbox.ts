@@ -10,9 +10,11 @@ import { SandboxConfigError } from './errors.js';
 import { operations, userSchema } from './generated/openapi-contract.js';
 import { ApiError } from './http/api-error.js';
 import { anyOriginCorsPolicy, siweDomainCorsPolicy } from './http/cors.js';
+import { logRequests } from './http/request-log.js';
 import { Router } from './http/router.js';
 import { withAgreedMaximum } from './limits/agreed-maximum.js';
 import { LimitStore } from './limits/limit-store.js';
+import { deliveryAttemptLogEntry, type SandboxLogEntry } from './log/sandbox-log.js';
 import { OnboardingJourney, type OnboardingStep } from './onboarding/onboarding-journey.js';
 import { OlderGenerationUserError, OlderGenerationUsers, type OlderGenerationUser, type OlderGenerationUserSeed } from './onboarding/older-generation-users.js';
 import { OneTimePasswords, type SentOneTimePassword } from './onboarding/one-time-passwords.js';
@@ -107,6 +109,21 @@ function createPublisher(scheduler: DeliveryScheduler, webhookUrls: string[]): E
   }
 }
 
+// A logging hook that throws must not break a request or a delivery: warn once, go on.
+function safeLog(onLog: ((entry: SandboxLogEntry) => void) | undefined): ((entry: SandboxLogEntry) => void) | undefined {
+  if (onLog === undefined) return undefined;
+  let warned = false;
+  return (entry) => {
+    try {
+      onLog(entry);
+    } catch (error) {
+      if (warned) return;
+      warned = true;
+      process.emitWarning(`The sandbox's onLog threw (${(error as Error)?.message ?? String(error)}); its later errors are ignored.`, { code: 'CAPI_SANDBOX_ONLOG' });
+    }
+  };
+}
+
 /**
  * Starts a sandbox: the core API and the webhook key service on two loopback ports, with
  * seeded users, SIWE sign-in, daily limits and signed webhook delivery.
@@ -127,7 +144,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // The journey settles what fell due whenever the clock is moved forward (it is made below, before any request).
   const clock = createSandboxClock(config.now, () => journey.settleDue());
   const signer = await createWebhookSigner();
-  const scheduler = new DeliveryScheduler({ signer, timeScale: config.timeScale, deliveryTimeoutMs: config.deliveryTimeoutMs });
+  const log = safeLog(config.onLog);
+  const scheduler = new DeliveryScheduler({
+    signer,
+    timeScale: config.timeScale,
+    deliveryTimeoutMs: config.deliveryTimeoutMs,
+    ...(log ? { onAttempt: (delivery: Delivery, attempt: Delivery['attempts'][number]) => log(deliveryAttemptLogEntry(delivery, attempt)) } : {}),
+  });
   const publisher = createPublisher(scheduler, config.webhookUrls);
   const users = new UserRegistry(new SchemaCheck(userSchema, 'user'), (eventType, user) => publisher.publish(eventType, user), config.generation === 'newer');
   const seeds = [...config.users, ...(config.usersFile ? await readUsersFile(config.usersFile) : [])];
@@ -175,8 +198,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   // Browsers: the core API (and /__sandbox/) allows the origins whose host is an allowed SIWE
   // domain; the public key, public and stateless, may be read from any origin.
-  const coreServer = createServer(coreRouter.listener(undefined, siweDomainCorsPolicy(whitelist)));
-  const webhooksServer = createServer(webhooksRouter.listener(undefined, anyOriginCorsPolicy));
+  const coreListener = coreRouter.listener(undefined, siweDomainCorsPolicy(whitelist));
+  const webhooksListener = webhooksRouter.listener(undefined, anyOriginCorsPolicy);
+  const coreServer = createServer(log ? logRequests(coreListener, log) : coreListener);
+  const webhooksServer = createServer(log ? logRequests(webhooksListener, log) : webhooksListener);
   let baseUrl = '';
   let webhooksUrl = '';
   registerAdminApi(coreRouter, {

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -125,8 +125,6 @@ describe('capi-sandbox refuses unusable command lines with a message and exit co
     [['serve', '--user', '0x1234'], /--user must be a wallet address/],
     [['serve', '--webhook-url', 'not a url'], /not an absolute URL/],
     [['serve', '--users', '/nonexistent/users.json'], /Cannot read the users file/],
-    [['serve', '--colour'], /Unknown option '--colour'/],
-    [['launch'], /Unknown command "launch"/],
     [['send-event', 'user.deleted', '--to', 'http://localhost:1'], /Unknown event type "user.deleted"/],
     [['send-event', 'user.created'], /needs --to URL/],
     [['send-event', '--to', 'http://localhost:1'], /exactly one event TYPE/],
@@ -194,7 +192,7 @@ describe('capi-sandbox send-event signs one event and sends it, like stripe trig
     closers.push(refusing.close);
     const refused = await run(['send-event', 'card.transaction.created', '--to', refusing.url, '--private-key', keyFile]);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toMatch(/HTTP 409 failed\nrefused with 409/);
+    expect(refused.stdout).toMatch(/HTTP 409 failed: refused with 409\n$/);
   });
 
   it('refuses data that does not match the event schema or nests thousands of levels deep, and a key that is not PEM', async () => {
@@ -242,14 +240,14 @@ describe('capi-sandbox send-event --sandbox has a running sandbox sign and deliv
     handled.length = 0;
     const plain = await run(['send-event', 'kyc.status.changed', '--to', receiverUrl]);
     expect(plain.code).toBe(1);
-    expect(plain.stdout).toMatch(/HTTP 401 failed/);
+    expect(plain.stdout).toMatch(/HTTP 401 invalid_signature: The signature does not match/);
     expect(plain.stderr).toMatch(/add --sandbox/);
 
     const viaSandbox = await run(['send-event', 'kyc.status.changed', '--sandbox', sandbox.baseUrl, '--to', receiverUrl]);
     expect(viaSandbox.stderr).toBe('');
     expect(viaSandbox.code).toBe(0);
     const [delivery] = sandbox.deliveries().filter((entry) => entry.url === receiverUrl);
-    expect(viaSandbox.stdout).toBe(`kyc.status.changed -> ${receiverUrl}: HTTP 200 succeeded (signed by the sandbox at ${sandbox.baseUrl}, delivery ${delivery!.id})\n`);
+    expect(viaSandbox.stdout).toBe(`kyc.status.changed -> ${receiverUrl}: HTTP 200 processed (signed by the sandbox at ${sandbox.baseUrl}, delivery ${delivery!.id})\n`);
     // Without --data, the event carries the sandbox's first user.
     expect(handled).toEqual(['kyc.status.changed first@example.com']);
   });
@@ -275,6 +273,41 @@ describe('capi-sandbox send-event --sandbox has a running sandbox sign and deliv
     }
   });
 
+  it('says what the receiver answered: processed, then duplicate (no handler ran; exit 0, the delivery succeeded), or its error', async () => {
+    handled.length = 0;
+    const user = sandbox.users.create({ email: 'twice@example.com' });
+    const dataFile = join(workDir, 'twice.json');
+    writeFileSync(dataFile, JSON.stringify(user));
+    const args = ['send-event', 'kyc.status.changed', '--sandbox', sandbox.baseUrl, '--to', receiverUrl, '--data', dataFile];
+    const first = await run(args);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/: HTTP 200 processed \(signed by the sandbox/);
+    const second = await run(args);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(
+      /: HTTP 200 duplicate \(This body is the latest processed event of its subject \(eventType, data.id\); the duplicate was not dispatched again\.\) \(signed by the sandbox/,
+    );
+    expect(second.stdout).not.toMatch(/succeeded/);
+    expect(handled).toEqual(['kyc.status.changed twice@example.com']);
+
+    // Plain send-event, a receiver whose handler fails: its error code and message.
+    const keyFile = join(workDir, 'failing-key.pem');
+    execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', keyFile]);
+    const publicKey = execFileSync('openssl', ['pkey', '-in', keyFile, '-pubout'], { encoding: 'utf8' });
+    const failing = createWebhookReceiver({ publicKey, onError: () => {} }).onAny(() => {
+      throw new Error('database down');
+    });
+    const server = createServer(toNodeHandler(failing));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    const failed = await run(['send-event', 'user.created', '--to', `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`, '--private-key', keyFile]);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/: HTTP 500 handler_failed: A handler failed; the delivery was released so that the retry is processed\.\n$/);
+  });
+
   it('a receiver answering 500: exit 1, and says when the sandbox retries it', async () => {
     // Time scale 1: the retry is a minute away, so the first attempt is the whole story here.
     const slowRetries = await startSandbox({ users: [] });
@@ -285,7 +318,7 @@ describe('capi-sandbox send-event --sandbox has a running sandbox sign and deliv
       expect(result.code).toBe(1);
       const [delivery] = slowRetries.deliveries();
       expect(result.stdout).toBe(
-        `kyc.source-of-funds.changed -> ${refusing.url}: HTTP 500 failed; the sandbox retries it at ${delivery!.nextAttemptAt} (attempt 2 of 4): ${slowRetries.baseUrl}/__sandbox/deliveries?id=${delivery!.id}\nrefused with 500\n`,
+        `kyc.source-of-funds.changed -> ${refusing.url}: HTTP 500 failed: refused with 500; the sandbox retries it at ${delivery!.nextAttemptAt} (attempt 2 of 4): ${slowRetries.baseUrl}/__sandbox/deliveries?id=${delivery!.id}\n`,
       );
       expect(refusing.rejected).toEqual([]);
     } finally {
@@ -326,5 +359,112 @@ describe('capi-sandbox send-event --sandbox has a running sandbox sign and deliv
     expect(expandSandboxFlag(['user.created', '--sandbox', '--to', 'http://x'])).toEqual(['user.created', '--sandbox=http://127.0.0.1:4010', '--to', 'http://x']);
     expect(expandSandboxFlag(['user.created', '--sandbox', 'http://127.0.0.1:5000'])).toEqual(['user.created', '--sandbox', 'http://127.0.0.1:5000']);
     expect(DEFAULT_SANDBOX_URL).toBe(`http://127.0.0.1:${DEFAULT_CLI_PORT}`);
+  });
+});
+
+describe('capi-sandbox serve prints a line per request and per webhook delivery attempt; --quiet prints none', () => {
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  async function waitFor(output: () => string, pattern: RegExp): Promise<void> {
+    for (let i = 0; i < 400 && !pattern.test(output()); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(output()).toMatch(pattern);
+  }
+
+  it('prints method, path, status and ms per request; event type, URL, attempt, the receiver\'s answer and what comes next per attempt', async () => {
+    const sandbox = await serve(['--port', '0', '--time-scale', '600']);
+    const receiver = createWebhookReceiver({ publicKey: createPublicKeyProvider({ url: `${sandbox.webhooksUrl}/api/v1/public-key` }) }).onAny(() => {});
+    const server = createServer(toNodeHandler(receiver));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    const receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+    const publicKey: string = (await callOperation(sandbox.webhooksUrl, 'getWebhookPublicKey')).body.publicKey;
+    const refusing = await startPlainReceiver({ publicKey, answer: () => 500 });
+    closers.push(refusing.close);
+
+    expect((await fetch(`${sandbox.baseUrl}/api/v1/auth/nonce`)).status).toBe(200);
+    await waitFor(sandbox.output, /^\d\d:\d\d:\d\d\.\d{3} GET \/api\/v1\/auth\/nonce 200 \d+ ms$/m);
+    expect((await fetch(`${sandbox.baseUrl}/__sandbox/nowhere?token=secret`)).status).toBe(404);
+    await waitFor(sandbox.output, /GET \/__sandbox\/nowhere 404 \d+ ms$/m);
+    expect(sandbox.output()).not.toContain('secret');
+
+    const send = (to: string, eventType: string) =>
+      fetch(`${sandbox.baseUrl}/__sandbox/events`, { method: 'POST', body: JSON.stringify({ eventType, to: [to] }) });
+    expect((await send(receiverUrl, 'user.created')).status).toBe(202);
+    await waitFor(sandbox.output, new RegExp(`webhook user\\.created -> ${escape(receiverUrl)} attempt 1 \\(\\d+ ms\\): HTTP 200 processed$`, 'm'));
+    expect(sandbox.output()).toMatch(/POST \/__sandbox\/events 202 \d+ ms$/m);
+    expect((await send(receiverUrl, 'user.created')).status).toBe(202);
+    await waitFor(sandbox.output, new RegExp(`webhook user\\.created -> ${escape(receiverUrl)} attempt 1 \\(\\d+ ms\\): HTTP 200 duplicate \\(This body is the latest processed event`, 'm'));
+
+    // Time scale 600: the retries come after 0.1, 0.5 and 1.5 seconds.
+    expect((await send(refusing.url, 'kyc.status.changed')).status).toBe(202);
+    const failedAttempt = (n: number, next: string) =>
+      new RegExp(`webhook kyc\\.status\\.changed -> ${escape(refusing.url)} attempt ${n} \\(\\d+ ms\\): HTTP 500 failed: refused with 500; ${next}$`, 'm');
+    await waitFor(sandbox.output, failedAttempt(1, 'attempt 2 of 4 at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z'));
+    await waitFor(sandbox.output, failedAttempt(4, 'given up'));
+    expect(await sandbox.stop()).toBe(0);
+  });
+
+  it('--quiet: the banner and nothing per request or delivery', async () => {
+    let publicKey = '';
+    const partner = await startPlainReceiver({ publicKey: () => publicKey });
+    closers.push(partner.close);
+    const sandbox = await serve(['--port', '0', '--quiet', '--webhook-url', partner.url]);
+    publicKey = (await callOperation(sandbox.webhooksUrl, 'getWebhookPublicKey')).body.publicKey;
+    expect((await fetch(`${sandbox.baseUrl}/api/v1/auth/nonce`)).status).toBe(200);
+    expect((await fetch(`${sandbox.baseUrl}/__sandbox/events`, { method: 'POST', body: JSON.stringify({ eventType: 'user.created' }) })).status).toBe(202);
+    for (let i = 0; i < 200 && partner.received.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(partner.received).toHaveLength(1);
+    expect(await sandbox.stop()).toBe(0);
+    // Everything the process wrote is in once it has exited.
+    expect(sandbox.output()).toMatch(/-----END PUBLIC KEY-----\ncapi sandbox stopped\n$/);
+  });
+});
+
+describe('capi-sandbox --version, and "did you mean" for a mistyped flag or command', () => {
+  function runBinary(args: string[]) {
+    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      child.once('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  it('prints the package version for --version, -v and version', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v', 'version']) {
+      expect(await runBinary([flag])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    }
+  });
+
+  it.each([
+    [['serve', '--prot', '4010'], 'Unknown flag --prot for serve. Did you mean --port?'],
+    [['--time_scale', '60'], 'Unknown flag --time_scale for serve. Did you mean --time-scale?'],
+    [['--webhook-urls', 'http://localhost:3000'], 'Unknown flag --webhook-urls for serve. Did you mean --webhook-url?'],
+    [['--qiuet'], 'Unknown flag --qiuet for serve. Did you mean --quiet?'],
+    [['--versoin'], 'Unknown flag --versoin for serve. Did you mean --version?'],
+    [['--post', '1'], 'Unknown flag --post for serve. Did you mean --port or --host?'],
+    [['send-event', 'user.created', '--tto', 'http://localhost:3000'], 'Unknown flag --tto for send-event. Did you mean --to?'],
+    [['sned-event'], 'Unknown command "sned-event"; use "serve" or "send-event". Did you mean send-event?'],
+  ])('%j: exit 2 with the suggestion and the usage', async (args, message) => {
+    const { code, stdout, stderr } = await runBinary(args);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.split('\n')[0]).toBe(`capi-sandbox: ${message}`);
+    expect(stderr).toContain('Usage:\n  capi-sandbox [serve] [options]');
+  });
+
+  it.each([
+    [['--colour'], 'Unknown flag --colour for serve.'],
+    [['launch'], 'Unknown command "launch"; use "serve" or "send-event".'],
+  ])('%j: near no known word, suggests nothing and still shows the usage', async (args, message) => {
+    const { code, stderr } = await runBinary(args);
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toBe(`capi-sandbox: ${message}`);
+    expect(stderr).toContain('Usage:');
   });
 });

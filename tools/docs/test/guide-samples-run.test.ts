@@ -25,6 +25,15 @@ function expectPrintedInOrder(stdout: string, expected: string[]) {
   }
 }
 
+/** Runs a sample and checks that it printed, in order, what its comments say, and that those are `expected`. */
+async function expectSampleRunsAndPrints(name: string, expected: string[]) {
+  expect(printedExpectations(sample(name).code)).toEqual(expected);
+  const result = await runSample(sample(name));
+  expect(result.stderr).toBe('');
+  expect(result.exitCode).toBe(0);
+  expectPrintedInOrder(result.stdout, expected);
+}
+
 // The samples that need nothing but the packages (they start their own sandbox, or send no
 // request) run as written, and print what their text and comments say.
 describe('the self-contained samples of the guides run and print what they say', () => {
@@ -47,13 +56,15 @@ describe('the self-contained samples of the guides run and print what they say',
     expect(result.stdout.trim()).toBe('sign in first');
   }, 90_000);
 
+  it('onboarding on the newer generation: a brand-new wallet from sign-in to card, every status on the way, then the limit', async () => {
+    await expectSampleRunsAndPrints('onboarding-newer-generation-1', ['false', 'true', 'action_accept_tos', 'action_complete_kyc', 'action_complete_sof', 'action_create_account', '1', 'action_create_card', '1', 'completed', '1000000']);
+  }, 90_000);
+
+  it('migrating an existing user: waiting_kyc_setup, KYC and source of funds skipped; the fallback to the full flow', async () => {
+    await expectSampleRunsAndPrints('migrating-an-existing-user-1', ['waiting_kyc_setup', 'action_create_account', 'approved true', 'action_complete_kyc']);
+  }, 90_000);
+
   it('sandbox: the limit syncs, the key matches, the KYC change is delivered, signed and verified', async () => {
-    const code = sample('sandbox-1').code;
-    const expected = printedExpectations(code);
-    expect(expected).toEqual(['synced', 'true', "[ 'kyc.status.changed: succeeded' ]", 'rejected']);
-    const result = await runSample(sample('sandbox-1'));
-    expect(result.stderr).toBe('');
-    expect(result.exitCode).toBe(0);
-    expectPrintedInOrder(result.stdout, expected);
+    await expectSampleRunsAndPrints('sandbox-1', ['synced', 'true', "[ 'kyc.status.changed: succeeded' ]", 'rejected']);
   }, 90_000);
 });

@@ -1,5 +1,7 @@
 import type { Writable } from 'node:stream';
+import { version } from '../../package.json';
 import { CliUsageError } from './cli-usage-error.js';
+import { didYouMean } from './parse-command-line.js';
 import { runSendEvent } from './send-event-command.js';
 import { runServe } from './serve-command.js';
 import { USAGE } from './usage.js';
@@ -11,12 +13,18 @@ export interface CliStreams {
 }
 
 const HELP = new Set(['--help', '-h', 'help']);
+const VERSION = new Set(['--version', '-v', 'version']);
+const COMMANDS = ['serve', 'send-event', 'help', 'version'];
 
-/** Runs `capi-sandbox` with `args`; resolves to the process exit code. */
+/**
+ * Runs `capi-sandbox` with `args`; resolves to the process exit code: 0, 1 (a delivery that
+ * did not succeed), 2 (an unusable command line: the message, and for an unknown flag or
+ * command the usage, go to `err`).
+ */
 export async function runCli(args: string[], streams: CliStreams): Promise<number> {
   // `serve` is the default command: `npx -p @capi/sandbox capi-sandbox` alone starts the sandbox with its
   // defaults, and `capi-sandbox --port 4010` is read as `capi-sandbox serve --port 4010`.
-  const servesByDefault = args[0] === undefined || (args[0].startsWith('-') && !HELP.has(args[0]));
+  const servesByDefault = args[0] === undefined || (args[0].startsWith('-') && !HELP.has(args[0]) && !VERSION.has(args[0]));
   const [command, ...rest] = servesByDefault ? ['serve', ...args] : args;
   try {
     switch (command) {
@@ -29,12 +37,18 @@ export async function runCli(args: string[], streams: CliStreams): Promise<numbe
       case 'help':
         streams.out.write(USAGE);
         return 0;
+      case '--version':
+      case '-v':
+      case 'version':
+        streams.out.write(`${version}\n`);
+        return 0;
       default:
-        throw new CliUsageError(`Unknown command "${command}"; use "serve" or "send-event".`);
+        throw new CliUsageError(`Unknown command "${command}"; use "serve" or "send-event".${didYouMean(command!, COMMANDS)}`, { showUsage: true });
     }
   } catch (error) {
     if (error instanceof CliUsageError || error instanceof SandboxConfigError) {
-      streams.err.write(`capi-sandbox: ${error.message}\nRun "capi-sandbox --help" for the options.\n`);
+      const showUsage = error instanceof CliUsageError && error.showUsage;
+      streams.err.write(`capi-sandbox: ${error.message}\n${showUsage ? `\n${USAGE}` : 'Run "capi-sandbox --help" for the options.\n'}`);
       return 2;
     }
     throw error;

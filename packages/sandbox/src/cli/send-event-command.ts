@@ -1,13 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { MAX_NESTING_DEPTH, nestsDeeperThan } from '../conformance/nesting-depth.js';
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../webhooks/delivery-scheduler.js';
 import { eventProblems } from '../webhooks/event-conformance.js';
 import { parseEndpointUrl } from '../webhooks/event-publisher.js';
 import { postWebhook } from '../webhooks/post-webhook.js';
+import { describeAttemptAnswer } from '../webhooks/receiver-answer.js';
 import { sampleEventData, SANDBOX_EVENT_TYPES } from '../webhooks/sample-event-data.js';
 import { createWebhookSigner } from '../webhooks/webhook-signer.js';
 import { CliUsageError } from './cli-usage-error.js';
+import { parseCommandLine } from './parse-command-line.js';
 import type { CliStreams } from './run-cli.js';
 import { expandSandboxFlag, parseSandboxUrl, sendEventThroughSandbox } from './send-through-sandbox.js';
 
@@ -25,24 +26,18 @@ async function readFlagFile(flag: string, path: string): Promise<string> {
  * With `--sandbox [URL]`, a running sandbox signs it with its key and delivers it instead.
  */
 export async function runSendEvent(args: string[], { out, err }: CliStreams): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: expandSandboxFlag(args),
-      strict: true,
-      allowPositionals: true,
-      options: {
-        to: { type: 'string', multiple: true },
-        data: { type: 'string' },
-        'private-key': { type: 'string' },
-        sandbox: { type: 'string' },
-        'user-id': { type: 'string' },
-      },
-    });
-  } catch (error) {
-    throw new CliUsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine(
+    'send-event',
+    expandSandboxFlag(args),
+    {
+      to: { type: 'string', multiple: true },
+      data: { type: 'string' },
+      'private-key': { type: 'string' },
+      sandbox: { type: 'string' },
+      'user-id': { type: 'string' },
+    },
+    true,
+  );
   const [eventType, ...extra] = positionals;
   if (eventType === undefined || extra.length > 0) throw new CliUsageError('send-event takes exactly one event TYPE, e.g. "send-event user.created --to http://localhost:3000/webhooks".');
   if (!(SANDBOX_EVENT_TYPES as readonly string[]).includes(eventType)) {
@@ -110,10 +105,6 @@ export async function runSendEvent(args: string[], { out, err }: CliStreams): Pr
   const rawBody = JSON.stringify(event);
   const signed = await signer.sign(rawBody);
   const result = await postWebhook(url, rawBody, signed.headers, DEFAULT_DELIVERY_TIMEOUT_MS, new AbortController().signal);
-  if (result.status === null) {
-    out.write(`${eventType} -> ${url.href}: ${result.outcome} (${result.error})\n`);
-    return 1;
-  }
-  out.write(`${eventType} -> ${url.href}: HTTP ${result.status} ${result.outcome}${result.responseBody ? `\n${result.responseBody}` : ''}\n`);
+  out.write(`${eventType} -> ${url.href}: ${describeAttemptAnswer(result)}\n`);
   return result.outcome === 'succeeded' ? 0 : 1;
 }

@@ -1,4 +1,5 @@
 import type { Delivery } from '../webhooks/delivery-scheduler.js';
+import { describeAttemptAnswer } from '../webhooks/receiver-answer.js';
 import { SANDBOX_EVENT_TYPES } from '../webhooks/sample-event-data.js';
 import { CliUsageError } from './cli-usage-error.js';
 import type { CliStreams } from './run-cli.js';
@@ -85,23 +86,18 @@ function refusal(body: unknown): string {
   return typeof error?.message === 'string' ? error.message : JSON.stringify(body);
 }
 
-function describeAnswer(attempt: Delivery['attempts'][number]): string {
-  return attempt.status === null ? `${attempt.outcome} (${attempt.error})` : `HTTP ${attempt.status} ${attempt.outcome}`;
-}
-
 // Every attempt made so far (a retry may already have run under a large time scale), then
 // what happens next.
 function describeDelivery(delivery: Delivery, sandboxUrl: string): string {
   const [first, ...retries] = delivery.attempts;
-  const answers = [describeAnswer(first!), ...retries.map((attempt) => `then attempt ${attempt.attempt}: ${describeAnswer(attempt)}`)].join(', ');
+  const answers = [describeAttemptAnswer(first!), ...retries.map((attempt) => `then attempt ${attempt.attempt}: ${describeAttemptAnswer(attempt)}`)].join(', ');
   const line = `${delivery.eventType} -> ${delivery.url}: ${answers}`;
   if (delivery.state === 'succeeded') return `${line} (signed by the sandbox at ${sandboxUrl}, delivery ${delivery.id})\n`;
   const next =
     delivery.state === 'failed'
       ? 'the sandbox gave up on it'
       : `the sandbox retries it${delivery.nextAttemptAt ? ` at ${delivery.nextAttemptAt}` : ''} (attempt ${delivery.attempts.length + 1} of 4)`;
-  const excerpt = delivery.attempts.at(-1)!.responseBody;
-  return `${line}; ${next}: ${sandboxUrl}/__sandbox/deliveries?id=${delivery.id}${excerpt ? `\n${excerpt}` : ''}\n`;
+  return `${line}; ${next}: ${sandboxUrl}/__sandbox/deliveries?id=${delivery.id}\n`;
 }
 
 /**

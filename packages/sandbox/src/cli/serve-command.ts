@@ -1,9 +1,9 @@
-import { parseArgs } from 'node:util';
 import { isAddress } from 'viem';
 import type { Generation } from '../auth/token-service.js';
 import { DEV_WALLET, type SandboxOptions } from '../options.js';
 import { startSandbox } from '../sandbox.js';
 import { CliUsageError } from './cli-usage-error.js';
+import { parseCommandLine } from './parse-command-line.js';
 import { parseNumberFlag } from './parse-number.js';
 import type { CliStreams } from './run-cli.js';
 
@@ -11,34 +11,39 @@ import type { CliStreams } from './run-cli.js';
 export const DEFAULT_CLI_PORT = 4010;
 
 function parseServeArgs(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        'webhooks-port': { type: 'string' },
-        host: { type: 'string' },
-        users: { type: 'string' },
-        user: { type: 'string', multiple: true },
-        'webhook-url': { type: 'string', multiple: true },
-        'time-scale': { type: 'string' },
-        'delivery-timeout': { type: 'string' },
-        'limit-sync-delay': { type: 'string' },
-        generation: { type: 'string' },
-        whitelist: { type: 'string', multiple: true },
-        'max-daily-limit': { type: 'string' },
-        'require-phone': { type: 'boolean' },
-        'migration-kyc-setup': { type: 'string' },
-      },
-    }).values;
-  } catch (error) {
-    throw new CliUsageError((error as Error).message);
-  }
+  return parseCommandLine(
+    'serve',
+    args,
+    {
+      port: { type: 'string' },
+      'webhooks-port': { type: 'string' },
+      host: { type: 'string' },
+      users: { type: 'string' },
+      user: { type: 'string', multiple: true },
+      'webhook-url': { type: 'string', multiple: true },
+      'time-scale': { type: 'string' },
+      'delivery-timeout': { type: 'string' },
+      'limit-sync-delay': { type: 'string' },
+      generation: { type: 'string' },
+      whitelist: { type: 'string', multiple: true },
+      'max-daily-limit': { type: 'string' },
+      'require-phone': { type: 'boolean' },
+      'migration-kyc-setup': { type: 'string' },
+      quiet: { type: 'boolean' },
+    },
+    false,
+  ).values;
 }
 
-/** `capi-sandbox serve`: starts the sandbox, prints its URLs and key, runs until SIGINT/SIGTERM. */
+/** The time of a log entry as the terminal shows it: `HH:MM:SS.mmm` (UTC, like the delivery log). */
+function clockTime(iso: string): string {
+  return iso.slice(11, 23);
+}
+
+/**
+ * `capi-sandbox serve`: starts the sandbox, prints its URLs and key, then one line per request
+ * and per webhook delivery attempt (none with `--quiet`); runs until SIGINT/SIGTERM.
+ */
 export async function runServe(args: string[], { out }: CliStreams): Promise<number> {
   const flags = parseServeArgs(args);
   const port = parseNumberFlag('port', flags.port) ?? DEFAULT_CLI_PORT;
@@ -64,6 +69,7 @@ export async function runServe(args: string[], { out }: CliStreams): Promise<num
     ...(flags['max-daily-limit'] !== undefined ? { maxDailyLimitCents: parseNumberFlag('max-daily-limit', flags['max-daily-limit'])! } : {}),
     ...(flags['require-phone'] ? { requirePhone: true } : {}),
     ...(flags['migration-kyc-setup'] !== undefined ? { migrationKycSetupMs: parseNumberFlag('migration-kyc-setup', flags['migration-kyc-setup'])! } : {}),
+    ...(flags.quiet ? {} : { onLog: (entry) => out.write(`${clockTime(entry.time)} ${entry.message}\n`) }),
   };
   const sandbox = await startSandbox(options);
   const users = sandbox.users.list();

@@ -4,6 +4,7 @@ Usage:
   capi-sandbox [serve] [options]      serve is the default command
   capi-sandbox send-event TYPE --to URL [--data FILE] [--private-key FILE]
   capi-sandbox send-event TYPE --sandbox [URL] [--to URL]... [--data FILE | --user-id ID]
+  capi-sandbox --version | --help
 
 serve options:
   --port N                 core API port (default 4010; 0 picks a free port)
@@ -20,6 +21,7 @@ serve options:
   --max-daily-limit CENTS  the partner's agreed maximum daily limit (default 1000000)
   --require-phone          newer: the partner requires phone verification (action_verify_phone)
   --migration-kyc-setup MS newer: how long a migrated user waits at waiting_kyc_setup (default 5000)
+  --quiet                  print no line per request and per webhook delivery attempt
 
 send-event:
   TYPE                     user.created | kyc.status.changed | kyc.phone-validation.changed |

@@ -80,6 +80,8 @@ export interface DeliverySchedulerOptions {
   /** Divides every retry delay: 60 makes the 1/5/15-minute schedule take 1/5/15 seconds. */
   timeScale: number;
   deliveryTimeoutMs: number;
+  /** Called after each attempt, once the delivery's state says what comes next (a retry, or none). */
+  onAttempt?: (delivery: Delivery, attempt: DeliveryAttempt) => void;
 }
 
 /**
@@ -157,6 +159,7 @@ export class DeliveryScheduler {
         error: `the sandbox could not sign or send the delivery: ${(error as Error)?.message ?? String(error)}`,
       });
       this.#finish(delivery, 'failed');
+      this.#report(delivery);
     });
   }
 
@@ -176,8 +179,10 @@ export class DeliveryScheduler {
       outcome: result.outcome,
       ...('responseBody' in result ? { responseBody: result.responseBody } : { error: result.error }),
     });
-    if (result.outcome === 'succeeded') return this.#finish(delivery, 'succeeded');
-    if (retryIndex >= RETRY_DELAYS_MS.length || this.#closing.signal.aborted) return this.#finish(delivery, 'failed');
+    if (result.outcome === 'succeeded' || retryIndex >= RETRY_DELAYS_MS.length || this.#closing.signal.aborted) {
+      this.#finish(delivery, result.outcome === 'succeeded' ? 'succeeded' : 'failed');
+      return this.#report(delivery);
+    }
     const delayMs = RETRY_DELAYS_MS[retryIndex]! / this.options.timeScale;
     delivery.state = 'retrying';
     delivery.nextAttemptAt = new Date(Date.now() + delayMs).toISOString();
@@ -186,6 +191,11 @@ export class DeliveryScheduler {
       this.#startAttempt(delivery, url, rawBody, retryIndex + 1);
     }, delayMs);
     this.#timers.add(timer);
+    this.#report(delivery);
+  }
+
+  #report(delivery: Delivery): void {
+    this.options.onAttempt?.(delivery, delivery.attempts.at(-1)!);
   }
 
   /** The wait before attempt `retryIndex + 1`, as the live service has it and as scaled here. */

@@ -1,0 +1,137 @@
+// The newer generation's onboarding operations of @capi/client/onboarding over real HTTP on
+// loopback: what each sends (method, path, body, bearer token), what it returns, what it
+// refuses before sending, and the typed error, with the advice, for each refusal the spec
+// documents. The journey through a real sandbox is in onboarding.test.ts.
+import type { User } from '@capi/openapi-types';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AuthenticationError, ConflictError, createPartnerClient, InvalidArgumentError, NotFoundError, ServerError, signerFromViemAccount, UnexpectedResponseError, ValidationError, type PartnerClient } from '../src/index.js';
+import {
+  acceptTerms,
+  createAccount,
+  createCard,
+  getOnboardingStatus,
+  getUser,
+  registerUser,
+  requestEmailVerification,
+  requestPhoneVerification,
+  setPhone,
+  submitSourceOfFunds,
+  updatePhone,
+} from '../src/onboarding.js';
+import { startPartnerService, type PartnerService } from './support/partner-service.js';
+import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
+
+let service: PartnerService;
+afterEach(() => service?.close());
+
+const USER: User = {
+  id: 'usr_7f3c2a',
+  email: 'ada@example.com',
+  phone: null,
+  firstName: null,
+  lastName: null,
+  address1: null,
+  address2: null,
+  city: null,
+  postalCode: null,
+  state: null,
+  country: null,
+  nationalityCountry: null,
+  signInWallets: [{ address: registeredAccount.address }],
+  smartWallets: [],
+  kycStatus: 'notStarted',
+  availableFeatures: { providerIban: false },
+  cards: [],
+  bankingDetails: null,
+  isSourceOfFundsAnswered: false,
+  isPhoneValidated: false,
+};
+const SENT = { sentTo: 'ada@example.com', expiresAt: '2026-11-21T12:10:00.000Z' };
+
+async function signedIn(): Promise<{ client: PartnerClient; token: string }> {
+  service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+  const client = createPartnerClient({ baseUrl: service.url });
+  const { token } = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+  return { client, token };
+}
+
+const lastRequest = () => service.requests.at(-1)!;
+
+describe('each operation sends the spec\'s method, path and body with the bearer token, and returns the typed answer', () => {
+  it.each([
+    ['requestEmailVerification', (c: PartnerClient) => requestEmailVerification(c, { email: 'ada@example.com' }), 'POST', '/email/verification', { email: 'ada@example.com' }, SENT],
+    ['registerUser', (c: PartnerClient) => registerUser(c, { email: 'ada@example.com', otp: '049281' }), 'POST', '/user', { email: 'ada@example.com', otp: '049281' }, USER],
+    ['getUser', (c: PartnerClient) => getUser(c), 'GET', '/user', undefined, USER],
+    ['acceptTerms', (c: PartnerClient) => acceptTerms(c), 'POST', '/user/terms', { accepted: true }, USER],
+    ['submitSourceOfFunds', (c: PartnerClient) => submitSourceOfFunds(c, { answers: [{ question: 'Main income?', answer: 'Employment' }] }), 'POST', '/source-of-funds', { answers: [{ question: 'Main income?', answer: 'Employment' }] }, USER],
+    ['createAccount', (c: PartnerClient) => createAccount(c), 'POST', '/account', undefined, USER],
+    ['requestPhoneVerification', (c: PartnerClient) => requestPhoneVerification(c, { phone: '+15555550123' }), 'POST', '/phone/verification', { phone: '+15555550123' }, SENT],
+    ['setPhone', (c: PartnerClient) => setPhone(c, { phone: '+15555550123', otp: '731904' }), 'POST', '/phone', { phone: '+15555550123', otp: '731904' }, USER],
+    ['updatePhone', (c: PartnerClient) => updatePhone(c, { phone: '+15555550199', otp: '118273' }), 'PATCH', '/phone', { phone: '+15555550199', otp: '118273' }, USER],
+    ['createCard', (c: PartnerClient) => createCard(c, { virtual: true, phone: '+15555550123' }), 'POST', '/cards', { virtual: true, phone: '+15555550123' }, USER],
+    ['createCard without a body', (c: PartnerClient) => createCard(c), 'POST', '/cards', {}, USER],
+  ] as const)('%s', async (_name, call, method, path, body, answer) => {
+    const { client, token } = await signedIn();
+    service.script(method, path, { status: 200, body: answer });
+    await expect(call(client)).resolves.toEqual(answer);
+    expect(lastRequest()).toMatchObject({ method, path, authorization: `Bearer ${token}` });
+    if (body === undefined) expect(lastRequest().body).toBe('');
+    else expect(JSON.parse(lastRequest().body)).toEqual(body);
+  });
+});
+
+describe('refuses a call it can tell is wrong before sending anything, with InvalidArgumentError', () => {
+  it.each([
+    ['an email that is not a string', () => requestEmailVerification(undefined as never, { email: 42 } as never), 'email', 'invalid_email', /needs email as a non-empty string, e.g. 'ada@example.com'; got 42/],
+    ['no body', () => registerUser(undefined as never, undefined as never), 'body', 'invalid_body', /registerUser takes an object such as \{ email: 'ada@example.com', otp: '492817' \}; got undefined/],
+    ['an OTP given as a number (leading zeros lost)', () => registerUser(undefined as never, { email: 'a@example.com', otp: 49281 } as never), 'otp', 'invalid_otp', /as a number it loses its leading zeros; got 49281/],
+    ['an OTP that is not digits', () => setPhone(undefined as never, { phone: '+15555550123', otp: 'abc' }), 'otp', 'invalid_otp', /a string of digits, e.g. "049281"; got "abc"/],
+    ['no phone', () => requestPhoneVerification(undefined as never, {} as never), 'phone', 'invalid_phone', /needs phone as a non-empty string, e.g. '\+15555550123'; got none/],
+    ['empty answers', () => submitSourceOfFunds(undefined as never, { answers: [] as never }), 'answers', 'invalid_answers', /a non-empty list of \{ question, answer \} strings; got \[\]/],
+    ['an answer without question', () => submitSourceOfFunds(undefined as never, { answers: [{ answer: 'x' }] as never }), 'answers', 'invalid_answers', /got \[\{"answer":"x"\}\]/],
+    ['a card body that is an array', () => createCard(undefined as never, [] as never), 'body', 'invalid_body', /createCard takes an object such as \{ virtual: true \}; got an array/],
+  ])('%s', async (_name, call, argument, code, message) => {
+    const error = await call().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect(error).toMatchObject({ argument, code, message: expect.stringMatching(message) });
+  });
+});
+
+describe('turns each refusal the spec documents into its typed error, saying what to do', () => {
+  it.each([
+    ['409 OnboardingStepNotReached', () => acceptTerms, 'POST', '/user/terms', 409, 'OnboardingStepNotReached', ConflictError, /read getOnboardingStatus\(\) and complete the step it names first/],
+    ['409 AlreadyRegistered', () => (c: PartnerClient) => registerUser(c, { email: 'ada@example.com', otp: '049281' }), 'POST', '/user', 409, 'AlreadyRegistered', ConflictError, /sign in again for a token with its userId/],
+    ['409 EmailTaken', () => (c: PartnerClient) => registerUser(c, { email: 'ada@example.com', otp: '049281' }), 'POST', '/user', 409, 'EmailTaken', ConflictError, /a user has one sign-in wallet/],
+    ['409 AlreadyDone', () => createAccount, 'POST', '/account', 409, 'AlreadyDone', ConflictError, /already complete: read getOnboardingStatus\(\) for the next one/],
+    ['409 PhoneNotValidated', () => (c: PartnerClient) => updatePhone(c, { phone: '+15555550199', otp: '118273' }), 'PATCH', '/phone', 409, 'PhoneNotValidated', ConflictError, /requestPhoneVerification\(\), then setPhone\(\)/],
+    ['422 InvalidOneTimePassword', () => (c: PartnerClient) => setPhone(c, { phone: '+15555550123', otp: '000000' }), 'POST', '/phone', 422, 'InvalidOneTimePassword', ValidationError, /Ask for a new one-time password/],
+    ['404 UserNotRegistered', () => getOnboardingStatus, 'GET', '/user/onboarding', 404, 'UserNotRegistered', NotFoundError, /requestEmailVerification\(\), then registerUser\(\)/],
+    ['401', () => getUser, 'GET', '/user', 401, 'Unauthorized', AuthenticationError, /Sign in again/],
+  ] as const)('%s', async (_name, operation, method, path, status, code, errorClass, advice) => {
+    const { client } = await signedIn();
+    service.script(method, path, { status, body: { code, message: 'The service says no' } });
+    const error = await (operation() as (c: PartnerClient) => Promise<unknown>)(client).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(errorClass);
+    expect(error).toMatchObject({ status, code });
+    expect((error as Error).message).toMatch(advice);
+    expect((error as Error).message).toContain('The service says no');
+  });
+
+  it('a 200 without a User or without {sentTo, expiresAt} is an UnexpectedResponseError (a base URL of the other generation)', async () => {
+    const { client } = await signedIn();
+    service.script('POST', '/account', { status: 200, body: {} });
+    await expect(createAccount(client)).rejects.toMatchObject({ name: 'UnexpectedResponseError', code: 'unexpected_onboarding_body', message: expect.stringMatching(/createAccount answered without a User/) });
+    service.script('POST', '/email/verification', { status: 200, body: { ok: true } });
+    await expect(requestEmailVerification(client, { email: 'ada@example.com' })).rejects.toBeInstanceOf(UnexpectedResponseError);
+  });
+
+  it('writes are not retried after a 503 (the service may have acted), reads are', async () => {
+    const { client } = await signedIn();
+    service.script('POST', '/cards', { status: 503, body: { message: 'maintenance' } }, { status: 200, body: USER });
+    await expect(createCard(client, { virtual: true })).rejects.toBeInstanceOf(ServerError);
+    expect(service.count('POST', '/cards')).toBe(1);
+    service.script('GET', '/user', { status: 503, headers: { 'retry-after': '0' }, body: { message: 'maintenance' } }, { status: 200, body: USER });
+    await expect(getUser(client)).resolves.toEqual(USER);
+    expect(service.count('GET', '/user')).toBe(2);
+  });
+});
