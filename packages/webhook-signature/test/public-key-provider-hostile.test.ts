@@ -84,7 +84,7 @@ describe('rejects a hostile key server with a typed PublicKeyFetchError, and not
     const error = await provider({ timeoutMs: 5_000 }).get().then(() => undefined, (reason: unknown) => reason);
     expect(error).toBeInstanceOf(PublicKeyFetchError);
     expect(['malformed_response', 'timeout']).toContain((error as PublicKeyFetchError).code);
-  });
+  }, 20_000); // above the provider's own 5 s timeout, so a slow machine sees the typed error, not vitest's
 
   it('200 with an HTML page (a login wall, a wrong path) gives malformed_response quoting its start', async () => {
     server.reply((_, response) => { response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><body>Sign in</body></html>'); });
