@@ -10,7 +10,7 @@ import { listOperations, serverUrl } from '../src/api-pages.mjs';
 import { buildSite } from '../src/build-site.mjs';
 import { chromiumArgs, chromiumPath } from '../src/diagrams.mjs';
 import { examplePublicKey, listEvents } from '../src/event-pages.mjs';
-import { brokenLinks, crawl, notVisible, remoteRequests, sidewaysScroll, type PageFacts } from './site-checks';
+import { brokenLinks, crawl, notVisible, remoteRequests, seriousViolations, sidewaysScroll, type PageFacts } from './site-checks';
 import { serveDirectory } from './static-server';
 
 const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -51,6 +51,7 @@ for (const width of widths) {
   describe(`every page at ${width} px`, () => {
     let pages: Map<string, PageFacts>;
     const sideways: string[] = [];
+    const violations: string[] = [];
 
     beforeAll(async () => {
       // Links, anchors and widths need HTML and CSS only: crawled with scripts off (VitePress
@@ -64,6 +65,15 @@ for (const width of widths) {
         },
       });
       await crawling.close();
+      // axe-core on every page as readers get it, scripts on.
+      const reading = await browser.newContext({ viewport: { width, height: 900 } });
+      reading.on('request', (request) => requested.push(request.url()));
+      const page = await reading.newPage();
+      for (const pathname of pages.keys()) {
+        await page.goto(`${site.origin}${pathname}`, { waitUntil: 'load' });
+        violations.push(...(await seriousViolations(page)).map((violation) => `${pathname}: ${violation}`));
+      }
+      await reading.close();
     }, 1_200_000);
 
     it('reaches every part of the site: guides, API, events, packages, maintainers', () => {
@@ -83,6 +93,10 @@ for (const width of widths) {
         expect(sideways).toEqual([]);
       });
     }
+
+    it('has no serious or critical axe-core violation on any page', () => {
+      expect(violations).toEqual([]);
+    });
 
     it(`writes screenshots of the main pages to screenshots/${width}/`, async () => {
       const dir = path.join(screenshotsDir, String(width));
@@ -176,6 +190,21 @@ describe('the event reference shows every event with signed example deliveries',
     expect(await notVisible(page, ['30 seconds', '1 minutes after the previous attempt failed', '5 minutes after the previous attempt failed', '15 minutes after the previous attempt failed', 'about 21 minutes after the first attempt', 'Documentation test key'])).toEqual([]);
     expect(await page.locator('img[src$="/diagrams/retries.svg"]').isVisible()).toBe(true);
     await page.close();
+  }, 60_000);
+});
+
+describe('shows the diagrams as SVG rendered at build time', () => {
+  it('has the sign-in sequence, the onboarding steps and the retry timeline, each a real SVG', async () => {
+    for (const [pathname, image] of [['/guides/sign-in.html', 'sign-in'], ['/api/', 'onboarding'], ['/events/', 'retries']] as const) {
+      const page = await open(pathname, 1280);
+      const img = page.locator(`img[src$="/diagrams/${image}.svg"]`);
+      expect(await img.isVisible(), image).toBe(true);
+      expect(await img.evaluate((element) => (element as HTMLImageElement).complete && (element as HTMLImageElement).naturalWidth > 0), image).toBe(true);
+      expect(await img.evaluate((element) => element.getBoundingClientRect().width), image).toBeGreaterThan(300);
+      expect(await img.getAttribute('alt'), image).toMatch(/sequence|steps|timeline/);
+      await page.close();
+    }
+    expect(readFileSync(path.join(distDir, 'diagrams/onboarding.svg'), 'utf8')).toContain('action_complete_kyc');
   }, 60_000);
 });
 
