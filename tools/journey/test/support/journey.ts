@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPartnerClient, signerFromViemAccount, type PartnerClient } from '@capi/client';
+import { getUser } from '@capi/client/onboarding';
 import { startSandbox, type Sandbox, type SandboxOptions, type User } from '@capi/sandbox';
 import { createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
@@ -78,11 +79,9 @@ export async function lastOneTimePassword(sandbox: Sandbox, sentTo: string): Pro
   return oneTimePasswords.at(-1)!.code;
 }
 
-/** The user as the API answers it now (`GET /user`). */
-export async function apiUser(client: PartnerClient): Promise<User> {
-  const { data, error } = await client.raw.GET('/user');
-  expect(error).toBeUndefined();
-  return data as User;
+/** The user as the API answers it now (`GET /user`, through the client). */
+export function apiUser(client: PartnerClient): Promise<User> {
+  return getUser(client);
 }
 
 /**
