@@ -1,11 +1,11 @@
 // Reference 5 (rules 2, 5, 6, 7) and 9: sign-in, token lifetime and renewal, in the middle of
 // a user's journey, through @capi/client against the sandbox over loopback HTTP.
-import { AuthenticationError, createPartnerClient, signerFromViemAccount, TokenManager, type PartnerClient, type TokenSet } from '@capi/client';
+import { AuthenticationError, createPartnerClient, ForbiddenError, InvalidArgumentError, signerFromViemAccount, TokenManager, type PartnerClient, type TokenSet } from '@capi/client';
 import { acceptTerms, getOnboardingStatus, getUser, readTokenClaims, registerUser, requestEmailVerification } from '@capi/client/onboarding';
 import type { Sandbox } from '@capi/sandbox';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { admin, apiUser, expectNewEvents, lastOneTimePassword, SIGN_IN_PAGE, startJourney, type Journey } from './support/journey.js';
+import { admin, apiUser, expectNewEvents, lastOneTimePassword, newWallet, SIGN_IN_PAGE, startJourney, type Journey } from './support/journey.js';
 
 let journey: Journey | undefined;
 afterEach(async () => {
@@ -102,5 +102,26 @@ describe('older generation: the token lives ttlInSeconds; once expired, the clie
     // Each sign-in used a new nonce (rule 2).
     expect(nonces).toHaveLength(2);
     expect(new Set(nonces).size).toBe(2);
+  });
+});
+
+describe('where a wallet may sign in from (reference 5 rules 3 and 4, section 7)', () => {
+  it('localhost on any port and a whitelisted domain sign in; another domain is refused (ForbiddenError); 127.0.0.1 is refused before the wallet is asked', async () => {
+    journey = await startJourney({ whitelist: ['app.partner.example'] });
+    const { account, client } = newWallet(journey.sandbox);
+    const signer = signerFromViemAccount(account);
+    for (const page of [{ domain: 'localhost', uri: 'http://localhost/' }, { domain: 'localhost:5173', uri: 'http://localhost:5173/' }, { domain: 'app.partner.example', uri: 'https://app.partner.example/login' }]) {
+      await expect(client.signInWithEthereum({ ...signer, ...page, chainId: 100 })).resolves.toMatchObject({ token: expect.any(String) });
+    }
+    const foreign = await client.signInWithEthereum({ ...signer, domain: 'evil.example', uri: 'https://evil.example/', chainId: 100 }).catch((error: unknown) => error);
+    expect(foreign).toBeInstanceOf(ForbiddenError);
+    expect(foreign).toMatchObject({ status: 403, code: 'DomainNotWhitelisted' });
+    // The service's firewall would answer WAFForbidden (WafForbiddenError, tested in the client's
+    // errors.test.ts against a raw message); the client refuses it first, so no wallet prompt is wasted.
+    let prompted = false;
+    const loopback = await client.signInWithEthereum({ ...signer, signMessage: (message) => ((prompted = true), signer.signMessage(message)), domain: '127.0.0.1:3000', uri: 'http://127.0.0.1:3000/', chainId: 100 }).catch((error: unknown) => error);
+    expect(loopback).toBeInstanceOf(InvalidArgumentError);
+    expect(loopback).toMatchObject({ code: 'domain_blocked_by_waf' });
+    expect(prompted).toBe(false);
   });
 });
