@@ -5,9 +5,9 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getOnboardingStatus } from '@capi/client/onboarding';
+import { getOnboardingStatus, requestPhoneVerification, setPhone } from '@capi/client/onboarding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, apiUser, expectNewEvents, onboardedUser, startJourney, type Journey } from './support/journey.js';
+import { admin, apiUser, expectNewEvents, lastOneTimePassword, onboardedUser, startJourney, type Journey } from './support/journey.js';
 
 let journey: Journey;
 beforeAll(async () => {
@@ -57,6 +57,18 @@ describe('a user who returns to an earlier state is seen in every state (referen
     await setValidation(true);
     await expectNewEvents(journey, seen, client, ['kyc.phone-validation.changed']);
     expect(await apiUser(client)).toMatchObject({ isPhoneValidated: true, phone: '+15555550100' });
+  });
+});
+
+describe('a phone set with the first card and validated later (reference 9: the partner does not require verification)', () => {
+  it('the card sets the number without an event; its validation later is one kyc.phone-validation.changed', async () => {
+    const { client, user } = await onboardedUser(journey, 'phone-later@example.com');
+    const seen = { count: journey.received.length };
+    expect(user).toMatchObject({ phone: '+15555550100', isPhoneValidated: false });
+    await requestPhoneVerification(client, { phone: '+15555550100' });
+    const validated = await setPhone(client, { phone: '+15555550100', otp: await lastOneTimePassword(journey.sandbox, '+15555550100') });
+    expect(validated).toMatchObject({ phone: '+15555550100', isPhoneValidated: true });
+    await expectNewEvents(journey, seen, client, ['kyc.phone-validation.changed']);
   });
 });
 
