@@ -33,6 +33,15 @@ export interface SetDailyLimitParams {
 export type DailyLimit = AccountLimit & { currency: string };
 
 /**
+ * What `setDailyLimit` answers: the new limit, not yet applied downstream, so its
+ * `syncStatus` is `pending` (reference 3.1; a const in the spec's answer).
+ *
+ * @example
+ * const limit: PendingDailyLimit = await client.setDailyLimit({ amount: 50_000 }); // limit.syncStatus === 'pending'
+ */
+export type PendingDailyLimit = DailyLimit & { syncStatus: 'pending' };
+
+/**
  * Options of `waitForLimitSync`.
  *
  * @example
@@ -86,12 +95,12 @@ export async function getDailyLimit(context: DailyLimitContext, options: Request
  * @example
  * await setDailyLimit(context, { amount: 50_000 });
  */
-export async function setDailyLimit(context: DailyLimitContext, params: SetDailyLimitParams, options: RequestOptions = {}): Promise<DailyLimit> {
+export async function setDailyLimit(context: DailyLimitContext, params: SetDailyLimitParams, options: RequestOptions = {}): Promise<PendingDailyLimit> {
   const currency = params?.currency ?? DAILY_LIMIT_CURRENCY;
   assertDailyLimitInput({ amount: params?.amount, currency }, context.maxDailyLimitCents);
   const json: SetAccountLimitRequest = { amount: params.amount, currency: DAILY_LIMIT_CURRENCY };
   const answer = await sendServiceRequest(context, { method: 'PUT', path: LIMIT_PATH, json, advice: adviseRegistration(context) }, options);
-  return readAccountLimit(readAnswerBody(answer));
+  return readAccountLimit(readAnswerBody(answer)) as PendingDailyLimit;
 }
 
 function readAccountLimit(data: unknown): DailyLimit {

@@ -14,7 +14,7 @@ export { createPartnerClient, type PartnerClient, type PartnerClientOptions } fr
 export { createTokenManager, TokenManager, TokenRenewalError, type TokenGeneration, type TokenManagerOptions, type TokenSet } from './token-manager.js';
 export { signerFromViemAccount, signerFromWalletClient, type MessageSigningAccount, type MessageSigningWalletClient, type SignMessage, type SiweSigner } from './signers.js';
 export type { SignInResult, SignInWithEthereumParams } from './sign-in.js';
-export type { DailyLimit, SetDailyLimitParams, WaitForLimitSyncOptions } from './daily-limit.js';
+export type { DailyLimit, PendingDailyLimit, SetDailyLimitParams, WaitForLimitSyncOptions } from './daily-limit.js';
 export type { FetchFunction, RequestOptions, RetryEvent } from './transport.js';
 export type { RawPaths, WidenOpenEnums } from './raw-paths.js';
 export type { RetriesOption, RetryPolicy } from './retry-policy.js';

@@ -125,7 +125,7 @@ function onboardingAdvice(body: unknown): string | undefined {
   return typeof code === 'string' && Object.hasOwn(ADVICE, code) ? ADVICE[code] : undefined;
 }
 
-type OnboardingPath = '/email/verification' | '/user' | '/user/terms' | '/source-of-funds' | '/account' | '/phone/verification' | '/phone' | '/cards';
+type OnboardingPath = '/email/verification' | '/user' | '/user/terms' | '/source-of-funds' | '/account' | '/phone/verification' | '/phone' | '/cards' | '/api/v1/verification' | '/api/v1/verification/check';
 
 async function send(client: PartnerClient, method: 'GET' | 'POST' | 'PATCH', path: OnboardingPath, body: object | undefined, options: RequestOptions): Promise<unknown> {
   // The bodies are the spec's request bodies (typed by the callers); a write is never retried
@@ -136,9 +136,14 @@ async function send(client: PartnerClient, method: 'GET' | 'POST' | 'PATCH', pat
   return data;
 }
 
+// An answer of the wrong shape most often comes from a deployment of the other generation.
+function checkBaseUrl(operation: string): string {
+  return `Check baseUrl: it must be ${operation.includes('Legacy') ? 'an older' : 'a newer'}-generation deployment.`;
+}
+
 function readUser(data: unknown, operation: string): Spec.User {
   if (typeof (data as Partial<Spec.User> | null)?.id !== 'string') {
-    throw new UnexpectedResponseError(`${operation} answered without a User (expected a JSON object with an "id"). Check baseUrl: it must be a newer-generation deployment.`, { code: 'unexpected_onboarding_body' });
+    throw new UnexpectedResponseError(`${operation} answered without a User (expected a JSON object with an "id"). ${checkBaseUrl(operation)}`, { code: 'unexpected_onboarding_body' });
   }
   return data as Spec.User;
 }
@@ -146,7 +151,7 @@ function readUser(data: unknown, operation: string): Spec.User {
 function readOneTimePasswordSent(data: unknown, operation: string): Spec.OneTimePasswordSent {
   const sent = data as Partial<Spec.OneTimePasswordSent> | null;
   if (typeof sent?.sentTo !== 'string' || typeof sent.expiresAt !== 'string') {
-    throw new UnexpectedResponseError(`${operation} answered without {sentTo, expiresAt}. Check baseUrl: it must be a newer-generation deployment.`, { code: 'unexpected_onboarding_body' });
+    throw new UnexpectedResponseError(`${operation} answered without {sentTo, expiresAt}. ${checkBaseUrl(operation)}`, { code: 'unexpected_onboarding_body' });
   }
   return sent as Spec.OneTimePasswordSent;
 }
@@ -275,18 +280,25 @@ export async function createAccount(client: PartnerClient, options: RequestOptio
  * @example
  * await requestPhoneVerification(client, { phone: '+15555550123' });
  */
-export async function requestPhoneVerification(client: PartnerClient, body: Spec.PhoneVerificationRequest, options: RequestOptions = {}): Promise<Spec.OneTimePasswordSent> {
-  const fields = bodyObject('requestPhoneVerification', body, "{ phone: '+15555550123' }");
-  requireText('requestPhoneVerification', fields, 'phone', "'+15555550123'");
-  return readOneTimePasswordSent(await send(client, 'POST', '/phone/verification', body, options), 'requestPhoneVerification');
-}
+export const requestPhoneVerification: (client: PartnerClient, body: Spec.PhoneVerificationRequest, options?: RequestOptions) => Promise<Spec.OneTimePasswordSent> = phoneVerificationRequest(
+  'requestPhoneVerification',
+  '/phone/verification',
+);
 
-function phoneWrite(operation: 'setPhone' | 'updatePhone', method: 'POST' | 'PATCH') {
+function phoneWrite(operation: 'setPhone' | 'updatePhone' | 'checkLegacyPhoneVerification', method: 'POST' | 'PATCH', path: '/phone' | '/api/v1/verification/check') {
   return async (client: PartnerClient, body: Spec.SetPhoneRequest, options: RequestOptions = {}): Promise<Spec.User> => {
     const fields = bodyObject(operation, body, "{ phone: '+15555550123', otp: '731904' }");
     requireText(operation, fields, 'phone', "'+15555550123'");
     requireOneTimePassword(operation, fields);
-    return readUser(await send(client, method, '/phone', body, options), operation);
+    return readUser(await send(client, method, path, body, options), operation);
+  };
+}
+
+function phoneVerificationRequest(operation: 'requestPhoneVerification' | 'requestLegacyPhoneVerification', path: '/phone/verification' | '/api/v1/verification') {
+  return async (client: PartnerClient, body: Spec.PhoneVerificationRequest, options: RequestOptions = {}): Promise<Spec.OneTimePasswordSent> => {
+    const fields = bodyObject(operation, body, "{ phone: '+15555550123' }");
+    requireText(operation, fields, 'phone', "'+15555550123'");
+    return readOneTimePasswordSent(await send(client, 'POST', path, body, options), operation);
   };
 }
 
@@ -299,7 +311,7 @@ function phoneWrite(operation: 'setPhone' | 'updatePhone', method: 'POST' | 'PAT
  * @example
  * await setPhone(client, { phone: '+15555550123', otp: '731904' });
  */
-export const setPhone: (client: PartnerClient, body: Spec.SetPhoneRequest, options?: RequestOptions) => Promise<Spec.User> = phoneWrite('setPhone', 'POST');
+export const setPhone: (client: PartnerClient, body: Spec.SetPhoneRequest, options?: RequestOptions) => Promise<Spec.User> = phoneWrite('setPhone', 'POST', '/phone');
 
 /**
  * Changes a validated phone number to a new one, proved by its one-time password
@@ -309,7 +321,7 @@ export const setPhone: (client: PartnerClient, body: Spec.SetPhoneRequest, optio
  * @example
  * await updatePhone(client, { phone: '+15555550199', otp: '118273' });
  */
-export const updatePhone: (client: PartnerClient, body: Spec.SetPhoneRequest, options?: RequestOptions) => Promise<Spec.User> = phoneWrite('updatePhone', 'PATCH');
+export const updatePhone: (client: PartnerClient, body: Spec.SetPhoneRequest, options?: RequestOptions) => Promise<Spec.User> = phoneWrite('updatePhone', 'PATCH', '/phone');
 
 /**
  * Creates a card on the user's account (`POST /cards`), the step `action_create_card`;
@@ -324,3 +336,30 @@ export async function createCard(client: PartnerClient, body: Spec.CreateCardReq
   bodyObject('createCard', body, "{ virtual: true }");
   return readUser(await send(client, 'POST', '/cards', body, options), 'createCard');
 }
+
+/**
+ * Older generation only: sends an SMS one-time password to verify the user's phone
+ * (`POST /api/v1/verification`); the older generation always verifies the phone this way
+ * (reference 9). Then {@link checkLegacyPhoneVerification} with the number and the password.
+ * On the newer generation use {@link requestPhoneVerification}.
+ *
+ * @throws InvalidArgumentError (`invalid_phone`) before sending; ValidationError (422), AuthenticationError (401, also for a wallet without a registered account), NotFoundError (404 from a newer-generation deployment), and the usual request errors.
+ * @example
+ * await requestLegacyPhoneVerification(client, { phone: '+15555550123' });
+ */
+export const requestLegacyPhoneVerification: (client: PartnerClient, body: Spec.PhoneVerificationRequest, options?: RequestOptions) => Promise<Spec.OneTimePasswordSent> = phoneVerificationRequest(
+  'requestLegacyPhoneVerification',
+  '/api/v1/verification',
+);
+
+/**
+ * Older generation only: checks the SMS one-time password from
+ * {@link requestLegacyPhoneVerification} (`POST /api/v1/verification/check`); the number
+ * becomes the user's validated phone, and the service emits `kyc.phone-validation.changed`
+ * when the validation changes. Answers the User.
+ *
+ * @throws InvalidArgumentError (`invalid_phone`, `invalid_otp`) before sending; ValidationError (422, `InvalidOneTimePassword`), AuthenticationError (401), NotFoundError (404 from a newer-generation deployment), and the usual request errors.
+ * @example
+ * const { isPhoneValidated } = await checkLegacyPhoneVerification(client, { phone: '+15555550123', otp: '731904' });
+ */
+export const checkLegacyPhoneVerification: (client: PartnerClient, body: Spec.SetPhoneRequest, options?: RequestOptions) => Promise<Spec.User> = phoneWrite('checkLegacyPhoneVerification', 'POST', '/api/v1/verification/check');

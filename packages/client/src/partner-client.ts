@@ -1,6 +1,6 @@
 import openapiFetchDefault, { type Client } from 'openapi-fetch';
 import type { WebhookPublicKey } from '@capi/openapi-types';
-import { getDailyLimit, setDailyLimit, type DailyLimit, type DailyLimitContext, type SetDailyLimitParams, type WaitForLimitSyncOptions } from './daily-limit.js';
+import { getDailyLimit, setDailyLimit, type DailyLimit, type DailyLimitContext, type PendingDailyLimit, type SetDailyLimitParams, type WaitForLimitSyncOptions } from './daily-limit.js';
 import { DEFAULT_MAX_DAILY_LIMIT_CENTS } from './daily-limit-input.js';
 import { describeValue } from './describe-value.js';
 import { InvalidArgumentError } from './errors.js';
@@ -58,8 +58,8 @@ export interface PartnerClient {
   signInWithEthereum(params: SignInWithEthereumParams): Promise<SignInResult>;
   /** Reads the daily spending limit; `currency` is `USD` when the service leaves it out. */
   getDailyLimit(options?: RequestOptions): Promise<DailyLimit>;
-  /** Sets the daily spending limit; checked locally first, never retried unless `options.retries` is given. */
-  setDailyLimit(params: SetDailyLimitParams, options?: RequestOptions): Promise<DailyLimit>;
+  /** Sets the daily spending limit; checked locally first, never retried unless `options.retries` is given. Answers it `pending` (reference 3.1). */
+  setDailyLimit(params: SetDailyLimitParams, options?: RequestOptions): Promise<PendingDailyLimit>;
   /** Polls until the limit's `syncStatus` is `synced`. */
   waitForLimitSync(options?: WaitForLimitSyncOptions): Promise<DailyLimit>;
   /** Fetches the webhook signing key from `webhooksUrl`. */

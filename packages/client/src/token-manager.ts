@@ -209,8 +209,11 @@ export class TokenManager {
   /**
    * Called when a request sent with `rejectedToken` got a 401: drops that token and renews
    * once for everyone. Returns the token to retry with, or `undefined` when none can be had.
-   * A token whose claims say `hasSignedUp: false` is kept, unrenewed, until it expires: that
-   * 401 means "register first", and the token is what registration needs.
+   * A token whose claims say `hasSignedUp: false` is kept until it expires, and never renewed
+   * by `reauthenticate` (a wallet prompt): that 401 usually means "register first", and the
+   * token is what registration needs. It is refreshed, though, when `refresh` can (newer
+   * generation, no user interaction): the 401 may also come from a token the service's clock
+   * has expired, and the refreshed token names the user once the wallet has registered.
    *
    * @example
    * const next = await tokenManager.renewAfterUnauthorized(sentToken);
@@ -221,7 +224,9 @@ export class TokenManager {
     if (this.#token !== undefined && this.#token !== rejectedToken) return this.#token;
     // A wallet that has not registered gets 401 on most routes (reference 5 rule 1), and its
     // token still serves registration: keep it. A renewal would only bring the same answer.
-    if (this.#hasSignedUp === false && this.#token !== undefined && !this.#isExpired(Date.now())) return undefined;
+    if (this.#hasSignedUp === false && this.#token !== undefined && !this.#isExpired(Date.now())) {
+      return this.#canRefresh() ? this.#renew('refresh only') : undefined;
+    }
     this.#token = undefined;
     this.#expiresAt = undefined;
     if (!this.#canRenew()) return undefined;
@@ -249,11 +254,15 @@ export class TokenManager {
   }
 
   #canRenew(): boolean {
-    return this.#reauthenticate !== undefined || (this.#refresh !== undefined && this.#refreshToken !== undefined);
+    return this.#reauthenticate !== undefined || this.#canRefresh();
   }
 
-  #renew(): Promise<string | undefined> {
-    this.#renewal ??= this.#runRenewal()
+  #canRefresh(): boolean {
+    return this.#refresh !== undefined && this.#refreshToken !== undefined && this.generation === 'newer';
+  }
+
+  #renew(mode?: 'refresh only'): Promise<string | undefined> {
+    this.#renewal ??= this.#runRenewal(mode)
       .then((token) => {
         this.#renewalBroughtDueToken = token !== undefined && this.#isDue(Date.now());
         return token;
@@ -264,18 +273,21 @@ export class TokenManager {
     return this.#renewal;
   }
 
-  async #runRenewal(): Promise<string | undefined> {
+  async #runRenewal(mode?: 'refresh only'): Promise<string | undefined> {
     const refreshToken = this.#refreshToken;
-    if (refreshToken !== undefined && this.#refresh !== undefined && this.generation === 'newer') {
+    if (refreshToken !== undefined && this.#canRefresh()) {
       try {
-        this.setTokens(await this.#refresh(refreshToken));
+        this.setTokens(await this.#refresh!(refreshToken));
         return this.#token;
       } catch (error) {
         // A rotated refresh token must never be offered twice: reusing it ends the session.
         this.#refreshToken = undefined;
+        // The kept token of a wallet not yet registered: the request's own 401 stands.
+        if (mode === 'refresh only') return undefined;
         if (this.#reauthenticate === undefined) throw asRenewalError(error, 'refresh');
       }
     }
+    if (mode === 'refresh only') return undefined;
     if (this.#reauthenticate === undefined) return undefined;
     let tokens: TokenSet | string;
     try {

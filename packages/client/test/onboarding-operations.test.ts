@@ -7,12 +7,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AuthenticationError, ConflictError, createPartnerClient, InvalidArgumentError, NotFoundError, ServerError, signerFromViemAccount, UnexpectedResponseError, ValidationError, type PartnerClient } from '../src/index.js';
 import {
   acceptTerms,
+  checkLegacyPhoneVerification,
   createAccount,
   createCard,
   getOnboardingStatus,
   getUser,
   registerUser,
   requestEmailVerification,
+  requestLegacyPhoneVerification,
   requestPhoneVerification,
   setPhone,
   submitSourceOfFunds,
@@ -70,6 +72,8 @@ describe('each operation sends the spec\'s method, path and body with the bearer
     ['updatePhone', (c: PartnerClient) => updatePhone(c, { phone: '+15555550199', otp: '118273' }), 'PATCH', '/phone', { phone: '+15555550199', otp: '118273' }, USER],
     ['createCard', (c: PartnerClient) => createCard(c, { virtual: true, phone: '+15555550123' }), 'POST', '/cards', { virtual: true, phone: '+15555550123' }, USER],
     ['createCard without a body', (c: PartnerClient) => createCard(c), 'POST', '/cards', {}, USER],
+    ['requestLegacyPhoneVerification', (c: PartnerClient) => requestLegacyPhoneVerification(c, { phone: '+15555550123' }), 'POST', '/api/v1/verification', { phone: '+15555550123' }, SENT],
+    ['checkLegacyPhoneVerification', (c: PartnerClient) => checkLegacyPhoneVerification(c, { phone: '+15555550123', otp: '731904' }), 'POST', '/api/v1/verification/check', { phone: '+15555550123', otp: '731904' }, USER],
   ] as const)('%s', async (_name, call, method, path, body, answer) => {
     const { client, token } = await signedIn();
     service.script(method, path, { status: 200, body: answer });
@@ -87,6 +91,8 @@ describe('refuses a call it can tell is wrong before sending anything, with Inva
     ['an OTP given as a number (leading zeros lost)', () => registerUser(undefined as never, { email: 'a@example.com', otp: 49281 } as never), 'otp', 'invalid_otp', /as a number it loses its leading zeros; got 49281/],
     ['an OTP that is not digits', () => setPhone(undefined as never, { phone: '+15555550123', otp: 'abc' }), 'otp', 'invalid_otp', /a string of digits, e.g. "049281"; got "abc"/],
     ['no phone', () => requestPhoneVerification(undefined as never, {} as never), 'phone', 'invalid_phone', /needs phone as a non-empty string, e.g. '\+15555550123'; got none/],
+    ['no phone (older generation)', () => requestLegacyPhoneVerification(undefined as never, {} as never), 'phone', 'invalid_phone', /requestLegacyPhoneVerification needs phone as a non-empty string/],
+    ['an OTP given as a number (older generation)', () => checkLegacyPhoneVerification(undefined as never, { phone: '+15555550123', otp: 731904 } as never), 'otp', 'invalid_otp', /as a number it loses its leading zeros/],
     ['empty answers', () => submitSourceOfFunds(undefined as never, { answers: [] as never }), 'answers', 'invalid_answers', /a non-empty list of \{ question, answer \} strings; got \[\]/],
     ['an answer without question', () => submitSourceOfFunds(undefined as never, { answers: [{ answer: 'x' }] as never }), 'answers', 'invalid_answers', /got \[\{"answer":"x"\}\]/],
     ['a card body that is an array', () => createCard(undefined as never, [] as never), 'body', 'invalid_body', /createCard takes an object such as \{ virtual: true \}; got an array/],
@@ -123,6 +129,8 @@ describe('turns each refusal the spec documents into its typed error, saying wha
     await expect(createAccount(client)).rejects.toMatchObject({ name: 'UnexpectedResponseError', code: 'unexpected_onboarding_body', message: expect.stringMatching(/createAccount answered without a User/) });
     service.script('POST', '/email/verification', { status: 200, body: { ok: true } });
     await expect(requestEmailVerification(client, { email: 'ada@example.com' })).rejects.toBeInstanceOf(UnexpectedResponseError);
+    service.script('POST', '/api/v1/verification/check', { status: 200, body: {} });
+    await expect(checkLegacyPhoneVerification(client, { phone: '+15555550123', otp: '731904' })).rejects.toMatchObject({ code: 'unexpected_onboarding_body', message: expect.stringMatching(/an older-generation deployment/) });
   });
 
   it('writes are not retried after a 503 (the service may have acted), reads are', async () => {

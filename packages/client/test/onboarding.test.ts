@@ -110,6 +110,28 @@ describe('a wallet not yet registered keeps its token after a 401, for registrat
     await expect(registerUser(client, { email: 'kept@example.com', otp })).resolves.toMatchObject({ email: 'kept@example.com' });
     expect(prompts).toBe(0);
   });
+
+  it('is refreshed (newer generation, no wallet prompt) when the service has expired it: registration, then a 401 on the next step, then the refreshed token works', async () => {
+    sandbox = await startSandbox({ generation: 'newer', users: [] });
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const calls = { prompts: 0, refreshes: 0 };
+    const signIn = () => client.signInWithEthereum({ ...signerFromViemAccount(wallet), ...SIGN_IN_PAGE });
+    const refresh = async (refreshToken: string) => {
+      calls.refreshes += 1;
+      const response = await fetch(`${sandbox!.baseUrl}/__sandbox/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken }) });
+      return response.json();
+    };
+    const client = createPartnerClient({ baseUrl: sandbox.baseUrl, tokenManager: new TokenManager({ refresh, reauthenticate: async () => (calls.prompts++, signIn()) }) });
+    await signIn();
+    await requestEmailVerification(client, { email: 'late@example.com' });
+    const otp = sandbox.oneTimePasswords().findLast((sent) => sent.sentTo === 'late@example.com')!.code;
+    const user = await registerUser(client, { email: 'late@example.com', otp });
+    // The token (hasSignedUp: false) has expired on the service's clock, not yet on the device's.
+    sandbox.advanceClock(16 * 60_000);
+    await expect(acceptTerms(client)).resolves.toMatchObject({ id: user.id });
+    expect(calls).toEqual({ prompts: 0, refreshes: 1 });
+    expect(client.tokenManager.hasSignedUp).toBe(true);
+  });
 });
 
 describe('the newer generation\'s journey against the sandbox, through every onboarding function', () => {

@@ -1,7 +1,8 @@
 // Issue 15, "done when" 2: users of the older generation re-onboard on the newer one
 // (reference 3.3 and 9), driven through @capi/client with a real webhook receiver listening.
 import type { PartnerClient } from '@capi/client';
-import { getOnboardingStatus, registerUser, waitForOnboardingStatus } from '@capi/client/onboarding';
+import { ConflictError } from '@capi/client';
+import { acceptTerms, createAccount, createCard, getOnboardingStatus, registerUser, requestEmailVerification, submitSourceOfFunds, waitForOnboardingStatus } from '@capi/client/onboarding';
 import { derivedAddressFor } from './support/addresses.js';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,12 +19,8 @@ afterAll(() => journey.close());
 
 async function register(client: PartnerClient, account: PrivateKeyAccount, email: string) {
   await signIn(client, account);
-  await client.raw.POST('/email/verification', { body: { email } });
-  return (await registerUser(client, { email, otp: await lastOneTimePassword(journey.sandbox, email) })) as { id: string };
-}
-
-async function acceptTerms(client: PartnerClient) {
-  expect((await client.raw.POST('/user/terms', { body: { accepted: true } })).response.status).toBe(200);
+  await requestEmailVerification(client, { email });
+  return registerUser(client, { email, otp: await lastOneTimePassword(journey.sandbox, email) });
 }
 
 /** Moves the sandbox clock past the carry-over, through the admin API. */
@@ -58,10 +55,10 @@ describe('a migrated user: terms, waiting_kyc_setup, then KYC and source of fund
     expect(await apiUser(client)).toMatchObject({ kycStatus: 'approved', isSourceOfFundsAnswered: true, firstName: 'Grace', lastName: 'Hopper', country: 'US' });
 
     // The account brings back the existing smart account, owned by the same wallet.
-    expect((await client.raw.POST('/account')).data).toMatchObject({ smartWallets: [smartWallet], signInWallets: [{ address: account.address }] });
+    expect(await createAccount(client)).toMatchObject({ smartWallets: [smartWallet], signInWallets: [{ address: account.address }] });
     expect(await getOnboardingStatus(client)).toEqual({ status: 'action_create_card' });
     // Without phone verification, the first card sets the phone.
-    expect((await client.raw.POST('/cards', { body: { phone: '+15555550142' } })).data).toMatchObject({ phone: '+15555550142', isPhoneValidated: false });
+    expect(await createCard(client, { phone: '+15555550142' })).toMatchObject({ phone: '+15555550142', isPhoneValidated: false });
     expect(await getOnboardingStatus(client)).toEqual({ status: 'completed' });
     await expectNewEvents(journey, seen, client, []);
     expect(await client.getDailyLimit()).toMatchObject({ amount: 1_000_000 });
@@ -86,7 +83,7 @@ describe('the fallback: verification that cannot be carried over', () => {
     await admin(sandbox, 'PUT', `/__sandbox/users/${user.id}/kyc-status`, { kycStatus: 'approved' });
     await expectNewEvents(journey, seen, client, ['kyc.status.changed']);
     expect(await getOnboardingStatus(client)).toEqual({ status: 'action_complete_sof' });
-    await client.raw.POST('/source-of-funds', { body: { answers: [{ question: 'Main source of income?', answer: 'Savings' }] } });
+    await submitSourceOfFunds(client, { answers: [{ question: 'Main source of income?', answer: 'Savings' }] });
     await expectNewEvents(journey, seen, client, ['kyc.source-of-funds.changed']);
     expect(await getOnboardingStatus(client)).toEqual({ status: 'action_create_account' });
   });
@@ -106,10 +103,10 @@ describe('recognition happens only at registration, with the owning wallet', () 
 
     // The owning wallet cannot take that email (one sign-in wallet per user, fixed)...
     await signIn(owner.client, owner.account);
-    await owner.client.raw.POST('/email/verification', { body: { email: 'carol2@example.com' } });
-    const taken = await owner.client.raw.POST('/user', { body: { email: 'carol@example.com', otp: '000000' } });
-    expect(taken.response.status).toBe(409);
-    expect(taken.error).toMatchObject({ code: 'EmailTaken' });
+    await requestEmailVerification(owner.client, { email: 'carol2@example.com' });
+    const taken = registerUser(owner.client, { email: 'carol@example.com', otp: '000000' });
+    await expect(taken).rejects.toBeInstanceOf(ConflictError);
+    await expect(taken).rejects.toMatchObject({ status: 409, code: 'EmailTaken' });
     // ...and registering it now with any email makes a new user: the migration is closed for good.
     await register(owner.client, owner.account, 'carol2@example.com');
     await acceptTerms(owner.client);

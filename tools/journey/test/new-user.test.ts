@@ -1,7 +1,19 @@
 // Issue 15, "done when" 1: a brand-new wallet walks the newer generation from first sign-in
 // to card through @capi/client, while a real @capi/webhook-receiver listens.
-import { AuthenticationError, NotFoundError, ValidationError } from '@capi/client';
-import { getOnboardingStatus, readTokenClaims, registerUser, requestPhoneVerification, setPhone } from '@capi/client/onboarding';
+import { AuthenticationError, ConflictError, NotFoundError, ValidationError } from '@capi/client';
+import {
+  acceptTerms,
+  createAccount,
+  createCard,
+  getOnboardingStatus,
+  readTokenClaims,
+  registerUser,
+  requestEmailVerification,
+  requestPhoneVerification,
+  setPhone,
+  submitSourceOfFunds,
+  updatePhone,
+} from '@capi/client/onboarding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, apiUser, expectNewEvents, lastOneTimePassword, newWallet, signIn, startJourney, type Journey } from './support/journey.js';
 
@@ -26,26 +38,29 @@ describe('a brand-new wallet, from first sign-in to card (newer generation, phon
 
     // Reference 5 rule 1: 401 on the limit; the onboarding has no user to report yet.
     await expect(client.getDailyLimit()).rejects.toBeInstanceOf(AuthenticationError);
-    // The client drops its cached token on any 401 (service-facts), so the wallet signs in again.
-    await signIn(client, account);
+    // That 401 means "register first": the client keeps the token, which registration needs,
+    // without a new sign-in (no wallet prompt).
+    expect(client.tokenManager.hasToken).toBe(true);
     await expect(getOnboardingStatus(client)).rejects.toBeInstanceOf(NotFoundError);
 
     // Registration needs the email's one-time password: a wrong one is refused, nothing is created.
     const email = 'ada@example.com';
-    const sent = await client.raw.POST('/email/verification', { body: { email } });
-    expect(sent.data).toMatchObject({ sentTo: email, expiresAt: expect.any(String) });
+    expect(await requestEmailVerification(client, { email })).toEqual({ sentTo: email, expiresAt: expect.any(String) });
     const code = await lastOneTimePassword(sandbox, email);
     const wrong = code === '000000' ? '000001' : '000000';
     await expect(registerUser(client, { email, otp: wrong })).rejects.toBeInstanceOf(ValidationError);
     await expectNewEvents(journey, seen, client, []);
-    const registered = (await registerUser(client, { email, otp: code })) as { id: string };
+    const registered = await registerUser(client, { email, otp: code });
     await expectNewEvents(journey, seen, client, ['user.created']);
-    expect(await apiUser(client)).toMatchObject({ id: registered.id, email, kycStatus: 'notStarted', signInWallets: [{ address: account.address }], smartWallets: [], cards: [] });
+    expect(await apiUser(client)).toEqual(registered);
+    expect(registered).toMatchObject({ id: registered.id, email, kycStatus: 'notStarted', signInWallets: [{ address: account.address }], smartWallets: [], cards: [] });
 
     // Terms: always the first step.
     await expectStep('action_accept_tos');
-    await expect(client.raw.POST('/source-of-funds', { body: { answers: [{ question: 'Main source of income?', answer: 'Employment' }] } })).resolves.toMatchObject({ response: { status: 409 } });
-    expect((await client.raw.POST('/user/terms', { body: { accepted: true } })).response.status).toBe(200);
+    const tooEarly = submitSourceOfFunds(client, { answers: [{ question: 'Main source of income?', answer: 'Employment' }] });
+    await expect(tooEarly).rejects.toBeInstanceOf(ConflictError);
+    await expect(tooEarly).rejects.toMatchObject({ status: 409, code: 'OnboardingStepNotReached' });
+    expect(await acceptTerms(client)).toEqual(await apiUser(client));
     await expectStep('action_complete_kyc');
     await expectNewEvents(journey, seen, client, []);
 
@@ -58,13 +73,14 @@ describe('a brand-new wallet, from first sign-in to card (newer generation, phon
     await expectStep('action_complete_sof');
 
     // Source of funds.
-    expect((await client.raw.POST('/source-of-funds', { body: { answers: [{ question: 'Main source of income?', answer: 'Employment' }] } })).data).toMatchObject({ isSourceOfFundsAnswered: true });
+    expect(await submitSourceOfFunds(client, { answers: [{ question: 'Main source of income?', answer: 'Employment' }] })).toMatchObject({ isSourceOfFundsAnswered: true });
     await expectNewEvents(journey, seen, client, ['kyc.source-of-funds.changed']);
     await expectStep('action_create_account');
 
     // Account: the smart account appears; no event kind covers it.
-    const withAccount = await client.raw.POST('/account');
-    expect(withAccount.data?.smartWallets).toHaveLength(1);
+    const withAccount = await createAccount(client);
+    expect(withAccount.smartWallets).toHaveLength(1);
+    expect(await apiUser(client)).toEqual(withAccount);
     await expectNewEvents(journey, seen, client, []);
     await expectStep('action_verify_phone');
 
@@ -79,12 +95,12 @@ describe('a brand-new wallet, from first sign-in to card (newer generation, phon
     // A new number alone is not a validation change: no event.
     const newPhone = '+15555550199';
     await requestPhoneVerification(client, { phone: newPhone });
-    expect((await client.raw.PATCH('/phone', { body: { phone: newPhone, otp: await lastOneTimePassword(sandbox, newPhone) } })).data).toMatchObject({ phone: newPhone, isPhoneValidated: true });
+    expect(await updatePhone(client, { phone: newPhone, otp: await lastOneTimePassword(sandbox, newPhone) })).toMatchObject({ phone: newPhone, isPhoneValidated: true });
     await expectNewEvents(journey, seen, client, []);
 
     // Card.
-    const withCard = await client.raw.POST('/cards', { body: { virtual: true } });
-    expect(withCard.data?.cards).toEqual([expect.objectContaining({ virtual: true, lastFourDigits: expect.stringMatching(/^[0-9]{4}$/) })]);
+    const withCard = await createCard(client, { virtual: true });
+    expect(withCard.cards).toEqual([expect.objectContaining({ virtual: true, lastFourDigits: expect.stringMatching(/^[0-9]{4}$/) })]);
     await expectStep('completed');
 
     // The limit works now, and a new sign-in carries the user's id.

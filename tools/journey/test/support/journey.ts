@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPartnerClient, signerFromViemAccount, type PartnerClient } from '@capi/client';
+import { acceptTerms, createAccount, createCard, getUser, registerUser, requestEmailVerification, submitSourceOfFunds } from '@capi/client/onboarding';
 import { startSandbox, type Sandbox, type SandboxOptions, type User } from '@capi/sandbox';
 import { createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
@@ -20,16 +21,24 @@ export interface Journey {
   sandbox: Sandbox;
   /** Every event the receiver's handlers got, in order. */
   received: ReceivedEvent[];
+  /** Where the partner's receiver listens (loopback HTTP). */
+  receiverUrl: string;
+  /** Makes the receiver's handler throw for the next event of `eventType` (an outage of the partner's own code). */
+  failNextHandler(eventType: string): void;
   close(): Promise<void>;
 }
 
 /** Starts a newer-generation sandbox and a receiver registered as its webhook endpoint. */
 export async function startJourney(options: SandboxOptions): Promise<Journey> {
-  const sandbox = await startSandbox({ generation: 'newer', users: [], timeScale: 600, ...options });
+  const sandbox = await startSandbox({ generation: 'newer', users: [], timeScale: 600, limitSyncDelayMs: 50, ...options });
   // The receiver trusts the key the webhook key service serves, fetched as a partner would.
   const { publicKey } = await createPartnerClient({ baseUrl: sandbox.baseUrl, webhooksUrl: sandbox.webhooksUrl }).getWebhookPublicKey();
   const received: ReceivedEvent[] = [];
-  const record = async (event: { eventType: string; data: unknown }) => void received.push({ eventType: event.eventType, data: event.data as User });
+  const failing = new Set<string>();
+  const record = async (event: { eventType: string; data: unknown }) => {
+    if (failing.delete(event.eventType)) throw new Error(`the partner's ${event.eventType} handler failed`);
+    received.push({ eventType: event.eventType, data: event.data as User });
+  };
   const receiver = createWebhookReceiver({ publicKey })
     .on('user.created', record)
     .on('kyc.status.changed', record)
@@ -37,10 +46,13 @@ export async function startJourney(options: SandboxOptions): Promise<Journey> {
     .on('kyc.phone-validation.changed', record);
   const server: Server = createServer(toNodeHandler(receiver));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  sandbox.addWebhookEndpoint(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`);
+  const receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+  sandbox.addWebhookEndpoint(receiverUrl);
   return {
     sandbox,
     received,
+    receiverUrl,
+    failNextHandler: (eventType) => void failing.add(eventType),
     close: async () => {
       await sandbox.whenDeliveriesSettled();
       await sandbox.close();
@@ -78,11 +90,9 @@ export async function lastOneTimePassword(sandbox: Sandbox, sentTo: string): Pro
   return oneTimePasswords.at(-1)!.code;
 }
 
-/** The user as the API answers it now (`GET /user`). */
-export async function apiUser(client: PartnerClient): Promise<User> {
-  const { data, error } = await client.raw.GET('/user');
-  expect(error).toBeUndefined();
-  return data as User;
+/** The user as the API answers it now (`GET /user`, through the client). */
+export function apiUser(client: PartnerClient): Promise<User> {
+  return getUser(client);
 }
 
 /**
@@ -97,4 +107,23 @@ export async function expectNewEvents(journey: Journey, seen: { count: number },
   if (fresh.length === 0) return;
   const now = await apiUser(client);
   for (const event of fresh) expect(event.data).toEqual(now);
+}
+
+/**
+ * A brand-new wallet taken through the whole onboarding by the client (KYC approved from the
+ * admin API, no phone verification: the card sets the phone), ready to use its limit.
+ */
+export async function onboardedUser(journey: Journey, email: string): Promise<{ account: PrivateKeyAccount; client: PartnerClient; user: User }> {
+  const { sandbox } = journey;
+  const { account, client } = newWallet(sandbox);
+  await signIn(client, account);
+  await requestEmailVerification(client, { email });
+  const { id } = await registerUser(client, { email, otp: await lastOneTimePassword(sandbox, email) });
+  await acceptTerms(client);
+  await admin(sandbox, 'PUT', `/__sandbox/users/${id}/kyc-status`, { kycStatus: 'approved' });
+  await submitSourceOfFunds(client, { answers: [{ question: 'Main source of income?', answer: 'Employment' }] });
+  await createAccount(client);
+  const user = await createCard(client, { virtual: true, phone: '+15555550100' });
+  await sandbox.whenDeliveriesSettled();
+  return { account, client, user };
 }

@@ -1,0 +1,170 @@
+// Reference 6 (events, delivery, signature, retries) and 3.2, over a user's life: what the
+// partner's real receiver sees always equals what the API answers, also when a user returns to
+// an earlier state, when the partner's handler fails, when a delivery repeats, and when
+// someone else posts to the receiver.
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getOnboardingStatus, requestPhoneVerification, setPhone } from '@capi/client/onboarding';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, apiUser, expectNewEvents, lastOneTimePassword, onboardedUser, startJourney, type Journey } from './support/journey.js';
+
+let journey: Journey;
+beforeAll(async () => {
+  journey = await startJourney({});
+});
+afterAll(() => journey.close());
+
+const setKyc = (userId: string, kycStatus: string) => admin(journey.sandbox, 'PUT', `/__sandbox/users/${userId}/kyc-status`, { kycStatus });
+
+describe('a user who returns to an earlier state is seen in every state (reference 3.2: every change of kycStatus is an event)', () => {
+  it('approved -> resubmissionRequested -> approved, twice: an event for each change, the repeats included, each the User the API answers then', async () => {
+    const { client, user } = await onboardedUser(journey, 'return@example.com');
+    const seen = { count: journey.received.length };
+    expect(user.kycStatus).toBe('approved');
+    expect(await getOnboardingStatus(client)).toEqual({ status: 'completed' });
+
+    await setKyc(user.id, 'resubmissionRequested');
+    await expectNewEvents(journey, seen, client, ['kyc.status.changed']);
+    expect((await apiUser(client)).kycStatus).toBe('resubmissionRequested');
+    expect(await getOnboardingStatus(client)).toEqual({ status: 'action_complete_kyc' });
+
+    await setKyc(user.id, 'approved');
+    await expectNewEvents(journey, seen, client, ['kyc.status.changed']);
+    expect(await getOnboardingStatus(client)).toEqual({ status: 'completed' });
+
+    // Once more: now each event's body repeats an earlier one exactly, and is still dispatched.
+    await setKyc(user.id, 'resubmissionRequested');
+    await expectNewEvents(journey, seen, client, ['kyc.status.changed']);
+    await setKyc(user.id, 'approved');
+    await expectNewEvents(journey, seen, client, ['kyc.status.changed']);
+    const kycEvents = journey.received.filter((event) => event.eventType === 'kyc.status.changed' && event.data.id === user.id).slice(-4);
+    expect(kycEvents.map((event) => event.data.kycStatus)).toEqual(['resubmissionRequested', 'approved', 'resubmissionRequested', 'approved']);
+    expect(kycEvents[2]!.data).toEqual(kycEvents[0]!.data);
+    expect(kycEvents[3]!.data).toEqual(kycEvents[1]!.data);
+  });
+
+  it('phone validated -> not validated -> validated again: an event for each validation change, none for the same value', async () => {
+    const { client, user } = await onboardedUser(journey, 'phone-return@example.com');
+    const seen = { count: journey.received.length };
+    const setValidation = (isPhoneValidated: boolean) => admin(journey.sandbox, 'PUT', `/__sandbox/users/${user.id}/phone-validation`, { isPhoneValidated });
+    await setValidation(true);
+    await expectNewEvents(journey, seen, client, ['kyc.phone-validation.changed']);
+    await setValidation(true);
+    await expectNewEvents(journey, seen, client, []);
+    await setValidation(false);
+    await expectNewEvents(journey, seen, client, ['kyc.phone-validation.changed']);
+    await setValidation(true);
+    await expectNewEvents(journey, seen, client, ['kyc.phone-validation.changed']);
+    expect(await apiUser(client)).toMatchObject({ isPhoneValidated: true, phone: '+15555550100' });
+  });
+});
+
+describe('a phone set with the first card and validated later (reference 9: the partner does not require verification)', () => {
+  it('the card sets the number without an event; its validation later is one kyc.phone-validation.changed', async () => {
+    const { client, user } = await onboardedUser(journey, 'phone-later@example.com');
+    const seen = { count: journey.received.length };
+    expect(user).toMatchObject({ phone: '+15555550100', isPhoneValidated: false });
+    await requestPhoneVerification(client, { phone: '+15555550100' });
+    const validated = await setPhone(client, { phone: '+15555550100', otp: await lastOneTimePassword(journey.sandbox, '+15555550100') });
+    expect(validated).toMatchObject({ phone: '+15555550100', isPhoneValidated: true });
+    await expectNewEvents(journey, seen, client, ['kyc.phone-validation.changed']);
+  });
+});
+
+describe("a failing partner handler loses no event (reference 6.3: retried after a non-2xx answer)", () => {
+  it('the first attempt is answered 500, the retry is processed once, and it carries the User the API answers', async () => {
+    const { client, user } = await onboardedUser(journey, 'retry@example.com');
+    const seen = { count: journey.received.length };
+    journey.failNextHandler('kyc.status.changed');
+    await setKyc(user.id, 'requiresAction');
+    await expectNewEvents(journey, seen, client, ['kyc.status.changed']);
+    const delivery = journey.sandbox.deliveries().findLast((entry) => entry.eventType === 'kyc.status.changed')!;
+    expect(delivery.state).toBe('succeeded');
+    expect(delivery.attempts.map((attempt) => attempt.status)).toEqual([500, 200]);
+    // The retry waits the first of 1, 5, 15 minutes (divided by the journey's time scale).
+    expect(delivery.attempts[1]!.unscaledDelayMs).toBe(60_000);
+  });
+});
+
+describe('a repeated delivery is processed once (reference 6.2 rule 6: duplicates are possible)', () => {
+  it('the same event sent again is answered 2xx and reaches no handler', async () => {
+    const { client, user } = await onboardedUser(journey, 'twice@example.com');
+    const seen = { count: journey.received.length };
+    await setKyc(user.id, 'processing');
+    await expectNewEvents(journey, seen, client, ['kyc.status.changed']);
+    // The platform sends the same body once more (what a retry after a lost answer looks like).
+    const { deliveries } = await admin<{ deliveries: { id: string }[] }>(journey.sandbox, 'POST', '/__sandbox/events', { eventType: 'kyc.status.changed', userId: user.id });
+    await expectNewEvents(journey, seen, client, []);
+    const again = journey.sandbox.deliveries().find((entry) => entry.id === deliveries[0]!.id)!;
+    expect(again.state).toBe('succeeded');
+    expect(JSON.parse(again.attempts[0]!.responseBody!)).toMatchObject({ code: 'duplicate' });
+  });
+});
+
+/** Sends one event to a listener of its own and returns the raw body and signature headers the platform sent. */
+async function catchDelivery(send: (to: string) => unknown): Promise<{ body: string; headers: Record<string, string> }> {
+  let caught: { body: string; headers: Record<string, string> } | undefined;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      caught = {
+        body: Buffer.concat(chunks).toString('utf8'),
+        headers: { 'x-webhook-timestamp': String(request.headers['x-webhook-timestamp']), 'x-webhook-signature': String(request.headers['x-webhook-signature']) },
+      };
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    send(`http://127.0.0.1:${(server.address() as AddressInfo).port}/catch`);
+    await journey.sandbox.whenDeliveriesSettled();
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+  expect(caught).toBeDefined();
+  return caught!;
+}
+
+describe('only deliveries signed by the platform reach the handlers (reference 6.2 rules 3 to 5)', () => {
+  const body = (data: unknown) => JSON.stringify({ eventType: 'kyc.status.changed', data });
+  const post = (rawBody: string, headers: Record<string, string>) => fetch(journey.receiverUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: rawBody });
+
+  it('refuses with 401 a forgery signed by another key, a signed body changed in transit, and a delivery without headers', async () => {
+    const { client, user } = await onboardedUser(journey, 'forged@example.com');
+    const seen = { count: journey.received.length };
+    const forged = body({ ...user, kycStatus: 'rejected' });
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const signature = sign(null, Buffer.from(`${timestamp}.${forged}`), privateKey).toString('base64');
+    expect((await post(forged, { 'x-webhook-timestamp': timestamp, 'x-webhook-signature': signature })).status).toBe(401);
+
+    // A genuine delivery, caught on its way (here: sent to a second endpoint of ours)...
+    await setKyc(user.id, 'pending');
+    await expectNewEvents(journey, seen, client, ['kyc.status.changed']);
+    const genuine = await catchDelivery((to) => journey.sandbox.sendEvent('kyc.status.changed', journey.sandbox.users.get(user.id), { to: [to] }));
+    // ...whose body is changed keeps no valid signature.
+    const changed = genuine.body.replace('"pending"', '"approved"');
+    expect(changed).not.toBe(genuine.body);
+    expect((await post(changed, genuine.headers)).status).toBe(401);
+    expect((await post(forged, {})).status).toBe(401);
+    // The untouched body with its signature is authentic (and already processed: a duplicate).
+    expect((await post(genuine.body, genuine.headers)).status).toBe(200);
+
+    await expectNewEvents(journey, seen, client, []);
+    expect((await apiUser(client)).kycStatus).toBe('pending');
+  });
+});
+
+describe('the daily limit has no event (reference 6.1 names none): the API answers are the whole truth', () => {
+  it('a set limit is answered pending, read back pending, then synced, and sends nothing to the receiver', async () => {
+    const { client } = await onboardedUser(journey, 'limit-events@example.com');
+    const seen = { count: journey.received.length };
+    const set = await client.setDailyLimit({ amount: 123_400 });
+    expect(set).toEqual({ amount: 123_400, currency: 'USD', syncStatus: 'pending' });
+    expect(await client.getDailyLimit()).toEqual(set);
+    expect(await client.waitForLimitSync({ pollIntervalMs: 20 })).toEqual({ ...set, syncStatus: 'synced' });
+    await expectNewEvents(journey, seen, client, []);
+  });
+});
