@@ -40,13 +40,40 @@ export function hasMoreOpeningBracketsThan(text: string, maxDepth: number): bool
 }
 
 /**
- * Whether a parsed JSON value nests objects/arrays deeper than `maxDepth`, with an explicit
- * stack (a deep value cannot overflow the call stack). It visits the objects and arrays only,
- * never the characters of the strings: on a 1 MB body with thousands of cards, about eight
- * times faster than measuring the text.
+ * Whether a parsed JSON value nests objects/arrays deeper than `maxDepth`. It visits the objects
+ * and arrays only, never the characters of the strings, and allocates nothing: on a 1 MB body
+ * with thousands of cards, about 0.2 ms, against about 2 ms for a walk of the text. The walk
+ * recurses at most `maxDepth` calls deep (it stops one level past it), so up to
+ * {@link RECURSIVE_DEPTH_LIMIT}; a larger `maxDepth` is measured with an explicit stack, so that
+ * a deep value cannot overflow the call stack.
  */
 export function valueNestsDeeperThan(root: unknown, maxDepth: number): boolean {
   if (typeof root !== 'object' || root === null) return false;
+  return maxDepth <= RECURSIVE_DEPTH_LIMIT ? nestsBelow(root, maxDepth) : valueNestsDeeperThanIteratively(root, maxDepth);
+}
+
+/** Deepest `maxDepth` measured by recursion: far below any engine's call-stack limit. */
+const RECURSIVE_DEPTH_LIMIT = 1_000;
+
+/** Whether `node` holds objects or arrays more than `levelsLeft` levels below itself, counting itself. */
+function nestsBelow(node: object, levelsLeft: number): boolean {
+  if (levelsLeft === 0) return true;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const child: unknown = node[i];
+      if (typeof child === 'object' && child !== null && nestsBelow(child, levelsLeft - 1)) return true;
+    }
+    return false;
+  }
+  // JSON.parse makes plain objects, so for-in sees their own keys only (an own "__proto__" key included).
+  for (const key in node) {
+    const child: unknown = (node as Record<string, unknown>)[key];
+    if (typeof child === 'object' && child !== null && nestsBelow(child, levelsLeft - 1)) return true;
+  }
+  return false;
+}
+
+function valueNestsDeeperThanIteratively(root: object, maxDepth: number): boolean {
   const pending: object[] = [root];
   const depths: number[] = [1];
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {

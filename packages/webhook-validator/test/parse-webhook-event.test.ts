@@ -122,6 +122,17 @@ describe('rejects nesting deeper than maxDepth before validating it', () => {
     expect(parseWebhookEvent(wide, { maxDepth: 6 }).ok).toBe(true);
   });
 
+  it('measures a value deeper than the call stack allows when maxDepth is that large, without overflowing it', () => {
+    // Past 1,000 levels the depth is measured with an explicit stack instead of recursion.
+    const depth = 50_000;
+    // The body, data, then `depth` objects below it.
+    const body = `{"eventType":"card.transaction.created","data":${'{"a":'.repeat(depth)}{}${'}'.repeat(depth)}}`;
+    expect(parseWebhookEvent(body, { maxDepth: depth + 2 }).ok).toBe(true);
+    expectError(parseWebhookEvent(body, { maxDepth: depth + 1 }), 'maxDepth');
+    expectError(parseWebhookEvent(body, { maxDepth: 1_000 }), 'maxDepth');
+    expectError(parseWebhookEvent(body, { maxDepth: 1_001 }), 'maxDepth');
+  });
+
   it('leaves an unterminated string to the JSON error', () => {
     expectError(parseWebhookEvent('{"eventType":"card.transaction.created","data":{"note":"[[[[', { maxDepth: 2 }), 'json');
   });

@@ -45,12 +45,13 @@ export async function processVerified(
   verified: VerifiedDelivery,
   mode: { readonly replay: boolean },
 ): Promise<Processed> {
-  const { delivery } = verified;
-  const parsed = parseEvent(context, rawBody, delivery.bodySha256);
+  const parsed = parseEvent(context, rawBody);
+  const { bodySha256 } = verified;
+  const delivery: WebhookDelivery = { timestamp: verified.timestamp, bodySha256: typeof bodySha256 === 'string' ? bodySha256 : await bodySha256 };
   if (parsed.kind === 'invalid') {
-    return mode.replay ? { outcome: 'invalid_event_dead_lettered' } : deadLetter(context, rawBody, verified, parsed.errors, parsed.eventType);
+    return mode.replay ? { outcome: 'invalid_event_dead_lettered' } : deadLetter(context, rawBody, delivery, verified.signature, parsed.errors, parsed.eventType);
   }
-  const claim = await claimSubject(context, parsed.subject, delivery);
+  const claim = await claimSubject(context, parsed.subject ?? delivery.bodySha256, delivery);
   if ('outcome' in claim) return claim;
   if (parsed.kind === 'unknown') {
     await giveToUnknownEventHandler(context, rawBody, delivery);
