@@ -89,6 +89,31 @@ describe('the onboarding writes against the sandbox', () => {
   });
 });
 
+describe('the limit before the account exists (newer generation)', () => {
+  it('a registered user is refused the limit with a ConflictError saying to create the account, until createAccount; then it reads and sets it', async () => {
+    sandbox = await startSandbox({ generation: 'newer', users: [], limitSyncDelayMs: 20 });
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const client = createPartnerClient({ baseUrl: sandbox.baseUrl });
+    await client.signInWithEthereum({ ...signerFromViemAccount(wallet), ...SIGN_IN_PAGE });
+    await requestEmailVerification(client, { email: 'no-account@example.com' });
+    const otp = sandbox.oneTimePasswords().findLast((sent) => sent.sentTo === 'no-account@example.com')!.code;
+    const user = await registerUser(client, { email: 'no-account@example.com', otp });
+    await acceptTerms(client);
+    sandbox.users.setKycStatus(user.id, 'approved');
+    await submitSourceOfFunds(client, { answers: [{ question: 'What is your main source of income?', answer: 'Employment' }] });
+    expect(await getOnboardingStatus(client)).toEqual({ status: 'action_create_account' });
+    for (const call of [() => client.getDailyLimit(), () => client.setDailyLimit({ amount: 50_000 })]) {
+      const refused = await call().catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ConflictError);
+      expect(refused).toMatchObject({ status: 409, code: 'OnboardingStepNotReached', message: expect.stringContaining('finish onboarding up to createAccount() (POST /account)') });
+    }
+    await createAccount(client);
+    // The refused PUT left nothing behind: the new account starts at the default.
+    await expect(client.getDailyLimit()).resolves.toEqual({ amount: 1_000_000, currency: 'USD', syncStatus: 'synced' });
+    await expect(client.setDailyLimit({ amount: 50_000 })).resolves.toEqual({ amount: 50_000, currency: 'USD', syncStatus: 'pending' });
+  });
+});
+
 describe('a wallet not yet registered keeps its token after a 401, for registration', () => {
   it('the limit answers 401 and says to register; the token is kept, not renewed (no wallet prompt), and registration works with it', async () => {
     sandbox = await startSandbox({ generation: 'newer', users: [] });
