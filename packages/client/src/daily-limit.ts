@@ -74,11 +74,11 @@ export interface DailyLimitContext extends ServiceContext {
 
 // The limit is the account's: a wallet that never registered gets 401 (reference 5 rule 1),
 // a newer user whose onboarding has not created the account 409 (the spec's AccountNotCreated).
-const FINISH_ONBOARDING = 'finish onboarding up to createAccount() (POST /account)';
+const FINISH_ONBOARDING = 'finish onboarding up to createAccount()';
 function adviseOnboarding(context: DailyLimitContext) {
   return (status: number) =>
     status === 409
-      ? `The limit is set on the account, not created yet: ${FINISH_ONBOARDING}`
+      ? `The limit is on the account, not created yet: ${FINISH_ONBOARDING}`
       : status === 401 && context.tokenManager?.hasSignedUp === false
         ? `This wallet has not registered a user yet (hasSignedUp: false): register it (POST /user), then ${FINISH_ONBOARDING}`
         : undefined;

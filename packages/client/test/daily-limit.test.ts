@@ -50,7 +50,7 @@ describe('a user without an account yet: the 409 is a ConflictError that says to
       expect(error).toBeInstanceOf(ConflictError);
       expect(error).toMatchObject({ status: 409, code: 'OnboardingStepNotReached' });
       expect((error as Error).message).toMatch(
-        /^The request conflicts with the current state \(HTTP 409 OnboardingStepNotReached\): The daily limit is set on the account, which this user has not created yet\. The limit is set on the account, not created yet: finish onboarding up to createAccount\(\) \(POST \/account\) \[request id req-\d+\]$/,
+        /^The request conflicts with the current state \(HTTP 409 OnboardingStepNotReached\): The daily limit is set on the account, which this user has not created yet\. The limit is on the account, not created yet: finish onboarding up to createAccount\(\) \[request id req-\d+\]$/,
       );
     }
   });

@@ -96,7 +96,7 @@ describe('maps each error status of the service to its error class', () => {
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ name: 'ConflictError', status: 409, code: 'OnboardingStepNotReached' });
     expect((error as Error).message).toMatch(
-      /^The request conflicts with the current state \(HTTP 409 OnboardingStepNotReached\): The user is at action_accept_tos; accept the terms first\. The limit is set on the account, not created yet: finish onboarding up to createAccount\(\) \(POST \/account\)/,
+      /^The request conflicts with the current state \(HTTP 409 OnboardingStepNotReached\): The user is at action_accept_tos; accept the terms first\. The limit is on the account, not created yet: finish onboarding up to createAccount\(\)/,
     );
     service.script('PUT', LIMIT_PATH, { status: 409, body: 'busy' });
     expect(await caught(client.setDailyLimit({ amount: 5_000 }))).toMatchObject({ name: 'ConflictError', code: 'conflict' });
