@@ -72,9 +72,16 @@ export interface DailyLimitContext extends ServiceContext {
   tokenManager?: Pick<TokenManager, 'hasSignedUp'>;
 }
 
-// A wallet that signed in but never registered gets 401 on the limit (reference 5 rule 1).
-function adviseRegistration(context: DailyLimitContext) {
-  return (status: number) => (status === 401 && context.tokenManager?.hasSignedUp === false ? 'This wallet has not registered a user yet (its token says hasSignedUp: false): register it (POST /user) and finish onboarding first' : undefined);
+// The limit is the account's: a wallet that never registered gets 401 (reference 5 rule 1),
+// a newer user whose onboarding has not created the account 409 (the spec's AccountNotCreated).
+const FINISH_ONBOARDING = 'finish onboarding up to createAccount()';
+function adviseOnboarding(context: DailyLimitContext) {
+  return (status: number) =>
+    status === 409
+      ? `The limit is on the account, not created yet: ${FINISH_ONBOARDING}`
+      : status === 401 && context.tokenManager?.hasSignedUp === false
+        ? `This wallet has not registered a user yet (hasSignedUp: false): register it (POST /user), then ${FINISH_ONBOARDING}`
+        : undefined;
 }
 
 /**
@@ -84,7 +91,7 @@ function adviseRegistration(context: DailyLimitContext) {
  * const { amount, syncStatus } = await getDailyLimit(context);
  */
 export async function getDailyLimit(context: DailyLimitContext, options: RequestOptions = {}): Promise<DailyLimit> {
-  const answer = await sendServiceRequest(context, { method: 'GET', path: LIMIT_PATH, advice: adviseRegistration(context) }, options);
+  const answer = await sendServiceRequest(context, { method: 'GET', path: LIMIT_PATH, advice: adviseOnboarding(context) }, options);
   return readAccountLimit(readAnswerBody(answer));
 }
 
@@ -99,7 +106,7 @@ export async function setDailyLimit(context: DailyLimitContext, params: SetDaily
   const currency = params?.currency ?? DAILY_LIMIT_CURRENCY;
   assertDailyLimitInput({ amount: params?.amount, currency }, context.maxDailyLimitCents);
   const json: SetAccountLimitRequest = { amount: params.amount, currency: DAILY_LIMIT_CURRENCY };
-  const answer = await sendServiceRequest(context, { method: 'PUT', path: LIMIT_PATH, json, advice: adviseRegistration(context) }, options);
+  const answer = await sendServiceRequest(context, { method: 'PUT', path: LIMIT_PATH, json, advice: adviseOnboarding(context) }, options);
   return readAccountLimit(readAnswerBody(answer)) as PendingDailyLimit;
 }
 

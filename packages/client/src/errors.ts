@@ -298,18 +298,8 @@ export function errorFromResponse(response: Pick<Response, 'status' | 'headers'>
     `${family.title} (HTTP ${status}${said.code ? ` ${said.code}` : ''})` +
     `${saidMessage ? `: ${saidMessage}` : ''}. ${advice}` +
     `${requestId ? ` [request id ${requestId}]` : ''}`;
-  const init: ApiErrorInit = { status, body: safeBody, requestId, code: said.code ?? family.code, message };
-  if (isWaf) return new WafForbiddenError(init);
-  switch (family.code) {
-    case 'unauthorized': return new AuthenticationError(init);
-    case 'forbidden': return new ForbiddenError(init);
-    case 'validation_failed': return new ValidationError(init);
-    case 'not_found': return new NotFoundError(init);
-    case 'conflict': return new ConflictError(init);
-    case 'rate_limited': return new RateLimitError({ ...init, retryAfterMs });
-    case 'server_error': return new ServerError({ ...init, retryAfterMs });
-    default: return new ApiError(init);
-  }
+  // retryAfterMs is undefined but for 429 and 5xx, whose classes are the ones that keep it.
+  return new family.ErrorClass({ status, body: safeBody, requestId, code: said.code ?? family.code, message, retryAfterMs });
 }
 
 // 5xx only: a status beyond 599 (some proxies and bot walls answer 999) is no server failure.
@@ -321,12 +311,15 @@ interface StatusFamily {
   code: string;
   title: string;
   advice: (retryAfterMs: number | undefined) => string;
+  /** The error class of the family (each takes the init; only the Retry-After ones keep `retryAfterMs`). */
+  ErrorClass: new (init: ApiErrorInit & { retryAfterMs?: number | undefined }) => ApiError;
 }
 
 function describeStatus(status: number, isWaf: boolean, serviceCode: string | undefined): StatusFamily {
   if (isWaf) {
     return {
       code: 'WAFForbidden',
+      ErrorClass: WafForbiddenError,
       title: 'The service firewall blocked the request',
       advice: () => 'SIWE messages whose domain is 127.0.0.1 are blocked by the firewall: use localhost (any port) as the domain',
     };
@@ -334,6 +327,7 @@ function describeStatus(status: number, isWaf: boolean, serviceCode: string | un
   if (status === 401) {
     return {
       code: 'unauthorized',
+      ErrorClass: AuthenticationError,
       title: 'Authentication failed',
       advice: () => 'Sign in again with signInWithEthereum(), or give the client a TokenManager with a reauthenticate callback so that it renews the token itself',
     };
@@ -341,6 +335,7 @@ function describeStatus(status: number, isWaf: boolean, serviceCode: string | un
   if (status === 403) {
     return {
       code: 'forbidden',
+      ErrorClass: ForbiddenError,
       title: 'The service refused the request',
       advice: () =>
         serviceCode === 'DomainNotWhitelisted'
@@ -349,17 +344,18 @@ function describeStatus(status: number, isWaf: boolean, serviceCode: string | un
     };
   }
   if (status === 400 || status === 422) {
-    return { code: 'validation_failed', title: 'The service rejected the request', advice: () => 'Fix the request as described; sending it again unchanged fails the same way' };
+    return { code: 'validation_failed', ErrorClass: ValidationError, title: 'The service rejected the request', advice: () => 'Fix the request as described; sending it again unchanged fails the same way' };
   }
   if (status === 404) {
-    return { code: 'not_found', title: 'Not found', advice: () => 'Check baseUrl (or webhooksUrl) and the path' };
+    return { code: 'not_found', ErrorClass: NotFoundError, title: 'Not found', advice: () => 'Check baseUrl (or webhooksUrl) and the path' };
   }
   if (status === 409) {
-    return { code: 'conflict', title: 'The request conflicts with the current state', advice: () => 'Read the current state (for onboarding: the onboarding status) and act on it' };
+    return { code: 'conflict', ErrorClass: ConflictError, title: 'The request conflicts with the current state', advice: () => 'Read the current state (for onboarding: the onboarding status) and act on it' };
   }
   if (status === 429) {
     return {
       code: 'rate_limited',
+      ErrorClass: RateLimitError,
       title: 'Too many requests',
       advice: (retryAfterMs) => (retryAfterMs === undefined ? 'Slow down and retry later' : `Retry after ${Math.ceil(retryAfterMs / 1000)} s`),
     };
@@ -367,9 +363,10 @@ function describeStatus(status: number, isWaf: boolean, serviceCode: string | un
   if (isServerErrorStatus(status)) {
     return {
       code: 'server_error',
+      ErrorClass: ServerError,
       title: 'The service failed',
       advice: (retryAfterMs) => `${retryAfterMs === undefined ? 'Retry later' : `Retry after ${Math.ceil(retryAfterMs / 1000)} s`}; if it persists, report the request id to the platform`,
     };
   }
-  return { code: 'api_error', title: 'Unexpected status', advice: () => 'See the status and body' };
+  return { code: 'api_error', ErrorClass: ApiError, title: 'Unexpected status', advice: () => 'See the status and body' };
 }

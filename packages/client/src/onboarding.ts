@@ -201,7 +201,9 @@ export async function requestEmailVerification(client: PartnerClient, body: Spec
  * Registers a user for the signed-in wallet (`POST /user`, newer generation) with the email
  * and the one-time password {@link requestEmailVerification} sent to it; answers the new User
  * (the service emits `user.created`). The wallet becomes the user's only sign-in wallet and
- * owner. The token still says `hasSignedUp: false`: sign in again for one with `userId`.
+ * owner. The token still says `hasSignedUp: false`; when the client's TokenManager has
+ * `refresh` (newer generation) it is refreshed at once, without a wallet prompt, into one that
+ * carries `userId`; otherwise the next sign-in brings that.
  *
  * @throws InvalidArgumentError (`invalid_email`, `invalid_otp`) before sending; ValidationError (422, `InvalidOneTimePassword`), ConflictError (409: `AlreadyRegistered`, `EmailTaken`), and the usual request errors.
  * @example
@@ -211,7 +213,11 @@ export async function registerUser(client: PartnerClient, body: Spec.RegisterUse
   const fields = bodyObject('registerUser', body, "{ email: 'ada@example.com', otp: '492817' }");
   requireText('registerUser', fields, 'email', "'ada@example.com'");
   requireOneTimePassword('registerUser', fields);
-  return readUser(await send(client, 'POST', '/user', body, options), 'registerUser');
+  const user = readUser(await send(client, 'POST', '/user', body, options), 'registerUser');
+  // The token still says hasSignedUp: false; a refresh (newer generation, no wallet prompt)
+  // brings one with the userId. A custom token manager may not offer it.
+  await client.tokenManager.refreshAfterRegistration?.();
+  return user;
 }
 
 /**

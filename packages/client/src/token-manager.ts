@@ -233,6 +233,19 @@ export class TokenManager {
     return this.#renew();
   }
 
+  /**
+   * Newer generation, after `registerUser`: the token still says `hasSignedUp: false` (no
+   * `userId`), so this trades the refresh token for tokens that name the new user. Only through
+   * `refresh`, never `reauthenticate` (no wallet prompt); without either it does nothing, and
+   * a failed refresh keeps the current token. `registerUser` calls it.
+   *
+   * @example
+   * await tokenManager.refreshAfterRegistration(); // tokenManager.hasSignedUp === true
+   */
+  async refreshAfterRegistration(): Promise<void> {
+    if (this.#canRefresh()) await this.#renew('refresh only');
+  }
+
   toJSON(): Record<string, unknown> {
     return { generation: this.generation, hasToken: this.hasToken, expiresAt: this.expiresAt?.toISOString() };
   }

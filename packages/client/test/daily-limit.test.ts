@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AbortError, createPartnerClient, InvalidArgumentError, signerFromViemAccount, TimeoutError, ValidationError, type PartnerClient, type PartnerClientOptions } from '../src/index.js';
+import { AbortError, ConflictError, createPartnerClient, InvalidArgumentError, signerFromViemAccount, TimeoutError, ValidationError, type PartnerClient, type PartnerClientOptions } from '../src/index.js';
 import { startPartnerService, type PartnerService, type PartnerServiceOptions } from './support/partner-service.js';
 import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
 
@@ -36,6 +36,23 @@ describe('reads the daily limit in cents with its sync status', () => {
     const client = await signedInClient();
     service.script('GET', LIMIT_PATH, { status: 200, body: { limit: 5 } });
     await expect(client.getDailyLimit()).rejects.toMatchObject({ name: 'UnexpectedResponseError', code: 'unexpected_limit_body' });
+  });
+});
+
+describe('a user without an account yet: the 409 is a ConflictError that says to finish onboarding up to createAccount()', () => {
+  it('GET and PUT answered 409 OnboardingStepNotReached reject with ConflictError, the code, the service\'s words and what to do', async () => {
+    const client = await signedInClient();
+    const refusal = { status: 409, body: { code: 'OnboardingStepNotReached', message: 'The daily limit is set on the account, which this user has not created yet' } };
+    service.script('GET', LIMIT_PATH, refusal);
+    service.script('PUT', LIMIT_PATH, refusal);
+    for (const call of [() => client.getDailyLimit(), () => client.setDailyLimit({ amount: 50_000 })]) {
+      const error = await call().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ConflictError);
+      expect(error).toMatchObject({ status: 409, code: 'OnboardingStepNotReached' });
+      expect((error as Error).message).toMatch(
+        /^The request conflicts with the current state \(HTTP 409 OnboardingStepNotReached\): The daily limit is set on the account, which this user has not created yet\. The limit is on the account, not created yet: finish onboarding up to createAccount\(\) \[request id req-\d+\]$/,
+      );
+    }
   });
 });
 

@@ -83,14 +83,20 @@ describe('maps each error status of the service to its error class', () => {
     expect((error as Error).message).toMatch(/Check baseUrl/);
   });
 
-  it('409 is a ConflictError with the service\'s code, and says to read the current state', async () => {
-    service.script('PUT', LIMIT_PATH, { status: 409, body: { code: 'OnboardingStepNotReached', message: 'The user is at action_accept_tos; accept the terms first' } });
+  it('409 is a ConflictError with the service\'s code, and says to read the current state (on the limit: to create the account)', async () => {
+    const body = { code: 'OnboardingStepNotReached', message: 'The user is at action_accept_tos; accept the terms first' };
+    const generic = errorFromResponse(new Response(null, { status: 409 }), body);
+    expect(generic).toBeInstanceOf(ConflictError);
+    expect(generic.message).toBe(
+      'The request conflicts with the current state (HTTP 409 OnboardingStepNotReached): The user is at action_accept_tos; accept the terms first. Read the current state (for onboarding: the onboarding status) and act on it',
+    );
+    service.script('PUT', LIMIT_PATH, { status: 409, body });
     const error = await caught(client.setDailyLimit({ amount: 5_000 }));
     expect(error).toBeInstanceOf(ConflictError);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ name: 'ConflictError', status: 409, code: 'OnboardingStepNotReached' });
     expect((error as Error).message).toMatch(
-      /^The request conflicts with the current state \(HTTP 409 OnboardingStepNotReached\): The user is at action_accept_tos; accept the terms first\. Read the current state \(for onboarding: the onboarding status\) and act on it/,
+      /^The request conflicts with the current state \(HTTP 409 OnboardingStepNotReached\): The user is at action_accept_tos; accept the terms first\. The limit is on the account, not created yet: finish onboarding up to createAccount\(\)/,
     );
     service.script('PUT', LIMIT_PATH, { status: 409, body: 'busy' });
     expect(await caught(client.setDailyLimit({ amount: 5_000 }))).toMatchObject({ name: 'ConflictError', code: 'conflict' });

@@ -89,6 +89,31 @@ describe('the onboarding writes against the sandbox', () => {
   });
 });
 
+describe('the limit before the account exists (newer generation)', () => {
+  it('a registered user is refused the limit with a ConflictError saying to create the account, until createAccount; then it reads and sets it', async () => {
+    sandbox = await startSandbox({ generation: 'newer', users: [], limitSyncDelayMs: 20 });
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const client = createPartnerClient({ baseUrl: sandbox.baseUrl });
+    await client.signInWithEthereum({ ...signerFromViemAccount(wallet), ...SIGN_IN_PAGE });
+    await requestEmailVerification(client, { email: 'no-account@example.com' });
+    const otp = sandbox.oneTimePasswords().findLast((sent) => sent.sentTo === 'no-account@example.com')!.code;
+    const user = await registerUser(client, { email: 'no-account@example.com', otp });
+    await acceptTerms(client);
+    sandbox.users.setKycStatus(user.id, 'approved');
+    await submitSourceOfFunds(client, { answers: [{ question: 'What is your main source of income?', answer: 'Employment' }] });
+    expect(await getOnboardingStatus(client)).toEqual({ status: 'action_create_account' });
+    for (const call of [() => client.getDailyLimit(), () => client.setDailyLimit({ amount: 50_000 })]) {
+      const refused = await call().catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ConflictError);
+      expect(refused).toMatchObject({ status: 409, code: 'OnboardingStepNotReached', message: expect.stringContaining('The limit is on the account, not created yet: finish onboarding up to createAccount()') });
+    }
+    await createAccount(client);
+    // The refused PUT left nothing behind: the new account starts at the default.
+    await expect(client.getDailyLimit()).resolves.toEqual({ amount: 1_000_000, currency: 'USD', syncStatus: 'synced' });
+    await expect(client.setDailyLimit({ amount: 50_000 })).resolves.toEqual({ amount: 50_000, currency: 'USD', syncStatus: 'pending' });
+  });
+});
+
 describe('a wallet not yet registered keeps its token after a 401, for registration', () => {
   it('the limit answers 401 and says to register; the token is kept, not renewed (no wallet prompt), and registration works with it', async () => {
     sandbox = await startSandbox({ generation: 'newer', users: [] });
@@ -108,7 +133,9 @@ describe('a wallet not yet registered keeps its token after a 401, for registrat
     await expect(requestEmailVerification(client, { email: 'kept@example.com' })).resolves.toMatchObject({ sentTo: 'kept@example.com' });
     const otp = sandbox.oneTimePasswords().findLast((sent) => sent.sentTo === 'kept@example.com')!.code;
     await expect(registerUser(client, { email: 'kept@example.com', otp })).resolves.toMatchObject({ email: 'kept@example.com' });
+    // Without `refresh` nothing renews the token after registration (a wallet prompt never does).
     expect(prompts).toBe(0);
+    expect(client.tokenManager.hasSignedUp).toBe(false);
   });
 
   it('is refreshed (newer generation, no wallet prompt) when the service has expired it: registration, then a 401 on the next step, then the refreshed token works', async () => {
@@ -126,11 +153,33 @@ describe('a wallet not yet registered keeps its token after a 401, for registrat
     await requestEmailVerification(client, { email: 'late@example.com' });
     const otp = sandbox.oneTimePasswords().findLast((sent) => sent.sentTo === 'late@example.com')!.code;
     const user = await registerUser(client, { email: 'late@example.com', otp });
-    // The token (hasSignedUp: false) has expired on the service's clock, not yet on the device's.
-    sandbox.advanceClock(16 * 60_000);
-    await expect(acceptTerms(client)).resolves.toMatchObject({ id: user.id });
+    // Registration refreshes the token at once (no wallet prompt): the new one names the user.
     expect(calls).toEqual({ prompts: 0, refreshes: 1 });
     expect(client.tokenManager.hasSignedUp).toBe(true);
+    expect(readTokenClaims((await client.tokenManager.getToken())!)).toMatchObject({ hasSignedUp: true, userId: user.id });
+    // That token has expired on the service's clock, not yet on the device's: refreshed again.
+    sandbox.advanceClock(16 * 60_000);
+    await expect(acceptTerms(client)).resolves.toMatchObject({ id: user.id });
+    expect(calls).toEqual({ prompts: 0, refreshes: 2 });
+  });
+
+  it('a refresh that fails after registration keeps the registered user and the current token, and prompts no wallet', async () => {
+    sandbox = await startSandbox({ generation: 'newer', users: [] });
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const calls = { prompts: 0, refreshes: 0 };
+    const signIn = () => client.signInWithEthereum({ ...signerFromViemAccount(wallet), ...SIGN_IN_PAGE });
+    const refresh = async () => {
+      calls.refreshes += 1;
+      throw new Error('refresh endpoint down');
+    };
+    const client = createPartnerClient({ baseUrl: sandbox.baseUrl, tokenManager: new TokenManager({ refresh, reauthenticate: async () => (calls.prompts++, signIn()) }) });
+    const { token } = await signIn();
+    await requestEmailVerification(client, { email: 'down@example.com' });
+    const otp = sandbox.oneTimePasswords().findLast((sent) => sent.sentTo === 'down@example.com')!.code;
+    await expect(registerUser(client, { email: 'down@example.com', otp })).resolves.toMatchObject({ email: 'down@example.com' });
+    expect(calls).toEqual({ prompts: 0, refreshes: 1 });
+    expect(await client.tokenManager.getToken()).toBe(token);
+    expect(client.tokenManager.hasSignedUp).toBe(false);
   });
 });
 

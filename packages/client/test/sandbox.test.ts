@@ -97,7 +97,8 @@ describe('renews an expired token once and retries (sandbox clock moved past exp
   });
 
   it('newer generation: refreshes with rotation', async () => {
-    const { baseUrl } = await start({ generation: 'newer' });
+    // With its account (a smart wallet): before createAccount the newer limit answers 409.
+    const { baseUrl } = await start({ generation: 'newer', users: [{ signInWallets: [registeredAccount.address], smartWallets: [{ address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', chainId: '100' }] }] });
     const refresh = async (refreshToken: string): Promise<TokenSet> => {
       const response = await fetch(`${baseUrl}/__sandbox/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken }) });
       if (!response.ok) throw new Error(`refresh refused with ${response.status}`);

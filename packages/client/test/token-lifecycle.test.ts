@@ -260,6 +260,42 @@ describe('tells a wallet that has not registered to register', () => {
   });
 });
 
+describe('refreshAfterRegistration: a token that names the new user, through refresh only (registerUser calls it)', () => {
+  const jwt = (claims: Record<string, unknown>) => `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify({ exp: Math.floor(Date.now() / 1000) + 900, ...claims })).toString('base64url')}.c2ln`;
+
+  it('newer generation: trades the refresh token for tokens with hasSignedUp true; reauthenticate is never called', async () => {
+    const calls = { reauthenticate: 0, refresh: [] as string[] };
+    const tokenManager = createTokenManager({
+      reauthenticate: async () => (calls.reauthenticate++, jwt({ hasSignedUp: true })),
+      refresh: async (refreshToken) => (calls.refresh.push(refreshToken), { token: jwt({ hasSignedUp: true, userId: 'u1' }), refreshToken: 'rt-2' }),
+      tokens: { token: jwt({ hasSignedUp: false }), refreshToken: 'rt-1' },
+    });
+    await tokenManager.refreshAfterRegistration();
+    expect(calls).toEqual({ reauthenticate: 0, refresh: ['rt-1'] });
+    expect(tokenManager.hasSignedUp).toBe(true);
+  });
+
+  it('a failed refresh keeps the current token; without refresh, or on the older generation, nothing happens', async () => {
+    const before = jwt({ hasSignedUp: false });
+    let reauthenticated = 0;
+    const failing = createTokenManager({
+      reauthenticate: async () => (reauthenticated++, jwt({ hasSignedUp: true })),
+      refresh: async () => {
+        throw new Error('refresh endpoint down');
+      },
+      tokens: { token: before, refreshToken: 'rt-1' },
+    });
+    await expect(failing.refreshAfterRegistration()).resolves.toBeUndefined();
+    expect(await failing.getToken()).toBe(before);
+    expect(failing.hasSignedUp).toBe(false);
+
+    const older = createTokenManager({ reauthenticate: async () => (reauthenticated++, jwt({ hasSignedUp: true })), tokens: before });
+    await older.refreshAfterRegistration();
+    expect(await older.getToken()).toBe(before);
+    expect(reauthenticated).toBe(0);
+  });
+});
+
 describe('never shows tokens in logs or error messages', () => {
   it('keeps tokens out of the TokenManager JSON, string and inspect output', async () => {
     service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });

@@ -185,6 +185,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     users,
     tokens,
     limits,
+    journey,
     now: clock.now,
     maxDailyLimitCents: config.maxDailyLimitCents,
     ...(config.verifySmartAccountSignature ? { verifySmartAccountSignature: config.verifySmartAccountSignature } : {}),

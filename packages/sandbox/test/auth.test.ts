@@ -255,7 +255,8 @@ describe('answers 401 on authenticated routes for a missing, foreign or expired 
 describe('newer generation: 15-minute access tokens and 7-day rotating refresh tokens', () => {
   let newer: Sandbox;
   beforeAll(async () => {
-    newer = await startSandbox({ generation: 'newer', users: [{ signInWallets: [registered.address] }] });
+    // With its account (a smart wallet), so that the limit answers it (409 before createAccount).
+    newer = await startSandbox({ generation: 'newer', users: [{ signInWallets: [registered.address], smartWallets: [{ address: newAccount().address, chainId: '100' }] }] });
   });
   afterAll(() => newer.close());
 

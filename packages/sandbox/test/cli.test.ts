@@ -62,7 +62,7 @@ describe('capi-sandbox serve prints the base URLs and the public key, and serves
     const fromFile = newAccount();
     const fromFlag = newAccount();
     const usersFile = join(workDir, 'users.json');
-    writeFileSync(usersFile, JSON.stringify({ users: [{ email: 'file@example.com', signInWallets: [fromFile.address] }] }));
+    writeFileSync(usersFile, JSON.stringify({ users: [{ email: 'file@example.com', signInWallets: [fromFile.address], smartWallets: [{ address: newAccount().address, chainId: '100' }] }] }));
     const sandbox = await serve(['--port', '0', '--users', usersFile, '--user', fromFlag.address, '--webhook-url', partner.url, '--time-scale', '60', '--generation', 'newer']);
     expect(sandbox.output()).toMatch(/newer generation, time scale 60/);
     expect(sandbox.output()).toContain(partner.url);
@@ -70,9 +70,11 @@ describe('capi-sandbox serve prints the base URLs and the public key, and serves
     const publicKey: string = key.body.publicKey;
     expect(sandbox.output()).toContain(publicKey.trimEnd());
 
-    for (const account of [fromFile, fromFlag]) {
+    // Newer generation: the file's user was seeded with its account (a smart wallet); --user
+    // seeds a user who has not created one yet, so the limit is refused until POST /account.
+    for (const [account, status] of [[fromFile, 200], [fromFlag, 409]] as const) {
       const token = await tokenFor(sandbox.baseUrl, account);
-      expect((await callOperation(sandbox.baseUrl, 'getAccountLimit', { token })).status).toBe(200);
+      expect((await callOperation(sandbox.baseUrl, 'getAccountLimit', { token })).status).toBe(status);
     }
     const sent = await fetch(`${sandbox.baseUrl}/__sandbox/events`, { method: 'POST', body: JSON.stringify({ eventType: 'user.created' }) });
     expect(sent.status).toBe(202);
@@ -84,7 +86,9 @@ describe('capi-sandbox serve prints the base URLs and the public key, and serves
 
   it('takes the partner agreements: --max-daily-limit, --require-phone, --migration-kyc-setup', async () => {
     const account = newAccount();
-    const sandbox = await serve(['--port', '0', '--generation', 'newer', '--user', account.address, '--max-daily-limit', '2000000', '--require-phone', '--migration-kyc-setup', '250']);
+    const usersFile = join(workDir, 'account-holder.json');
+    writeFileSync(usersFile, JSON.stringify([{ signInWallets: [account.address], smartWallets: [{ address: newAccount().address, chainId: '100' }] }]));
+    const sandbox = await serve(['--port', '0', '--generation', 'newer', '--users', usersFile, '--max-daily-limit', '2000000', '--require-phone', '--migration-kyc-setup', '250']);
     const described = await (await fetch(`${sandbox.baseUrl}/__sandbox`)).json();
     expect(described).toMatchObject({ generation: 'newer', maxDailyLimitCents: 2_000_000, requirePhone: true, migrationKycSetupMs: 250 });
     const token = await tokenFor(sandbox.baseUrl, account);

@@ -10,6 +10,8 @@ import { openApi, operationsById } from './support/spec-responses.js';
 
 const registered = newAccount();
 const stranger = newAccount();
+/** A newer-generation user with its account (a smart wallet), so that the limit answers 200 there. */
+const accountHolder = newAccount();
 /** The older generation answers the limit, sign-in and its SMS phone verification. */
 let sandbox: Sandbox;
 /** The newer generation answers the onboarding operations. */
@@ -20,7 +22,11 @@ let newerToken: string;
 beforeAll(async () => {
   [sandbox, newer] = await Promise.all([
     startSandbox({ users: [{ signInWallets: [registered.address] }], limitSyncDelayMs: 50 }),
-    startSandbox({ generation: 'newer', users: [{ signInWallets: [registered.address] }], limitSyncDelayMs: 50 }),
+    startSandbox({
+      generation: 'newer',
+      users: [{ signInWallets: [registered.address] }, { signInWallets: [accountHolder.address], smartWallets: [{ address: newAccount().address, chainId: '100' }] }],
+      limitSyncDelayMs: 50,
+    }),
   ]);
   [token, newerToken] = await Promise.all([tokenFor(sandbox.baseUrl, registered), tokenFor(newer.baseUrl, registered)]);
 });
@@ -100,11 +106,14 @@ const scenarios: Record<string, Record<string, Scenario>> = {
   getAccountLimit: {
     '200': () => core('getAccountLimit', { token }),
     '401': () => core('getAccountLimit', { token: 'not-a-jwt' }),
+    // The seeded newer user has not created its account.
+    '409': () => onNewer('getAccountLimit', { token: newerToken }),
   },
   setAccountLimit: {
     '200': () => core('setAccountLimit', { token, body: { amount: 500, currency: 'USD' } }),
     '400': () => core('setAccountLimit', { token, rawBody: 'amount=500', headers: { 'content-type': 'application/json' } }),
     '401': () => core('setAccountLimit', { body: { amount: 500, currency: 'USD' } }),
+    '409': () => onNewer('setAccountLimit', { token: newerToken, body: { amount: 500, currency: 'USD' } }),
     '422': () => core('setAccountLimit', { token, body: { amount: 500, currency: 'GBP' } }),
   },
   getWebhookPublicKey: { '200': () => callOperation(sandbox.webhooksUrl, 'getWebhookPublicKey') },
@@ -233,9 +242,9 @@ describe('passes an independent check: Prism proxy (--errors) in front of the ne
   it('a sign-in, limit and key session goes through with the sandbox statuses and no violation', async () => {
     const nonceResponse = await throughPrism(corePrism.url, 'GET', '/api/v1/auth/nonce');
     expect(nonceResponse).toMatchObject({ status: 200, violations: null });
-    const message = siweMessage(registered, nonceResponse.text);
+    const message = siweMessage(accountHolder, nonceResponse.text);
     const signIn = await throughPrism(corePrism.url, 'POST', '/api/v1/auth/challenge', {
-      body: { message, signature: await registered.signMessage({ message }), ttlInSeconds: 86400 },
+      body: { message, signature: await accountHolder.signMessage({ message }), ttlInSeconds: 86400 },
     });
     expect(signIn).toMatchObject({ status: 200, violations: null });
     const prismToken = JSON.parse(signIn.text).token as string;
@@ -245,6 +254,8 @@ describe('passes an independent check: Prism proxy (--errors) in front of the ne
       ['PUT', '/user-api/user/account/limit', { token: prismToken, body: { amount: 123_456, currency: 'USD' } }, 200],
       ['GET', '/user-api/user/account/limit', { token: prismToken }, 200],
       ['GET', '/user-api/user/account/limit', { token: 'expired.or.foreign' }, 401],
+      ['GET', '/user-api/user/account/limit', { token: newerToken }, 409],
+      ['PUT', '/user-api/user/account/limit', { token: newerToken, body: { amount: 123_456, currency: 'USD' } }, 409],
       ['POST', '/api/v1/auth/challenge', { body: { ...(await signedChallenge(registered, {}, newer)), signature: (await signedChallenge(stranger, {}, newer)).signature } }, 401],
       ['POST', '/api/v1/auth/challenge', { body: await signedChallenge(registered, { domain: 'other.example', uri: 'https://other.example' }, newer) }, 403],
       ['POST', '/api/v1/auth/challenge', { body: await signedChallenge(registered, { domain: '127.0.0.1', uri: 'http://127.0.0.1' }, newer) }, 403],

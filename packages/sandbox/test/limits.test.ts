@@ -102,3 +102,83 @@ describe('answers 401 to limit requests without a valid token', () => {
     expect(malformed.body.code).toBe('MalformedAuthorization');
   });
 });
+
+describe('answers the limit only once the account exists (newer generation: 409 before createAccount)', () => {
+  const limitOf = (newer: Sandbox, bearer: string) => callOperation(newer.baseUrl, 'getAccountLimit', { token: bearer });
+  const putLimit = (newer: Sandbox, bearer: string, body: unknown) => callOperation(newer.baseUrl, 'setAccountLimit', { token: bearer, body });
+
+  async function registered(newer: Sandbox) {
+    const account = newAccount();
+    const bearer = await tokenFor(newer.baseUrl, account);
+    await callOperation(newer.baseUrl, 'requestEmailVerification', { token: bearer, body: { email: `${account.address}@example.com` } });
+    const otp = newer.oneTimePasswords().at(-1)!.code;
+    const user = (await callOperation(newer.baseUrl, 'registerUser', { token: bearer, body: { email: `${account.address}@example.com`, otp } })).body;
+    return { bearer, userId: user.id as string };
+  }
+
+  it('a registered user without an account: GET and PUT answer 409 OnboardingStepNotReached naming the step; the refused PUT stores nothing and emits nothing; after createAccount the default limit is there', async () => {
+    const newer = await startSandbox({ generation: 'newer', users: [], limitSyncDelayMs: 50 });
+    try {
+      newer.addWebhookEndpoint('http://127.0.0.1:9/unreachable');
+      const { bearer, userId } = await registered(newer);
+      const get = await limitOf(newer, bearer);
+      expect(get).toMatchObject({ status: 409, body: { code: 'OnboardingStepNotReached' } });
+      expect(get.body.message).toBe('The daily limit is set on the account, which this user has not created yet; the user is at action_accept_tos: accept the terms first (POST /user/terms), then create the account (POST /account).');
+      const deliveriesBefore = newer.deliveries().length;
+      const put = await putLimit(newer, bearer, { amount: 250_000, currency: 'USD' });
+      expect(put).toMatchObject({ status: 409, body: { code: 'OnboardingStepNotReached' } });
+      // A bad body is still judged first, as on the onboarding operations.
+      expect((await putLimit(newer, bearer, { amount: 0, currency: 'USD' })).status).toBe(422);
+      expect(newer.deliveries()).toHaveLength(deliveriesBefore);
+
+      await callOperation(newer.baseUrl, 'acceptTerms', { token: bearer, body: { accepted: true } });
+      newer.users.setKycStatus(userId, 'approved');
+      await callOperation(newer.baseUrl, 'submitSourceOfFunds', { token: bearer, body: { answers: [{ question: 'Source?', answer: 'Employment' }] } });
+      const atAccount = await limitOf(newer, bearer);
+      expect(atAccount.body.message).toBe('The daily limit is set on the account, which this user has not created yet; the user is at action_create_account: create the account first (POST /account).');
+      const deliveriesAtAccount = newer.deliveries().length;
+      expect((await putLimit(newer, bearer, { amount: 250_000, currency: 'USD' })).status).toBe(409);
+      expect(newer.deliveries()).toHaveLength(deliveriesAtAccount);
+
+      expect((await callOperation(newer.baseUrl, 'createAccount', { token: bearer })).status).toBe(200);
+      // Nothing of the refused PUTs was kept: the account starts at the default.
+      expect((await limitOf(newer, bearer)).body).toEqual({ amount: 1_000_000, currency: 'USD', syncStatus: 'synced' });
+      expect((await putLimit(newer, bearer, { amount: 250_000, currency: 'USD' })).body).toEqual({ amount: 250_000, currency: 'USD', syncStatus: 'pending' });
+      expect(newer.deliveries()).toHaveLength(deliveriesAtAccount);
+    } finally {
+      await newer.close();
+    }
+  });
+
+  it('a wallet without a user still gets the 401 UserNotRegistered of reference 5 rule 1, on GET and PUT', async () => {
+    const newer = await startSandbox({ generation: 'newer', users: [] });
+    try {
+      const bearer = await tokenFor(newer.baseUrl, newAccount());
+      expect(await limitOf(newer, bearer)).toMatchObject({ status: 401, body: { code: 'UserNotRegistered' } });
+      expect(await putLimit(newer, bearer, { amount: 250_000, currency: 'USD' })).toMatchObject({ status: 401, body: { code: 'UserNotRegistered' } });
+    } finally {
+      await newer.close();
+    }
+  });
+
+  it('a seeded newer user has an account when it is seeded with a smart wallet; the older generation needs none (its users sign up with their account)', async () => {
+    const [withAccount, withoutAccount] = [newAccount(), newAccount()];
+    const users = [
+      { signInWallets: [withAccount.address], smartWallets: [{ address: newAccount().address, chainId: '100' }] },
+      { signInWallets: [withoutAccount.address] },
+    ];
+    const [newer, older] = await Promise.all([startSandbox({ generation: 'newer', users }), startSandbox({ users })]);
+    try {
+      expect((await limitOf(newer, await tokenFor(newer.baseUrl, withAccount))).status).toBe(200);
+      const refused = await limitOf(newer, await tokenFor(newer.baseUrl, withoutAccount));
+      expect(refused).toMatchObject({ status: 409, body: { code: 'OnboardingStepNotReached', message: expect.stringMatching(/at action_complete_kyc: KYC must be approved first .*then create the account \(POST \/account\)\.$/) } });
+      for (const account of [withAccount, withoutAccount]) {
+        const bearer = await tokenFor(older.baseUrl, account);
+        expect((await limitOf(older, bearer)).status).toBe(200);
+        expect((await putLimit(older, bearer, { amount: 5_000, currency: 'USD' })).status).toBe(200);
+      }
+    } finally {
+      await Promise.all([newer.close(), older.close()]);
+    }
+  });
+});

@@ -77,11 +77,22 @@ describe('a brand-new wallet, from first sign-in to card (newer generation, phon
     await expectNewEvents(journey, seen, client, ['kyc.source-of-funds.changed']);
     await expectStep('action_create_account');
 
+    // The limit is the account's (reference 4.3): registered, but with no account yet, it is
+    // refused (409, the message says to create the account) and a refused set changes nothing.
+    for (const call of [() => client.getDailyLimit(), () => client.setDailyLimit({ amount: 100_000 })]) {
+      const refused = await call().catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ConflictError);
+      expect(refused).toMatchObject({ status: 409, code: 'OnboardingStepNotReached', message: expect.stringContaining('createAccount()') });
+    }
+    await expectNewEvents(journey, seen, client, []);
+
     // Account: the smart account appears; no event kind covers it.
     const withAccount = await createAccount(client);
     expect(withAccount.smartWallets).toHaveLength(1);
     expect(await apiUser(client)).toEqual(withAccount);
     await expectNewEvents(journey, seen, client, []);
+    // The account has its limit at once, the default: the refused set left nothing behind.
+    expect(await client.getDailyLimit()).toEqual({ amount: 1_000_000, currency: 'USD', syncStatus: 'synced' });
     await expectStep('action_verify_phone');
 
     // Phone: the one-time password by SMS validates it, which is an event.

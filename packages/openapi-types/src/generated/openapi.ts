@@ -70,12 +70,12 @@ export interface paths {
         };
         /**
          * Get the account's daily spending limit
-         * @description Returns the daily spending limit of the authenticated user's account. The limit is cumulative across all cards of the account (not per card, not per transaction); the default is 1,000,000 cents (10,000 USD). `syncStatus` says whether the most recent update has been applied downstream.
+         * @description Returns the daily spending limit of the authenticated user's account. The limit is cumulative across all cards of the account (not per card, not per transaction); the default is 1,000,000 cents (10,000 USD). `syncStatus` says whether the most recent update has been applied downstream. The limit is the account's: a user of the newer generation has none until `createAccount`, and is answered `409` `OnboardingStepNotReached` before it.
          */
         get: operations["getAccountLimit"];
         /**
          * Set the account's daily spending limit
-         * @description Sets a new daily spending limit and returns it immediately with `syncStatus` `pending`; it becomes `synced` once applied downstream (poll `getAccountLimit`). `amount` is in USD cents, greater than 0 and at most 1,000,000 (10,000 USD) unless a higher maximum was agreed with the partner at onboarding; only `USD` is accepted.
+         * @description Sets a new daily spending limit and returns it immediately with `syncStatus` `pending`; it becomes `synced` once applied downstream (poll `getAccountLimit`). `amount` is in USD cents, greater than 0 and at most 1,000,000 (10,000 USD) unless a higher maximum was agreed with the partner at onboarding; only `USD` is accepted. Before `createAccount` (newer generation) there is no account to set it on: `409` `OnboardingStepNotReached`, and nothing changes.
          */
         put: operations["setAccountLimit"];
         post?: never;
@@ -1076,6 +1076,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description The user has no account yet, so there is no daily limit to read or set (the limit is "configured on the authenticated user's account", reference 4.3): a registered user of the newer generation whose onboarding has not created the account (`createAccount`; the User's `smartWallets` is still empty). `code` is `OnboardingStepNotReached`; the message names the step the user is at and what to do. Finish onboarding up to `createAccount` (read `getOnboardingStatus`), then call again. A refused `PUT` changes nothing and sets no limit for later. */
+        AccountNotCreated: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The signer has not registered a user yet (token claim `hasSignedUp: false`): verify an email (`requestEmailVerification`) and call `registerUser`. */
         UserNotRegistered: {
             headers: {
@@ -1192,6 +1201,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["AccountNotCreated"];
         };
     };
     setAccountLimit: {
@@ -1232,6 +1242,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["AccountNotCreated"];
             /** @description `amount` is not an integer in 1..1,000,000, or `currency` is not `USD`. */
             422: {
                 headers: {

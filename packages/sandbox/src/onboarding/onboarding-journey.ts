@@ -157,6 +157,18 @@ export class OnboardingJourney {
     });
   }
 
+  /**
+   * The daily limit is the account's (reference 4.3): before `createAccount` there is none,
+   * and the limit routes answer 409 naming the step the user is at and what to do.
+   */
+  assertAccountCreated(userId: string): void {
+    if (this.users.hasSmartAccount(userId)) return;
+    const step = this.stepOf(userId);
+    // Without a smart account the step is at most action_create_account (stepOf's order).
+    const then = step === 'action_create_account' ? '' : `, then ${WHAT_TO_DO.action_create_account.replace(' first', '')}`;
+    throw conflict('OnboardingStepNotReached', `The daily limit is set on the account, which this user has not created yet; the user is at ${step}: ${WHAT_TO_DO[step]}${then}.`);
+  }
+
   /** Sends an SMS one-time password, once the onboarding has reached the phone (or to change a validated number). */
   requestPhoneVerification(userId: string, wallet: string, phone: string): { sentTo: string; expiresAt: string } {
     this.#requirePhoneStep(userId);

@@ -4,12 +4,15 @@ import type { RequestValidator } from '../conformance/request-validator.js';
 import { ApiError } from '../http/api-error.js';
 import type { Router } from '../http/router.js';
 import type { LimitStore } from '../limits/limit-store.js';
+import type { OnboardingJourney } from '../onboarding/onboarding-journey.js';
 import { registeredUserId } from './bearer-auth.js';
 import { readOperationBody } from './operation-body.js';
 
 export interface CoreApiDependencies extends SiweChallengeDependencies {
   validator: RequestValidator;
   limits: LimitStore;
+  /** Newer generation: whether a user has created the account that holds the limit. */
+  journey: Pick<OnboardingJourney, 'assertAccountCreated'>;
   /** The partner's agreed maximum daily limit, in cents (default 1,000,000). */
   maxDailyLimitCents: number;
 }
@@ -32,8 +35,17 @@ export function registerCoreApi(router: Router, deps: CoreApiDependencies): void
     return { status: 200, json: await answerSiweChallenge(body, deps) };
   });
 
+  /**
+   * The limit is the account's (reference 4.3). The older generation's users sign up with
+   * their account; a newer user has none before `createAccount` (409, see the spec).
+   */
+  const assertAccountCreated = (userId: string): void => {
+    if (deps.tokens.generation === 'newer') deps.journey.assertAccountCreated(userId);
+  };
+
   router.on('GET', '/user-api/user/account/limit', async (request) => {
     const userId = await registeredUserId(request, deps.tokens, deps.users);
+    assertAccountCreated(userId);
     return { status: 200, json: deps.limits.get(userId) };
   });
 
@@ -47,6 +59,8 @@ export function registerCoreApi(router: Router, deps: CoreApiDependencies): void
           message: `${problems.join('; ')}. amount is an integer number of cents from 1 to ${deps.maxDailyLimitCents} and currency must be "USD".`,
         }),
     });
+    // Checked after the body, as the onboarding operations do; nothing is stored before.
+    assertAccountCreated(userId);
     return { status: 200, json: deps.limits.set(userId, body.amount, body.currency) };
   });
 }

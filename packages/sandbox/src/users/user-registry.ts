@@ -63,6 +63,11 @@ export class UserRegistry {
     return this.#users.has(id);
   }
 
+  /** Whether the user has a smart account, i.e. an account (no copy made: the limit routes ask on every request). */
+  hasSmartAccount(id: string): boolean {
+    return (this.#users.get(id)?.smartWallets.length ?? 0) > 0;
+  }
+
   get(id: string): User | undefined {
     const user = this.#users.get(id);
     return user && structuredClone(user);
