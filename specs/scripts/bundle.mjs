@@ -2,6 +2,7 @@
 // generators, the validator, the sandbox, the docs), bundled by Redocly (lib/bundle-specs.mjs).
 //   dist/openapi.json         OpenAPI 3.1, every schema under components/schemas by title
 //   dist/asyncapi.json        AsyncAPI 3.0, self-contained the same way
+//   dist/openapi.dereferenced.json  openapi.json with every $ref replaced by its target
 //   dist/schemas/<Title>.json each schema with its $id, refs pointing to the siblings' $ids
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

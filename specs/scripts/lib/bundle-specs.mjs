@@ -86,7 +86,8 @@ async function bundleSchemaCatalogue(dir) {
 
 /**
  * Builds every output in memory from the specs in `dir`; returns a Map relative path -> file text:
- * `openapi.json`, `asyncapi.json` and `schemas/<Title>.json`.
+ * `openapi.json`, `asyncapi.json`, `openapi.dereferenced.json` (every `$ref` replaced by its
+ * target, for readers that need whole schemas, like the sandbox) and `schemas/<Title>.json`.
  */
 export async function bundleSpecs(dir) {
   const schemas = await bundleSchemaCatalogue(dir);
@@ -95,6 +96,8 @@ export async function bundleSpecs(dir) {
     const bundled = await redoclyBundle({ ref: join(dir, `${spec}.yaml`) }, dir);
     outputs.set(`${spec}.json`, toJsonText(withSortedComponentSchemas(bundled)));
   }
+  const dereferenced = await redoclyBundle({ ref: join(dir, 'openapi.yaml'), dereference: true }, dir);
+  outputs.set('openapi.dereferenced.json', toJsonText(withSortedComponentSchemas(dereferenced)));
   for (const [title, schema] of schemas) {
     const { $schema, ...rest } = toStandaloneRefs(schema);
     outputs.set(`schemas/${title}.json`, toJsonText({ $schema, $id: `${SCHEMA_ID_BASE}${title}.json`, ...rest }));
