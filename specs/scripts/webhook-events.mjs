@@ -40,6 +40,10 @@ export class WebhookEventListError extends Error {
 
 /** @type {Parser | undefined} */
 let parser;
+// The last document read and its events: in one process (`pnpm dev`) the event types and the
+// validator read the same bundle one after the other, and a parse takes a second or more.
+/** @type {{ text: string, events: Promise<WebhookEventEntry[]> } | undefined} */
+let lastRead;
 
 /**
  * The webhook events of a bundled AsyncAPI 3 document (`specs/dist/asyncapi.json`), in spec
@@ -53,6 +57,16 @@ let parser;
  * events.map((event) => event.eventType); // ['user.created', 'kyc.status.changed', ...]
  */
 export async function readWebhookEvents(document) {
+  const text = JSON.stringify(document);
+  if (lastRead?.text !== text) lastRead = { text, events: readEvents(document) };
+  return structuredClone(await lastRead.events);
+}
+
+/**
+ * @param {unknown} document
+ * @returns {Promise<WebhookEventEntry[]>}
+ */
+async function readEvents(document) {
   const version = /** @type {any} */ (document)?.asyncapi;
   if (typeof version !== 'string' || !version.startsWith('3.')) {
     throw new WebhookEventListError('NOT_ASYNCAPI_3',
