@@ -1,23 +1,19 @@
-// `pnpm --filter @capi/specs build`: writes the bundled specs the generators and the sandbox read.
+// `pnpm --filter @capi/specs build`: writes the bundled specs that every consumer reads (the
+// generators, the validator, the sandbox, the docs), bundled by Redocly (lib/bundle-specs.mjs).
 //   dist/openapi.json         OpenAPI 3.1, every schema under components/schemas by title
 //   dist/asyncapi.json        AsyncAPI 3.0, self-contained the same way
+//   dist/openapi.dereferenced.json  openapi.json with every $ref replaced by its target
 //   dist/schemas/<Title>.json each schema with its $id, refs pointing to the siblings' $ids
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleSpec, standaloneSchema, toJsonText } from './lib/bundle-specs.mjs';
-import { parseYamlFile, readSchemaFiles } from './lib/schema-files.mjs';
+import { bundleSpecs } from './lib/bundle-specs.mjs';
 
 const specsDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Builds every output in memory; returns a Map relative path -> file text. */
+/** Builds every output in memory (Redocly's bundler); resolves to a Map relative path -> file text. */
 export function buildSpecOutputs(dir = specsDir) {
-  const schemas = readSchemaFiles(join(dir, 'schemas'));
-  const outputs = new Map();
-  outputs.set('openapi.json', toJsonText(bundleSpec(parseYamlFile(join(dir, 'openapi.yaml')), schemas)));
-  outputs.set('asyncapi.json', toJsonText(bundleSpec(parseYamlFile(join(dir, 'asyncapi.yaml')), schemas)));
-  for (const [title, schema] of schemas) outputs.set(`schemas/${title}.json`, toJsonText(standaloneSchema(title, schema)));
-  return outputs;
+  return bundleSpecs(dir);
 }
 
 /** Writes the outputs to `outDir`, replacing what was there. */
@@ -36,7 +32,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const outFlag = process.argv.indexOf('--out');
     const outDir = outFlag > 0 ? process.argv[outFlag + 1] : join(specsDir, 'dist');
     if (!outDir) throw new Error('--out needs a directory');
-    const outputs = buildSpecOutputs();
+    const outputs = await buildSpecOutputs();
     writeSpecOutputs(outDir, outputs);
     console.log(`specs: wrote ${outputs.size} files to ${outDir}`);
   } catch (error) {

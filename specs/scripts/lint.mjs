@@ -22,7 +22,7 @@ const specsDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 export async function lintSpecs(dir = specsDir) {
   let outputs;
   try {
-    outputs = buildSpecOutputs(dir);
+    outputs = await buildSpecOutputs(dir);
   } catch (error) {
     return [{ tool: 'bundle', rule: 'bundle', severity: 'error', file: '.', line: 0, column: 0, message: error.message }];
   }

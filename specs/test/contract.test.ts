@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { readSpecOutputs, refTitle, type JsonObject } from './support/spec-outputs';
 
-const { openapi, asyncapi, schemas } = readSpecOutputs();
+const { openapi, asyncapi, schemas } = await readSpecOutputs();
 
 // ---- Section 2: resources and their fields -------------------------------------------
 // type: a JSON type, `enum:<Schema>`, `object:<Schema>` or `array:<Schema>`.

@@ -5,7 +5,7 @@ import { createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { readSpecOutputs } from './support/spec-outputs';
 
-const { openapi, asyncapi, schemas } = readSpecOutputs();
+const { openapi, asyncapi, schemas } = await readSpecOutputs();
 const publicKeyPem: string = openapi.paths['/api/v1/public-key'].get.responses['200'].content['application/json'].examples.key.value.publicKey;
 const publicKey = createPublicKey(publicKeyPem);
 

@@ -1,5 +1,5 @@
 import { generatedHeader } from '@capi/codegen-kit';
-import { readWebhookEvents, readWebhookHeaders } from './read-webhook-events.mjs';
+import { readWebhookEventCatalog } from './read-webhook-events.mjs';
 import { renderEventCatalog } from './render-event-catalog.mjs';
 import { renderModels } from './render-models.mjs';
 import { EventTypesGenerationError } from './generation-error.mjs';
@@ -18,8 +18,7 @@ export const SPEC_SOURCE = { specPath: 'specs/asyncapi.yaml', bundlePath: 'specs
  * const files = await generateEventTypes(JSON.parse(readFileSync('specs/dist/asyncapi.json', 'utf8')))
  */
 export async function generateEventTypes(doc) {
-  const events = readWebhookEvents(doc);
-  const headers = readWebhookHeaders(doc);
+  const { events, headers } = await readWebhookEventCatalog(doc);
   const { names, code } = await renderModels(doc);
   for (const event of events) {
     if (!names.includes(event.interfaceName)) {

@@ -9,12 +9,12 @@ import { GenerationError } from '@capi/codegen-kit';
  */
 export class EventTypesGenerationError extends GenerationError {
   /**
-   * @param {'NOT_ASYNCAPI_3' | 'UNRESOLVABLE_REF' | 'NO_EVENTS' | 'EVENT_WITHOUT_TITLE' | 'EVENT_WITHOUT_EVENT_TYPE' | 'DUPLICATE_EVENT_TYPE' | 'ANONYMOUS_SCHEMA' | 'INVALID_HEADER_NAME'} code (the gen CLI adds SPEC_NOT_FOUND, SPEC_NOT_JSON)
+   * @param {'NOT_ASYNCAPI_3' | 'INVALID_ASYNCAPI' | 'NO_EVENTS' | 'EVENT_WITHOUT_TITLE' | 'EVENT_WITHOUT_EVENT_TYPE' | 'DUPLICATE_EVENT_TYPE' | 'ANONYMOUS_SCHEMA' | 'INVALID_HEADER_NAME'} code (the gen CLI adds SPEC_NOT_FOUND, SPEC_NOT_JSON)
    * @param {string} message
    */
   constructor(code, message) {
     super(code, message);
-    /** @type {'NOT_ASYNCAPI_3' | 'UNRESOLVABLE_REF' | 'NO_EVENTS' | 'EVENT_WITHOUT_TITLE' | 'EVENT_WITHOUT_EVENT_TYPE' | 'DUPLICATE_EVENT_TYPE' | 'ANONYMOUS_SCHEMA' | 'INVALID_HEADER_NAME'} */
+    /** @type {'NOT_ASYNCAPI_3' | 'INVALID_ASYNCAPI' | 'NO_EVENTS' | 'EVENT_WITHOUT_TITLE' | 'EVENT_WITHOUT_EVENT_TYPE' | 'DUPLICATE_EVENT_TYPE' | 'ANONYMOUS_SCHEMA' | 'INVALID_HEADER_NAME'} */
     this.code = code;
   }
 }

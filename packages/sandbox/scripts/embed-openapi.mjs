@@ -1,100 +1,81 @@
 #!/usr/bin/env node
-// Embeds what the sandbox needs of the bundled OpenAPI spec (specs/dist/openapi.json) into
-// src/generated/openapi-contract.ts: every operation with its request and response schemas,
-// `$ref`s inlined, so the sandbox validates requests without reading the spec at run time.
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+// Embeds what the sandbox needs of the OpenAPI spec into src/generated/openapi-contract.ts:
+// every operation with its request and response schemas, whole, so the sandbox validates
+// requests without reading the spec at run time. It reads specs/dist/openapi.dereferenced.json,
+// in which @capi/specs' bundler (Redocly) has already replaced every `$ref` by its target: this
+// script resolves nothing itself.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const specsDir = dirname(createRequire(import.meta.url).resolve('@capi/specs/package.json'));
-// SANDBOX_OPENAPI_JSON points at another bundle (e.g. while the specs package is being changed).
-const specPath = process.env.SANDBOX_OPENAPI_JSON ?? join(specsDir, 'dist', 'openapi.json');
-if (!existsSync(specPath)) {
-  console.error(`embed-openapi: ${specPath} does not exist; run \`pnpm --filter @capi/specs build\` first.`);
-  process.exit(1);
-}
-const spec = JSON.parse(readFileSync(specPath, 'utf8'));
+/** The dereferenced bundle that @capi/specs builds. */
+export const defaultSpecPath = join(specsDir, 'dist', 'openapi.dereferenced.json');
+/** Where the contract is written. */
+export const contractPath = join(here, '..', 'src', 'generated', 'openapi-contract.ts');
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
-
-function pointer(document, ref) {
-  return ref
-    .slice(2)
-    .split('/')
-    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
-    .reduce((node, part) => (node === undefined ? undefined : node[part]), document);
-}
-
-function resolveRef(ref) {
-  if (ref.startsWith('#/')) return pointer(spec, ref);
-  // A reference to another schema file (./SyncStatus.yaml, User.json) names a component.
-  const name = ref.split('/').pop().replace(/\.(ya?ml|json)(#.*)?$/, '');
-  const fromComponents = spec.components?.schemas?.[name];
-  if (fromComponents) return fromComponents;
-  const file = join(specsDir, 'dist', 'schemas', `${name}.json`);
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
-  return undefined;
-}
-
+// Documentation only: the sandbox validates with the rest.
 const DROPPED = new Set(['$id', '$schema', 'example', 'examples', 'x-assumption']);
 
-function inline(node, trail = []) {
-  if (Array.isArray(node)) return node.map((item) => inline(item, trail));
+function withoutDocumentation(node) {
+  if (Array.isArray(node)) return node.map(withoutDocumentation);
   if (node === null || typeof node !== 'object') return node;
-  let result = {};
-  if (typeof node.$ref === 'string') {
-    if (trail.includes(node.$ref)) throw new Error(`embed-openapi: recursive $ref ${node.$ref} cannot be inlined`);
-    const target = resolveRef(node.$ref);
-    if (target === undefined) throw new Error(`embed-openapi: cannot resolve $ref ${node.$ref}`);
-    result = inline(target, [...trail, node.$ref]);
-  }
-  for (const [key, value] of Object.entries(node)) {
-    if (key === '$ref' || DROPPED.has(key)) continue;
-    result[key] = inline(value, trail);
-  }
+  const result = {};
+  for (const [key, value] of Object.entries(node)) if (!DROPPED.has(key)) result[key] = withoutDocumentation(value);
   return result;
 }
 
-function bearerRequired(operation) {
+function bearerRequired(operation, spec) {
   const security = operation.security ?? spec.security ?? [];
   return security.some((requirement) => Object.keys(requirement).length > 0);
 }
 
-const operations = [];
-for (const [path, rawPathItem] of Object.entries(spec.paths ?? {})) {
-  const pathItem = inline(rawPathItem);
-  for (const method of METHODS) {
-    const operation = pathItem[method];
-    if (!operation) continue;
-    const servers = operation.servers ?? pathItem.servers;
-    const responses = {};
-    for (const [status, response] of Object.entries(operation.responses ?? {})) {
-      const [contentType, media] = Object.entries(response.content ?? {})[0] ?? [];
-      responses[status] = contentType ? { contentType, schema: media.schema } : {};
+/**
+ * The text of `src/generated/openapi-contract.ts` for a dereferenced OpenAPI document.
+ * @param {any} spec `specs/dist/openapi.dereferenced.json`, parsed
+ * @returns {{ text: string, operationCount: number }}
+ * @example
+ * const { text } = renderOpenapiContract(JSON.parse(readFileSync(defaultSpecPath, 'utf8')));
+ */
+export function renderOpenapiContract(spec) {
+  const operations = [];
+  for (const [path, rawPathItem] of Object.entries(spec.paths ?? {})) {
+    const pathItem = withoutDocumentation(rawPathItem);
+    for (const method of METHODS) {
+      const operation = pathItem[method];
+      if (!operation) continue;
+      if (JSON.stringify(operation).includes('"$ref"')) throw new Error(`embed-openapi: ${method.toUpperCase()} ${path} still has a $ref; read the dereferenced bundle (${defaultSpecPath})`);
+      const servers = operation.servers ?? pathItem.servers;
+      const responses = {};
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const [contentType, media] = Object.entries(response.content ?? {})[0] ?? [];
+        responses[status] = contentType ? { contentType, schema: media.schema } : {};
+      }
+      operations.push({
+        operationId: operation.operationId,
+        method: method.toUpperCase(),
+        path,
+        base: servers && servers.length > 0 ? 'webhooks' : 'core',
+        generation: operation['x-generation'] ?? 'both',
+        requiresBearer: bearerRequired(operation, spec),
+        ...(operation.requestBody?.content?.['application/json']?.schema
+          ? { requestBodySchema: operation.requestBody.content['application/json'].schema }
+          : {}),
+        responses,
+      });
     }
-    operations.push({
-      operationId: operation.operationId,
-      method: method.toUpperCase(),
-      path,
-      base: servers && servers.length > 0 ? 'webhooks' : 'core',
-      generation: operation['x-generation'] ?? 'both',
-      requiresBearer: bearerRequired(operation),
-      ...(operation.requestBody?.content?.['application/json']?.schema
-        ? { requestBodySchema: operation.requestBody.content['application/json'].schema }
-        : {}),
-      responses,
-    });
   }
-}
 
-const userSchema = inline(spec.components?.schemas?.User ?? resolveRef('User.json'));
-if (!userSchema || userSchema.type !== 'object') throw new Error('embed-openapi: the spec has no User schema');
+  const userSchema = withoutDocumentation(spec.components?.schemas?.User);
+  if (!userSchema || userSchema.type !== 'object') throw new Error('embed-openapi: the spec has no User schema');
 
-const header = `// Generated from specs/dist/openapi.json (${spec.info?.title} ${spec.info?.version}) by scripts/embed-openapi.mjs.
+  const header = `// Generated from specs/dist/openapi.dereferenced.json (${spec.info?.title} ${spec.info?.version}) by scripts/embed-openapi.mjs.
 // Do not edit: \`pnpm --filter @capi/sandbox gen\` (run by turbo before build) regenerates it.
 `;
-const body = `import type { OperationContract } from '../conformance/operation-contract.js';
+  const body = `import type { OperationContract } from '../conformance/operation-contract.js';
 
 /** Every operation of the OpenAPI spec, with its request and response schemas inlined. */
 export const operations: readonly OperationContract[] = ${JSON.stringify(operations, null, 2)};
@@ -102,6 +83,18 @@ export const operations: readonly OperationContract[] = ${JSON.stringify(operati
 /** The spec's User schema, inlined: every user the sandbox holds or sends is checked against it. */
 export const userSchema: unknown = ${JSON.stringify(userSchema, null, 2)};
 `;
-mkdirSync(join(here, '..', 'src', 'generated'), { recursive: true });
-writeFileSync(join(here, '..', 'src', 'generated', 'openapi-contract.ts'), header + body);
-console.log(`embed-openapi: ${operations.length} operations embedded`);
+  return { text: header + body, operationCount: operations.length };
+}
+
+// `node scripts/embed-openapi.mjs`; SANDBOX_OPENAPI_JSON points at another dereferenced bundle.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const specPath = process.env.SANDBOX_OPENAPI_JSON ?? defaultSpecPath;
+  if (!existsSync(specPath)) {
+    console.error(`embed-openapi: ${specPath} does not exist; run \`pnpm --filter @capi/specs build\` first.`);
+    process.exit(1);
+  }
+  const { text, operationCount } = renderOpenapiContract(JSON.parse(readFileSync(specPath, 'utf8')));
+  mkdirSync(dirname(contractPath), { recursive: true });
+  writeFileSync(contractPath, text);
+  console.log(`embed-openapi: ${operationCount} operations embedded`);
+}

@@ -11,7 +11,7 @@ import { tolerantValidators } from '../src/generated/validators.js';
 import { createAjv, defaultSchemasDir, loadEventSchemas, packageDir, variants } from '../scripts/generate.mjs';
 
 const event = JSON.parse(readFileSync(join(packageDir, 'test/fixtures/user-created-event.json'), 'utf8'));
-const { schemas, events } = loadEventSchemas();
+const { schemas, events } = await loadEventSchemas();
 const userCreatedId = events.find((schema) => schema.properties.eventType.const === 'user.created').$id;
 
 // 1. Validations per second on a realistic user event (full user, two cards, banking details),
@@ -67,7 +67,7 @@ const probes = {
     const imported = performance.now(); validateWebhookEvent(${JSON.stringify(event)});
     console.log(JSON.stringify([imported - t, performance.now() - t]));`,
   ajv: `const { loadEventSchemas, variants } = await import(${JSON.stringify(generateUrl)});
-    const { schemas } = loadEventSchemas(); const tolerant = schemas.map(variants.tolerant);
+    const { schemas } = await loadEventSchemas(); const tolerant = schemas.map(variants.tolerant);
     const t = performance.now(); const { default: Ajv2020 } = await import(${JSON.stringify(ajvUrl)});
     const ajv = new Ajv2020({ allErrors: true, messages: false, strict: true, allowUnionTypes: true, validateFormats: false });
     for (const s of tolerant) ajv.addSchema(s);

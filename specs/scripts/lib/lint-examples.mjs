@@ -3,10 +3,9 @@
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { join } from 'node:path';
-import { SCHEMA_ID_BASE } from './schema-files.mjs';
+import { toStandaloneRefs } from './bundle-specs.mjs';
 import { yamlLocator } from './yaml-locations.mjs';
 
-const COMPONENT_SCHEMA_REF = /^#\/components\/schemas\/([A-Za-z0-9]+)(\/.*)?$/;
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 // Values under these keys are data, not schemas: the keyword scan skips them.
 const DATA_KEYS = new Set(['example', 'examples', 'default', 'const', 'enum']);
@@ -30,18 +29,6 @@ function collectVendorKeywords(node, keywords) {
     if (key.startsWith('x-')) keywords.add(key);
     else if (!DATA_KEYS.has(key)) collectVendorKeywords(value, keywords);
   }
-}
-
-/** A spec schema with `#/components/schemas/X` refs pointed at the standalone `$id`s. */
-function toStandaloneRefs(node) {
-  if (Array.isArray(node)) return node.map(toStandaloneRefs);
-  if (node === null || typeof node !== 'object') return node;
-  const copy = {};
-  for (const [key, value] of Object.entries(node)) {
-    const match = key === '$ref' && typeof value === 'string' ? COMPONENT_SCHEMA_REF.exec(value) : null;
-    copy[key] = match ? `${SCHEMA_ID_BASE}${match[1]}.json${match[2] ? `#${match[2]}` : ''}` : toStandaloneRefs(value);
-  }
-  return copy;
 }
 
 function describeErrors(errors) {

@@ -1,6 +1,6 @@
 // The bundled specs as the tests read them: built in memory from the files on disk.
 import { buildSpecOutputs } from '../../scripts/bundle.mjs';
-import { SCHEMA_ID_BASE } from '../../scripts/lib/schema-files.mjs';
+import { SCHEMA_ID_BASE } from '../../scripts/lib/bundle-specs.mjs';
 
 export type JsonObject = Record<string, any>;
 
@@ -11,8 +11,8 @@ export interface SpecOutputs {
 }
 
 /** Bundles the specs in `dir` (default: this package) and parses every output. */
-export function readSpecOutputs(dir?: string): SpecOutputs {
-  const outputs: Map<string, string> = buildSpecOutputs(dir);
+export async function readSpecOutputs(dir?: string): Promise<SpecOutputs> {
+  const outputs: Map<string, string> = await buildSpecOutputs(dir);
   const schemas = new Map<string, JsonObject>();
   for (const [path, text] of outputs) {
     if (path.startsWith('schemas/')) schemas.set(path.slice('schemas/'.length, -'.json'.length), JSON.parse(text));

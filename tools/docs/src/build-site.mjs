@@ -75,10 +75,10 @@ export async function writeContent({ root = repoRoot, contentDir = path.join(pac
   write('api/schemas.md', schemasPage(openapi));
   for (const entry of operations) write(`api/${entry.operation.operationId}.md`, operationPage(entry, openapi));
 
-  const events = listEvents(asyncapi);
+  const events = await listEvents(asyncapi);
   const openapiSchemas = new Set(Object.keys(openapi.components?.schemas ?? {}));
   const schemaLink = (name) => (openapiSchemas.has(name) ? `../api/schemas.md#${anchorOf(name)}` : undefined);
-  write('events/index.md', eventIndexPage(asyncapi, { diagrams }));
+  write('events/index.md', eventIndexPage(asyncapi, { diagrams, events }));
   for (const event of events) write(`events/${event.eventType}.md`, await eventPage(event, asyncapi, { schemaLink }));
 
   const guides = readGuides(path.join(root, 'docs/guides'));

@@ -3,6 +3,7 @@
 // the retry schedule and its timeline, the documentation key) and one page per event type with
 // its headers, payload and example deliveries signed at build time by @capi/webhook-signature.
 import { createPublicKey } from 'node:crypto';
+import { readWebhookEvents } from '@capi/specs/webhook-events';
 import { signWebhook } from '@capi/webhook-signature';
 import { assumptionBox, cell, fence, prose } from './markdown-text.mjs';
 import { schemaMarkdown } from './schema-table.mjs';
@@ -20,29 +21,18 @@ MC4CAQAwBQYDK2VwBCIEIJ30WJKiNSytOleixp8afe8aHZKvFKFy46RpTkd0KVLX
 export const examplePublicKey = createPublicKey(exampleSigningKey).export({ format: 'pem', type: 'spki' }).toString().trim();
 
 /**
- * Every message of the document with its event type (`x-event-type`, else the const of the
- * payload's `eventType`, else the message name) and the operation that receives it.
+ * Every event of the document, as `@capi/specs/webhook-events` lists them (@asyncapi/parser,
+ * the one reader of the event list), with the message as the bundle writes it (its `$ref`s kept,
+ * so the pages link named schemas) and the operation that receives it.
  * @param {any} spec bundled AsyncAPI 3 document
- * @returns {{ eventType: string, key: string, message: any, operationId: string | undefined, operation: any }[]}
+ * @returns {Promise<{ eventType: string, key: string, message: any, operationId: string | undefined, operation: any }[]>}
  */
-export function listEvents(spec) {
-  const messages = spec.components?.messages ?? {};
-  const operations = Object.entries(spec.operations ?? {});
-  return Object.entries(messages).map(([key, message]) => {
-    const payload = resolveRef(spec, message.payload);
-    const eventType = message['x-event-type'] ?? payload?.properties?.eventType?.const ?? message.name ?? key;
-    const receiving = operations.find(([, operation]) => (operation.messages ?? []).some((ref) => ref.$ref?.split('/').pop() === key));
-    return { eventType, key, message, operationId: receiving?.[0], operation: receiving?.[1] };
+export async function listEvents(spec) {
+  return (await readWebhookEvents(spec)).map(({ eventType, messageId, operationId }) => {
+    const message = spec.components?.messages?.[messageId];
+    if (!message) throw new Error(`The event ${eventType} is the message "${messageId}", which is not under components.messages of the bundled AsyncAPI document; declare each message there.`);
+    return { eventType, key: messageId, message, operationId, operation: operationId ? spec.operations?.[operationId] : undefined };
   });
-}
-
-function resolveRef(spec, node) {
-  const ref = node?.$ref;
-  if (!ref) return node;
-  return ref
-    .replace(/^#\//, '')
-    .split('/')
-    .reduce((at, part) => at?.[part], spec);
 }
 
 /**
@@ -70,7 +60,7 @@ function serversList(spec) {
 
 /**
  * One event type's page.
- * @param {ReturnType<typeof listEvents>[number]} event
+ * @param {Awaited<ReturnType<typeof listEvents>>[number]} event
  * @param {any} spec
  * @param {{ schemaLink: (name: string) => string | undefined }} options
  * @returns {Promise<string>}
@@ -125,11 +115,10 @@ ${deliveries.join('\n')}`;
 /**
  * The event overview page.
  * @param {any} spec
- * @param {{ diagrams: Record<string, string> }} options
+ * @param {{ diagrams: Record<string, string>, events: Awaited<ReturnType<typeof listEvents>> }} options
  * @returns {string}
  */
-export function eventIndexPage(spec, { diagrams }) {
-  const events = listEvents(spec);
+export function eventIndexPage(spec, { diagrams, events }) {
   const delivery = spec.info?.['x-delivery'] ?? {};
   const signature = spec.info?.['x-signature'] ?? {};
   const delays = delivery.retryDelaysSeconds ?? [];

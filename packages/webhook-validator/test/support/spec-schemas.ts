@@ -8,7 +8,7 @@ import { eventTypeOf } from '../../scripts/schema-variants.mjs';
 export type Schema = Record<string, unknown>;
 export type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'null';
 
-const loaded = loadEventSchemas() as { schemas: Schema[]; events: Schema[] };
+const loaded = (await loadEventSchemas()) as { schemas: Schema[]; events: Schema[] };
 export const specSchemas = loaded.schemas;
 export const eventSchemas = loaded.events;
 const byId = new Map(specSchemas.map((schema) => [schema.$id as string, schema]));
