@@ -200,9 +200,9 @@ const CORE_ENDPOINTS: EndpointRow[] = [
   // 4.2, 5 and 7
   { operationId: 'verifySiweSignature', method: 'post', path: '/api/v1/auth/challenge', auth: 'none', server: 'core', statuses: ['200', '401', '403', '422'], request: 'SiweChallengeRequest', response: { contentType: 'application/json', schema: 'AccessToken' } },
   // 4.3
-  { operationId: 'getAccountLimit', method: 'get', path: '/user-api/user/account/limit', auth: 'bearer', server: 'core', statuses: ['200', '401'], response: { contentType: 'application/json', schema: 'AccountLimit' } },
+  { operationId: 'getAccountLimit', method: 'get', path: '/user-api/user/account/limit', auth: 'bearer', server: 'core', statuses: ['200', '401', '409'], response: { contentType: 'application/json', schema: 'AccountLimit' } },
   // 4.4
-  { operationId: 'setAccountLimit', method: 'put', path: '/user-api/user/account/limit', auth: 'bearer', server: 'core', statuses: ['200', '400', '401', '422'], request: 'SetAccountLimitRequest' },
+  { operationId: 'setAccountLimit', method: 'put', path: '/user-api/user/account/limit', auth: 'bearer', server: 'core', statuses: ['200', '400', '401', '409', '422'], request: 'SetAccountLimitRequest' },
   // 4.5
   { operationId: 'getWebhookPublicKey', method: 'get', path: '/api/v1/public-key', auth: 'none', server: 'webhooks', statuses: ['200'], response: { contentType: 'application/json', schema: 'WebhookPublicKey' } },
 ];
