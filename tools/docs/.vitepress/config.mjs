@@ -21,8 +21,9 @@ export default defineConfig({
   markdown: {
     // Shiki highlights at build time and marks every code block focusable (tabindex=0), and
     // VitePress does the same for tables: a block that scrolls sideways is keyboard-reachable.
-    // The high-contrast light theme keeps every token at 4.5:1 or more (axe color-contrast).
-    theme: { light: 'github-light-high-contrast', dark: 'github-dark' },
+    // The high-contrast themes keep every token at 4.5:1 or more on the code background, in
+    // light and in dark mode (axe color-contrast, which the tests run in both).
+    theme: { light: 'github-light-high-contrast', dark: 'github-dark-high-contrast' },
   },
   themeConfig: {
     nav: navigation.nav,

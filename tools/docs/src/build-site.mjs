@@ -56,10 +56,12 @@ export async function writeContent({ root = repoRoot, contentDir = path.join(pac
   // Package references first: the guides link to their symbols.
   const packages = publishablePackages(root).filter((pkg) => entrySources(pkg).length > 0);
   const symbols = new Map();
+  const members = new Map();
   const packageSidebars = {};
   for (const pkg of packages) {
     const reference = await writePackageReference(pkg, contentDir);
     for (const [name, link] of reference.symbols) if (!symbols.has(name)) symbols.set(name, link);
+    for (const [name, links] of reference.members) members.set(name, [...(members.get(name) ?? []), ...links]);
     packageSidebars[`/packages/${pkg.dirName}/`] = [
       { text: pkg.name, items: [{ text: 'Overview', link: `/packages/${pkg.dirName}/` }, { text: 'API', link: `/packages/${pkg.dirName}/reference/api` }] },
       ...reference.sidebar,
@@ -82,7 +84,13 @@ export async function writeContent({ root = repoRoot, contentDir = path.join(pac
   for (const event of events) write(`events/${event.eventType}.md`, await eventPage(event, asyncapi, { schemaLink }));
 
   const guides = readGuides(path.join(root, 'docs/guides'));
-  const links = { operations: new Set(operations.map((entry) => entry.operation.operationId)), symbols, diagrams };
+  const links = {
+    operations: new Set(operations.map((entry) => entry.operation.operationId)),
+    routes: new Map(operations.map((entry) => [`${entry.method.toUpperCase()} ${entry.path}`, entry.operation.operationId])),
+    symbols,
+    members,
+    diagrams,
+  };
   for (const guide of guides) write(`${guide.audience === 'partners' ? 'guides' : 'maintainers'}/${guide.slug}.md`, guidePage(guide, links));
   const partnerGuides = guides.filter((guide) => guide.audience === 'partners');
   const maintainerGuides = guides.filter((guide) => guide.audience === 'maintainers');

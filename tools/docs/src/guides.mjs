@@ -6,6 +6,9 @@ import path from 'node:path';
 
 /**
  * @typedef {{ slug: string, title: string, file: string, markdown: string, audience: 'partners' | 'maintainers' }} Guide
+ * @typedef {{ operations: Set<string>, routes: Map<string, string>, symbols: Map<string, string>, members: Map<string, string[]>, diagrams?: Record<string, string> }} GuideLinks
+ *   what a guide can link to: operationIds, `METHOD /path` to operationId, exported symbols
+ *   and class methods (by name) to their reference sections
  */
 
 /**
@@ -28,14 +31,15 @@ export function readGuides(dir) {
 
 /**
  * A guide as a VitePress page: links between guides (`./02-sign-in.md`) and to the built site
- * (`../events/index.html`) point at the site's pages, and code spans naming an operation
- * (`getNonce`) or an exported symbol (`createPartnerClient()`) link to its reference page.
- * Code blocks are left alone.
+ * (`../events/index.html`) point at the site's pages, and code spans naming an operation or a
+ * package symbol link to its reference page (see {@link referenceLink}). Code blocks are left
+ * alone.
  * @param {Guide} guide
- * @param {{ operations: Set<string>, symbols: Map<string, string>, diagrams?: Record<string, string> }} links
+ * @param {GuideLinks} links
  * @returns {string}
  */
-export function guidePage(guide, { operations, symbols, diagrams = {} }) {
+export function guidePage(guide, links) {
+  const { diagrams = {} } = links;
   const parts = guide.markdown.split(/(^```[\s\S]*?^```\s*$)/m);
   const body = parts
     .map((part, index) => {
@@ -43,10 +47,9 @@ export function guidePage(guide, { operations, symbols, diagrams = {} }) {
       return part
         .replace(/\]\(\.\/(?:\d+-)?([a-z0-9-]+)\.md(#[^)]*)?\)/g, ']($1.md$2)')
         .replace(/\]\(\.\.\/((?:events|api|packages)\/[^)#]*?)\.html(#[^)]*)?\)/g, '](../$1.md$2)')
-        .replace(/(?<!\[)`([A-Za-z][A-Za-z0-9]*)(\(\))?`(?!\])/g, (whole, name, call) => {
-          if (operations.has(name)) return `[\`${name}${call ?? ''}\`](../api/${name}.md)`;
-          const symbol = symbols.get(name);
-          return symbol ? `[\`${name}${call ?? ''}\`](${symbol})` : whole;
+        .replace(/(?<![[`])`([^`\n]+)`(?![\]`])/g, (whole, code) => {
+          const target = referenceLink(code, links);
+          return target ? `[\`${code}\`](${target})` : whole;
         })
         .replace(/\{\{/g, '{<!-- -->{');
     })
@@ -55,4 +58,34 @@ export function guidePage(guide, { operations, symbols, diagrams = {} }) {
   const firstSection = body.search(/^## /m);
   const withPicture = picture && firstSection > 0 ? `${body.slice(0, firstSection)}${picture}${body.slice(firstSection)}` : body;
   return `---\ntitle: ${JSON.stringify(guide.title)}\n---\n\n${withPicture}`;
+}
+
+/**
+ * Where a guide's code span points, if it names something the site documents:
+ * - an operation by its route, `GET /api/v1/auth/nonce` (a server variable may lead the path:
+ *   `GET {webhooks_url}/api/v1/public-key`), or by its operationId, `getNonce`;
+ * - an exported symbol, `createPartnerClient()`; a call with arguments, `acceptTerms(client)`,
+ *   is the package's function even where an operation has the same name;
+ * - a method reached through a value, `client.signInWithEthereum(...)`, when exactly one
+ *   documented class or interface has a method of that name.
+ * @param {string} code the text of the code span
+ * @param {GuideLinks} links
+ * @returns {string | undefined} the page (and #anchor) to link to
+ */
+export function referenceLink(code, { operations, routes, symbols, members }) {
+  const route = /^(GET|POST|PUT|PATCH|DELETE) (?:\{[a-z_]+\})?(\/[^\s?#]*)$/.exec(code);
+  if (route) {
+    const operationId = routes.get(`${route[1]} ${route[2]}`);
+    return operationId && `../api/${operationId}.md`;
+  }
+  const named = /^([A-Za-z][A-Za-z0-9]*)(\(.*\))?$/.exec(code);
+  if (named) {
+    const [, name, call] = named;
+    const withArguments = call !== undefined && call !== '()';
+    if (operations.has(name) && !(withArguments && symbols.has(name))) return `../api/${name}.md`;
+    return symbols.get(name);
+  }
+  const member = /^[a-z][A-Za-z0-9]*(?:\.[a-z][A-Za-z0-9]*)*\.([A-Za-z][A-Za-z0-9]*)(\(.*\))?$/.exec(code);
+  const found = member ? members.get(member[1]) : undefined;
+  return found?.length === 1 ? found[0] : undefined;
 }

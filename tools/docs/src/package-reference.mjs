@@ -42,8 +42,10 @@ export function siteReadme(markdown) {
  * further entry point such as `reference/siwe.md`).
  * @param {import('@capi/release-tools/workspace-packages').WorkspacePackage} pkg
  * @param {string} docsRoot the VitePress source folder
- * @returns {Promise<{ sidebar: any[], symbols: Map<string, string> }>} the package's sidebar
- *   items, and each exported symbol's link (`/packages/client/reference/index.md#createpartnerclient`)
+ * @returns {Promise<{ sidebar: any[], symbols: Map<string, string>, members: Map<string, string[]> }>} the
+ *   package's sidebar items, each exported symbol's link
+ *   (`/packages/client/reference/index.md#createpartnerclient`), and the links of the methods
+ *   of its classes and interfaces by method name (`signInWithEthereum`)
  */
 export async function writePackageReference(pkg, docsRoot) {
   const entryPoints = entrySources(pkg);
@@ -88,16 +90,26 @@ export async function writePackageReference(pkg, docsRoot) {
   const sidebar = JSON.parse(readFileSync(sidebarFile, 'utf8'));
   rmSync(sidebarFile);
   const symbols = new Map();
+  const members = new Map();
   for (const file of markdownFiles(outDir)) {
     // typedoc-plugin-markdown numbers a repeated heading's anchor (`#code-1`) where VitePress
     // gives the same id to the first one: point those links at the section that exists.
     writeFileSync(file, readFileSync(file, 'utf8').replace(/\]\(#([a-z0-9-]+?)-1\)/g, '](#$1)'));
     const link = `/packages/${pkg.dirName}/reference/${path.relative(outDir, file).split(path.sep).join('/')}`;
-    for (const match of readFileSync(file, 'utf8').matchAll(/^#{2,4} (?:Class: |Function: |Interface: |Type Alias: |Variable: )?([A-Za-z_$][\w$]*)(?:\(\))?\s*$/gm)) {
-      if (!symbols.has(match[1])) symbols.set(match[1], `${link}#${anchorOf(match[0].replace(/^#+ /, ''))}`);
+    let owner;
+    for (const { level, text, id } of headings(readFileSync(file, 'utf8'))) {
+      const name = /^(?:Class: |Function: |Interface: |Type Alias: |Variable: )?([A-Za-z_$][\w$]*)(?:\(\))?\??$/.exec(text)?.[1];
+      if (level <= 3) owner = undefined;
+      if (!name) continue;
+      if (level >= 2 && level <= 4 && !symbols.has(name)) symbols.set(name, `${link}#${id}`);
+      // TypeDoc's modules layout: a class or interface at level 3, its members at 5. Only
+      // methods (`getDailyLimit()`): a property name (`id`, `timestamp`) in a guide's
+      // `delivery.timestamp` is as likely some other object's.
+      if (level === 3) owner = name;
+      if (level === 5 && owner && text.endsWith('()')) members.set(name, [...(members.get(name) ?? []), `${link}#${id}`]);
     }
   }
-  return { sidebar, symbols };
+  return { sidebar, symbols, members };
 }
 
 /** The markdown files TypeDoc wrote for a package. */
@@ -105,4 +117,31 @@ function markdownFiles(dir) {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.md'))
     .map((file) => path.join(dir, file));
+}
+
+/**
+ * The headings of a markdown page with the ids VitePress gives them: the slug of the text, and
+ * `-1`, `-2`, ... for its repeats on the page. Headings inside code fences are not headings.
+ * @param {string} markdown
+ * @returns {{ level: number, text: string, id: string }[]}
+ */
+export function headings(markdown) {
+  const seen = new Map();
+  const found = [];
+  let fence;
+  for (const line of markdown.split('\n')) {
+    const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (marker && (!fence || (marker[0] === fence[0] && marker.length >= fence.length))) {
+      fence = fence ? undefined : marker;
+      continue;
+    }
+    const heading = fence ? undefined : /^(#{1,6}) (.+?)\s*#*\s*$/.exec(line);
+    if (!heading) continue;
+    const text = heading[2].replace(/\\([\\`*_{}\[\]()#+\-.!<>])/g, '$1');
+    const slug = anchorOf(text.replace(/`/g, ''));
+    const repeats = seen.get(slug) ?? 0;
+    seen.set(slug, repeats + 1);
+    found.push({ level: heading[1].length, text, id: repeats === 0 ? slug : `${slug}-${repeats}` });
+  }
+  return found;
 }

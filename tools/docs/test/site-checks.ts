@@ -110,15 +110,61 @@ export async function sidewaysScroll(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 }
 
-/** The serious and critical axe-core violations of the page, one line each. */
-export async function seriousViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: axePath });
-  const violations = await page.evaluate(async () => {
+/** The serious and critical axe-core violations of the page, one line each; `rules` limits the run to those axe rules. */
+export async function seriousViolations(page: Page, { rules }: { rules?: string[] } = {}): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.addScriptTag({ path: axePath });
+  const violations = await page.evaluate(async (only) => {
     const axe = (globalThis as any).axe;
-    const result = await axe.run(document, { resultTypes: ['violations'] });
+    const result = await axe.run(document, { resultTypes: ['violations'], ...(only ? { runOnly: { type: 'rule', values: only } } : {}) });
     return result.violations.map((violation: any) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.slice(0, 3).map((node: any) => node.target.join(' ')) }));
-  });
+  }, rules);
   return violations.filter((violation: any) => violation.impact === 'serious' || violation.impact === 'critical').map((violation: any) => `${violation.impact} ${violation.id}: ${violation.targets.join(', ')}`);
+}
+
+/**
+ * The axe rules whose outcome depends on colours, the only ones a switch to dark mode can
+ * change (the page's structure, names and roles stay the same).
+ */
+export const colourRules = ['color-contrast', 'link-in-text-block'];
+
+/**
+ * The serious and critical violations of the colour rules with the page in VitePress's dark
+ * mode: the `dark` class on <html>, as the appearance switch sets it, with transitions off
+ * so axe reads the final colours, not a fade between the two themes. The page is put back in
+ * light mode after.
+ */
+export async function darkModeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(() => {
+    const still = document.createElement('style');
+    still.id = 'capi-test-no-transitions';
+    still.textContent = '*, *::before, *::after { transition: none !important; animation: none !important; }';
+    document.head.append(still);
+    document.documentElement.classList.add('dark');
+  });
+  try {
+    return await seriousViolations(page, { rules: colourRules });
+  } finally {
+    await page.evaluate(() => {
+      document.documentElement.classList.remove('dark');
+      // Apply the light colours while transitions are still off, or they fade back in.
+      void getComputedStyle(document.body).color;
+      void document.body.offsetHeight;
+      document.getElementById('capi-test-no-transitions')?.remove();
+    });
+  }
+}
+
+/**
+ * A screenshot of the whole page down to `maxHeight` px. Some TypeDoc pages are over
+ * 100,000 px tall (the client's reference at 117,000, openapi-types' at 400,000): Chromium
+ * takes from 17 s to a minute for those, over the screenshot time limit, and gives an image
+ * nobody scrolls. Returns the image's size.
+ */
+export async function screenshotPage(page: Page, file: string, maxHeight = 12_000): Promise<{ width: number; height: number }> {
+  const { width, height } = await page.evaluate(() => ({ width: document.documentElement.clientWidth, height: document.documentElement.scrollHeight }));
+  const clip = { x: 0, y: 0, width, height: Math.min(height, maxHeight) };
+  await page.screenshot({ path: file, fullPage: true, clip });
+  return { width: clip.width, height: clip.height };
 }
 
 /** The texts of `expected` that are not visible in the page's content (`within`: the article, not its navigation). */

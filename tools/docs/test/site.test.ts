@@ -10,7 +10,7 @@ import { listOperations, serverUrl } from '../src/api-pages.mjs';
 import { buildSite } from '../src/build-site.mjs';
 import { chromiumArgs, chromiumPath } from '../src/diagrams.mjs';
 import { examplePublicKey, listEvents } from '../src/event-pages.mjs';
-import { brokenLinks, crawl, notVisible, remoteRequests, seriousViolations, sidewaysScroll, type PageFacts } from './site-checks';
+import { brokenLinks, colourRules, crawl, darkModeViolations, notVisible, remoteRequests, screenshotPage, seriousViolations, sidewaysScroll, type PageFacts } from './site-checks';
 import { serveDirectory } from './static-server';
 
 const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,33 +47,49 @@ async function open(pathname: string, width: number): Promise<Page> {
 
 const fetchStatus = async (pathname: string) => (await fetch(`${site.origin}${pathname}`)).status;
 
+/** The pages whose screenshots are written to screenshots/<width>/ (the README names them). */
+const screenshotPages = ['/', '/guides/quick-start.html', '/guides/sign-in.html', '/api/', '/api/verifySiweSignature.html', '/api/getWebhookPublicKey.html', '/events/', '/events/user.created.html', '/packages/client/', '/packages/client/reference/', '/maintainers/'];
+const screenshotFile = (width: number, pathname: string) => path.join(screenshotsDir, String(width), `${pathname.replace(/^\/|\.html$/g, '').replace(/\/$/, '').replace(/\//g, '_') || 'home'}.png`);
+
 for (const width of widths) {
   describe(`every page at ${width} px`, () => {
     let pages: Map<string, PageFacts>;
     const sideways: string[] = [];
     const violations: string[] = [];
+    const darkViolations: string[] = [];
+    const screenshots = new Map<string, { width: number; height: number }>();
 
     beforeAll(async () => {
-      // Links, anchors and widths need HTML and CSS only: crawled with scripts off (VitePress
-      // pages are rendered at build time), which is what makes crawling every page affordable.
-      const crawling = await browser.newContext({ viewport: { width, height: 900 }, javaScriptEnabled: false });
-      crawling.on('request', (request) => requested.push(request.url()));
-      pages = await crawl(crawling, site.origin, '/', {
+      rmSync(path.join(screenshotsDir, String(width)), { recursive: true, force: true });
+      mkdirSync(path.join(screenshotsDir, String(width)), { recursive: true });
+      // One visit per page, as readers get it (scripts on), two pages at a time: its links and
+      // ids, its width, its screenshot, axe-core on the whole page, then the colour rules again
+      // in dark mode.
+      const reading = await browser.newContext({ viewport: { width, height: 900 } });
+      reading.on('request', (request) => requested.push(request.url()));
+      // Where the time goes, printed once per width (the CI log shows it).
+      const spent = { screenshots: 0, axe: 0, dark: 0 };
+      const timed = async <T>(part: keyof typeof spent, work: () => Promise<T>): Promise<T> => {
+        const started = performance.now();
+        try {
+          return await work();
+        } finally {
+          spent[part] += performance.now() - started;
+        }
+      };
+      const started = performance.now();
+      pages = await crawl(reading, site.origin, '/', {
         visit: async (page, facts) => {
           const overflow = await sidewaysScroll(page);
           if (overflow > 0) sideways.push(`${facts.path} scrolls ${overflow} px sideways`);
+          if (screenshotPages.includes(facts.path)) screenshots.set(facts.path, await timed('screenshots', () => screenshotPage(page, screenshotFile(width, facts.path))));
+          violations.push(...(await timed('axe', () => seriousViolations(page))).map((violation) => `${facts.path}: ${violation}`));
+          darkViolations.push(...(await timed('dark', () => darkModeViolations(page))).map((violation) => `${facts.path} (dark): ${violation}`));
         },
       });
-      await crawling.close();
-      // axe-core on every page as readers get it, scripts on.
-      const reading = await browser.newContext({ viewport: { width, height: 900 } });
-      reading.on('request', (request) => requested.push(request.url()));
-      const page = await reading.newPage();
-      for (const pathname of pages.keys()) {
-        await page.goto(`${site.origin}${pathname}`, { waitUntil: 'load' });
-        violations.push(...(await seriousViolations(page)).map((violation) => `${pathname}: ${violation}`));
-      }
       await reading.close();
+      const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+      console.log(`${pages.size} pages at ${width} px in ${seconds(performance.now() - started)}, two at a time; summed over pages: axe ${seconds(spent.axe)}, axe colour rules in dark mode ${seconds(spent.dark)}, screenshots ${seconds(spent.screenshots)}`);
     }, 1_200_000);
 
     it('reaches every part of the site: guides, API, events, packages, maintainers', () => {
@@ -95,20 +111,41 @@ for (const width of widths) {
       expect(violations).toEqual([]);
     });
 
-    it(`writes screenshots of the main pages to screenshots/${width}/`, async () => {
-      const dir = path.join(screenshotsDir, String(width));
-      rmSync(dir, { recursive: true, force: true });
-      mkdirSync(dir, { recursive: true });
-      const shots = ['/', '/guides/quick-start.html', '/guides/sign-in.html', '/api/', '/api/verifySiweSignature.html', '/api/getWebhookPublicKey.html', '/events/', '/events/user.created.html', '/packages/client/', '/maintainers/'];
-      for (const shot of shots) {
-        const page = await open(shot, width);
-        const file = path.join(dir, `${shot.replace(/^\/|\.html$/g, '').replace(/\/$/, '').replace(/\//g, '_') || 'home'}.png`);
-        await page.screenshot({ path: file, fullPage: true });
-        await page.close();
-        expect(existsSync(file)).toBe(true);
+    it('has no serious or critical colour violation on any page in dark mode', () => {
+      expect(darkViolations).toEqual([]);
+    });
+
+    it(`writes screenshots of the main pages to screenshots/${width}/`, () => {
+      for (const pathname of screenshotPages) {
+        const file = screenshotFile(width, pathname);
+        expect(existsSync(file), file).toBe(true);
+        const png = readFileSync(file);
+        // The PNG header holds the image's size: the page's width, its height up to the cap.
+        expect({ width: png.readUInt32BE(16), height: png.readUInt32BE(20) }, pathname).toEqual(screenshots.get(pathname));
+        expect(png.readUInt32BE(20), pathname).toBeGreaterThan(400);
       }
-    }, 300_000);
+    });
   });
+}
+
+/** Opens each path in turn, two pages at a time in one context, and hands it to `check`. */
+async function eachPage(paths: string[], width: number, check: (page: Page, pathname: string) => Promise<void>): Promise<void> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  context.on('request', (request) => requested.push(request.url()));
+  const queue = [...paths];
+  const worker = async () => {
+    const page = await context.newPage();
+    for (let pathname = queue.shift(); pathname !== undefined; pathname = queue.shift()) {
+      const response = await page.goto(`${site.origin}${pathname}`, { waitUntil: 'load' });
+      expect(response?.status(), pathname).toBe(200);
+      await check(page, pathname);
+    }
+  };
+  try {
+    await Promise.all([worker(), worker()]);
+  } finally {
+    await context.close();
+  }
 }
 
 describe('the API reference shows every operation, server and named example', () => {
@@ -121,16 +158,16 @@ describe('the API reference shows every operation, server and named example', ()
   for (const width of widths) {
     it(`shows on each operation's page its operationId, its servers and every named example, at ${width} px`, async () => {
       const missing: string[] = [];
-      for (const { operation, servers } of operations) {
-        const page = await open(`/api/${operation.operationId}.html`, width);
+      const byPath = new Map(operations.map((entry) => [`/api/${entry.operation.operationId}.html`, entry]));
+      await eachPage([...byPath.keys()], width, async (page, pathname) => {
+        const { operation, servers } = byPath.get(pathname)!;
         const examples = [operation.requestBody, ...Object.values(operation.responses ?? {})]
           .flatMap((part: any) => Object.values((part?.$ref ? openapi.components.responses[part.$ref.split('/').pop()] : part)?.content ?? {}))
           .flatMap((media: any) => Object.keys(media.examples ?? {}));
         const expected = [operation.operationId, ...servers.map(serverUrl), ...examples.map((name) => `Example: ${name}`), 'Request samples'];
         missing.push(...(await notVisible(page, expected)).map((text) => `${operation.operationId}: ${text}`));
-        await page.close();
-      }
-      expect(missing).toEqual([]);
+      });
+      expect(missing.sort()).toEqual([]);
     }, 180_000);
   }
 
@@ -172,16 +209,16 @@ describe('the event reference shows every event with signed example deliveries',
 
   for (const width of widths) {
     it(`shows each event type with a delivery whose signature verifies with the documentation key, at ${width} px`, async () => {
-      for (const { eventType, message } of events) {
-        const page = await open(`/events/${eventType}.html`, width);
+      const byPath = new Map(events.map((event) => [`/events/${event.eventType}.html`, event]));
+      await eachPage([...byPath.keys()], width, async (page, pathname) => {
+        const { eventType, message } = byPath.get(pathname)!;
         expect(await notVisible(page, [eventType, 'X-Webhook-Signature', 'X-Webhook-Timestamp', ...message.examples.map((example: any) => `Example: ${example.name}`)]), eventType).toEqual([]);
         const delivery = await page.locator('div.language-http pre').first().innerText();
         const [head, rawBody] = delivery.split(/\n\n/) as [string, string];
         const header = (name: string) => new RegExp(`^${name}: (.+)$`, 'm').exec(head)?.[1];
         await expect(verifyWebhookSignature({ rawBody: rawBody.trim(), timestamp: header('X-Webhook-Timestamp'), signature: header('X-Webhook-Signature'), publicKey: examplePublicKey, toleranceSeconds: 0 })).resolves.toBeUndefined();
         expect(JSON.parse(rawBody).eventType).toBe(eventType);
-        await page.close();
-      }
+      });
     }, 120_000);
   }
 
@@ -234,11 +271,36 @@ describe('one offline search across guides, API, events and packages', () => {
 });
 
 describe('links the guides to operations and package symbols', () => {
-  it('links code spans naming an export to its reference page', async () => {
-    const page = await open('/guides/sign-in.html', 1280);
-    const hrefs = await page.locator('.vp-doc a').evaluateAll((links) => links.map((link) => (link as HTMLAnchorElement).pathname));
-    expect(hrefs.some((href) => href.startsWith('/packages/client/reference/'))).toBe(true);
+  // The crawl checks that every one of these links (and its #anchor) resolves.
+  const guideLinks = async (pathname: string) => {
+    const page = await open(pathname, 1280);
+    const links = await page.locator('.vp-doc a').evaluateAll((anchors) => anchors.map((anchor) => ({ text: anchor.textContent ?? '', href: (anchor as HTMLAnchorElement).pathname + (anchor as HTMLAnchorElement).hash })));
     await page.close();
+    return links;
+  };
+
+  it('links the routes and the methods the sign-in guide names to their operations and symbols', async () => {
+    const links = await guideLinks('/guides/sign-in.html');
+    expect(links).toEqual(expect.arrayContaining([
+      { text: 'GET /api/v1/auth/nonce', href: '/api/getNonce.html' },
+      { text: 'POST /api/v1/auth/challenge', href: '/api/verifySiweSignature.html' },
+      { text: 'client.signInWithEthereum', href: expect.stringMatching(/^\/packages\/client\/reference\/(?:[a-z]+\.html)?#signinwithethereum$/) },
+    ]));
+    expect(links.some((link) => link.href.startsWith('/packages/client/reference/') && link.text === 'TokenManager')).toBe(true);
+  }, 60_000);
+
+  it('links the operations and the package functions of the onboarding guide', async () => {
+    const links = await guideLinks('/guides/onboarding-newer-generation.html');
+    expect(links).toEqual(expect.arrayContaining([
+      { text: 'getOnboardingStatus', href: '/api/getOnboardingStatus.html' },
+      { text: 'GET /user/onboarding', href: '/api/getOnboardingStatus.html' },
+      { text: 'getUser(client)', href: expect.stringMatching(/^\/packages\/client\/reference\/onboarding\.html#getuser/) },
+    ]));
+  }, 60_000);
+
+  it('links the webhook key route, on its own server, to its operation', async () => {
+    const links = await guideLinks('/guides/receiving-webhooks.html');
+    expect(links).toEqual(expect.arrayContaining([{ text: 'GET {webhooks_url}/api/v1/public-key', href: '/api/getWebhookPublicKey.html' }]));
   }, 60_000);
 });
 
@@ -287,6 +349,16 @@ describe('seeded faults fail their checks', () => {
     const page = await open('/api/verifySiweSignature.html', 390);
     await page.evaluate(() => document.querySelectorAll('h4').forEach((heading) => heading.textContent?.includes('domainNotWhitelisted') && heading.remove()));
     expect(await notVisible(page, ['Example: wafForbidden', 'Example: domainNotWhitelisted'])).toEqual(['Example: domainNotWhitelisted']);
+    await page.close();
+  }, 60_000);
+
+  it('a colour that fails contrast in dark mode only is reported', async () => {
+    const page = await open('/guides/quick-start.html', 1280);
+    expect(await darkModeViolations(page)).toEqual([]);
+    // The guide's title (h1#quick-start) made dark grey on the dark background.
+    await page.addStyleTag({ content: '.dark .vp-doc h1 { color: #2b2b2b !important; }' });
+    expect(await seriousViolations(page, { rules: colourRules })).toEqual([]);
+    expect(await darkModeViolations(page)).toEqual(['serious color-contrast: #quick-start']);
     await page.close();
   }, 60_000);
 
