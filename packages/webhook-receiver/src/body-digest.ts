@@ -11,21 +11,10 @@ const oneShotHash = typeof nodeCrypto?.hash === 'function' ? nodeCrypto.hash : u
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
 /**
- * Bodies from this size up are hashed with WebCrypto, which Node, Bun and Deno run off the main
- * thread: the receiver parses and validates the body while it is hashed (about 0.7 ms of SHA-256
- * per MB), instead of one after the other. Below it, the hop to the worker thread costs about
- * as much as hashing in place.
- */
-export const OFF_THREAD_DIGEST_BYTES = 128 * 1024;
-
-/**
  * Lower-case hex SHA-256 of `bytes`: the deduplication key and `delivery.bodySha256`.
- * Synchronous where node:crypto is there, so that the hot path does not wait a tick for it;
- * a promise for a large body (see {@link OFF_THREAD_DIGEST_BYTES}), which the caller awaits
- * only once it has parsed the body.
+ * Synchronous where node:crypto is there, so that the hot path does not wait a tick for it.
  */
 export function sha256Hex(bytes: Uint8Array): string | Promise<string> {
-  if (bytes.byteLength >= OFF_THREAD_DIGEST_BYTES && typeof crypto !== 'undefined' && crypto.subtle !== undefined) return webCryptoSha256Hex(bytes);
   if (oneShotHash !== undefined) return oneShotHash('sha256', bytes, 'hex');
   if (nodeCrypto !== undefined) return nodeCrypto.createHash('sha256').update(bytes).digest('hex');
   return webCryptoSha256Hex(bytes);

@@ -2,7 +2,7 @@ import type { WebhookEventValidationError } from '@capi/webhook-validator';
 import { describeProblems, InvalidWebhookEventError } from '../errors.js';
 import { RECEIVER_OUTCOMES, type ReceiverOutcome } from '../status-table.js';
 import { isPromiseLike, type Answer, type PipelineContext } from './context.js';
-import type { WebhookDelivery } from '../receiver-types.js';
+import type { VerifiedDelivery } from './verify.js';
 
 /**
  * Stage 7, dead-letter: an authentic body the schema refuses is never answered 4xx (a retry
@@ -17,11 +17,11 @@ import type { WebhookDelivery } from '../receiver-types.js';
 export async function deadLetter(
   context: PipelineContext,
   rawBody: Uint8Array,
-  delivery: WebhookDelivery,
-  signature: string,
+  verified: VerifiedDelivery,
   errors: readonly WebhookEventValidationError[],
   eventType: string | undefined,
 ): Promise<Answer> {
+  const { delivery } = verified;
   let hookTookIt = false;
   let hookFailed = false;
   let hookError: unknown;
@@ -42,7 +42,7 @@ export async function deadLetter(
         bodySha256: delivery.bodySha256,
         rawBody,
         timestamp: delivery.timestamp,
-        signature,
+        signature: verified.signature,
         receivedAt: context.now(),
         errors,
       });

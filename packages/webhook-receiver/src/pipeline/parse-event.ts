@@ -4,10 +4,10 @@ import type { PipelineContext } from './context.js';
 
 /** What stage 3 made of a verified body. */
 export type ParsedDelivery =
-  /** A valid event of a known type, and the subject it is deduplicated under (`undefined`: the body's own digest). */
-  | { readonly kind: 'event'; readonly event: WebhookEvent; readonly subject: string | undefined }
+  /** A valid event of a known type, and the subject it is deduplicated under. */
+  | { readonly kind: 'event'; readonly event: WebhookEvent; readonly subject: string }
   /** An event type this SDK does not know: acknowledged, keyed by its own digest. */
-  | { readonly kind: 'unknown'; readonly subject: undefined }
+  | { readonly kind: 'unknown'; readonly subject: string }
   /** Authentic, but refused by the schema (or not JSON at all): the dead-letter stage takes it. */
   | { readonly kind: 'invalid'; readonly errors: readonly WebhookEventValidationError[]; readonly eventType: string | undefined };
 
@@ -18,12 +18,12 @@ export type ParsedDelivery =
  * dispatched. Bodies without a subject (unknown event types, an event without `data.id`) fall
  * back to their own digest.
  */
-export function parseEvent(context: PipelineContext, rawBody: Uint8Array): ParsedDelivery {
+export function parseEvent(context: PipelineContext, rawBody: Uint8Array, bodySha256: string): ParsedDelivery {
   const parsed = context.validator(rawBody, context.parseOptions);
   if (parsed.ok) {
     const id = (parsed.event.data as { id?: unknown } | undefined)?.id;
-    return { kind: 'event', event: parsed.event, subject: typeof id === 'string' ? `${parsed.event.eventType}:${id}` : undefined };
+    return { kind: 'event', event: parsed.event, subject: typeof id === 'string' ? `${parsed.event.eventType}:${id}` : bodySha256 };
   }
-  if (parsed.unknownEventType) return { kind: 'unknown', subject: undefined };
+  if (parsed.unknownEventType) return { kind: 'unknown', subject: bodySha256 };
   return { kind: 'invalid', errors: parsed.errors, eventType: parsed.eventType };
 }

@@ -45,13 +45,12 @@ export async function processVerified(
   verified: VerifiedDelivery,
   mode: { readonly replay: boolean },
 ): Promise<Processed> {
-  const parsed = parseEvent(context, rawBody);
-  const { bodySha256 } = verified;
-  const delivery: WebhookDelivery = { timestamp: verified.timestamp, bodySha256: typeof bodySha256 === 'string' ? bodySha256 : await bodySha256 };
+  const { delivery } = verified;
+  const parsed = parseEvent(context, rawBody, delivery.bodySha256);
   if (parsed.kind === 'invalid') {
-    return mode.replay ? { outcome: 'invalid_event_dead_lettered' } : deadLetter(context, rawBody, delivery, verified.signature, parsed.errors, parsed.eventType);
+    return mode.replay ? { outcome: 'invalid_event_dead_lettered' } : deadLetter(context, rawBody, verified, parsed.errors, parsed.eventType);
   }
-  const claim = await claimSubject(context, parsed.subject ?? delivery.bodySha256, delivery);
+  const claim = await claimSubject(context, parsed.subject, delivery);
   if ('outcome' in claim) return claim;
   if (parsed.kind === 'unknown') {
     await giveToUnknownEventHandler(context, rawBody, delivery);

@@ -27,7 +27,7 @@ export async function replayDeadLetters(context: PipelineContext, options: Repla
   const results: Array<ReplayReport['results'][number]> = [];
   for (const entry of entries) {
     const delivery = { timestamp: entry.timestamp, bodySha256: entry.bodySha256 };
-    const { outcome } = await processVerified(context, entry.rawBody, { ...delivery, signature: entry.signature }, { replay: true });
+    const { outcome } = await processVerified(context, entry.rawBody, { delivery, signature: entry.signature }, { replay: true });
     let deleted = false;
     if (DONE.has(outcome)) {
       try {

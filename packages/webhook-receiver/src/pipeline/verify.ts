@@ -7,17 +7,15 @@ import type { Answer, PipelineContext } from './context.js';
 const TIMESTAMP_HEADER = WEBHOOK_TIMESTAMP_HEADER.toLowerCase();
 const SIGNATURE_HEADER = WEBHOOK_SIGNATURE_HEADER.toLowerCase();
 
-/** A delivery whose signature was verified: what the handlers will learn, and the signature the dead-letter store keeps. */
+/** A delivery whose signature was verified: what the handlers learn, and the signature the dead-letter store keeps. */
 export interface VerifiedDelivery {
-  readonly timestamp: WebhookDelivery['timestamp'];
-  /** The body's SHA-256, or its promise while a large body is hashed off the main thread (awaited after parsing). */
-  readonly bodySha256: string | Promise<string>;
+  readonly delivery: WebhookDelivery;
   readonly signature: string;
 }
 
 /**
  * Stage 2, verify: the Ed25519 signature over the timestamp and the raw body, then the body's
- * SHA-256 (begun here, awaited after parsing). A sender's fault (a forgery, a stale timestamp) is answered 401 and not reported; a
+ * SHA-256. A sender's fault (a forgery, a stale timestamp) is answered 401 and not reported; a
  * server's (a bad key, an unreachable key endpoint) is reported to onError and answered 5xx.
  */
 export async function verifyDelivery(context: PipelineContext, source: DeliverySource, rawBody: Uint8Array): Promise<VerifiedDelivery | Answer> {
@@ -30,9 +28,12 @@ export async function verifyDelivery(context: PipelineContext, source: DeliveryS
     if (rejection.serverSide) context.report(rejection.error, { outcome: rejection.outcome, afterReply: false });
     return { outcome: rejection.outcome, detail: rejection.detail };
   }
+  const digest = sha256Hex(rawBody);
   return {
-    timestamp: Number(firstValue(timestamp)),
-    bodySha256: sha256Hex(rawBody),
+    delivery: {
+      timestamp: Number(firstValue(timestamp)),
+      bodySha256: typeof digest === 'string' ? digest : await digest,
+    },
     signature: String(firstValue(signature)),
   };
 }
