@@ -24,7 +24,9 @@ if (mode === 'receiver' || mode === 'verify-only') {
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => {
       const ok = verifies(req.headers['x-webhook-timestamp'], req.headers['x-webhook-signature'], Buffer.concat(chunks));
-      res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' }).end(ok ? '{"code":"processed"}' : '{"code":"invalid_signature"}');
+      const body = ok ? '{"code":"processed"}' : '{"code":"invalid_signature"}';
+      // With its length, as the receiver's replies go out (not in chunked framing).
+      res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json', 'content-length': String(body.length) }).end(body);
     });
   };
   const server = createServer(listener);

@@ -83,8 +83,21 @@ export function writeNodeReply(res: ServerResponse, reply: ReceiverReply): void 
   // Something else answered first (a timeout middleware's 503): writing again would throw
   // ERR_HTTP_HEADERS_SENT, an unhandled rejection from the handler's promise.
   if (res.headersSent || res.writableEnded) return;
-  res.writeHead(reply.status, reply.headers);
+  res.writeHead(reply.status, headersWithLength(reply));
   res.end(reply.body);
+}
+
+// With a Content-Length, Node sends the reply as one piece instead of in chunked framing (which
+// writeHead followed by end otherwise gets). Replies without a detail are shared objects, so
+// their headers are worked out once.
+const nodeHeaders = new WeakMap<ReceiverReply, Readonly<Record<string, string>>>();
+function headersWithLength(reply: ReceiverReply): Readonly<Record<string, string>> {
+  let headers = nodeHeaders.get(reply);
+  if (headers === undefined) {
+    headers = { ...reply.headers, 'content-length': String(Buffer.byteLength(reply.body)) };
+    nodeHeaders.set(reply, headers);
+  }
+  return headers;
 }
 
 const HOW_TO_KEEP_THE_RAW_BODY =

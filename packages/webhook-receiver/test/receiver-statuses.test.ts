@@ -338,6 +338,54 @@ describe.each(servings)('over %s', (_name, serve) => {
     });
   });
 
+  // The stages after verification continue at once when a store or handler answers
+  // synchronously, and wait when it answers with a promise: the outcomes are the same either way.
+  describe('gives the same outcome whether a store or a handler answers at once, with a promise or with a thenable', () => {
+    const answers = {
+      'at once': <T>(value: () => T) => value(),
+      'with a promise': <T>(value: () => T) => new Promise<T>((resolve) => setTimeout(resolve, 2)).then(value),
+      'with a thenable': <T>(value: () => T) => ({ then: (done: (result: T) => void, failed: (error: unknown) => void) => { try { done(value()); } catch (error) { failed(error); } } }),
+    };
+    const storeDown = (): never => { throw new Error('store down'); };
+
+    describe.each(Object.entries(answers))('%s', (_how, answer) => {
+      it('answers 503 when the claim fails, and dispatches nothing', async () => {
+        let calls = 0;
+        const { url } = await start({ dedupe: { claim: () => answer(storeDown) as never, markProcessed: () => undefined, release: () => undefined } },
+          (receiver) => receiver.onAny(() => { calls += 1; }));
+        expect(await service.deliver(url, eventBody('user.created', 'u'))).toMatchObject({ status: 503, body: { code: 'dedupe_store_unavailable' } });
+        expect(calls).toBe(0);
+        expect(errors.map(({ context }) => context.outcome)).toEqual(['dedupe_store_unavailable']);
+      });
+
+      it('answers 200 when recording the processed event fails, and tells onError (afterReply: true)', async () => {
+        const { url } = await start({ dedupe: { claim: () => answer(() => ({ state: 'claimed', token: 't' })) as never, markProcessed: () => answer(storeDown) as never, release: () => undefined } },
+          (receiver) => receiver.onAny(() => undefined));
+        expect(await service.deliver(url, eventBody('user.created', 'u'))).toMatchObject({ status: 200, body: { code: 'processed' } });
+        expect(errors.map(({ context }) => [context.outcome, context.afterReply])).toEqual([['dedupe_store_unavailable', true]]);
+      });
+
+      it('answers 500 when a handler fails, and reports a release that fails too', async () => {
+        const failure = new Error('handler failed');
+        const { url } = await start({ dedupe: { claim: () => ({ state: 'claimed', token: 't' }), markProcessed: () => undefined, release: () => answer(storeDown) as never } },
+          (receiver) => receiver.onAny(() => answer(() => { throw failure; })));
+        expect(await service.deliver(url, eventBody('user.created', 'u'))).toMatchObject({ status: 500, body: { code: 'handler_failed' } });
+        expect(errors.map(({ error, context }) => [error === failure ? 'the handler' : (error as Error).message, context.outcome]))
+          .toEqual([['the handler', 'handler_failed'], ['store down', 'dedupe_store_unavailable']]);
+      });
+
+      it('runs the handlers one after another in registration order, and answers once the last has finished', async () => {
+        const calls: string[] = [];
+        const { url } = await start({}, (receiver) => receiver
+          .onAny(() => { calls.push('first'); })
+          .onAny(() => answer(() => { calls.push('second'); }))
+          .onAny(() => { calls.push('third'); }));
+        expect(await service.deliver(url, eventBody('user.created', 'u'))).toMatchObject({ status: 200, body: { code: 'processed' } });
+        expect(calls).toEqual(['first', 'second', 'third']);
+      });
+    });
+  });
+
   describe('acknowledges early when asked: 202 after verify, validate and claim, handlers afterwards', () => {
     it('answers 202 before a slow handler finishes, and the handler still runs', async () => {
       const handlerMayFinish = deferred();
@@ -384,6 +432,39 @@ describe.each(servings)('over %s', (_name, serve) => {
       const impostor = await createFakeService();
       expect((await impostor.deliver(url, eventBody('user.created', 'u'))).status).toBe(401);
     });
+  });
+});
+
+describe('toNodeHandler sends each reply with its Content-Length, in one piece', () => {
+  // Read over a raw socket: the framing is what is under test, and a client library hides it.
+  async function rawReply(url: string, rawBody: string): Promise<{ head: string; body: string }> {
+    const signed = await signWebhook({ rawBody, privateKey: service.privateKey });
+    const { port } = new URL(url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    const headers = Object.entries({ ...signed.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(rawBody)), connection: 'close' })
+      .map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    socket.end(`POST /webhooks HTTP/1.1\r\nhost: 127.0.0.1\r\n${headers}\r\n${rawBody}`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of socket) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const split = text.indexOf('\r\n\r\n');
+    return { head: text.slice(0, split).toLowerCase(), body: text.slice(split + 4) };
+  }
+
+  it.each([
+    ['a shared reply (processed)', {}, eventBody('user.created', 'length-1'), 'processed'],
+    ['a reply with its own message, in UTF-8 (strict: the unknown field "prüfung" is named)', { strict: true },
+      JSON.stringify({ eventType: 'user.created', data: { ...JSON.parse(eventBody('user.created', 'length-2')).data, prüfung: 1 } }), 'invalid_event_unhandled'],
+  ] as const)('%s', async (_name, options, body, code) => {
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, onError: () => undefined, ...options }).onAny(() => undefined);
+    const server = await listen(toNodeHandler(receiver));
+    running.push(server);
+    const reply = await rawReply(`${server.url}/webhooks`, body);
+    expect(reply.head).not.toContain('transfer-encoding');
+    expect(reply.head).toContain(`content-length: ${Buffer.byteLength(reply.body)}\r\n`);
+    expect(JSON.parse(reply.body)).toMatchObject({ code });
+    if (code === 'invalid_event_unhandled') expect(reply.body).toContain('prüfung');
   });
 });
 

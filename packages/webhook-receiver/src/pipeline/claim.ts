@@ -1,6 +1,6 @@
 import type { DedupeClaim } from '../dedupe/dedupe-store.js';
 import type { WebhookDelivery } from '../receiver-types.js';
-import { isPromiseLike, type Answer, type PipelineContext } from './context.js';
+import { isPromiseLike, type Answer, type MaybePromise, type PipelineContext } from './context.js';
 
 /** The subject this delivery holds in the deduplication store, until it is settled. */
 export interface SubjectClaim {
@@ -15,17 +15,24 @@ export interface SubjectClaim {
  * handled (409, retried later: the subject's order is kept). A store that fails is answered
  * 503 (fail closed: nothing is dispatched without a claim).
  */
-export async function claimSubject(context: PipelineContext, subject: string, delivery: WebhookDelivery): Promise<SubjectClaim | Answer> {
+export function claimSubject(context: PipelineContext, subject: string, delivery: WebhookDelivery): MaybePromise<SubjectClaim | Answer> {
   const { dedupe } = context;
   if (dedupe === undefined) return { subject, token: '' };
-  let claim: DedupeClaim;
-  try {
-    const claimed = dedupe.claim(subject, delivery.bodySha256);
-    claim = isPromiseLike(claimed) ? await claimed : claimed;
-  } catch (error) {
+  const storeFailed = (error: unknown): Answer => {
     context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
     return { outcome: 'dedupe_store_unavailable' };
+  };
+  let claimed: DedupeClaim | PromiseLike<DedupeClaim>;
+  try {
+    claimed = dedupe.claim(subject, delivery.bodySha256);
+  } catch (error) {
+    return storeFailed(error);
   }
+  if (isPromiseLike(claimed)) return Promise.resolve(claimed).then((claim) => subjectClaim(subject, claim), storeFailed);
+  return subjectClaim(subject, claimed);
+}
+
+function subjectClaim(subject: string, claim: DedupeClaim): SubjectClaim | Answer {
   if (claim.state === 'processed') return { outcome: 'duplicate' };
   if (claim.state === 'processing') return { outcome: 'duplicate_in_progress' };
   return { subject, token: claim.token };

@@ -33,3 +33,17 @@ export interface Answer {
 export function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as PromiseLike<T> | null)?.then === 'function';
 }
+
+/**
+ * What a stage returns: its result at once when everything it called answered synchronously
+ * (the memory store, synchronous handlers), else a promise of it. The stages after
+ * verification are chained with {@link andThen}, so that a delivery whose stores and
+ * handlers are synchronous waits for no tick between them: each async function and await
+ * costs a promise and a turn of the microtask queue, on every delivery.
+ */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** `next(value)`, at once when `value` is already there, else when its promise fulfils. */
+export function andThen<T, R>(value: MaybePromise<T>, next: (value: T) => MaybePromise<R>): MaybePromise<R> {
+  return isPromiseLike(value) ? value.then(next) : next(value);
+}

@@ -1,6 +1,6 @@
 import type { WebhookEvent } from '@capi/event-types';
 import type { WebhookDelivery, WebhookEventHandler } from '../receiver-types.js';
-import { isPromiseLike } from './context.js';
+import { isPromiseLike, type MaybePromise } from './context.js';
 
 /** The handlers registered with `on` and `onAny`, and stage 5, dispatch. */
 export interface HandlerRegistry {
@@ -8,9 +8,10 @@ export interface HandlerRegistry {
   add(eventType: string | undefined, handler: WebhookEventHandler<never>): void;
   /**
    * Runs the handlers of the event's type and the `onAny` handlers, one after another in
-   * registration order; rejects with the first handler's failure.
+   * registration order; throws (or rejects with) the first handler's failure. Returns at once
+   * when every handler returned synchronously.
    */
-  dispatch(event: WebhookEvent, delivery: WebhookDelivery): Promise<void>;
+  dispatch(event: WebhookEvent, delivery: WebhookDelivery): MaybePromise<void>;
 }
 
 /** An empty handler registry. */
@@ -20,13 +21,20 @@ export function createHandlerRegistry(): HandlerRegistry {
     add(eventType, handler) {
       registrations.push({ eventType, handler: handler as WebhookEventHandler });
     },
-    async dispatch(event, delivery) {
-      for (const { eventType, handler } of registrations) {
-        if (eventType !== undefined && eventType !== event.eventType) continue;
-        // A synchronous handler is not awaited: no tick per handler on the common path.
-        const result = handler(event, delivery);
-        if (isPromiseLike(result)) await result;
-      }
+    dispatch(event, delivery) {
+      return runFrom(0, event, delivery);
     },
   };
+
+  // A synchronous handler is not awaited: no tick per handler on the common path. From the
+  // first handler that returns a promise on, the rest run once it has settled.
+  function runFrom(first: number, event: WebhookEvent, delivery: WebhookDelivery): MaybePromise<void> {
+    for (let index = first; index < registrations.length; index++) {
+      const { eventType, handler } = registrations[index]!;
+      if (eventType !== undefined && eventType !== event.eventType) continue;
+      const result = handler(event, delivery);
+      if (isPromiseLike(result)) return Promise.resolve(result).then(() => runFrom(index + 1, event, delivery));
+    }
+    return undefined;
+  }
 }

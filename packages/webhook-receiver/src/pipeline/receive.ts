@@ -3,10 +3,10 @@ import type { UnknownWebhookEvent, WebhookDelivery, WebhookReceipt } from '../re
 import { replyFor } from '../reply.js';
 import type { ReceiverOutcome } from '../status-table.js';
 import { claimSubject, type SubjectClaim } from './claim.js';
-import type { Answer, PipelineContext } from './context.js';
+import { andThen, isPromiseLike, type Answer, type MaybePromise, type PipelineContext } from './context.js';
 import { deadLetter } from './dead-letter.js';
 import { parseEvent } from './parse-event.js';
-import { readBody } from './read-body.js';
+import { unreadableBody } from './read-body.js';
 import { markProcessed, releaseAfterFailure } from './settle.js';
 import { verifyDelivery, type VerifiedDelivery } from './verify.js';
 
@@ -22,11 +22,17 @@ export interface Processed extends Answer {
 export async function receiveDelivery(context: PipelineContext, source: DeliverySource): Promise<WebhookReceipt> {
   try {
     if (source.method !== 'POST') return { reply: replyFor('method_not_allowed') };
-    const rawBody = await readBody(context, source);
-    if (!(rawBody instanceof Uint8Array)) return { reply: replyFor(rawBody.outcome, rawBody.detail) };
+    let rawBody: Uint8Array;
+    try {
+      rawBody = await source.readRawBody(context.maxBodyBytes);
+    } catch (error) {
+      const { outcome, detail } = unreadableBody(context, error);
+      return { reply: replyFor(outcome, detail) };
+    }
     const verified = await verifyDelivery(context, source, rawBody);
     if ('outcome' in verified) return { reply: replyFor(verified.outcome, verified.detail) };
-    const { outcome, detail, afterReply } = await processVerified(context, rawBody, verified, { replay: false });
+    const processing = processVerified(context, rawBody, verified, { replay: false });
+    const { outcome, detail, afterReply } = isPromiseLike(processing) ? await processing : processing;
     return { reply: replyFor(outcome, detail), afterReply };
   } catch (error) {
     context.report(error, { outcome: 'internal_error', afterReply: false });
@@ -37,63 +43,66 @@ export async function receiveDelivery(context: PipelineContext, source: Delivery
 /**
  * The stages after verification, shared by deliveries and `replay`: parse and validate, then
  * dead-letter (an invalid body) or claim, dispatch and settle. A replay never dead-letters again
- * (the entry is still in the store) and never acknowledges early.
+ * (the entry is still in the store) and never acknowledges early. Synchronous from end to end
+ * when the store and the handlers are (see {@link MaybePromise}).
  */
-export async function processVerified(
+export function processVerified(
   context: PipelineContext,
   rawBody: Uint8Array,
   verified: VerifiedDelivery,
   mode: { readonly replay: boolean },
-): Promise<Processed> {
+): MaybePromise<Processed> {
   const { delivery } = verified;
   const parsed = parseEvent(context, rawBody, delivery.bodySha256);
   if (parsed.kind === 'invalid') {
     return mode.replay ? { outcome: 'invalid_event_dead_lettered' } : deadLetter(context, rawBody, verified, parsed.errors, parsed.eventType);
   }
-  const claim = await claimSubject(context, parsed.subject, delivery);
-  if ('outcome' in claim) return claim;
-  if (parsed.kind === 'unknown') {
-    await giveToUnknownEventHandler(context, rawBody, delivery);
-    await markProcessed(context, claim, delivery);
-    return { outcome: 'unknown_event_type' };
-  }
-  const { event } = parsed;
-  if (context.acknowledgeEarly && !mode.replay) {
-    // Started on a later task, not a microtask: the adapters write the reply in the microtasks
-    // that follow this return (and a runtime sends a returned Response), so a microtask would
-    // run the handlers' synchronous code before the reply went out.
-    const afterReply = new Promise<void>((resolve) => { setTimeout(resolve, 0); })
-      .then(() => dispatchAndSettle(context, claim, event, delivery, true))
-      .then(() => undefined);
-    return { outcome: 'acknowledged', afterReply };
-  }
-  return { outcome: await dispatchAndSettle(context, claim, event, delivery, false) };
+  return andThen(claimSubject(context, parsed.subject, delivery), (claim): MaybePromise<Processed> => {
+    if ('outcome' in claim) return claim;
+    if (parsed.kind === 'unknown') return giveToUnknownEventHandler(context, rawBody, delivery, claim);
+    const { event } = parsed;
+    if (context.acknowledgeEarly && !mode.replay) {
+      // Started on a later task, not a microtask: the adapters write the reply in the microtasks
+      // that follow this return (and a runtime sends a returned Response), so a microtask would
+      // run the handlers' synchronous code before the reply went out.
+      const afterReply = new Promise<void>((resolve) => { setTimeout(resolve, 0); })
+        .then(() => dispatchAndSettle(context, claim, event, delivery, true))
+        .then(() => undefined);
+      return { outcome: 'acknowledged', afterReply };
+    }
+    return andThen(dispatchAndSettle(context, claim, event, delivery, false), (outcome) => ({ outcome }));
+  });
 }
 
 /** Stages 5 and 6: run the handlers, then record the subject's latest event, or release it after a failure. */
-async function dispatchAndSettle(
+function dispatchAndSettle(
   context: PipelineContext,
   claim: SubjectClaim,
   event: Parameters<PipelineContext['handlers']['dispatch']>[0],
   delivery: WebhookDelivery,
   afterReply: boolean,
-): Promise<ReceiverOutcome> {
+): MaybePromise<ReceiverOutcome> {
+  const settle = (): MaybePromise<ReceiverOutcome> => andThen(markProcessed(context, claim, delivery), () => 'processed' as const);
+  const failed = (error: unknown): MaybePromise<ReceiverOutcome> => releaseAfterFailure(context, claim, error, delivery, afterReply);
+  let dispatched: MaybePromise<void>;
   try {
-    await context.handlers.dispatch(event, delivery);
+    dispatched = context.handlers.dispatch(event, delivery);
   } catch (error) {
-    return releaseAfterFailure(context, claim, error, delivery, afterReply);
+    return failed(error);
   }
-  await markProcessed(context, claim, delivery);
-  return 'processed';
+  return isPromiseLike(dispatched) ? dispatched.then(settle, failed) : settle();
 }
 
-async function giveToUnknownEventHandler(context: PipelineContext, rawBody: Uint8Array, delivery: WebhookDelivery): Promise<void> {
-  if (context.onUnknownEvent === undefined) return;
-  try {
-    // The validator kept only the type; parse again on this rare path rather than on every delivery.
-    await context.onUnknownEvent(JSON.parse(new TextDecoder().decode(rawBody)) as UnknownWebhookEvent, delivery);
-  } catch (error) {
-    // Acknowledged all the same: a retry would fail the same way, and new kinds must not cause retry storms.
-    context.report(error, { outcome: 'unknown_event_type', delivery, afterReply: false });
+async function giveToUnknownEventHandler(context: PipelineContext, rawBody: Uint8Array, delivery: WebhookDelivery, claim: SubjectClaim): Promise<Processed> {
+  if (context.onUnknownEvent !== undefined) {
+    try {
+      // The validator kept only the type; parse again on this rare path rather than on every delivery.
+      await context.onUnknownEvent(JSON.parse(new TextDecoder().decode(rawBody)) as UnknownWebhookEvent, delivery);
+    } catch (error) {
+      // Acknowledged all the same: a retry would fail the same way, and new kinds must not cause retry storms.
+      context.report(error, { outcome: 'unknown_event_type', delivery, afterReply: false });
+    }
   }
+  await markProcessed(context, claim, delivery);
+  return { outcome: 'unknown_event_type' };
 }

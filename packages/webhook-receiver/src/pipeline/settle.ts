@@ -1,7 +1,7 @@
 import type { WebhookDelivery } from '../receiver-types.js';
 import type { ReceiverOutcome } from '../status-table.js';
 import type { SubjectClaim } from './claim.js';
-import { isPromiseLike, type PipelineContext } from './context.js';
+import { isPromiseLike, type MaybePromise, type PipelineContext } from './context.js';
 
 /**
  * Stage 6, settle, after the handlers succeeded: the subject's latest processed event is now
@@ -9,13 +9,8 @@ import { isPromiseLike, type PipelineContext } from './context.js';
  * done); onError is told, and a later copy of the body may then be processed again
  * (at-least-once while the store is down).
  */
-export async function markProcessed(context: PipelineContext, claim: SubjectClaim, delivery: WebhookDelivery): Promise<void> {
-  try {
-    const marked = context.dedupe?.markProcessed(claim.subject, claim.token);
-    if (isPromiseLike(marked)) await marked;
-  } catch (error) {
-    context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: true });
-  }
+export function markProcessed(context: PipelineContext, claim: SubjectClaim, delivery: WebhookDelivery): MaybePromise<void> {
+  return settleInStore(context, delivery, true, () => context.dedupe?.markProcessed(claim.subject, claim.token));
 }
 
 /**
@@ -23,19 +18,34 @@ export async function markProcessed(context: PipelineContext, claim: SubjectClai
  * subject's latest processed event is again the one before and the service's retry is
  * processed. A release that fails leaves the claim to expire after `claimTtlMs`.
  */
-export async function releaseAfterFailure(
+export function releaseAfterFailure(
   context: PipelineContext,
   claim: SubjectClaim,
   error: unknown,
   delivery: WebhookDelivery,
   afterReply: boolean,
-): Promise<ReceiverOutcome> {
+): MaybePromise<ReceiverOutcome> {
   context.report(error, { outcome: 'handler_failed', delivery, afterReply });
+  const released = settleInStore(context, delivery, afterReply, () => context.dedupe?.release(claim.subject, claim.token));
+  return isPromiseLike(released) ? released.then(() => 'handler_failed') : 'handler_failed';
+}
+
+/** Runs one store operation; its failure, synchronous or not, is reported to onError and never thrown. */
+function settleInStore(
+  context: PipelineContext,
+  delivery: WebhookDelivery,
+  afterReply: boolean,
+  operation: () => void | PromiseLike<void> | undefined,
+): MaybePromise<void> {
+  const storeFailed = (error: unknown): void => {
+    context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply });
+  };
+  let settled: void | PromiseLike<void> | undefined;
   try {
-    const released = context.dedupe?.release(claim.subject, claim.token);
-    if (isPromiseLike(released)) await released;
-  } catch (releaseError) {
-    context.report(releaseError, { outcome: 'dedupe_store_unavailable', delivery, afterReply });
+    settled = operation();
+  } catch (error) {
+    storeFailed(error);
+    return;
   }
-  return 'handler_failed';
+  if (isPromiseLike(settled)) return Promise.resolve(settled).then(undefined, storeFailed);
 }
