@@ -181,7 +181,9 @@ export interface paths {
          *     proved by the one-time password from `requestEmailVerification`. Answers the new
          *     `User` and emits `user.created`. The signed-in wallet becomes the user's only sign-in
          *     wallet and owner (reference 5 rule 8); the access token's claims still say
-         *     `hasSignedUp: false` until the next sign-in, which carries `userId`.
+         *     `hasSignedUp: false` until a new token is issued (a refresh, or the next sign-in),
+         *     which carries `userId`. The service keeps answering the old token until it expires;
+         *     `@capi/client` refreshes it right after registration when it has a `refresh` callback.
          *
          *     Migration (reference 9): registration is the only place where an existing user is
          *     recognised, by registering with a wallet that currently owns the user's existing smart
