@@ -29,14 +29,15 @@ function userEvent(index) {
 }
 
 /**
- * `count` unique deliveries: body (text and the bytes a server reads), timestamp, signature
- * (base64), and the signed message and signature bytes already decoded.
+ * `count` unique deliveries, of users `first` to `first + count - 1`: body (text and the bytes a
+ * server reads), timestamp, signature (base64), and the signed message and signature bytes
+ * already decoded.
  */
-export function signDeliveries(privateKeyPem, count) {
+export function signDeliveries(privateKeyPem, count, first = 0) {
   const key = createPrivateKey(privateKeyPem);
   const timestamp = String(Math.floor(Date.now() / 1000));
   return Array.from({ length: count }, (_, index) => {
-    const body = userEvent(index);
+    const body = userEvent(first + index);
     const message = Buffer.from(`${timestamp}.${body}`, 'utf8');
     const signatureBytes = sign(null, message, key);
     return { body, bodyBytes: Buffer.from(body, 'utf8'), timestamp, signature: signatureBytes.toString('base64'), message, signatureBytes };
