@@ -1,6 +1,6 @@
 import type { DedupeClaim } from '../dedupe/dedupe-store.js';
 import type { WebhookDelivery } from '../receiver-types.js';
-import { isPromiseLike, type Answer, type MaybePromise, type PipelineContext } from './context.js';
+import { fromStore, type Answer, type MaybePromise, type PipelineContext } from './context.js';
 
 /** The subject this delivery holds in the deduplication store, until it is settled. */
 export interface SubjectClaim {
@@ -22,14 +22,7 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
     context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
     return { outcome: 'dedupe_store_unavailable' };
   };
-  let claimed: DedupeClaim | PromiseLike<DedupeClaim>;
-  try {
-    claimed = dedupe.claim(subject, delivery.bodySha256);
-  } catch (error) {
-    return storeFailed(error);
-  }
-  if (isPromiseLike(claimed)) return Promise.resolve(claimed).then((claim) => subjectClaim(subject, claim), storeFailed);
-  return subjectClaim(subject, claimed);
+  return fromStore(() => dedupe.claim(subject, delivery.bodySha256), (claim) => subjectClaim(subject, claim), storeFailed);
 }
 
 function subjectClaim(subject: string, claim: DedupeClaim): SubjectClaim | Answer {

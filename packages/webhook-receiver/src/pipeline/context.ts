@@ -47,3 +47,22 @@ export type MaybePromise<T> = T | Promise<T>;
 export function andThen<T, R>(value: MaybePromise<T>, next: (value: T) => MaybePromise<R>): MaybePromise<R> {
   return isPromiseLike(value) ? value.then(next) : next(value);
 }
+
+/**
+ * Runs one store operation, which may answer at once, throw, or return a promise: `done` gets
+ * its answer, `failed` its error, thrown or rejected alike. Synchronous when the store is (see
+ * {@link MaybePromise}).
+ */
+export function fromStore<T, R>(
+  operation: () => T | PromiseLike<T>,
+  done: (value: T) => MaybePromise<R>,
+  failed: (error: unknown) => MaybePromise<R>,
+): MaybePromise<R> {
+  let answered: T | PromiseLike<T>;
+  try {
+    answered = operation();
+  } catch (error) {
+    return failed(error);
+  }
+  return isPromiseLike(answered) ? Promise.resolve(answered).then(done, failed) : done(answered);
+}

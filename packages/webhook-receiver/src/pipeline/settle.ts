@@ -1,7 +1,7 @@
 import type { WebhookDelivery } from '../receiver-types.js';
 import type { ReceiverOutcome } from '../status-table.js';
 import type { SubjectClaim } from './claim.js';
-import { isPromiseLike, type MaybePromise, type PipelineContext } from './context.js';
+import { fromStore, isPromiseLike, type MaybePromise, type PipelineContext } from './context.js';
 
 /**
  * Stage 6, settle, after the handlers succeeded: the subject's latest processed event is now
@@ -40,12 +40,5 @@ function settleInStore(
   const storeFailed = (error: unknown): void => {
     context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply });
   };
-  let settled: void | PromiseLike<void> | undefined;
-  try {
-    settled = operation();
-  } catch (error) {
-    storeFailed(error);
-    return;
-  }
-  if (isPromiseLike(settled)) return Promise.resolve(settled).then(undefined, storeFailed);
+  return fromStore(operation, () => undefined, storeFailed);
 }
