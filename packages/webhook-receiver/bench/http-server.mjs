@@ -2,6 +2,8 @@
 // core with the load generator. argv[2]:
 // - "receiver": node:http + toNodeHandler over the whole pipeline;
 // - "verify-only": bare node:http that reads the body and runs crypto.verify, nothing else;
+// - "hand-written": the same server doing what a partner writes without the SDK: verify, then
+//   decode, JSON.parse and validateWebhookEvent (no deduplication, no dispatch);
 // - "hono-receiver": Hono on @hono/node-server, the route calling receiver.handle(c.req.raw);
 // - "hono-verify-only": the same Hono app whose route reads the body through arrayBuffer()
 //   (never request.body first) and runs crypto.verify, nothing else.
@@ -9,6 +11,7 @@ import { createPublicKey, verify } from 'node:crypto';
 import { createServer } from 'node:http';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import { validateWebhookEvent } from '@capi/webhook-validator';
 import { createWebhookReceiver, toNodeHandler } from '../dist/index.js';
 
 const [mode, publicKeyPem] = [process.argv[2], process.env.PUBLIC_KEY];
@@ -18,15 +21,19 @@ const verifies = (timestamp, signature, body) =>
 const newReceiver = () => createWebhookReceiver({ publicKey: publicKeyPem, onError: () => undefined }).onAny(() => undefined);
 const announce = (port) => process.stdout.write(`LISTENING ${port}\n`);
 
-if (mode === 'receiver' || mode === 'verify-only') {
+const textDecoder = new TextDecoder();
+if (mode === 'receiver' || mode === 'verify-only' || mode === 'hand-written') {
+  const parses = mode === 'hand-written';
   const listener = mode === 'receiver' ? toNodeHandler(newReceiver()) : (req, res) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => {
-      const ok = verifies(req.headers['x-webhook-timestamp'], req.headers['x-webhook-signature'], Buffer.concat(chunks));
-      const body = ok ? '{"code":"processed"}' : '{"code":"invalid_signature"}';
+      const body = Buffer.concat(chunks);
+      const ok = verifies(req.headers['x-webhook-timestamp'], req.headers['x-webhook-signature'], body)
+        && (!parses || validateWebhookEvent(JSON.parse(textDecoder.decode(body))).ok);
+      const reply = ok ? '{"code":"processed"}' : '{"code":"invalid_signature"}';
       // With its length, as the receiver's replies go out (not in chunked framing).
-      res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json', 'content-length': String(body.length) }).end(body);
+      res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json', 'content-length': String(reply.length) }).end(reply);
     });
   };
   const server = createServer(listener);

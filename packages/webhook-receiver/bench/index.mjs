@@ -3,8 +3,9 @@
 //    and through receiver.handle, against raw node:crypto.verify alone on the same deliveries;
 // 2. receiver.receive on ~1 MB bodies against a hand-written verify + parse + validate;
 // 3. HTTP throughput with autocannon on loopback: toNodeHandler against a bare node:http
-//    server that only verifies, and receiver.handle in Hono (@hono/node-server) against the
-//    same Hono app whose route only verifies (servers pinned to a core, loaded in turn);
+//    server that only verifies (and, for reference, against one that verifies, parses and
+//    validates by hand), and receiver.handle in Hono (@hono/node-server) against the same Hono
+//    app whose route only verifies (servers pinned to a core, loaded in turn);
 // 4. the min+gzip size of the ESM build (dependencies excluded).
 import { spawn, spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -86,6 +87,15 @@ const makeRawVerify = () => function rawVerify() {
 };
 const rawVerify = makeRawVerify();
 const rawVerifyControl = makeRawVerify();
+// What a partner writes without the SDK on the same deliveries: the baseline's verify, then
+// decode (as request.text() does), JSON.parse and validate. No deduplication, no dispatch.
+const textDecoder = new TextDecoder();
+function handWritten() {
+  const delivery = pool[verifyIndex++ % pool.length];
+  const message = Buffer.concat([Buffer.from(`${delivery.timestamp}.`), delivery.bodyBytes]);
+  if (!verify(null, message, publicKey, Buffer.from(delivery.signature, 'base64'))) throw new Error('verify failed');
+  if (!validateWebhookEvent(JSON.parse(textDecoder.decode(delivery.bodyBytes))).ok) throw new Error('invalid');
+}
 function rawVerifyPredecoded() {
   const delivery = pool[verifyIndex++ % pool.length];
   if (!verify(null, delivery.message, publicKey, delivery.signatureBytes)) throw new Error('verify failed');
@@ -98,7 +108,7 @@ function rawVerifyPredecoded() {
 // the method itself is in this run. One receiver serves the whole run (until the pool of
 // deliveries wraps), as a server keeps one: a receiver made per round would start every round
 // with fresh closures to optimize again.
-const contenders = { handlePrepared, handleBuildingRequest, receiveBytes, rawVerifyPredecoded, rawVerify, rawVerifyControl };
+const contenders = { handlePrepared, handleBuildingRequest, receiveBytes, handWritten, rawVerifyPredecoded, rawVerify, rawVerifyControl };
 setFlagsFromString('--expose-gc');
 const times = await interleavedBatches(contenders, {
   rounds: 600,
@@ -118,6 +128,9 @@ const row = (name, contender, extra = {}) => {
 const receiving = batchRatio(times, 'receiveBytes', 'rawVerify');
 row('pipeline via receiver.receive (verify, parse, validate, dedupe, dispatch; no Web Request/Response)', 'receiveBytes', { goal: '>= 0.85', met: receiving.ratio >= 0.85 });
 record({ name: '  the same, median of the per-round ratios (noise included)', value: receiving.medianPerSecond, unit: 'ops/s (median)', baseline: baselineName, ratio: receiving.medianRatio });
+const byHand = batchRatio(times, 'receiveBytes', 'handWritten');
+record({ name: '  the same, against a hand-written verify + JSON.parse + validate (no deduplication, no dispatch)', value: receiving.perSecond, unit: 'ops/s (fast decile)', baseline: 'hand-written verify + JSON.parse + validateWebhookEvent', ratio: byHand.ratio });
+row('hand-written verify + JSON.parse + validate: the ceiling of the pipeline ratio', 'handWritten');
 row('pipeline via receiver.handle (the same, plus reading the Request body and building the Response)', 'handlePrepared');
 row('same, building each Request inside the timed loop', 'handleBuildingRequest');
 row('raw node:crypto.verify, message and signature decoded before the run', 'rawVerifyPredecoded');
@@ -143,7 +156,6 @@ async function receiveLarge() {
   if (reply.status !== 200) throw new Error(`unexpected ${reply.status}: ${reply.body}`);
 }
 let handWrittenNext = 0;
-const textDecoder = new TextDecoder();
 // What a partner writes by hand: verify, decode (as request.text() does), JSON.parse, validate.
 async function handWrittenLarge() {
   const delivery = largePool[handWrittenNext++ % largePool.length];
@@ -265,6 +277,9 @@ const httpMethod = `autocannon, 16 connections, ${PAIRS} pairs of ${SLICE_SECOND
 const node = await interleavedLoad('verify-only', 'receiver');
 record({ name: `HTTP via toNodeHandler (${httpMethod})`, value: node.value, unit: 'req/s', baseline: 'bare node:http that only verifies', ratio: node.ratio, goal: '>= 0.85', met: node.ratio >= 0.85 });
 record({ name: `  the same: ${node.spread} of the pair ratios`, value: node.baseline, unit: 'req/s (baseline)' });
+const byHandHttp = await interleavedLoad('hand-written', 'receiver');
+record({ name: '  the same, against a node:http server that verifies, parses and validates by hand (no deduplication, no dispatch)', value: byHandHttp.value, unit: 'req/s', baseline: 'node:http: verify + JSON.parse + validateWebhookEvent', ratio: byHandHttp.ratio });
+record({ name: `  the same: ${byHandHttp.spread} of the pair ratios`, value: byHandHttp.baseline, unit: 'req/s (baseline)' });
 const control = await interleavedLoad('verify-only', 'verify-only');
 record({ name: 'control: the bare node:http server against a second copy of itself (1.00 = no bias from the method)', value: control.value, unit: 'req/s', baseline: 'bare node:http that only verifies', ratio: control.ratio });
 record({ name: `  the same: ${control.spread} of the pair ratios`, value: control.baseline, unit: 'req/s (baseline)' });
