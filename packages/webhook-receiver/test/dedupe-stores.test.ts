@@ -1,8 +1,10 @@
+import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The stores are imported from their modules, so that this file runs without the packages the receiver builds on.
 import { createMemoryDedupeStore } from '../src/dedupe/memory-store.js';
 import { createRedisDedupeStore } from '../src/dedupe/redis-store.js';
+import { claimSubject, markSubjectProcessed, releaseSubject, type SubjectRecord } from '../src/dedupe/subject-record.js';
 import { DedupeStoreError, WebhookReceiverError } from '../src/errors.js';
 import { describeDedupeStoreContract, type StoreFactory } from './helpers/dedupe-store-contract.js';
 import { startRedisServer, startRedisWithClients, type RedisWithClients } from './helpers/redis-server.js';
@@ -51,6 +53,78 @@ describe('memory store bounds', () => {
     store.claim('c');
     expect(store.claim('a')).toEqual({ state: 'processing' });
     expect(store.claim('b').state).toBe('claimed');
+  });
+
+  it('forgets subjects in least-recently-seen order over any run of claims, settlements and releases', () => {
+    // The reference keeps the order in a Map (delete and set again on every hit, forget its first
+    // key), which is right but slow once full; the store keeps a list beside its Map instead.
+    // Both apply the same record transitions, so any difference is in what is remembered.
+    const reference = (maxEntries: number, now: () => number) => {
+      const records = new Map<string, SubjectRecord>();
+      let nextToken = 0;
+      const keep = (key: string, record: SubjectRecord | undefined) => {
+        records.delete(key);
+        if (record === undefined) return;
+        records.set(key, record);
+        if (records.size > maxEntries) records.delete(records.keys().next().value as string);
+      };
+      return {
+        claim(key: string, digest: string) {
+          const { claim, record } = claimSubject(records.get(key), digest, now(), 120_000, String(nextToken + 1));
+          if (claim.state === 'claimed') nextToken++;
+          keep(key, record);
+          return claim;
+        },
+        markProcessed(key: string, token: string) {
+          const record = records.get(key);
+          const next = markSubjectProcessed(record, key, token, now(), 24 * 3600_000);
+          if (next !== record) keep(key, next);
+        },
+        release(key: string, token: string) {
+          const record = records.get(key);
+          const next = releaseSubject(record, token, now());
+          if (next !== record) keep(key, next);
+        },
+      };
+    };
+    const key = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f');
+    const operation = fc.oneof(
+      fc.record({ kind: fc.constant('claim' as const), key, digest: fc.constantFrom('x', 'y') }),
+      fc.record({ kind: fc.constantFrom('markProcessed' as const, 'release' as const), key, nth: fc.nat(8) }),
+      fc.record({ kind: fc.constant('wait' as const), ms: fc.constantFrom(1, 60_000, 200_000) }),
+    );
+    fc.assert(fc.property(fc.integer({ min: 1, max: 5 }), fc.array(operation, { maxLength: 80 }), (maxEntries, operations) => {
+      let now = 0;
+      const store = createMemoryDedupeStore({ maxEntries, now: () => now });
+      const model = reference(maxEntries, () => now);
+      const tokens: string[] = [];
+      for (const op of operations) {
+        if (op.kind === 'wait') {
+          now += op.ms;
+        } else if (op.kind === 'claim') {
+          const claim = store.claim(op.key, op.digest);
+          expect(claim).toEqual(model.claim(op.key, op.digest));
+          if (claim.state === 'claimed') tokens.push(claim.token);
+        } else {
+          const token = tokens[op.nth % Math.max(tokens.length, 1)] ?? 'none';
+          store[op.kind](op.key, token);
+          model[op.kind](op.key, token);
+        }
+      }
+      for (const probe of ['a', 'b', 'c', 'd', 'e', 'f']) expect(store.claim(probe, 'x')).toEqual(model.claim(probe, 'x'));
+    }), { numRuns: 500 });
+  });
+
+  it('remembers exactly the latest maxEntries subjects after many times more have passed through', () => {
+    const store = createMemoryDedupeStore({ maxEntries: 1_000 });
+    for (let i = 0; i < 20_000; i++) {
+      const claim = store.claim(`subject-${i}`, 'x');
+      if (claim.state !== 'claimed') throw new Error(`subject-${i} was not claimed`);
+      store.markProcessed(`subject-${i}`, claim.token);
+    }
+    expect(store.claim('subject-19999', 'x')).toEqual({ state: 'processed' });
+    expect(store.claim('subject-19000', 'x')).toEqual({ state: 'processed' });
+    expect(store.claim('subject-18999', 'x').state).toBe('claimed');
   });
 
   it('keeps processed bodies for 24 hours by default, the retries span only 21 minutes', () => {

@@ -3,6 +3,16 @@ import { WebhookReceiverError } from '../errors.js';
 import { positiveIntegerOption } from './positive-integer-option.js';
 import { claimSubject, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
 
+/** A subject in the memory store: its record, and its neighbours in the least-recently-seen order. */
+interface Entry {
+  readonly key: string;
+  record: SubjectRecord;
+  /** Seen less recently (towards the one forgotten next). */
+  older: Entry | undefined;
+  /** Seen more recently. */
+  newer: Entry | undefined;
+}
+
 /**
  * Options of {@link createMemoryDedupeStore}.
  *
@@ -16,7 +26,7 @@ export interface MemoryDedupeStoreOptions {
   ttlMs?: number;
   /** How long an unfinished claim lives, in ms. Default 2 minutes. */
   claimTtlMs?: number;
-  /** Most bodies remembered; the least recently seen is forgotten first. Default 100,000 (about 25 MB of heap). */
+  /** Most subjects remembered; the least recently seen is forgotten first, in constant time. Default 100,000 (about 40 MB of heap). */
   maxEntries?: number;
   /** Clock in ms, injectable for tests. Default `Date.now`. */
   now?: () => number;
@@ -59,33 +69,72 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
   const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS);
   const maxEntries = positiveIntegerOption('maxEntries', options.maxEntries, 100_000);
   const now = options.now ?? Date.now;
-  // A Map iterates in insertion order, so re-inserting on every hit makes its first key the
-  // least recently seen one: an LRU without a linked list.
-  const records = new Map<string, SubjectRecord>();
+  // A least-recently-seen list beside the Map, so that every step is O(1). Keeping the order in
+  // the Map itself (delete and set again on every hit, evict its first key) made a full store
+  // slow: V8 leaves a deleted Map entry in place as a hole until the table is rebuilt, and each
+  // eviction's fresh iterator stepped over every hole at the front again. At the default
+  // 100,000 entries, a delivery then spent 20 to 55 µs in the store instead of 2 to 3.
+  const entries = new Map<string, Entry>();
+  let oldest: Entry | undefined;
+  let newest: Entry | undefined;
   let nextToken = 0;
-  const keep = (key: string, record: SubjectRecord | undefined): void => {
-    records.delete(key);
-    if (record === undefined) return;
-    records.set(key, record);
-    if (records.size > maxEntries) records.delete(records.keys().next().value as string);
+  const unlink = (entry: Entry): void => {
+    if (entry.older === undefined) oldest = entry.newer;
+    else entry.older.newer = entry.newer;
+    if (entry.newer === undefined) newest = entry.older;
+    else entry.newer.older = entry.older;
+    entry.older = undefined;
+    entry.newer = undefined;
+  };
+  const append = (entry: Entry): void => {
+    entry.older = newest;
+    if (newest === undefined) oldest = entry;
+    else newest.newer = entry;
+    newest = entry;
+  };
+  // Stores `record` as the subject's latest and most recently seen (none: forgets the subject).
+  const keep = (key: string, entry: Entry | undefined, record: SubjectRecord | undefined): void => {
+    if (record === undefined) {
+      if (entry === undefined) return;
+      unlink(entry);
+      entries.delete(key);
+      return;
+    }
+    if (entry !== undefined) {
+      entry.record = record;
+      if (entry !== newest) {
+        unlink(entry);
+        append(entry);
+      }
+      return;
+    }
+    const added: Entry = { key, record, older: undefined, newer: undefined };
+    entries.set(key, added);
+    append(added);
+    if (entries.size > maxEntries && oldest !== undefined) {
+      const forgotten = oldest;
+      unlink(forgotten);
+      entries.delete(forgotten.key);
+    }
   };
 
   return {
     claim(key: string, digest: string = key): DedupeClaim {
-      const { claim, record } = claimSubject(records.get(key), digest, now(), claimTtlMs, String(nextToken + 1));
+      const entry = entries.get(key);
+      const { claim, record } = claimSubject(entry?.record, digest, now(), claimTtlMs, String(nextToken + 1));
       if (claim.state === 'claimed') nextToken++;
-      keep(key, record);
+      keep(key, entry, record);
       return claim;
     },
     markProcessed(key: string, token: string): void {
-      const record = records.get(key);
-      const next = markSubjectProcessed(record, key, token, now(), ttlMs);
-      if (next !== record) keep(key, next);
+      const entry = entries.get(key);
+      const next = markSubjectProcessed(entry?.record, key, token, now(), ttlMs);
+      if (next !== entry?.record) keep(key, entry, next);
     },
     release(key: string, token: string): void {
-      const record = records.get(key);
-      const next = releaseSubject(record, token, now());
-      if (next !== record) keep(key, next);
+      const entry = entries.get(key);
+      const next = releaseSubject(entry?.record, token, now());
+      if (next !== entry?.record) keep(key, entry, next);
     },
   };
 }
