@@ -16,10 +16,20 @@ const prismCli = join(dirname(createRequire(import.meta.url).resolve('@stoplight
 /**
  * Starts `prism proxy --errors <spec> <upstream>` on a free loopback port as a child
  * process and resolves once it listens. Prism validates every request and response
- * against the spec independently of the sandbox.
+ * against the spec independently of the sandbox. Another process may take the port between
+ * freePort() and Prism's bind (Prism then exits): a few ports are tried.
  */
 export async function startPrismProxy(specPath: string, upstream: string): Promise<{ url: string; output: () => string; close(): Promise<void> }> {
-  const port = await freePort();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await launchPrism(specPath, upstream, await freePort());
+    } catch (error) {
+      if (attempt === 4) throw error;
+    }
+  }
+}
+
+async function launchPrism(specPath: string, upstream: string, port: number): Promise<{ url: string; output: () => string; close(): Promise<void> }> {
   const child: ChildProcess = spawn(process.execPath, [prismCli, 'proxy', '--errors', specPath, upstream, '--host', '127.0.0.1', '--port', String(port)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
