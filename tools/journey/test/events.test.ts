@@ -82,6 +82,8 @@ describe("a failing partner handler loses no event (reference 6.3: retried after
     const delivery = journey.sandbox.deliveries().findLast((entry) => entry.eventType === 'kyc.status.changed')!;
     expect(delivery.state).toBe('succeeded');
     expect(delivery.attempts.map((attempt) => attempt.status)).toEqual([500, 200]);
+    // The partner's onError heard of the failure once, and of nothing else.
+    expect(journey.reported).toEqual([{ message: "the partner's kyc.status.changed handler failed", outcome: 'handler_failed' }]);
     // The retry waits the first of 1, 5, 15 minutes (divided by the journey's time scale).
     expect(delivery.attempts[1]!.unscaledDelayMs).toBe(60_000);
   });

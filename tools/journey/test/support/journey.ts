@@ -25,6 +25,8 @@ export interface Journey {
   receiverUrl: string;
   /** Makes the receiver's handler throw for the next event of `eventType` (an outage of the partner's own code). */
   failNextHandler(eventType: string): void;
+  /** What the receiver gave its `onError`, in order: the error's message and the outcome it answered. */
+  reported: { message: string; outcome: string }[];
   close(): Promise<void>;
 }
 
@@ -39,7 +41,8 @@ export async function startJourney(options: SandboxOptions): Promise<Journey> {
     if (failing.delete(event.eventType)) throw new Error(`the partner's ${event.eventType} handler failed`);
     received.push({ eventType: event.eventType, data: event.data as User });
   };
-  const receiver = createWebhookReceiver({ publicKey })
+  const reported: Journey['reported'] = [];
+  const receiver = createWebhookReceiver({ publicKey, onError: (error, { outcome }) => void reported.push({ message: (error as Error).message, outcome }) })
     .on('user.created', record)
     .on('kyc.status.changed', record)
     .on('kyc.source-of-funds.changed', record)
@@ -53,6 +56,7 @@ export async function startJourney(options: SandboxOptions): Promise<Journey> {
     received,
     receiverUrl,
     failNextHandler: (eventType) => void failing.add(eventType),
+    reported,
     close: async () => {
       await sandbox.whenDeliveriesSettled();
       await sandbox.close();
