@@ -206,7 +206,8 @@ describe('Redis store failures', () => {
     try {
       await client.ping();
       await restarted.stop();
-      const store = createRedisDedupeStore({ client, keyPrefix, commandTimeoutMs: 50 });
+      // Long enough for the restarted Redis to answer the last claim on a loaded CI machine.
+      const store = createRedisDedupeStore({ client, keyPrefix, commandTimeoutMs: 500 });
       const error = await Promise.resolve(store.claim('queued')).then(() => undefined, (caught: unknown) => caught);
       expect(error).toMatchObject({ code: 'dedupe_store_unavailable' });
       await restarted.start();

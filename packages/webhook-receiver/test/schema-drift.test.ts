@@ -178,7 +178,8 @@ describe.each(servings)('over %s', (_servingName, serve) => {
       const deadLetters = createRedisDeadLetterStore({
         client: (args) => (down ? new Promise(() => undefined) : redis.call(args[0]!, ...args.slice(1))),
         keyPrefix: `drift:${process.pid}:${++prefixCounter}:`,
-        commandTimeoutMs: 50,
+        // Long enough for the real Redis to answer the retry on a loaded CI machine.
+        commandTimeoutMs: 500,
       });
       const { url, seen } = await start({ deadLetters });
       const body = driftedBodies(nextUser()).newEnumValue;
