@@ -82,7 +82,7 @@ describe('memory store bounds', () => {
         },
         release(key: string, token: string) {
           const record = records.get(key);
-          const next = releaseSubject(record, token, now());
+          const next = releaseSubject(record, token);
           if (next !== record) keep(key, next);
         },
       };

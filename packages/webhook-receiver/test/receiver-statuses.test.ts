@@ -283,7 +283,7 @@ describe.each(servings)('over %s', (_name, serve) => {
       expect(seen).toEqual(['u10:pending', 'u10:resubmissionRequested', 'u11:pending', 'u10:pending']);
     });
 
-    it('processes the retry of an older event again when the newer event of its subject failed (the latest processed is still the older one)', async () => {
+    it('dispatches an event that repeats the state before a failed one (true, false fails, true again): nothing is lost, and the retry of the failed one is dispatched after it', async () => {
       let failNext = false;
       const seen: boolean[] = [];
       const { url } = await start({}, (receiver) => receiver.on('kyc.phone-validation.changed', (event) => {
@@ -295,9 +295,12 @@ describe.each(servings)('over %s', (_name, serve) => {
       expect((await service.deliver(url, validated)).body.code).toBe('processed');
       failNext = true;
       expect((await service.deliver(url, invalidated)).status).toBe(500);
-      expect((await service.deliver(url, validated)).body.code).toBe('duplicate');
+      // The user validated the phone again before the service retried `false`: a new event.
+      expect((await service.deliver(url, validated)).body.code).toBe('processed');
+      // The service's retry of `false` comes after it and is dispatched: it is late, not lost.
       expect((await service.deliver(url, invalidated)).body.code).toBe('processed');
-      expect(seen).toEqual([true, false]);
+      expect((await service.deliver(url, invalidated, { timestamp: Math.floor(Date.now() / 1000) + 5 })).body.code).toBe('duplicate');
+      expect(seen).toEqual([true, true, false]);
     });
 
     it('answers 409 duplicate_in_progress to another event of the same subject while the previous one is being handled, keeping the platform order', async () => {

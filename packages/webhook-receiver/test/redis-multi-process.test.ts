@@ -115,6 +115,29 @@ describe('dedupes per subject across receiver processes sharing Redis', () => {
   });
 });
 
+describe('loses no event when a handler fails in one process and the subject comes back to its state before', () => {
+  it('true, false (fails on one process), true again on the other: all dispatched; the retry of false after them', async () => {
+    const recordFile = join(workDir, 'failed-between.log');
+    const failOnceFile = join(workDir, 'fail-once');
+    const processes = await startProcesses(recordFile, 2, { FAIL_ONCE_FILE: failOnceFile });
+    try {
+      const validated = eventBody('kyc.phone-validation.changed', 'subject-2', { isPhoneValidated: true });
+      const invalidated = eventBody('kyc.phone-validation.changed', 'subject-2', { isPhoneValidated: false });
+      writeFileSync(failOnceFile, sha256(invalidated));
+      const codes: unknown[] = [];
+      for (const [body, target] of [[validated, 0], [invalidated, 1], [validated, 0], [invalidated, 1], [invalidated, 0]] as const) {
+        codes.push((await service.deliver(processes[target]!.url, body)).body.code);
+      }
+      expect(codes).toEqual(['processed', 'handler_failed', 'processed', 'processed', 'duplicate']);
+      const counts = processedCounts(recordFile);
+      expect(counts.get(sha256(validated))?.count).toBe(2);
+      expect(counts.get(sha256(invalidated))?.count).toBe(1);
+    } finally {
+      await Promise.all(processes.map((child) => child.stop()));
+    }
+  });
+});
+
 describe('answers 503 while Redis is down and loses nothing once it is back', () => {
   it('stops Redis in the middle of a run: 503s, and after the restart every event is processed', async () => {
     const recordFile = join(workDir, 'outage.log');

@@ -34,14 +34,15 @@ export interface DedupeStore {
    * only when `digest` is the digest of the LATEST processed body for `key` (a retry of it);
    * another body is a new event for the subject and is `claimed` (A -> B -> A gives three
    * claims); `processing` while another delivery of the same subject holds its claim.
-   * `release` restores the previous processed digest. The claim must expire by itself (a process that
-   * dies mid-handler must not block the retries forever). Throws (or rejects) when the store
+   * A released claim (a handler failed) leaves no processed digest for `key`, and so does one that
+   * expired: the next delivery of the subject is claimed whatever its body. The claim must expire
+   * by itself (a process that dies mid-handler must not block the retries forever). Throws (or rejects) when the store
    * cannot answer: the receiver then replies 503.
    */
   claim(key: string, digest?: string): DedupeClaim | Promise<DedupeClaim>;
-  /** Records `key` as processed, for the store's TTL. */
+  /** Records `key` as processed, for the store's TTL, unless another delivery has taken `key` since this claim expired. */
   markProcessed(key: string, token: string): void | Promise<void>;
-  /** Drops the claim so that the next delivery of the same body is processed (a handler failed). */
+  /** Drops the claim, leaving no processed digest for `key`, so that the next delivery of the subject is processed (a handler failed). */
   release(key: string, token: string): void | Promise<void>;
 }
 

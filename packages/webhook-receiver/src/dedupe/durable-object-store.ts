@@ -120,7 +120,7 @@ export class WebhookStoreObject {
         this.#record = markSubjectProcessed(record, operation.key, operation.token, at, operation.ttlMs);
         break;
       case 'release':
-        this.#record = releaseSubject(record, operation.token, at);
+        this.#record = releaseSubject(record, operation.token);
         break;
       default:
         return Response.json({ error: `Unknown operation ${String(operation.op)}.` }, { status: 400 });
@@ -129,14 +129,14 @@ export class WebhookStoreObject {
     return Response.json(answer);
   }
 
-  /** Deletes the deduplication record once it (and the record a claim replaced) has expired. */
+  /** Deletes the deduplication record once it has expired. */
   async alarm(): Promise<void> {
     const record = this.#record;
-    if (record === undefined || expiryOf(record) <= Date.now()) {
+    if (record === undefined || record.expiresAt <= Date.now()) {
       this.#record = undefined;
       await this.#storage.delete(RECORD);
     } else {
-      await this.#storage.setAlarm(expiryOf(record));
+      await this.#storage.setAlarm(record.expiresAt);
     }
   }
 
@@ -170,12 +170,8 @@ export class WebhookStoreObject {
       return;
     }
     await this.#storage.put(RECORD, record);
-    await this.#storage.setAlarm(expiryOf(record));
+    await this.#storage.setAlarm(record.expiresAt);
   }
-}
-
-function expiryOf(record: SubjectRecord): number {
-  return Math.max(record.expiresAt, record.previous?.expiresAt ?? 0);
 }
 
 /**

@@ -133,7 +133,7 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
     },
     release(key: string, token: string): void {
       const entry = entries.get(key);
-      const next = releaseSubject(entry?.record, token, now());
+      const next = releaseSubject(entry?.record, token);
       if (next !== entry?.record) keep(key, entry, next);
     },
   };

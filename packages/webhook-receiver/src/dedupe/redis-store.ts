@@ -32,27 +32,31 @@ const PROCESSED = 'processed:';
 const CLAIM_PREFIX = 'processing:';
 // Deletes the key only while it still holds this delivery's claim, so that releasing a claim
 // that expired and was taken over by another process does not delete that process's claim.
-// The value is `processed:<digest>` or `processing:<token>|<previous value>`; the token is
-// `<uuid>:<digest>`. A failed claim restores the processed record it replaced.
+// The value is `processed:<digest>` or `processing:<token>|`; the token is `<uuid>:<digest>`.
+// A released claim leaves no processed record (see SubjectRecord): the next delivery of the
+// subject is dispatched whatever its body. (Earlier versions kept the replaced value after the
+// `|` and restored it on release; such a value is deleted like any other claim.)
 const RELEASE_IF_OWNED = `
 local v = redis.call('GET', KEYS[1])
 if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
-local previous = string.sub(v, #ARGV[1] + 1)
-if previous == '' then return redis.call('DEL', KEYS[1]) end
-redis.call('SET', KEYS[1], previous, 'PX', ARGV[2])
+return redis.call('DEL', KEYS[1])`;
+// Records the processed digest unless another delivery holds the key now (this claim expired
+// and another process took the subject over, or processed a newer event): as the memory store.
+const MARK_PROCESSED_IF_NOT_TAKEN = `
+local v = redis.call('GET', KEYS[1])
+if v and string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1`;
 // 'processed' alone was written by 1.x under a body digest key: the same body, so processed.
 // One script, so that reading the latest digest and taking the claim is atomic across processes.
 const CLAIM = `
 local v = redis.call('GET', KEYS[1])
-local previous = ''
 if v then
   if string.sub(v, 1, 11) == 'processing:' then return 'processing' end
   if v == 'processed:' .. ARGV[1] or v == 'processed' then return 'processed' end
   if string.sub(v, 1, 10) ~= 'processed:' then return 'foreign:' .. string.sub(v, 1, 40) end
-  previous = v
 end
-redis.call('SET', KEYS[1], 'processing:' .. ARGV[2] .. '|' .. previous, 'PX', ARGV[3])
+redis.call('SET', KEYS[1], 'processing:' .. ARGV[2] .. '|', 'PX', ARGV[3])
 return 'claimed'`;
 
 /**
@@ -84,7 +88,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
     (message, cause) => new DedupeStoreError('dedupe_store_unavailable', message, cause === undefined ? undefined : { cause }));
 
   const releaseClaim = async (key: string, token: string): Promise<void> => {
-    await command(['EVAL', RELEASE_IF_OWNED, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`, ttl]);
+    await command(['EVAL', RELEASE_IF_OWNED, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`]);
   };
 
   return {
@@ -107,7 +111,8 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
         `Redis key ${keyPrefix + key} holds "${text.replace(/^foreign:/, '')}", which this store did not write; use a keyPrefix of its own.`);
     },
     async markProcessed(key: string, token: string): Promise<void> {
-      await command(['SET', keyPrefix + key, PROCESSED + token.slice(token.indexOf(':') + 1), 'PX', ttl]);
+      await command(['EVAL', MARK_PROCESSED_IF_NOT_TAKEN, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`,
+        PROCESSED + token.slice(token.indexOf(':') + 1), ttl]);
     },
     release: releaseClaim,
   };

@@ -2,9 +2,15 @@ import type { DedupeClaim } from './dedupe-store.js';
 
 /**
  * What a store keeps per subject (`<eventType>:<data.id>`): the latest processed body's digest,
- * or a claim in progress with the processed record it replaces. The transitions below are the
- * store contract of {@link DedupeStore} for one subject; the memory store and the Durable
- * Object store apply them (each atomically in its own way), the Redis store in Lua.
+ * or a claim in progress. The transitions below are the store contract of {@link DedupeStore}
+ * for one subject; the memory store and the Durable Object store apply them (each atomically in
+ * its own way), the Redis store in Lua.
+ *
+ * A claim that is released (its handler failed) or that expires (its process died) leaves the
+ * subject with no processed record, not the one before: an event of the subject was received
+ * and not handled, so the next delivery of the subject is dispatched whatever its body. Were the
+ * record before restored, a newer event that repeats it (A, then B fails, then A again before
+ * B's retry) would be taken for a retry of A and never dispatched.
  */
 export interface SubjectRecord {
   state: 'processing' | 'processed';
@@ -12,8 +18,6 @@ export interface SubjectRecord {
   /** Digest of the body processed (or being processed) for this subject. */
   digest: string;
   expiresAt: number;
-  /** While processing: the processed record it replaces, restored if the claim is released. */
-  previous?: { digest: string; expiresAt: number } | undefined;
 }
 
 /**
@@ -26,23 +30,14 @@ export function claimSubject(
   at: number,
   claimTtlMs: number,
   tokenId: string,
-): { claim: DedupeClaim; record: SubjectRecord | undefined } {
-  let previous: SubjectRecord['previous'];
-  if (record !== undefined) {
-    if (record.expiresAt > at) {
-      if (record.state === 'processing' || record.digest === digest) return { claim: { state: record.state }, record };
-      // A different body than the latest processed one: a new event for this subject.
-      previous = { digest: record.digest, expiresAt: record.expiresAt };
-    } else if (record.state === 'processing' && record.previous !== undefined && record.previous.expiresAt > at) {
-      // An expired claim (its process died) falls back to the record it replaced.
-      if (record.previous.digest === digest) {
-        return { claim: { state: 'processed' }, record: { state: 'processed', token: record.token, digest, expiresAt: record.previous.expiresAt } };
-      }
-      previous = record.previous;
-    }
+): { claim: DedupeClaim; record: SubjectRecord } {
+  // The latest processed body of the subject: a retry of it. A claim in progress: wait. A
+  // different body (or an expired record, or an expired claim): a new event for this subject.
+  if (record !== undefined && record.expiresAt > at && (record.state === 'processing' || record.digest === digest)) {
+    return { claim: { state: record.state }, record };
   }
   const token = `${tokenId}:${digest}`;
-  return { claim: { state: 'claimed', token }, record: { state: 'processing', token, digest, expiresAt: at + claimTtlMs, previous } };
+  return { claim: { state: 'claimed', token }, record: { state: 'processing', token, digest, expiresAt: at + claimTtlMs } };
 }
 
 /** The record after `markProcessed(key, token)`: unchanged when another delivery took the expired claim over. */
@@ -51,14 +46,9 @@ export function markSubjectProcessed(record: SubjectRecord | undefined, key: str
   return { state: 'processed', token, digest: digestOfToken(token, key), expiresAt: at + ttlMs };
 }
 
-/** The record after `release(key, token)`: the processed record the claim replaced, or none. */
-export function releaseSubject(record: SubjectRecord | undefined, token: string, at: number): SubjectRecord | undefined {
-  if (record?.token !== token) return record;
-  // The latest processed event of the subject is still the one before this failed claim.
-  if (record.previous !== undefined && record.previous.expiresAt > at) {
-    return { state: 'processed', token, digest: record.previous.digest, expiresAt: record.previous.expiresAt };
-  }
-  return undefined;
+/** The record after `release(key, token)`: none while the claim is still this token's (see {@link SubjectRecord}). */
+export function releaseSubject(record: SubjectRecord | undefined, token: string): SubjectRecord | undefined {
+  return record?.token === token ? undefined : record;
 }
 
 /** Tokens are `<id>:<digest>`: markProcessed learns the digest even after the record was evicted. */

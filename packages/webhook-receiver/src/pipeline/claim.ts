@@ -12,7 +12,7 @@ export interface SubjectClaim {
 /**
  * Stage 4, claim: take the subject in the deduplication store, or learn that this body is its
  * latest processed event (200 `duplicate`) or that another event of the subject is being
- * handled (409, retried later: the subject's order is kept). A store that fails is answered
+ * handled (409, retried later: handlers of a subject never run concurrently). A store that fails is answered
  * 503 (fail closed: nothing is dispatched without a claim).
  */
 export function claimSubject(context: PipelineContext, subject: string, delivery: WebhookDelivery): MaybePromise<SubjectClaim | Answer> {

@@ -14,9 +14,10 @@ export function markProcessed(context: PipelineContext, claim: SubjectClaim, del
 }
 
 /**
- * Stage 6, settle, after a handler failed: report it and release the claim, so that the
- * subject's latest processed event is again the one before and the service's retry is
- * processed. A release that fails leaves the claim to expire after `claimTtlMs`.
+ * Stage 6, settle, after a handler failed: report it and release the claim, which leaves the
+ * subject with no processed event, so that the service's retry is processed and so is a newer
+ * event that repeats the state before this one. A release that fails leaves the claim to expire
+ * after `claimTtlMs`.
  */
 export function releaseAfterFailure(
   context: PipelineContext,

@@ -75,7 +75,7 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect((await store.claim('user.updated:u2', 'A')).state).toBe('claimed');
   });
 
-  it('answers processing to another body of a subject while its claim is held, and restores the previous digest on release', async () => {
+  it('answers processing to another body of a subject while its claim is held; a released claim leaves no processed record, so A, B (failed), A dispatches the second A', async () => {
     const store = createStore({});
     const first = await store.claim('s', 'A');
     if (first.state !== 'claimed') throw new Error('expected a claim');
@@ -84,8 +84,24 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     if (second.state !== 'claimed') throw new Error('expected a claim');
     expect(await store.claim('s', 'C')).toEqual({ state: 'processing' });
     await store.release('s', second.token);
+    // A again after B failed is a newer event that repeats A, not a retry of A.
+    const again = await store.claim('s', 'A');
+    if (again.state !== 'claimed') throw new Error(`expected a claim of the second A, got ${again.state}`);
+    await store.markProcessed('s', again.token);
     expect(await store.claim('s', 'A')).toEqual({ state: 'processed' });
     expect((await store.claim('s', 'B')).state).toBe('claimed');
+  });
+
+  it('does not record a claim that expired as processed over the newer event another delivery processed since', async () => {
+    const store = createStore({ claimTtlMs: shortTtlMs });
+    const stale = await store.claim('s', 'A');
+    if (stale.state !== 'claimed') throw new Error('expected a claim');
+    await sleep(3 * shortTtlMs);
+    const newer = await store.claim('s', 'B');
+    if (newer.state !== 'claimed') throw new Error('expected the expired claim to be taken over');
+    await store.markProcessed('s', newer.token);
+    await store.markProcessed('s', stale.token);
+    expect(await store.claim('s', 'B')).toEqual({ state: 'processed' });
   });
 
   it('rejects a ttl that is not a positive integer with invalid_options', () => {
