@@ -6,11 +6,14 @@ import { isPromiseLike, type PipelineContext } from './pipeline/context.js';
 import { createHandlerRegistry } from './pipeline/dispatch.js';
 import { receiveDelivery } from './pipeline/receive.js';
 import { replayDeadLetters } from './pipeline/replay.js';
+import { createSubjectTurns } from './pipeline/subject-turns.js';
 import type { WebhookErrorContext, WebhookEventHandler, WebhookReceiver, WebhookReceiverOptions } from './receiver-types.js';
 import { createSignatureCheck } from './signature-check.js';
 import { deliverySourceFromRequest, replyToResponse } from './web-adapter.js';
 
 const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+const DEFAULT_SUBJECT_WAIT_MS = 10_000;
+const MAX_SUBJECT_WAIT_MS = 30_000;
 
 /**
  * Creates a webhook receiver: it verifies the Ed25519 signature on the raw body, parses and
@@ -79,6 +82,11 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     throw new WebhookReceiverError('invalid_options',
       'deadLetters must be a store with put, list and delete (createMemoryDeadLetterStore(), createRedisDeadLetterStore({ client })).');
   }
+  const subjectWaitMs = options.subjectWaitMs ?? DEFAULT_SUBJECT_WAIT_MS;
+  if (!Number.isSafeInteger(subjectWaitMs) || subjectWaitMs < 0 || subjectWaitMs > MAX_SUBJECT_WAIT_MS) {
+    throw new WebhookReceiverError('invalid_options',
+      `subjectWaitMs must be an integer number of ms from 0 to ${MAX_SUBJECT_WAIT_MS} (the service waits 30 s for an answer), got ${typeof subjectWaitMs === 'string' ? JSON.stringify(subjectWaitMs) : String(subjectWaitMs)}.`);
+  }
   // A string from the environment ('false') would otherwise switch the option on.
   for (const name of ['strict', 'acknowledgeEarly'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'boolean') {
@@ -99,6 +107,8 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     dedupe: options.dedupe === false ? undefined : (options.dedupe ?? createMemoryDedupeStore()),
     deadLetters: options.deadLetters,
     acknowledgeEarly: options.acknowledgeEarly ?? false,
+    subjectWaitMs,
+    turns: createSubjectTurns(),
     onUnknownEvent: options.onUnknownEvent,
     onInvalidEvent: options.onInvalidEvent,
     handlers: createHandlerRegistry(),

@@ -394,7 +394,9 @@ describe.each(servings)('over %s', (_name, serve) => {
       let release!: () => void;
       let started!: () => void;
       const calls: string[] = [];
-      const { server, reported } = await start({}, (receiver) => receiver.onAny(async (event) => {
+      // subjectWaitMs 0: a copy that arrives while the handler hangs is answered 409 at once
+      // instead of waiting for it (the default), so that the test can release the handler after.
+      const { server, reported } = await start({ subjectWaitMs: 0 }, (receiver) => receiver.onAny(async (event) => {
         calls.push((event.data as { id: string }).id);
         switch (behaviour) {
           case 'returns': return undefined;

@@ -9,9 +9,11 @@ import {
   toNodeHandler,
   type WebhookDelivery,
   type WebhookErrorContext,
+  type WebhookEventParser,
   type WebhookReceiver,
   type WebhookReceiverOptions,
 } from '../src/index.js';
+import { parseWebhookEvent } from '@capi/webhook-validator';
 import { eventBody } from './helpers/events.js';
 import { createFakeService, type FakeService } from './helpers/service.js';
 import { listen, listenFetch, type RunningServer } from './helpers/servers.js';
@@ -246,14 +248,33 @@ describe.each(servings)('over %s', (_name, serve) => {
       expect(processed).toEqual(['u6']);
     });
 
-    it('answers 409 duplicate_in_progress to a copy that arrives while the first is being handled', async () => {
+    it('makes a copy that arrives while the first is being handled wait for it, then answers it 200 duplicate without dispatching it', async () => {
       const handlerStarted = deferred();
       const handlerMayFinish = deferred();
+      let calls = 0;
       const { url } = await start({}, (receiver) => receiver.onAny(async () => {
+        calls += 1;
         handlerStarted.resolve();
         await handlerMayFinish.promise;
       }));
       const body = eventBody('user.created', 'u7');
+      const first = service.deliver(url, body);
+      await handlerStarted.promise;
+      const copy = service.deliver(url, body);
+      handlerMayFinish.resolve();
+      expect((await first).body.code).toBe('processed');
+      expect(await copy).toMatchObject({ status: 200, body: { code: 'duplicate' } });
+      expect(calls).toBe(1);
+    });
+
+    it('answers that copy 409 duplicate_in_progress at once with subjectWaitMs 0', async () => {
+      const handlerStarted = deferred();
+      const handlerMayFinish = deferred();
+      const { url } = await start({ subjectWaitMs: 0 }, (receiver) => receiver.onAny(async () => {
+        handlerStarted.resolve();
+        await handlerMayFinish.promise;
+      }));
+      const body = eventBody('user.created', 'u7b');
       const first = service.deliver(url, body);
       await handlerStarted.promise;
       expect(await service.deliver(url, body)).toMatchObject({ status: 409, body: { code: 'duplicate_in_progress' } });
@@ -303,20 +324,55 @@ describe.each(servings)('over %s', (_name, serve) => {
       expect(seen).toEqual([true, true, false]);
     });
 
-    it('answers 409 duplicate_in_progress to another event of the same subject while the previous one is being handled, keeping the platform order', async () => {
+    it('keeps the order of a subject\'s events that arrive while an earlier one is being handled: each waits its turn, in arrival order', async () => {
+      const handlerMayFinish = deferred();
+      const seen: string[] = [];
+      // The validator runs just before a delivery takes its place in line: the test sends the
+      // next event only once the previous one is there, so that the arrival order is certain.
+      const parsed: string[] = [];
+      let parsedWaiter: (() => void) | undefined;
+      const validator: WebhookEventParser = (rawBody, options) => {
+        const result = parseWebhookEvent(rawBody, options);
+        if (result.ok) parsed.push((result.event.data as { kycStatus: string }).kycStatus);
+        parsedWaiter?.();
+        return result;
+      };
+      const parsedCount = (count: number) => new Promise<void>((resolve) => {
+        parsedWaiter = () => { if (parsed.length >= count) resolve(); };
+        parsedWaiter();
+      });
+      const { url } = await start({ validator }, (receiver) => receiver.on('kyc.status.changed', async (event) => {
+        seen.push(event.data.kycStatus);
+        if (event.data.kycStatus === 'pending') await handlerMayFinish.promise;
+      }));
+      const replies: Array<Promise<Awaited<ReturnType<typeof service.deliver>>>> = [];
+      for (const [index, kycStatus] of (['pending', 'resubmissionRequested', 'approved'] as const).entries()) {
+        replies.push(service.deliver(url, eventBody('kyc.status.changed', 'u13', { kycStatus })));
+        await parsedCount(index + 1);
+      }
+      expect(seen).toEqual(['pending']);
+      handlerMayFinish.resolve();
+      expect((await Promise.all(replies)).map((reply) => reply.body.code)).toEqual(['processed', 'processed', 'processed']);
+      expect(seen).toEqual(['pending', 'resubmissionRequested', 'approved']);
+    });
+
+    it('answers 409 duplicate_in_progress to an event still waiting after subjectWaitMs, and processes its retry', async () => {
       const handlerStarted = deferred();
       const handlerMayFinish = deferred();
-      const { url } = await start({}, (receiver) => receiver.onAny(async () => {
+      const seen: boolean[] = [];
+      const { url } = await start({ subjectWaitMs: 200 }, (receiver) => receiver.on('kyc.phone-validation.changed', async (event) => {
+        seen.push(event.data.isPhoneValidated);
         handlerStarted.resolve();
-        await handlerMayFinish.promise;
+        if (event.data.isPhoneValidated) await handlerMayFinish.promise;
       }));
-      const first = service.deliver(url, eventBody('kyc.phone-validation.changed', 'u13', { isPhoneValidated: true }));
+      const first = service.deliver(url, eventBody('kyc.phone-validation.changed', 'u14', { isPhoneValidated: true }));
       await handlerStarted.promise;
-      const later = eventBody('kyc.phone-validation.changed', 'u13', { isPhoneValidated: false });
+      const later = eventBody('kyc.phone-validation.changed', 'u14', { isPhoneValidated: false });
       expect(await service.deliver(url, later)).toMatchObject({ status: 409, body: { code: 'duplicate_in_progress' } });
       handlerMayFinish.resolve();
       expect((await first).status).toBe(200);
       expect((await service.deliver(url, later)).body.code).toBe('processed');
+      expect(seen).toEqual([true, false]);
     });
 
     it('dispatches every delivery when dedupe is false', async () => {

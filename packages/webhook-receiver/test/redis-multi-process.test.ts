@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,6 +132,30 @@ describe('loses no event when a handler fails in one process and the subject com
       const counts = processedCounts(recordFile);
       expect(counts.get(sha256(validated))?.count).toBe(2);
       expect(counts.get(sha256(invalidated))?.count).toBe(1);
+    } finally {
+      await Promise.all(processes.map((child) => child.stop()));
+    }
+  });
+});
+
+describe('makes a delivery wait while another process handles its subject', () => {
+  it('pending held in one process, approved sent to the other: approved waits, then is processed after it', async () => {
+    const recordFile = join(workDir, 'held.log');
+    const holdFile = join(workDir, 'hold');
+    const processes = await startProcesses(recordFile, 2, { HOLD_FILE: holdFile });
+    try {
+      const pending = eventBody('kyc.status.changed', 'subject-3', { kycStatus: 'pending' });
+      const approved = eventBody('kyc.status.changed', 'subject-3', { kycStatus: 'approved' });
+      writeFileSync(holdFile, sha256(pending));
+      const first = service.deliver(processes[0]!.url, pending);
+      while (!existsSync(`${holdFile}.started`)) await new Promise((resolve) => setTimeout(resolve, 10));
+      const second = service.deliver(processes[1]!.url, approved);
+      // Let the second process find the subject held a few times before the first finishes.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      rmSync(holdFile);
+      expect((await first).body.code).toBe('processed');
+      expect((await second).body.code).toBe('processed');
+      expect(readFileSync(recordFile, 'utf8').trim().split('\n').map((line) => line.split(' ')[0])).toEqual([sha256(pending), sha256(approved)]);
     } finally {
       await Promise.all(processes.map((child) => child.stop()));
     }

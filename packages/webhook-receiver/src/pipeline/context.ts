@@ -4,6 +4,7 @@ import type { InvalidWebhookEvent, UnknownWebhookEvent, WebhookDelivery, Webhook
 import type { SignatureCheck } from '../signature-check.js';
 import type { ReceiverOutcome } from '../status-table.js';
 import type { HandlerRegistry } from './dispatch.js';
+import type { SubjectTurns } from './subject-turns.js';
 
 /** What every stage of the pipeline reads: the receiver's options, checked and resolved once. */
 export interface PipelineContext {
@@ -14,6 +15,10 @@ export interface PipelineContext {
   readonly dedupe: DedupeStore | undefined;
   readonly deadLetters: DeadLetterStore | undefined;
   readonly acknowledgeEarly: boolean;
+  /** How long a delivery waits for the subject's earlier event before it is answered 409. */
+  readonly subjectWaitMs: number;
+  /** Deliveries of one subject take turns in this process (with a store only). */
+  readonly turns: SubjectTurns;
   readonly onUnknownEvent: ((event: UnknownWebhookEvent, delivery: WebhookDelivery) => unknown) | undefined;
   readonly onInvalidEvent: ((event: InvalidWebhookEvent, delivery: WebhookDelivery) => unknown) | undefined;
   readonly handlers: HandlerRegistry;
