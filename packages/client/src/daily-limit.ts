@@ -68,19 +68,23 @@ export interface DailyLimitContext extends ServiceContext {
   maxDailyLimitCents: number;
   /** The client's per-request timeout; polls never wait longer than what is left of theirs. */
   requestTimeoutMs: number;
-  /** Says whether the wallet has registered (hasSignedUp), for the advice on a 401. */
-  tokenManager?: Pick<TokenManager, 'hasSignedUp'>;
+  /** Says whether the wallet has registered (hasSignedUp), and on which generation, for the advice on a 401. */
+  tokenManager?: Pick<TokenManager, 'hasSignedUp' | 'generation'>;
 }
 
 // The limit is the account's: a wallet that never registered gets 401 (reference 5 rule 1),
 // a newer user whose onboarding has not created the account 409 (the spec's AccountNotCreated).
+// Registration itself differs: POST /user in the newer generation; out-of-band in the older,
+// which has no POST /user (reference 9).
 const FINISH_ONBOARDING = 'finish onboarding up to createAccount()';
 function adviseOnboarding(context: DailyLimitContext) {
   return (status: number) =>
     status === 409
       ? `The limit is on the account, not created yet: ${FINISH_ONBOARDING}`
       : status === 401 && context.tokenManager?.hasSignedUp === false
-        ? `This wallet has not registered a user yet (hasSignedUp: false): register it (POST /user), then ${FINISH_ONBOARDING}`
+        ? context.tokenManager.generation === 'newer'
+          ? `This wallet has not registered a user yet (hasSignedUp: false): register it (POST /user), then ${FINISH_ONBOARDING}`
+          : 'This wallet owns no registered account yet (hasSignedUp: false). The older generation has no POST /user: the wallet is registered with the service out-of-band (on the sandbox: --user ADDRESS or POST /__sandbox/users); then sign in again'
         : undefined;
 }
 

@@ -1,7 +1,6 @@
-import { abortableSleep } from './abortable-sleep.js';
 import { getDailyLimit, type DailyLimit, type DailyLimitContext, type WaitForLimitSyncOptions } from './daily-limit.js';
 import { AbortError, TimeoutError } from './errors.js';
-import { readPollOptions } from './poll-options.js';
+import { readPollOptions, sleepBeforeNextPoll } from './poll-options.js';
 import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
 
 // A chunk of its own, loaded on the first waitForLimitSync, to keep the main entry in budget.
@@ -32,20 +31,24 @@ export async function waitForLimitSync(context: DailyLimitContext, options: Wait
     let interval = pollIntervalMs;
     for (;;) {
       if (signal?.aborted) throw abort();
+      // Once the deadline has come, one last poll: one attempt, with the client's request timeout
+      // (the deadline has ended `polls`), so that "still pending after timeoutMs" is true.
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw giveUp();
+      const last = remaining <= 0;
       let limit: DailyLimit;
       try {
-        limit = await getDailyLimit(context, { signal: polls.signal, timeoutMs: Math.min(context.requestTimeoutMs, remaining) });
+        limit = await getDailyLimit(context, last
+          ? { signal, timeoutMs: context.requestTimeoutMs, retries: 0 }
+          : { signal: polls.signal, timeoutMs: Math.min(context.requestTimeoutMs, remaining) });
       } catch (error) {
         if (signal?.aborted) throw abort();
         // The deadline ended the poll (its timer), or the poll's own timeout, set to what was left, ran out.
-        if (polls.signal.aborted || (error instanceof TimeoutError && Date.now() >= deadline)) throw giveUp('could not be read (no answer to the last poll)');
+        if ((!last && polls.signal.aborted) || (error instanceof TimeoutError && Date.now() >= deadline)) throw giveUp('could not be read (no answer to the last poll)');
         throw error;
       }
       if (limit.syncStatus === 'synced') return limit;
-      if (Date.now() + interval >= deadline) throw giveUp();
-      await abortableSleep(interval, signal, abort);
+      if (last) throw giveUp();
+      await sleepBeforeNextPoll(interval, deadline, signal, abort);
       interval = Math.min(maxPollIntervalMs, Math.round(interval * 1.5));
     }
   } finally {

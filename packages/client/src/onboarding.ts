@@ -1,12 +1,11 @@
 // `@capi/client/onboarding`: the newer generation's onboarding, an entry of its own so that the
 // main entry stays within its size budget for partners who only read and set the limit.
 import type * as Spec from '@capi/openapi-types';
-import { abortableSleep } from './abortable-sleep.js';
 import { AbortError, errorFromResponse, InvalidArgumentError, TimeoutError, UnexpectedResponseError } from './errors.js';
 import { readJwtClaims } from './jwt-expiry.js';
 import type { PartnerClient } from './partner-client.js';
 import type { RawPaths } from './raw-paths.js';
-import { readPollOptions } from './poll-options.js';
+import { readPollOptions, sleepBeforeNextPoll } from './poll-options.js';
 import type { RequestOptions } from './transport.js';
 
 export type {
@@ -98,12 +97,14 @@ export async function waitForOnboardingStatus(
   let interval = pollIntervalMs;
   for (;;) {
     if (signal?.aborted) throw abort();
+    // A poll made once the deadline has come is the last: the status it reads is the one after timeoutMs.
+    const last = Date.now() >= deadline;
     const answer = await getOnboardingStatus(client, { signal });
     if (wanted(answer.status)) return answer;
-    if (Date.now() + interval >= deadline) {
+    if (last) {
       throw new TimeoutError(`The onboarding status was still ${JSON.stringify(answer.status)} after ${timeoutMs} ms. Wait longer (timeoutMs) or check what the user must do at this step.`, { code: 'onboarding_wait_timeout', timeoutMs });
     }
-    await abortableSleep(interval, signal, abort);
+    await sleepBeforeNextPoll(interval, deadline, signal, abort);
     interval = Math.min(maxPollIntervalMs, Math.round(interval * 1.5));
   }
 }

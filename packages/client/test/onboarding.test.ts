@@ -67,6 +67,28 @@ describe('waitForOnboardingStatus', () => {
   });
 });
 
+describe('waitForOnboardingStatus polls one last time at its timeoutMs, never giving up before it', () => {
+  it('resolves when the status changes between the last regular poll and the deadline', async () => {
+    const { client, userId } = await signedIn();
+    // The first poll reads KYC; the next regular one (4 s) would land after the 3.5 s deadline,
+    // the change at 2 s: only a poll at the deadline reads it.
+    const approve = setTimeout(() => sandbox!.users.setKycStatus(userId, 'approved'), 2_000);
+    try {
+      await expect(waitForOnboardingStatus(client, 'action_complete_sof', { timeoutMs: 3_500, pollIntervalMs: 4_000 })).resolves.toEqual({ status: 'action_complete_sof' });
+    } finally {
+      clearTimeout(approve);
+    }
+  });
+
+  it('a status still short of the target is reported only once timeoutMs has passed', async () => {
+    const { client } = await signedIn();
+    const started = Date.now();
+    const late = await waitForOnboardingStatus(client, 'action_complete_sof', { timeoutMs: 1_000, pollIntervalMs: 5_000 }).catch((error: unknown) => error);
+    expect(late).toMatchObject({ name: 'TimeoutError', code: 'onboarding_wait_timeout', timeoutMs: 1_000, message: expect.stringContaining('"action_complete_kyc" after 1000 ms') });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+  });
+});
+
 describe('readTokenClaims', () => {
   it('reads hasSignedUp and userId without verifying, and refuses what is not a JWT', async () => {
     const { token, userId } = await signedIn();

@@ -59,6 +59,29 @@ describe('signs in, reads, sets and waits for the limit against the sandbox', ()
   });
 });
 
+describe('waitForLimitSync polls one last time at its timeoutMs, never giving up before it', () => {
+  it('resolves with synced when the sync lands between the last regular poll and the deadline', async () => {
+    const { baseUrl } = await start({ limitSyncDelayMs: 2_000 });
+    const client = createPartnerClient({ baseUrl });
+    await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    await client.setDailyLimit({ amount: 42_000 });
+    // The first poll answers pending; the next regular one (4 s) would land after the 3.5 s
+    // deadline, the sync at 2 s: only a poll at the deadline reads it.
+    await expect(client.waitForLimitSync({ timeoutMs: 3_500, pollIntervalMs: 4_000 })).resolves.toMatchObject({ amount: 42_000, syncStatus: 'synced' });
+  });
+
+  it('a limit still pending is reported only once timeoutMs has passed', async () => {
+    const { baseUrl } = await start({ limitSyncDelayMs: 60_000 });
+    const client = createPartnerClient({ baseUrl });
+    await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    await client.setDailyLimit({ amount: 42_000 });
+    const started = Date.now();
+    const error = await client.waitForLimitSync({ timeoutMs: 1_000, pollIntervalMs: 5_000 }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'TimeoutError', code: 'limit_sync_timeout', timeoutMs: 1_000, message: expect.stringContaining('was still pending after 1000 ms') });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+  });
+});
+
 describe('maps the sandbox refusals to typed errors', () => {
   it('signs in a wallet without an account (hasSignedUp false), and answers its limit read with AuthenticationError', async () => {
     const { baseUrl } = await start();
@@ -66,6 +89,21 @@ describe('maps the sandbox refusals to typed errors', () => {
     await client.signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE });
     expect(client.tokenManager.hasSignedUp).toBe(false);
     await expect(client.getDailyLimit()).rejects.toBeInstanceOf(AuthenticationError);
+  });
+
+  // The older generation has no POST /user: registration is out-of-band (reference 9).
+  it.each([
+    { generation: 'older', says: 'The older generation has no POST /user: the wallet is registered with the service out-of-band', never: 'register it (POST /user)' },
+    { generation: 'newer', says: 'register it (POST /user), then finish onboarding up to createAccount()', never: 'out-of-band' },
+  ] as const)('$generation generation: the 401 on the limit of an unregistered wallet says how to register on that generation', async ({ generation, says, never }) => {
+    const { baseUrl } = await start({ generation });
+    const client = createPartnerClient({ baseUrl });
+    await client.signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE });
+    expect(client.tokenManager.generation).toBe(generation);
+    const error = await client.getDailyLimit().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect((error as Error).message).toContain(says);
+    expect((error as Error).message).not.toContain(never);
   });
 
   it('answers a domain that is not whitelisted with ForbiddenError DomainNotWhitelisted', async () => {

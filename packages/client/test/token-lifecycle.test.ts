@@ -245,8 +245,9 @@ describe('tells a wallet that has not registered to register', () => {
     expect(client.tokenManager.hasSignedUp).toBe(false);
     const error = await client.getDailyLimit().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AuthenticationError);
-    expect((error as Error).message).toContain('has not registered a user yet');
-    expect((error as Error).message).toContain('register it (POST /user)');
+    expect((error as Error).message).toContain('owns no registered account yet (hasSignedUp: false)');
+    // No refresh token: the older generation, which registers out-of-band (no POST /user).
+    expect((error as Error).message).toContain('The older generation has no POST /user');
     // Still known after the 401 dropped the token.
     expect(client.tokenManager.hasSignedUp).toBe(false);
 
@@ -257,6 +258,14 @@ describe('tells a wallet that has not registered to register', () => {
     expect((registered as Error).message).not.toContain('register');
     client.tokenManager.clear();
     expect(client.tokenManager.hasSignedUp).toBeUndefined();
+
+    // The same 401 for a client that knows it is on the newer generation: register with POST /user.
+    service.script('GET', LIMIT_PATH, { status: 401, body: { message: 'Unauthorized' } });
+    const newer = createPartnerClient({ baseUrl: service.url, tokenManager: new TokenManager({ generation: 'newer' }) });
+    newer.tokenManager.setTokens(unsigned({ hasSignedUp: false }));
+    const unregistered = await newer.getDailyLimit().catch((caught: unknown) => caught);
+    expect(unregistered).toBeInstanceOf(AuthenticationError);
+    expect((unregistered as Error).message).toContain('has not registered a user yet (hasSignedUp: false): register it (POST /user), then finish onboarding up to createAccount()');
   });
 });
 
