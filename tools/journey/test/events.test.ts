@@ -72,6 +72,30 @@ describe('a phone set with the first card and validated later (reference 9: the 
   });
 });
 
+describe('a slow partner handler does not reorder changes made in quick succession (reference 3.2: every change is an event)', () => {
+  it('resubmissionRequested, pending, approved while the handlers are held: each waits its turn, they are handled in that order, first time, and the receiver ends on the API\'s approved', async () => {
+    const { client, user } = await onboardedUser(journey, 'slow-handler@example.com');
+    const seen = { count: journey.received.length };
+    const deliveriesBefore = journey.sandbox.deliveries().length;
+    const release = journey.holdHandlers();
+    for (const kycStatus of ['resubmissionRequested', 'pending', 'approved']) {
+      const parsed = journey.parsedCount();
+      await setKyc(user.id, kycStatus);
+      // The delivery has reached the receiver and taken its place in line before the next change.
+      while (journey.parsedCount() === parsed) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    release();
+    await journey.sandbox.whenDeliveriesSettled();
+    const fresh = journey.received.slice(seen.count);
+    seen.count = journey.received.length;
+    expect(fresh.map((event) => event.data.kycStatus)).toEqual(['resubmissionRequested', 'pending', 'approved']);
+    expect(fresh.at(-1)!.data).toEqual(await apiUser(client));
+    // None of them was answered 409 and retried later: each succeeded on its first attempt.
+    const deliveries = journey.sandbox.deliveries().slice(deliveriesBefore);
+    expect(deliveries.map((delivery) => delivery.attempts.map((attempt) => attempt.status))).toEqual([[200], [200], [200]]);
+  });
+});
+
 describe("a failing partner handler loses no event (reference 6.3: retried after a non-2xx answer)", () => {
   it('the first attempt is answered 500, the retry is processed once, and it carries the User the API answers', async () => {
     const { client, user } = await onboardedUser(journey, 'retry@example.com');

@@ -6,6 +6,7 @@ import { createPartnerClient, signerFromViemAccount, type PartnerClient } from '
 import { acceptTerms, createAccount, createCard, getUser, registerUser, requestEmailVerification, submitSourceOfFunds } from '@capi/client/onboarding';
 import { startSandbox, type Sandbox, type SandboxOptions, type User } from '@capi/sandbox';
 import { createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
+import { parseWebhookEvent } from '@capi/webhook-validator';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { expect } from 'vitest';
 
@@ -27,6 +28,10 @@ export interface Journey {
   failNextHandler(eventType: string): void;
   /** What the receiver gave its `onError`, in order: the error's message and the outcome it answered. */
   reported: { message: string; outcome: string }[];
+  /** How many deliveries the receiver has parsed: each takes its place in its subject's line right after. */
+  parsedCount(): number;
+  /** Makes every handler wait until the returned function is called (a slow partner database). */
+  holdHandlers(): () => void;
   close(): Promise<void>;
 }
 
@@ -37,12 +42,22 @@ export async function startJourney(options: SandboxOptions): Promise<Journey> {
   const { publicKey } = await createPartnerClient({ baseUrl: sandbox.baseUrl, webhooksUrl: sandbox.webhooksUrl }).getWebhookPublicKey();
   const received: ReceivedEvent[] = [];
   const failing = new Set<string>();
+  let held: Promise<void> | undefined;
+  let parsed = 0;
   const record = async (event: { eventType: string; data: unknown }) => {
+    await held;
     if (failing.delete(event.eventType)) throw new Error(`the partner's ${event.eventType} handler failed`);
     received.push({ eventType: event.eventType, data: event.data as User });
   };
   const reported: Journey['reported'] = [];
-  const receiver = createWebhookReceiver({ publicKey, onError: (error, { outcome }) => void reported.push({ message: (error as Error).message, outcome }) })
+  const receiver = createWebhookReceiver({
+    publicKey,
+    onError: (error, { outcome }) => void reported.push({ message: (error as Error).message, outcome }),
+    validator: (rawBody, options) => {
+      parsed += 1;
+      return parseWebhookEvent(rawBody, options);
+    },
+  })
     .on('user.created', record)
     .on('kyc.status.changed', record)
     .on('kyc.source-of-funds.changed', record)
@@ -57,6 +72,12 @@ export async function startJourney(options: SandboxOptions): Promise<Journey> {
     receiverUrl,
     failNextHandler: (eventType) => void failing.add(eventType),
     reported,
+    parsedCount: () => parsed,
+    holdHandlers: () => {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => { release = resolve; });
+      return () => { held = undefined; release(); };
+    },
     close: async () => {
       await sandbox.whenDeliveriesSettled();
       await sandbox.close();
@@ -103,11 +124,20 @@ export function apiUser(client: PartnerClient): Promise<User> {
  * Waits for every delivery, then checks that the receiver got exactly `eventTypes` since the
  * last check, and that each one's User equals what the API answers now.
  */
-export async function expectNewEvents(journey: Journey, seen: { count: number }, client: PartnerClient, eventTypes: string[]): Promise<void> {
+export async function expectNewEvents(
+  journey: Journey,
+  seen: { count: number },
+  client: PartnerClient,
+  eventTypes: string[],
+  { anyOrder = false }: { anyOrder?: boolean } = {},
+): Promise<void> {
   await journey.sandbox.whenDeliveriesSettled();
   const fresh = journey.received.slice(seen.count);
   seen.count = journey.received.length;
-  expect(fresh.map((event) => event.eventType)).toEqual(eventTypes);
+  // Events of different subjects sent at once have no order (reference 6.2): anyOrder compares them as a set.
+  const types = fresh.map((event) => event.eventType);
+  if (anyOrder) expect(types.sort()).toEqual([...eventTypes].sort());
+  else expect(types).toEqual(eventTypes);
   if (fresh.length === 0) return;
   const now = await apiUser(client);
   for (const event of fresh) expect(event.data).toEqual(now);
