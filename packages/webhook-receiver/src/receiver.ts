@@ -6,7 +6,7 @@ import { isPromiseLike, type PipelineContext } from './pipeline/context.js';
 import { createHandlerRegistry } from './pipeline/dispatch.js';
 import { receiveDelivery } from './pipeline/receive.js';
 import { replayDeadLetters } from './pipeline/replay.js';
-import { createSubjectTurns } from './pipeline/subject-turns.js';
+import { createSubjectLines } from './pipeline/subject-lines.js';
 import type { WebhookErrorContext, WebhookEventHandler, WebhookReceiver, WebhookReceiverOptions } from './receiver-types.js';
 import { createSignatureCheck } from './signature-check.js';
 import { deliverySourceFromRequest, replyToResponse } from './web-adapter.js';
@@ -108,7 +108,7 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     deadLetters: options.deadLetters,
     acknowledgeEarly: options.acknowledgeEarly ?? false,
     subjectWaitMs,
-    turns: createSubjectTurns(),
+    lines: createSubjectLines(),
     onUnknownEvent: options.onUnknownEvent,
     onInvalidEvent: options.onInvalidEvent,
     handlers: createHandlerRegistry(),

@@ -9,36 +9,67 @@ export interface SubjectClaim {
   readonly token: string;
 }
 
-/** First and longest pause between two claims of a subject that another process holds, in ms. */
-const FIRST_POLL_MS = 10;
-const MAX_POLL_MS = 250;
+/** First and longest pause before the first in line tries the claim again, in ms. */
+const FIRST_PAUSE_MS = 10;
+const MAX_PAUSE_MS = 250;
 
 /**
  * Stage 4, claim: take the subject in the deduplication store, or learn that this body is its
- * latest processed event (200 `duplicate`). While another process holds the subject (or a
- * process that died still does), the claim is tried again, after 10 ms and then twice as long
- * each time up to 250 ms, until `deadline` (`Date.now()` ms); then 409, and the service retries
- * later; without a `deadline` (the delivery did not wait for its turn), it is `subjectWaitMs` from
- * the first such answer. Deliveries of one subject in this process never meet here: they take
- * turns before (see subject-turns.ts). A store that fails is answered 503 (fail closed: nothing is
+ * latest processed event (200 `duplicate`). While another delivery holds the subject, this one
+ * waits in the subject's line (see subject-lines.ts), in arrival order, up to `subjectWaitMs`:
+ * the first in line tries the claim again when the holder in this process settles, or after a
+ * pause (10 ms, doubling up to 250 ms) for a holder in another process. Still waiting then: 409,
+ * and the service retries later. A store that fails is answered 503 (fail closed: nothing is
  * dispatched without a claim).
  */
-export function claimSubject(context: PipelineContext, subject: string, delivery: WebhookDelivery, deadline: number | undefined): MaybePromise<SubjectClaim | Answer> {
+export function claimSubject(context: PipelineContext, subject: string, delivery: WebhookDelivery): MaybePromise<SubjectClaim | Answer> {
   const { dedupe } = context;
   if (dedupe === undefined) return { subject, token: '' };
   const storeFailed = (error: unknown): Answer => {
     context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
     return { outcome: 'dedupe_store_unavailable' };
   };
-  const answer = (claim: DedupeClaim, pauseMs: number): MaybePromise<SubjectClaim | Answer> => {
-    if (claim.state === 'claimed') return { subject, token: claim.token };
-    if (claim.state === 'processed') return { outcome: 'duplicate' };
-    deadline ??= Date.now() + context.subjectWaitMs;
-    const leftMs = deadline - Date.now();
-    if (leftMs <= 0) return { outcome: 'duplicate_in_progress' };
-    const nextPauseMs = Math.min(2 * pauseMs, MAX_POLL_MS);
-    return new Promise<void>((resolve) => { setTimeout(resolve, Math.min(pauseMs, leftMs)); })
-      .then(() => fromStore(() => dedupe.claim(subject, delivery.bodySha256), (again) => answer(again, nextPauseMs), storeFailed));
+  const claim = () => dedupe.claim(subject, delivery.bodySha256);
+  // Deliveries already waiting for the subject came first: join them rather than claim ahead.
+  if (context.lines.has(subject)) return waitInLine(context, subject, claim, storeFailed);
+  return fromStore(claim, (answer) => (answer.state === 'processing' ? waitInLine(context, subject, claim, storeFailed) : claimOf(subject, answer)), storeFailed);
+}
+
+function claimOf(subject: string, answer: DedupeClaim): SubjectClaim | Answer {
+  return answer.state === 'claimed' ? { subject, token: answer.token } : { outcome: 'duplicate' };
+}
+
+function waitInLine(
+  context: PipelineContext,
+  subject: string,
+  claim: () => DedupeClaim | Promise<DedupeClaim>,
+  storeFailed: (error: unknown) => Answer,
+): MaybePromise<SubjectClaim | Answer> {
+  if (context.subjectWaitMs === 0) return { outcome: 'duplicate_in_progress' };
+  const deadline = Date.now() + context.subjectWaitMs;
+  const place = context.lines.join(subject);
+  const next = async (pauseMs: number): Promise<SubjectClaim | Answer> => {
+    for (;;) {
+      const leftMs = deadline - Date.now();
+      if (leftMs <= 0) {
+        place.leave(false);
+        return { outcome: 'duplicate_in_progress' };
+      }
+      await place.pause(place.first() ? Math.min(pauseMs, leftMs) : leftMs);
+      if (!place.first()) continue;
+      pauseMs = Math.min(2 * pauseMs, MAX_PAUSE_MS);
+      let answer: DedupeClaim;
+      try {
+        answer = await claim();
+      } catch (error) {
+        place.leave(false);
+        return storeFailed(error);
+      }
+      if (answer.state !== 'processing') {
+        place.leave(answer.state === 'claimed');
+        return claimOf(subject, answer);
+      }
+    }
   };
-  return fromStore(() => dedupe.claim(subject, delivery.bodySha256), (claim) => answer(claim, FIRST_POLL_MS), storeFailed);
+  return next(FIRST_PAUSE_MS);
 }

@@ -4,7 +4,7 @@ import type { InvalidWebhookEvent, UnknownWebhookEvent, WebhookDelivery, Webhook
 import type { SignatureCheck } from '../signature-check.js';
 import type { ReceiverOutcome } from '../status-table.js';
 import type { HandlerRegistry } from './dispatch.js';
-import type { SubjectTurns } from './subject-turns.js';
+import type { SubjectLines } from './subject-lines.js';
 
 /** What every stage of the pipeline reads: the receiver's options, checked and resolved once. */
 export interface PipelineContext {
@@ -17,8 +17,8 @@ export interface PipelineContext {
   readonly acknowledgeEarly: boolean;
   /** How long a delivery waits for the subject's earlier event before it is answered 409. */
   readonly subjectWaitMs: number;
-  /** Deliveries of one subject take turns in this process (with a store only). */
-  readonly turns: SubjectTurns;
+  /** The deliveries waiting in this process for a subject another delivery holds. */
+  readonly lines: SubjectLines;
   readonly onUnknownEvent: ((event: UnknownWebhookEvent, delivery: WebhookDelivery) => unknown) | undefined;
   readonly onInvalidEvent: ((event: InvalidWebhookEvent, delivery: WebhookDelivery) => unknown) | undefined;
   readonly handlers: HandlerRegistry;

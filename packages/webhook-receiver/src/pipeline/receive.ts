@@ -57,51 +57,7 @@ export function processVerified(
   if (parsed.kind === 'invalid') {
     return mode.replay ? { outcome: 'invalid_event_dead_lettered' } : deadLetter(context, rawBody, verified, parsed.errors, parsed.eventType);
   }
-  if (context.dedupe === undefined) return claimAndDispatch(context, rawBody, delivery, parsed, mode, undefined);
-  return inTurn(context, parsed.subject, (deadline) => claimAndDispatch(context, rawBody, delivery, parsed, mode, deadline));
-}
-
-/**
- * Runs `process` in the subject's turn (see subject-turns.ts): deliveries of one subject, in
- * this process, go from the claim to the settlement (after the reply with acknowledgeEarly) one
- * at a time, in arrival order. One that waited gets the `Date.now()` deadline of its wait; one
- * that did not computes it only if the store makes it wait too (no clock read on the way).
- */
-function inTurn(context: PipelineContext, subject: string, process: (deadline: number | undefined) => MaybePromise<Processed>): MaybePromise<Processed> {
-  const turn = context.turns.take(subject, context.subjectWaitMs);
-  if (turn === true) return processInTurn(context, subject, process, undefined);
-  if (turn === false) return { outcome: 'duplicate_in_progress' };
-  const deadline = Date.now() + context.subjectWaitMs;
-  return turn.then((mine) => (mine ? processInTurn(context, subject, process, deadline) : { outcome: 'duplicate_in_progress' }));
-}
-
-/** `process(deadline)`, then the turn passes on: once it answered, or once the handlers that run after the reply have. */
-function processInTurn(
-  context: PipelineContext,
-  subject: string,
-  process: (deadline: number | undefined) => MaybePromise<Processed>,
-  deadline: number | undefined,
-): MaybePromise<Processed> {
-  let processing: MaybePromise<Processed>;
-  try {
-    processing = process(deadline);
-  } catch (error) {
-    context.turns.pass(subject);
-    throw error;
-  }
-  if (!isPromiseLike(processing)) return passTurnAfter(context, subject, processing);
-  return processing.then(
-    (processed) => passTurnAfter(context, subject, processed),
-    (error: unknown) => { context.turns.pass(subject); throw error; },
-  );
-}
-
-function passTurnAfter(context: PipelineContext, subject: string, processed: Processed): Processed {
-  if (processed.afterReply === undefined) {
-    context.turns.pass(subject);
-    return processed;
-  }
-  return { ...processed, afterReply: processed.afterReply.finally(() => context.turns.pass(subject)) };
+  return claimAndDispatch(context, rawBody, delivery, parsed, mode);
 }
 
 /** Stages 4 to 6 for a valid event or an unknown event type: claim, then dispatch and settle. */
@@ -111,9 +67,8 @@ function claimAndDispatch(
   delivery: WebhookDelivery,
   parsed: Exclude<ParsedDelivery, { kind: 'invalid' }>,
   mode: { readonly replay: boolean },
-  deadline: number | undefined,
 ): MaybePromise<Processed> {
-  return andThen(claimSubject(context, parsed.subject, delivery, deadline), (claim): MaybePromise<Processed> => {
+  return andThen(claimSubject(context, parsed.subject, delivery), (claim): MaybePromise<Processed> => {
     if ('outcome' in claim) return claim;
     if (parsed.kind === 'unknown') return giveToUnknownEventHandler(context, rawBody, delivery, claim);
     const { event } = parsed;

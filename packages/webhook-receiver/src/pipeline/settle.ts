@@ -10,7 +10,7 @@ import { fromStore, isPromiseLike, type MaybePromise, type PipelineContext } fro
  * (at-least-once while the store is down).
  */
 export function markProcessed(context: PipelineContext, claim: SubjectClaim, delivery: WebhookDelivery): MaybePromise<void> {
-  return settleInStore(context, delivery, true, () => context.dedupe?.markProcessed(claim.subject, claim.token));
+  return settleInStore(context, claim, delivery, true, () => context.dedupe?.markProcessed(claim.subject, claim.token));
 }
 
 /**
@@ -27,19 +27,25 @@ export function releaseAfterFailure(
   afterReply: boolean,
 ): MaybePromise<ReceiverOutcome> {
   context.report(error, { outcome: 'handler_failed', delivery, afterReply });
-  const released = settleInStore(context, delivery, afterReply, () => context.dedupe?.release(claim.subject, claim.token));
+  const released = settleInStore(context, claim, delivery, afterReply, () => context.dedupe?.release(claim.subject, claim.token));
   return isPromiseLike(released) ? released.then(() => 'handler_failed') : 'handler_failed';
 }
 
-/** Runs one store operation; its failure, synchronous or not, is reported to onError and never thrown. */
+/**
+ * Runs one store operation; its failure, synchronous or not, is reported to onError and never
+ * thrown. Either way the subject is then free here: the first delivery waiting for it may claim.
+ */
 function settleInStore(
   context: PipelineContext,
+  claim: SubjectClaim,
   delivery: WebhookDelivery,
   afterReply: boolean,
   operation: () => void | PromiseLike<void> | undefined,
 ): MaybePromise<void> {
+  const settled = (): void => context.lines.settled(claim.subject);
   const storeFailed = (error: unknown): void => {
     context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply });
+    settled();
   };
-  return fromStore(operation, () => undefined, storeFailed);
+  return fromStore(operation, settled, storeFailed);
 }

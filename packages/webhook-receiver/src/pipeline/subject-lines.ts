@@ -1,0 +1,76 @@
+/**
+ * The deliveries waiting for a subject in this process, in the order they arrived. A delivery
+ * joins its subject's line when the store answers that the subject is being handled, or when a
+ * line is already there (so that it does not claim ahead of the deliveries before it). Only the
+ * first in line tries the claim again: when the delivery that holds the subject here settles
+ * (`settled`), or after a pause, for a holder in another process. A delivery that meets no
+ * contention never touches a line: `has` is a size check then.
+ */
+export interface SubjectLines {
+  /** Whether deliveries of `subject` wait in this process. */
+  has(subject: string): boolean;
+  /** Puts a delivery at the end of `subject`'s line. */
+  join(subject: string): InLine;
+  /** The delivery that held `subject` here has settled: the first in line may claim it now. */
+  settled(subject: string): void;
+}
+
+/** A delivery in a subject's line. */
+export interface InLine {
+  /** Whether it is first in line (only the first tries the claim). */
+  first(): boolean;
+  /** Resolves after `ms`, or earlier when it is woken (it became first, or the holder settled). */
+  pause(ms: number): Promise<void>;
+  /** Leaves the line. `claimed`: it holds the subject now, so the next in line waits for its settlement; otherwise the next is woken to try. */
+  leave(claimed: boolean): void;
+}
+
+interface Waiter {
+  wake: (() => void) | undefined;
+}
+
+/** The lines of one receiver. */
+export function createSubjectLines(): SubjectLines {
+  const lines = new Map<string, Waiter[]>();
+  const wakeFirst = (subject: string): void => {
+    const first = lines.get(subject)?.[0];
+    first?.wake?.();
+  };
+  return {
+    has: (subject) => lines.size !== 0 && lines.has(subject),
+    settled(subject) {
+      if (lines.size !== 0) wakeFirst(subject);
+    },
+    join(subject) {
+      let line = lines.get(subject);
+      if (line === undefined) {
+        line = [];
+        lines.set(subject, line);
+      }
+      const waiting = line;
+      const waiter: Waiter = { wake: undefined };
+      waiting.push(waiter);
+      return {
+        first: () => waiting[0] === waiter,
+        pause: (ms) => new Promise<void>((resolve) => {
+          const timer = setTimeout(done, ms);
+          function done(): void {
+            clearTimeout(timer);
+            waiter.wake = undefined;
+            resolve();
+          }
+          waiter.wake = done;
+        }),
+        leave(claimed) {
+          const at = waiting.indexOf(waiter);
+          if (at !== -1) waiting.splice(at, 1);
+          if (waiting.length === 0) {
+            if (lines.get(subject) === waiting) lines.delete(subject);
+          } else if (at === 0 && !claimed) {
+            wakeFirst(subject);
+          }
+        },
+      };
+    },
+  };
+}
