@@ -1,6 +1,7 @@
 import type { DedupeClaim } from '../dedupe/dedupe-store.js';
 import type { WebhookDelivery } from '../receiver-types.js';
 import { fromStore, type Answer, type MaybePromise, type PipelineContext } from './context.js';
+import type { InLine } from './subject-lines.js';
 
 /** The subject this delivery holds in the deduplication store, until it is settled. */
 export interface SubjectClaim {
@@ -46,30 +47,37 @@ function waitInLine(
   storeFailed: (error: unknown) => Answer,
 ): MaybePromise<SubjectClaim | Answer> {
   if (context.subjectWaitMs === 0) return { outcome: 'duplicate_in_progress' };
-  const deadline = Date.now() + context.subjectWaitMs;
-  const place = context.lines.join(subject);
-  const next = async (pauseMs: number): Promise<SubjectClaim | Answer> => {
-    for (;;) {
-      const leftMs = deadline - Date.now();
-      if (leftMs <= 0) {
-        place.leave(false);
-        return { outcome: 'duplicate_in_progress' };
-      }
-      await place.pause(place.first() ? Math.min(pauseMs, leftMs) : leftMs);
-      if (!place.first()) continue;
-      pauseMs = Math.min(2 * pauseMs, MAX_PAUSE_MS);
-      let answer: DedupeClaim;
-      try {
-        answer = await claim();
-      } catch (error) {
-        place.leave(false);
-        return storeFailed(error);
-      }
-      if (answer.state !== 'processing') {
-        place.leave(answer.state === 'claimed');
-        return claimOf(subject, answer);
-      }
+  return waitForClaim(context.lines.join(subject), Date.now() + context.subjectWaitMs, subject, claim, storeFailed);
+}
+
+/** In line until `deadline` (`Date.now()` ms): the first in line tries the claim when woken or after its pause. */
+async function waitForClaim(
+  place: InLine,
+  deadline: number,
+  subject: string,
+  claim: () => DedupeClaim | Promise<DedupeClaim>,
+  storeFailed: (error: unknown) => Answer,
+): Promise<SubjectClaim | Answer> {
+  let pauseMs = FIRST_PAUSE_MS;
+  for (;;) {
+    const leftMs = deadline - Date.now();
+    if (leftMs <= 0) {
+      place.leave(false);
+      return { outcome: 'duplicate_in_progress' };
     }
-  };
-  return next(FIRST_PAUSE_MS);
+    await place.pause(place.first() ? Math.min(pauseMs, leftMs) : leftMs);
+    if (!place.first()) continue;
+    pauseMs = Math.min(2 * pauseMs, MAX_PAUSE_MS);
+    let answer: DedupeClaim;
+    try {
+      answer = await claim();
+    } catch (error) {
+      place.leave(false);
+      return storeFailed(error);
+    }
+    if (answer.state !== 'processing') {
+      place.leave(answer.state === 'claimed');
+      return claimOf(subject, answer);
+    }
+  }
 }
