@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventBody } from './helpers/events.js';
 import { driftedBodies } from './helpers/upgraded-validator.js';
 import { bundleReceiverProcess, startReceiverProcess, type ReceiverProcess } from './helpers/receiver-processes.js';
@@ -26,11 +26,19 @@ afterAll(async () => {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
+// Every receiver process a test starts is stopped after it, passed or failed.
+const started: ReceiverProcess[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((child) => child.stop()));
+});
+
 async function startProcesses(recordFile: string, count: number, env: Record<string, string> = {}): Promise<ReceiverProcess[]> {
   writeFileSync(recordFile, '');
-  return Promise.all(Array.from({ length: count }, () => startReceiverProcess(bundle, {
+  const processes = await Promise.all(Array.from({ length: count }, () => startReceiverProcess(bundle, {
     REDIS_PORT: String(redis.port), PUBLIC_KEY: service.publicKey, RECORD_FILE: recordFile, ...env,
   })));
+  started.push(...processes);
+  return processes;
 }
 
 /** How many times each body hash was processed, from the record file the processes append to. */
@@ -64,32 +72,28 @@ describe('processes each unique body once across receiver processes sharing Redi
   it('takes 1,000 deliveries with 20% duplicates spread over two processes: every unique body processed exactly once', async () => {
     const recordFile = join(workDir, 'exactly-once.log');
     const processes = await startProcesses(recordFile, 2);
-    try {
-      const uniqueBodies = Array.from({ length: 800 }, (_, index) => eventBody('user.created', `multi-${index}`));
-      // Each duplicate goes to the other process than its original, and comes in the same
-      // stream, so that copies race each other across processes.
-      const deliveries = uniqueBodies.map((body, index) => ({ body, target: index % 2 }));
-      for (let index = 0; index < 200; index++) {
-        const original = deliveries[index * 4]!;
-        deliveries.push({ body: original.body, target: 1 - original.target });
-      }
-      deliveries.sort((a, b) => sha256(a.body + a.target).localeCompare(sha256(b.body + b.target)));
-      expect(deliveries).toHaveLength(1000);
-
-      const replies = await runConcurrently(deliveries.map(({ body, target }) =>
-        () => service.deliverUntilAcknowledged(processes[target]!.url, body)), 16);
-
-      const counts = processedCounts(recordFile);
-      expect(counts.size).toBe(800);
-      for (const body of uniqueBodies) expect(counts.get(sha256(body))?.count, body.slice(0, 60)).toBe(1);
-      const processedBy = new Set([...counts.values()].flatMap((entry) => [...entry.pids]));
-      expect(processedBy).toEqual(new Set(processes.map((child) => String(child.pid))));
-      const finalCodes = replies.map((attempts) => attempts.at(-1)!.body.code);
-      expect(finalCodes.filter((code) => code === 'processed')).toHaveLength(800);
-      expect(finalCodes.filter((code) => code === 'duplicate')).toHaveLength(200);
-    } finally {
-      await Promise.all(processes.map((child) => child.stop()));
+    const uniqueBodies = Array.from({ length: 800 }, (_, index) => eventBody('user.created', `multi-${index}`));
+    // Each duplicate goes to the other process than its original, and comes in the same
+    // stream, so that copies race each other across processes.
+    const deliveries = uniqueBodies.map((body, index) => ({ body, target: index % 2 }));
+    for (let index = 0; index < 200; index++) {
+      const original = deliveries[index * 4]!;
+      deliveries.push({ body: original.body, target: 1 - original.target });
     }
+    deliveries.sort((a, b) => sha256(a.body + a.target).localeCompare(sha256(b.body + b.target)));
+    expect(deliveries).toHaveLength(1000);
+
+    const replies = await runConcurrently(deliveries.map(({ body, target }) =>
+      () => service.deliverUntilAcknowledged(processes[target]!.url, body)), 16);
+
+    const counts = processedCounts(recordFile);
+    expect(counts.size).toBe(800);
+    for (const body of uniqueBodies) expect(counts.get(sha256(body))?.count, body.slice(0, 60)).toBe(1);
+    const processedBy = new Set([...counts.values()].flatMap((entry) => [...entry.pids]));
+    expect(processedBy).toEqual(new Set(processes.map((child) => String(child.pid))));
+    const finalCodes = replies.map((attempts) => attempts.at(-1)!.body.code);
+    expect(finalCodes.filter((code) => code === 'processed')).toHaveLength(800);
+    expect(finalCodes.filter((code) => code === 'duplicate')).toHaveLength(200);
   });
 });
 
@@ -97,21 +101,17 @@ describe('dedupes per subject across receiver processes sharing Redis', () => {
   it('dispatches A -> B -> A of one user three times, alternating processes, and a retry of the latest on the other process none', async () => {
     const recordFile = join(workDir, 'per-subject.log');
     const processes = await startProcesses(recordFile, 2);
-    try {
-      const validated = eventBody('kyc.phone-validation.changed', 'subject-1', { isPhoneValidated: true });
-      const invalidated = eventBody('kyc.phone-validation.changed', 'subject-1', { isPhoneValidated: false });
-      const codes: unknown[] = [];
-      for (const [body, target] of [[validated, 0], [invalidated, 1], [validated, 0], [validated, 1]] as const) {
-        const attempts = await service.deliverUntilAcknowledged(processes[target]!.url, body);
-        codes.push(attempts.at(-1)!.body.code);
-      }
-      expect(codes).toEqual(['processed', 'processed', 'processed', 'duplicate']);
-      const counts = processedCounts(recordFile);
-      expect(counts.get(sha256(validated))?.count).toBe(2);
-      expect(counts.get(sha256(invalidated))?.count).toBe(1);
-    } finally {
-      await Promise.all(processes.map((child) => child.stop()));
+    const validated = eventBody('kyc.phone-validation.changed', 'subject-1', { isPhoneValidated: true });
+    const invalidated = eventBody('kyc.phone-validation.changed', 'subject-1', { isPhoneValidated: false });
+    const codes: unknown[] = [];
+    for (const [body, target] of [[validated, 0], [invalidated, 1], [validated, 0], [validated, 1]] as const) {
+      const attempts = await service.deliverUntilAcknowledged(processes[target]!.url, body);
+      codes.push(attempts.at(-1)!.body.code);
     }
+    expect(codes).toEqual(['processed', 'processed', 'processed', 'duplicate']);
+    const counts = processedCounts(recordFile);
+    expect(counts.get(sha256(validated))?.count).toBe(2);
+    expect(counts.get(sha256(invalidated))?.count).toBe(1);
   });
 });
 
@@ -120,21 +120,17 @@ describe('loses no event when a handler fails in one process and the subject com
     const recordFile = join(workDir, 'failed-between.log');
     const failOnceFile = join(workDir, 'fail-once');
     const processes = await startProcesses(recordFile, 2, { FAIL_ONCE_FILE: failOnceFile });
-    try {
-      const validated = eventBody('kyc.phone-validation.changed', 'subject-2', { isPhoneValidated: true });
-      const invalidated = eventBody('kyc.phone-validation.changed', 'subject-2', { isPhoneValidated: false });
-      writeFileSync(failOnceFile, sha256(invalidated));
-      const codes: unknown[] = [];
-      for (const [body, target] of [[validated, 0], [invalidated, 1], [validated, 0], [invalidated, 1], [invalidated, 0]] as const) {
-        codes.push((await service.deliver(processes[target]!.url, body)).body.code);
-      }
-      expect(codes).toEqual(['processed', 'handler_failed', 'processed', 'processed', 'duplicate']);
-      const counts = processedCounts(recordFile);
-      expect(counts.get(sha256(validated))?.count).toBe(2);
-      expect(counts.get(sha256(invalidated))?.count).toBe(1);
-    } finally {
-      await Promise.all(processes.map((child) => child.stop()));
+    const validated = eventBody('kyc.phone-validation.changed', 'subject-2', { isPhoneValidated: true });
+    const invalidated = eventBody('kyc.phone-validation.changed', 'subject-2', { isPhoneValidated: false });
+    writeFileSync(failOnceFile, sha256(invalidated));
+    const codes: unknown[] = [];
+    for (const [body, target] of [[validated, 0], [invalidated, 1], [validated, 0], [invalidated, 1], [invalidated, 0]] as const) {
+      codes.push((await service.deliver(processes[target]!.url, body)).body.code);
     }
+    expect(codes).toEqual(['processed', 'handler_failed', 'processed', 'processed', 'duplicate']);
+    const counts = processedCounts(recordFile);
+    expect(counts.get(sha256(validated))?.count).toBe(2);
+    expect(counts.get(sha256(invalidated))?.count).toBe(1);
   });
 });
 
@@ -143,22 +139,18 @@ describe('makes a delivery wait while another process handles its subject', () =
     const recordFile = join(workDir, 'held.log');
     const holdFile = join(workDir, 'hold');
     const processes = await startProcesses(recordFile, 2, { HOLD_FILE: holdFile });
-    try {
-      const pending = eventBody('kyc.status.changed', 'subject-3', { kycStatus: 'pending' });
-      const approved = eventBody('kyc.status.changed', 'subject-3', { kycStatus: 'approved' });
-      writeFileSync(holdFile, sha256(pending));
-      const first = service.deliver(processes[0]!.url, pending);
-      while (!existsSync(`${holdFile}.started`)) await new Promise((resolve) => setTimeout(resolve, 10));
-      const second = service.deliver(processes[1]!.url, approved);
-      // Let the second process find the subject held a few times before the first finishes.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      rmSync(holdFile);
-      expect((await first).body.code).toBe('processed');
-      expect((await second).body.code).toBe('processed');
-      expect(readFileSync(recordFile, 'utf8').trim().split('\n').map((line) => line.split(' ')[0])).toEqual([sha256(pending), sha256(approved)]);
-    } finally {
-      await Promise.all(processes.map((child) => child.stop()));
-    }
+    const pending = eventBody('kyc.status.changed', 'subject-3', { kycStatus: 'pending' });
+    const approved = eventBody('kyc.status.changed', 'subject-3', { kycStatus: 'approved' });
+    writeFileSync(holdFile, sha256(pending));
+    const first = service.deliver(processes[0]!.url, pending);
+    while (!existsSync(`${holdFile}.started`)) await new Promise((resolve) => setTimeout(resolve, 10));
+    const second = service.deliver(processes[1]!.url, approved);
+    // Let the second process find the subject held a few times before the first finishes.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    rmSync(holdFile);
+    expect((await first).body.code).toBe('processed');
+    expect((await second).body.code).toBe('processed');
+    expect(readFileSync(recordFile, 'utf8').trim().split('\n').map((line) => line.split(' ')[0])).toEqual([sha256(pending), sha256(approved)]);
   });
 });
 
@@ -166,45 +158,41 @@ describe('answers 503 while Redis is down and loses nothing once it is back', ()
   it('stops Redis in the middle of a run: 503s, and after the restart every event is processed', async () => {
     const recordFile = join(workDir, 'outage.log');
     const processes = await startProcesses(recordFile, 2);
-    try {
-      const bodies = Array.from({ length: 300 }, (_, index) => eventBody('kyc.status.changed', `outage-${index}`, { kycStatus: 'processing' }));
-      const firstAttempts: Delivered[] = [];
-      let stopped: Promise<void> | undefined;
-      let restarted: Promise<void> | undefined;
-      let middleThirdLeft = 100;
-      let middleThirdDone!: () => void;
-      const middleThirdFinished = new Promise<void>((resolve) => { middleThirdDone = resolve; });
-      // The service sends every event once; Redis goes away after a third of them (while the
-      // last of that third are still in flight) and comes back once the next third has been
-      // answered. The tasks start in order, so the middle third meets Redis down from start to
-      // end, whatever the speed of the machine.
-      await runConcurrently(bodies.map((body, index) => async () => {
-        if (index >= 100) await (stopped ??= redis.stop());
-        if (index >= 200) {
-          await middleThirdFinished;
-          await (restarted ??= redis.start());
-        }
-        try {
-          firstAttempts[index] = await service.deliver(processes[index % 2]!.url, body);
-        } finally {
-          if (index >= 100 && index < 200 && --middleThirdLeft === 0) middleThirdDone();
-        }
-      }), 4);
+    const bodies = Array.from({ length: 300 }, (_, index) => eventBody('kyc.status.changed', `outage-${index}`, { kycStatus: 'processing' }));
+    const firstAttempts: Delivered[] = [];
+    let stopped: Promise<void> | undefined;
+    let restarted: Promise<void> | undefined;
+    let middleThirdLeft = 100;
+    let middleThirdDone!: () => void;
+    const middleThirdFinished = new Promise<void>((resolve) => { middleThirdDone = resolve; });
+    // The service sends every event once; Redis goes away after a third of them (while the
+    // last of that third are still in flight) and comes back once the next third has been
+    // answered. The tasks start in order, so the middle third meets Redis down from start to
+    // end, whatever the speed of the machine.
+    await runConcurrently(bodies.map((body, index) => async () => {
+      if (index >= 100) await (stopped ??= redis.stop());
+      if (index >= 200) {
+        await middleThirdFinished;
+        await (restarted ??= redis.start());
+      }
+      try {
+        firstAttempts[index] = await service.deliver(processes[index % 2]!.url, body);
+      } finally {
+        if (index >= 100 && index < 200 && --middleThirdLeft === 0) middleThirdDone();
+      }
+    }), 4);
 
-      const unavailable = firstAttempts.filter((reply) => reply.status === 503);
-      expect(firstAttempts.slice(100, 200).every((reply) => reply.status === 503)).toBe(true);
-      expect(unavailable.every((reply) => reply.body.code === 'dedupe_store_unavailable')).toBe(true);
-      expect(firstAttempts.every((reply) => reply.status === 200 || reply.status === 503)).toBe(true);
+    const unavailable = firstAttempts.filter((reply) => reply.status === 503);
+    expect(firstAttempts.slice(100, 200).every((reply) => reply.status === 503)).toBe(true);
+    expect(unavailable.every((reply) => reply.body.code === 'dedupe_store_unavailable')).toBe(true);
+    expect(firstAttempts.every((reply) => reply.status === 200 || reply.status === 503)).toBe(true);
 
-      // The service retries what was not acknowledged, as it does after 1, 5 and 15 minutes.
-      const retried = bodies.filter((_, index) => firstAttempts[index]!.status !== 200);
-      await runConcurrently(retried.map((body, index) => () => service.deliverUntilAcknowledged(processes[index % 2]!.url, body)), 4);
+    // The service retries what was not acknowledged, as it does after 1, 5 and 15 minutes.
+    const retried = bodies.filter((_, index) => firstAttempts[index]!.status !== 200);
+    await runConcurrently(retried.map((body, index) => () => service.deliverUntilAcknowledged(processes[index % 2]!.url, body)), 4);
 
-      const counts = processedCounts(recordFile);
-      for (const body of bodies) expect(counts.get(sha256(body))?.count, body.slice(0, 60)).toBe(1);
-    } finally {
-      await Promise.all(processes.map((child) => child.stop()));
-    }
+    const counts = processedCounts(recordFile);
+    for (const body of bodies) expect(counts.get(sha256(body))?.count, body.slice(0, 60)).toBe(1);
   });
 });
 
@@ -214,33 +202,28 @@ describe('keeps schema drift in Redis across receiver processes, and replays it 
     const invalidFile = join(workDir, 'drift-invalid.log');
     writeFileSync(invalidFile, '');
     const current = await startProcesses(recordFile, 2, { DEAD_LETTERS: '1', INVALID_FILE: invalidFile });
-    let upgraded: ReceiverProcess[] = [];
-    try {
-      const { newEnumValue, missingField } = driftedBodies('multi-drift');
-      // Each body to one process, and its copy (the platform's redelivery) to the other.
-      const replies = [
-        await service.deliver(current[0]!.url, newEnumValue),
-        await service.deliver(current[1]!.url, missingField),
-        await service.deliver(current[1]!.url, newEnumValue),
-      ];
-      expect(replies.map((reply) => [reply.status, reply.body.code])).toEqual(Array(3).fill([202, 'invalid_event_dead_lettered']));
-      expect(processedCounts(recordFile).size).toBe(0);
-      const sawInvalid = processedCounts(invalidFile);
-      expect(sawInvalid.get(sha256(newEnumValue))?.pids).toEqual(new Set(current.map((child) => String(child.pid))));
-      expect(sawInvalid.get(sha256(missingField))?.count).toBe(1);
+    const { newEnumValue, missingField } = driftedBodies('multi-drift');
+    // Each body to one process, and its copy (the platform's redelivery) to the other.
+    const replies = [
+      await service.deliver(current[0]!.url, newEnumValue),
+      await service.deliver(current[1]!.url, missingField),
+      await service.deliver(current[1]!.url, newEnumValue),
+    ];
+    expect(replies.map((reply) => [reply.status, reply.body.code])).toEqual(Array(3).fill([202, 'invalid_event_dead_lettered']));
+    expect(processedCounts(recordFile).size).toBe(0);
+    const sawInvalid = processedCounts(invalidFile);
+    expect(sawInvalid.get(sha256(newEnumValue))?.pids).toEqual(new Set(current.map((child) => String(child.pid))));
+    expect(sawInvalid.get(sha256(missingField))?.count).toBe(1);
 
-      upgraded = await startProcesses(recordFile, 1, { DEAD_LETTERS: '1', UPGRADED: '1' });
-      const replay = async () => (await (await fetch(upgraded[0]!.url.replace('/webhooks', '/replay'), { method: 'POST' })).json()) as { results: Array<{ bodySha256: string; outcome: string; deleted: boolean }> };
-      expect((await replay()).results).toEqual([
-        { bodySha256: sha256(newEnumValue), outcome: 'processed', deleted: true },
-        { bodySha256: sha256(missingField), outcome: 'processed', deleted: true },
-      ]);
-      expect((await replay()).results).toEqual([]);
-      const counts = processedCounts(recordFile);
-      expect(counts.get(sha256(newEnumValue))).toEqual({ count: 1, pids: new Set([String(upgraded[0]!.pid)]) });
-      expect(counts.get(sha256(missingField))?.count).toBe(1);
-    } finally {
-      await Promise.all([...current, ...upgraded].map((child) => child.stop()));
-    }
+    const upgraded = await startProcesses(recordFile, 1, { DEAD_LETTERS: '1', UPGRADED: '1' });
+    const replay = async () => (await (await fetch(upgraded[0]!.url.replace('/webhooks', '/replay'), { method: 'POST' })).json()) as { results: Array<{ bodySha256: string; outcome: string; deleted: boolean }> };
+    expect((await replay()).results).toEqual([
+      { bodySha256: sha256(newEnumValue), outcome: 'processed', deleted: true },
+      { bodySha256: sha256(missingField), outcome: 'processed', deleted: true },
+    ]);
+    expect((await replay()).results).toEqual([]);
+    const counts = processedCounts(recordFile);
+    expect(counts.get(sha256(newEnumValue))).toEqual({ count: 1, pids: new Set([String(upgraded[0]!.pid)]) });
+    expect(counts.get(sha256(missingField))?.count).toBe(1);
   });
 });
