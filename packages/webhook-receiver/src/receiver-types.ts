@@ -138,6 +138,14 @@ export interface WebhookReceiverOptions extends SignatureCheckOptions {
    * most 30,000 (the service waits 30 seconds for an answer); `0` answers 409 at once.
    */
   subjectWaitMs?: number;
+  /**
+   * Called with the retry of an event whose handler failed, when a newer event of its subject
+   * (`<eventType>:<data.id>`) was processed after that failure. Such a retry is answered 200
+   * `superseded` and never given to the handlers: handled last, it would bring back the older
+   * state. Use this hook when every transition matters (an audit log); a failure in it is given
+   * to `onError` and the delivery is acknowledged all the same.
+   */
+  onSuperseded?: (event: WebhookEvent, delivery: WebhookDelivery) => unknown;
   /** Called with events whose type this SDK version does not know; they are answered 2xx, never retried. */
   onUnknownEvent?: (event: UnknownWebhookEvent, delivery: WebhookDelivery) => unknown;
   /**

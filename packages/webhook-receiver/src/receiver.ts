@@ -93,7 +93,7 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
       throw new WebhookReceiverError('invalid_options', `${name} must be true or false, got ${typeof options[name] === 'string' ? JSON.stringify(options[name]) : String(options[name])}.`);
     }
   }
-  for (const name of ['onUnknownEvent', 'onInvalidEvent', 'onError', 'validator'] as const) {
+  for (const name of ['onSuperseded', 'onUnknownEvent', 'onInvalidEvent', 'onError', 'validator'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function') {
       throw new WebhookReceiverError('invalid_options', `${name} must be a function, got ${typeof options[name]}.`);
     }
@@ -109,6 +109,7 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     acknowledgeEarly: options.acknowledgeEarly ?? false,
     subjectWaitMs,
     lines: createSubjectLines(),
+    onSuperseded: options.onSuperseded,
     onUnknownEvent: options.onUnknownEvent,
     onInvalidEvent: options.onInvalidEvent,
     handlers: createHandlerRegistry(),

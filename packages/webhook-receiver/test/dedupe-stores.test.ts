@@ -80,9 +80,9 @@ describe('memory store bounds', () => {
           const next = markSubjectProcessed(record, key, token, now(), 24 * 3600_000);
           if (next !== record) keep(key, next);
         },
-        release(key: string, token: string) {
+        release(key: string, token: string, options: { retryExpected: boolean }) {
           const record = records.get(key);
-          const next = releaseSubject(record, token);
+          const next = releaseSubject(record, token, now(), options);
           if (next !== record) keep(key, next);
         },
       };
@@ -90,8 +90,8 @@ describe('memory store bounds', () => {
     const key = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f');
     const operation = fc.oneof(
       fc.record({ kind: fc.constant('claim' as const), key, digest: fc.constantFrom('x', 'y') }),
-      fc.record({ kind: fc.constantFrom('markProcessed' as const, 'release' as const), key, nth: fc.nat(8) }),
-      fc.record({ kind: fc.constant('wait' as const), ms: fc.constantFrom(1, 60_000, 200_000) }),
+      fc.record({ kind: fc.constantFrom('markProcessed' as const, 'release' as const), key, nth: fc.nat(8), retryExpected: fc.boolean() }),
+      fc.record({ kind: fc.constant('wait' as const), ms: fc.constantFrom(1, 60_000, 200_000, 1_300_000) }),
     );
     fc.assert(fc.property(fc.integer({ min: 1, max: 5 }), fc.array(operation, { maxLength: 80 }), (maxEntries, operations) => {
       let now = 0;
@@ -107,8 +107,8 @@ describe('memory store bounds', () => {
           if (claim.state === 'claimed') tokens.push(claim.token);
         } else {
           const token = tokens[op.nth % Math.max(tokens.length, 1)] ?? 'none';
-          store[op.kind](op.key, token);
-          model[op.kind](op.key, token);
+          store[op.kind](op.key, token, { retryExpected: op.retryExpected });
+          model[op.kind](op.key, token, { retryExpected: op.retryExpected });
         }
       }
       for (const probe of ['a', 'b', 'c', 'd', 'e', 'f']) expect(store.claim(probe, 'x')).toEqual(model.claim(probe, 'x'));
@@ -125,6 +125,31 @@ describe('memory store bounds', () => {
     expect(store.claim('subject-19999', 'x')).toEqual({ state: 'processed' });
     expect(store.claim('subject-19000', 'x')).toEqual({ state: 'processed' });
     expect(store.claim('subject-18999', 'x').state).toBe('claimed');
+  });
+
+  it('keeps a retry due for 20 minutes after each failed attempt (the longest wait between attempts is 15)', () => {
+    let now = 0;
+    const store = createMemoryDedupeStore({ now: () => now });
+    const fail = (digest: string) => {
+      const claim = store.claim('s', digest);
+      if (claim.state !== 'claimed') throw new Error(`expected a claim, got ${claim.state}`);
+      store.release('s', claim.token, { retryExpected: true });
+    };
+    const process = (digest: string) => {
+      const claim = store.claim('s', digest);
+      if (claim.state !== 'claimed') throw new Error(`expected a claim, got ${claim.state}`);
+      store.markProcessed('s', claim.token);
+    };
+    fail('A');
+    now = 14 * 60_000;
+    fail('A'); // the retry 15 minutes later... fails again: due for 20 minutes from now
+    now += 19 * 60_000;
+    process('B');
+    expect(store.claim('s', 'A')).toEqual({ state: 'superseded' });
+    fail('C');
+    process('B');
+    now += 20 * 60_000;
+    expect(store.claim('s', 'C').state).toBe('claimed');
   });
 
   it('keeps processed bodies for 24 hours by default, the retries span only 21 minutes', () => {

@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { signWebhook } from '@capi/webhook-signature';
 import { createHash } from 'node:crypto';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createWebhookReceiver,
   toNodeHandler,
@@ -304,13 +304,15 @@ describe.each(servings)('over %s', (_name, serve) => {
       expect(seen).toEqual(['u10:pending', 'u10:resubmissionRequested', 'u11:pending', 'u10:pending']);
     });
 
-    it('dispatches an event that repeats the state before a failed one (true, false fails, true again): nothing is lost, and the retry of the failed one is dispatched after it', async () => {
+    it('dispatches an event that repeats the state before a failed one (true, false fails, true again), and answers the late retry of the failed one superseded: the subject ends on the platform\'s state', async () => {
       let failNext = false;
       const seen: boolean[] = [];
-      const { url } = await start({}, (receiver) => receiver.on('kyc.phone-validation.changed', (event) => {
-        if (failNext) { failNext = false; throw new Error('database down'); }
-        seen.push(event.data.isPhoneValidated);
-      }));
+      const superseded: boolean[] = [];
+      const { url } = await start({ onSuperseded: (event) => { if (event.eventType === 'kyc.phone-validation.changed') superseded.push(event.data.isPhoneValidated); } },
+        (receiver) => receiver.on('kyc.phone-validation.changed', (event) => {
+          if (failNext) { failNext = false; throw new Error('database down'); }
+          seen.push(event.data.isPhoneValidated);
+        }));
       const validated = eventBody('kyc.phone-validation.changed', 'u12', { isPhoneValidated: true });
       const invalidated = eventBody('kyc.phone-validation.changed', 'u12', { isPhoneValidated: false });
       expect((await service.deliver(url, validated)).body.code).toBe('processed');
@@ -318,10 +320,40 @@ describe.each(servings)('over %s', (_name, serve) => {
       expect((await service.deliver(url, invalidated)).status).toBe(500);
       // The user validated the phone again before the service retried `false`: a new event.
       expect((await service.deliver(url, validated)).body.code).toBe('processed');
-      // The service's retry of `false` comes after it and is dispatched: it is late, not lost.
-      expect((await service.deliver(url, invalidated)).body.code).toBe('processed');
-      expect((await service.deliver(url, invalidated, { timestamp: Math.floor(Date.now() / 1000) + 5 })).body.code).toBe('duplicate');
+      // The service's retry of `false` comes after it: handled, it would leave the partner on
+      // `false` while the platform says `true`. Acknowledged, not dispatched, given to onSuperseded.
+      expect(await service.deliver(url, invalidated, { timestamp: Math.floor(Date.now() / 1000) + 60 })).toMatchObject({ status: 200, body: { code: 'superseded' } });
+      expect(seen).toEqual([true, true]);
+      expect(superseded).toEqual([false]);
+      // A later `false` is the user's next change: dispatched.
+      expect((await service.deliver(url, invalidated, { timestamp: Math.floor(Date.now() / 1000) + 120 })).body.code).toBe('processed');
       expect(seen).toEqual([true, true, false]);
+    });
+
+    it('processes the retry of a failed event when nothing newer of its subject came first, and supersedes nothing after a failure the reply had already acknowledged', async () => {
+      let failNext = true;
+      const seen: string[] = [];
+      const handle = (event: { data: { kycStatus: string } }) => {
+        if (failNext) { failNext = false; throw new Error('database down'); }
+        seen.push(event.data.kycStatus);
+      };
+      const { url } = await start({}, (receiver) => receiver.on('kyc.status.changed', handle));
+      const pending = eventBody('kyc.status.changed', 'u12b', { kycStatus: 'pending' });
+      expect((await service.deliver(url, pending)).status).toBe(500);
+      expect((await service.deliver(url, pending, { timestamp: Math.floor(Date.now() / 1000) + 60 })).body.code).toBe('processed');
+      expect(seen).toEqual(['pending']);
+
+      // acknowledgeEarly: the failure comes after the 202, so no retry will come to supersede.
+      failNext = true;
+      const early = await start({ acknowledgeEarly: true, onError: () => undefined }, (receiver) => receiver.on('kyc.status.changed', handle));
+      const earlyPending = eventBody('kyc.status.changed', 'u12c', { kycStatus: 'pending' });
+      const approved = eventBody('kyc.status.changed', 'u12c', { kycStatus: 'approved' });
+      expect((await service.deliver(early.url, earlyPending)).status).toBe(202);
+      await vi.waitFor(() => expect(failNext).toBe(false));
+      expect((await service.deliver(early.url, approved)).status).toBe(202);
+      await vi.waitFor(() => expect(seen).toEqual(['pending', 'approved']));
+      expect((await service.deliver(early.url, earlyPending)).status).toBe(202);
+      await vi.waitFor(() => expect(seen).toEqual(['pending', 'approved', 'pending']));
     });
 
     it('keeps the order of a subject\'s events that arrive while an earlier one is being handled: each waits its turn, in arrival order', async () => {

@@ -6,7 +6,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getOnboardingStatus, requestPhoneVerification, setPhone } from '@capi/client/onboarding';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { admin, apiUser, expectNewEvents, lastOneTimePassword, onboardedUser, startJourney, type Journey } from './support/journey.js';
 
 let journey: Journey;
@@ -110,6 +110,34 @@ describe("a failing partner handler loses no event (reference 6.3: retried after
     expect(journey.reported).toEqual([{ message: "the partner's kyc.status.changed handler failed", outcome: 'handler_failed' }]);
     // The retry waits the first of 1, 5, 15 minutes (divided by the journey's time scale).
     expect(delivery.attempts[1]!.unscaledDelayMs).toBe(60_000);
+  });
+});
+
+describe('a late retry does not bring back an older state (reference 6.3: a retry comes minutes after the attempt it repeats)', () => {
+  it('pending fails, approved is processed, then the retry of pending comes: answered superseded, never handled, and the receiver stays on the API\'s approved', async () => {
+    // A journey of its own whose first retry comes 3 s after the failure (60 s / 20), so that
+    // approved, sent right after the failed attempt, is surely processed before it.
+    const late = await startJourney({ timeScale: 20 });
+    try {
+      const { client, user } = await onboardedUser(late, 'late-retry@example.com');
+      const seen = { count: late.received.length };
+      const before = late.sandbox.deliveries().length;
+      late.failNextHandler('kyc.status.changed');
+      await admin(late.sandbox, 'PUT', `/__sandbox/users/${user.id}/kyc-status`, { kycStatus: 'pending' });
+      await vi.waitFor(() => expect(late.sandbox.deliveries()[before]?.attempts[0]?.status).toBe(500));
+      await admin(late.sandbox, 'PUT', `/__sandbox/users/${user.id}/kyc-status`, { kycStatus: 'approved' });
+      await expectNewEvents(late, seen, client, ['kyc.status.changed']);
+      expect(late.received.at(-1)!.data.kycStatus).toBe('approved');
+      const [pending, approved] = late.sandbox.deliveries().slice(before);
+      expect(approved!.attempts.map((attempt) => attempt.status)).toEqual([200]);
+      // The retry was acknowledged (the service stops), as superseded: handled, it would have
+      // left the partner on pending while the API says approved.
+      expect(pending!.attempts.map((attempt) => attempt.status)).toEqual([500, 200]);
+      expect(JSON.parse(pending!.attempts[1]!.responseBody!)).toMatchObject({ code: 'superseded' });
+      expect(late.reported).toEqual([{ message: "the partner's kyc.status.changed handler failed", outcome: 'handler_failed' }]);
+    } finally {
+      await late.close();
+    }
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * The answer of {@link DedupeStore.claim}: `claimed` (this delivery owns the body and must
  * process it, then `markProcessed` or `release` with the `token`), `processing` (another
- * delivery owns it right now) or `processed` (it was already processed).
+ * delivery owns it right now), `processed` (it was already processed) or `superseded` (a retry
+ * of a body that failed, and another body of the subject was processed since: not dispatched).
  *
  * @example
  * ```ts
@@ -12,7 +13,22 @@
 export type DedupeClaim =
   | { readonly state: 'claimed'; readonly token: string }
   | { readonly state: 'processing' }
-  | { readonly state: 'processed' };
+  | { readonly state: 'processed' }
+  | { readonly state: 'superseded' };
+
+/**
+ * How {@link DedupeStore.release} was called: `retryExpected` when the delivery is answered
+ * non-2xx, so that the service sends the same body again (reference 6.3); not after a reply
+ * already acknowledged it (`acknowledgeEarly`), nor on a replay.
+ *
+ * @example
+ * ```ts
+ * await store.release(subject, claim.token, { retryExpected: true });
+ * ```
+ */
+export interface ReleaseOptions {
+  readonly retryExpected: boolean;
+}
 
 /**
  * Where the receiver records which bodies it has seen, keyed by the SHA-256 of the raw body
@@ -36,14 +52,21 @@ export interface DedupeStore {
    * claims); `processing` while another delivery of the same subject holds its claim.
    * A released claim (a handler failed) leaves no processed digest for `key`, and so does one that
    * expired: the next delivery of the subject is claimed whatever its body. The claim must expire
-   * by itself (a process that dies mid-handler must not block the retries forever). Throws (or rejects) when the store
+   * by itself (a process that dies mid-handler must not block the retries forever). A store may
+   * answer `superseded` to the first delivery of a digest released with `retryExpected` once
+   * another digest of `key` was processed (the memory, Redis and Durable Object stores do; a
+   * store that never does dispatches such a late retry). Throws (or rejects) when the store
    * cannot answer: the receiver then replies 503.
    */
   claim(key: string, digest?: string): DedupeClaim | Promise<DedupeClaim>;
   /** Records `key` as processed, for the store's TTL, unless another delivery has taken `key` since this claim expired. */
   markProcessed(key: string, token: string): void | Promise<void>;
-  /** Drops the claim, leaving no processed digest for `key`, so that the next delivery of the subject is processed (a handler failed). */
-  release(key: string, token: string): void | Promise<void>;
+  /**
+   * Drops the claim, leaving no processed digest for `key`, so that the next delivery of the
+   * subject is processed (a handler failed). With `retryExpected`, the body's retry is due: see
+   * {@link DedupeStore.claim}. Without options: no retry is expected.
+   */
+  release(key: string, token: string, options?: ReleaseOptions): void | Promise<void>;
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
-import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore } from './dedupe-store.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions } from './dedupe-store.js';
 import { positiveIntegerOption } from './positive-integer-option.js';
-import { claimSubject, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
+import { claimSubject, markSubjectProcessed, recordExpiry, releaseSubject, type SubjectRecord } from './subject-record.js';
 
 // The members of the Workers runtime this module uses, typed here so that the package needs
 // neither @cloudflare/workers-types nor an import of `cloudflare:workers`.
@@ -37,7 +37,7 @@ export interface StoredDeadLetter extends Omit<DeadLetterEntry, 'rawBody'> {
 export type StoreOperation =
   | { op: 'claim'; digest: string; claimTtlMs: number }
   | { op: 'markProcessed'; key: string; token: string; ttlMs: number }
-  | { op: 'release'; token: string }
+  | { op: 'release'; token: string; retryExpected?: boolean }
   | { op: 'deadLetter.put'; entry: StoredDeadLetter }
   | { op: 'deadLetter.list'; limit: number }
   | { op: 'deadLetter.delete'; bodySha256: string };
@@ -120,7 +120,7 @@ export class WebhookStoreObject {
         this.#record = markSubjectProcessed(record, operation.key, operation.token, at, operation.ttlMs);
         break;
       case 'release':
-        this.#record = releaseSubject(record, operation.token);
+        this.#record = releaseSubject(record, operation.token, at, { retryExpected: operation.retryExpected === true });
         break;
       default:
         return Response.json({ error: `Unknown operation ${String(operation.op)}.` }, { status: 400 });
@@ -132,11 +132,11 @@ export class WebhookStoreObject {
   /** Deletes the deduplication record once it has expired. */
   async alarm(): Promise<void> {
     const record = this.#record;
-    if (record === undefined || record.expiresAt <= Date.now()) {
+    if (record === undefined || recordExpiry(record) <= Date.now()) {
       this.#record = undefined;
       await this.#storage.delete(RECORD);
     } else {
-      await this.#storage.setAlarm(record.expiresAt);
+      await this.#storage.setAlarm(recordExpiry(record));
     }
   }
 
@@ -170,7 +170,7 @@ export class WebhookStoreObject {
       return;
     }
     await this.#storage.put(RECORD, record);
-    await this.#storage.setAlarm(record.expiresAt);
+    await this.#storage.setAlarm(recordExpiry(record));
   }
 }
 
@@ -216,15 +216,15 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
   return {
     async claim(key: string, digest: string = key): Promise<DedupeClaim> {
       const claim = (await send(key, { op: 'claim', digest, claimTtlMs })) as DedupeClaim | null;
-      if (claim?.state === 'claimed' || claim?.state === 'processing' || claim?.state === 'processed') return claim;
+      if (claim?.state === 'claimed' || claim?.state === 'processing' || claim?.state === 'processed' || claim?.state === 'superseded') return claim;
       throw new DedupeStoreError('unexpected_store_reply',
         `The Durable Object ${keyPrefix + key} answered a claim with ${JSON.stringify(claim)}; is the namespace bound to WebhookStoreObject?`);
     },
     async markProcessed(key: string, token: string): Promise<void> {
       await send(key, { op: 'markProcessed', key, token, ttlMs });
     },
-    async release(key: string, token: string): Promise<void> {
-      await send(key, { op: 'release', token });
+    async release(key: string, token: string, options?: ReleaseOptions): Promise<void> {
+      await send(key, { op: 'release', token, retryExpected: options?.retryExpected === true });
     },
   };
 }

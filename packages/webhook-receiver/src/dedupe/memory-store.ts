@@ -1,4 +1,4 @@
-import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore } from './dedupe-store.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions } from './dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
 import { positiveIntegerOption } from './positive-integer-option.js';
 import { claimSubject, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
@@ -44,7 +44,7 @@ export interface MemoryDedupeStoreOptions {
 export interface MemoryDedupeStore extends DedupeStore {
   claim(key: string, digest?: string): DedupeClaim;
   markProcessed(key: string, token: string): void;
-  release(key: string, token: string): void;
+  release(key: string, token: string, options?: ReleaseOptions): void;
 }
 
 /**
@@ -131,9 +131,9 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
       const next = markSubjectProcessed(entry?.record, key, token, now(), ttlMs);
       if (next !== entry?.record) keep(key, entry, next);
     },
-    release(key: string, token: string): void {
+    release(key: string, token: string, options?: ReleaseOptions): void {
       const entry = entries.get(key);
-      const next = releaseSubject(entry?.record, token);
+      const next = releaseSubject(entry?.record, token, now(), options);
       if (next !== entry?.record) keep(key, entry, next);
     },
   };

@@ -1,5 +1,6 @@
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
-import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore } from './dedupe-store.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions } from './dedupe-store.js';
+import { DELIVERY_ATTEMPTS, RETRY_DUE_MS } from './subject-record.js';
 import { positiveIntegerOption } from './positive-integer-option.js';
 import { toRedisCommand, withCommandTimeout, type RedisClientLike } from './redis-command.js';
 
@@ -30,33 +31,101 @@ export interface RedisDedupeStoreOptions {
 
 const PROCESSED = 'processed:';
 const CLAIM_PREFIX = 'processing:';
-// Deletes the key only while it still holds this delivery's claim, so that releasing a claim
-// that expired and was taken over by another process does not delete that process's claim.
-// The value is `processed:<digest>` or `processing:<token>|`; the token is `<uuid>:<digest>`.
-// A released claim leaves no processed record (see SubjectRecord): the next delivery of the
-// subject is dispatched whatever its body. (Earlier versions kept the replaced value after the
-// `|` and restored it on release; such a value is deleted like any other claim.)
-const RELEASE_IF_OWNED = `
+// One string per subject, so that every script touches one key (Redis Cluster). Its first line
+// is the state: `processed:<digest>`, `processing:<token>|<failures>` (the token is
+// `<uuid>:<digest>`; failures: failed attempts of that body before this claim) or `released`.
+// The next lines are the subject's retries due (see SubjectRecord), one per body:
+// `<a|s><failures>:<expires at, ms>:<digest>`, `s` once superseded. The key lives as long as its
+// state (claimTtlMs, ttlMs) or, when released, as long as its last retry due.
+// Lua helpers shared by the scripts: split the value, and keep the retries due that are live.
+const SPLIT = `
+local NL = string.char(10)
+local function split(v)
+  local nl = string.find(v, NL, 1, true)
+  if nl then return string.sub(v, 1, nl - 1), string.sub(v, nl + 1) end
+  return v, ''
+end
+local function retries(rest, now)
+  local live = {}
+  for flag, count, expires, digest in string.gmatch(rest, '([as])(%d+):(%d+):([^' .. NL .. ']+)') do
+    if tonumber(expires) > now then table.insert(live, { flag, tonumber(count), tonumber(expires), digest }) end
+  end
+  return live
+end
+local function joined(first, live)
+  local lines = { first }
+  for _, r in ipairs(live) do table.insert(lines, r[1] .. r[2] .. ':' .. r[3] .. ':' .. r[4]) end
+  return table.concat(lines, NL)
+end
+local function lastExpiry(live)
+  local last = 0
+  for _, r in ipairs(live) do if r[3] > last then last = r[3] end end
+  return last
+end`;
+// Releases the key only while it still holds this delivery's claim, so that releasing a claim
+// that expired and was taken over by another process does not touch that process's claim. A
+// released claim leaves no processed record (see SubjectRecord): the next delivery of the
+// subject is dispatched whatever its body. With a retry expected (ARGV[3] = '1'), the body joins
+// the retries due. (Earlier versions kept the replaced value after the `|`: read as 0 failures.)
+// ARGV: claim prefix, digest, retry expected, now, RETRY_DUE_MS, DELIVERY_ATTEMPTS.
+const RELEASE_IF_OWNED = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
-return redis.call('DEL', KEYS[1])`;
+local state, rest = split(v)
+local now = tonumber(ARGV[4])
+local live = retries(rest, now)
+local failures = (tonumber(string.sub(state, #ARGV[1] + 1)) or 0) + 1
+if ARGV[3] == '1' and failures < tonumber(ARGV[6]) then
+  table.insert(live, { 'a', failures, now + tonumber(ARGV[5]), ARGV[2] })
+end
+if #live == 0 then return redis.call('DEL', KEYS[1]) end
+redis.call('SET', KEYS[1], joined('released', live), 'PX', lastExpiry(live) - now)
+return 1`;
 // Records the processed digest unless another delivery holds the key now (this claim expired
 // and another process took the subject over, or processed a newer event): as the memory store.
-const MARK_PROCESSED_IF_NOT_TAKEN = `
+// Every other body still due for a retry is now superseded.
+// ARGV: claim prefix, processed state, ttlMs, now, digest.
+const MARK_PROCESSED_IF_NOT_TAKEN = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
-if v and string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+local state, rest = '', ''
+if v then state, rest = split(v) end
+if v and string.sub(state, 1, #ARGV[1]) ~= ARGV[1] and state ~= 'released' then return 0 end
+local superseded = {}
+for _, r in ipairs(retries(rest, tonumber(ARGV[4]))) do
+  if r[4] ~= ARGV[5] then table.insert(superseded, { 's', r[2], r[3], r[4] }) end
+end
+redis.call('SET', KEYS[1], joined(ARGV[2], superseded), 'PX', ARGV[3])
 return 1`;
 // 'processed' alone was written by 1.x under a body digest key: the same body, so processed.
 // One script, so that reading the latest digest and taking the claim is atomic across processes.
-const CLAIM = `
+// ARGV: digest, token, claimTtlMs, now.
+const CLAIM = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
+local state, rest = '', ''
 if v then
-  if string.sub(v, 1, 11) == 'processing:' then return 'processing' end
-  if v == 'processed:' .. ARGV[1] or v == 'processed' then return 'processed' end
-  if string.sub(v, 1, 10) ~= 'processed:' then return 'foreign:' .. string.sub(v, 1, 40) end
+  state, rest = split(v)
+  if string.sub(state, 1, 11) == 'processing:' then return 'processing' end
+  if state == 'processed:' .. ARGV[1] or state == 'processed' then return 'processed' end
+  if state ~= 'released' and string.sub(state, 1, 10) ~= 'processed:' then return 'foreign:' .. string.sub(v, 1, 40) end
 end
-redis.call('SET', KEYS[1], 'processing:' .. ARGV[2] .. '|', 'PX', ARGV[3])
+local now = tonumber(ARGV[4])
+local others, due = {}, nil
+for _, r in ipairs(retries(rest, now)) do
+  if r[4] == ARGV[1] then due = r else table.insert(others, r) end
+end
+if due and due[1] == 's' then
+  if state == 'released' then
+    if #others == 0 then redis.call('DEL', KEYS[1])
+    else redis.call('SET', KEYS[1], joined('released', others), 'PX', lastExpiry(others) - now) end
+  else
+    local ttl = redis.call('PTTL', KEYS[1])
+    if ttl > 0 then redis.call('SET', KEYS[1], joined(state, others), 'PX', ttl) end
+  end
+  return 'superseded'
+end
+local failures = 0
+if due then failures = due[2] end
+redis.call('SET', KEYS[1], joined('processing:' .. ARGV[2] .. '|' .. failures, others), 'PX', ARGV[3])
 return 'claimed'`;
 
 /**
@@ -87,8 +156,9 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
   const command = withCommandTimeout(send, commandTimeoutMs,
     (message, cause) => new DedupeStoreError('dedupe_store_unavailable', message, cause === undefined ? undefined : { cause }));
 
-  const releaseClaim = async (key: string, token: string): Promise<void> => {
-    await command(['EVAL', RELEASE_IF_OWNED, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`]);
+  const releaseClaim = async (key: string, token: string, options?: ReleaseOptions): Promise<void> => {
+    await command(['EVAL', RELEASE_IF_OWNED, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`, digestOfToken(token),
+      options?.retryExpected === true ? '1' : '0', String(Date.now()), String(RETRY_DUE_MS), String(DELIVERY_ATTEMPTS)]);
   };
 
   return {
@@ -96,7 +166,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
       const token = `${crypto.randomUUID()}:${digest}`;
       let reply: unknown;
       try {
-        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl]);
+        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl, String(Date.now())]);
       } catch (error) {
         // The script may still be queued in the client and run once Redis is back. A release
         // queued behind it on the same connection undoes it, so that the retry is not
@@ -106,14 +176,20 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
       }
       const text = String(reply);
       if (text === 'claimed') return { state: 'claimed', token };
-      if (text === 'processed' || text === 'processing') return { state: text };
+      if (text === 'processed' || text === 'processing' || text === 'superseded') return { state: text };
       throw new DedupeStoreError('unexpected_store_reply',
         `Redis key ${keyPrefix + key} holds "${text.replace(/^foreign:/, '')}", which this store did not write; use a keyPrefix of its own.`);
     },
     async markProcessed(key: string, token: string): Promise<void> {
+      const digest = digestOfToken(token);
       await command(['EVAL', MARK_PROCESSED_IF_NOT_TAKEN, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`,
-        PROCESSED + token.slice(token.indexOf(':') + 1), ttl]);
+        PROCESSED + digest, ttl, String(Date.now()), digest]);
     },
     release: releaseClaim,
   };
+}
+
+/** Tokens are `<uuid>:<digest>`. */
+function digestOfToken(token: string): string {
+  return token.slice(token.indexOf(':') + 1);
 }

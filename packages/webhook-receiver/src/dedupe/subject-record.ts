@@ -1,24 +1,57 @@
-import type { DedupeClaim } from './dedupe-store.js';
+import type { DedupeClaim, ReleaseOptions } from './dedupe-store.js';
 
 /**
  * What a store keeps per subject (`<eventType>:<data.id>`): the latest processed body's digest,
- * or a claim in progress. The transitions below are the store contract of {@link DedupeStore}
- * for one subject; the memory store and the Durable Object store apply them (each atomically in
- * its own way), the Redis store in Lua.
+ * or a claim in progress, and the bodies of the subject whose retry is due. The transitions
+ * below are the store contract of {@link DedupeStore} for one subject; the memory store and the
+ * Durable Object store apply them (each atomically in its own way), the Redis store in Lua.
  *
  * A claim that is released (its handler failed) or that expires (its process died) leaves the
  * subject with no processed record, not the one before: an event of the subject was received
  * and not handled, so the next delivery of the subject is dispatched whatever its body. Were the
  * record before restored, a newer event that repeats it (A, then B fails, then A again before
  * B's retry) would be taken for a retry of A and never dispatched.
+ *
+ * A claim released with a retry expected (the delivery was answered non-2xx, so the service
+ * sends the body again) keeps its digest among the subject's `retries`. Once another body of
+ * the subject is processed, those retries are superseded: the first delivery of such a digest
+ * is answered `superseded` and not dispatched, since it would bring back a state older than the
+ * one processed after it. Only the first: were it a newer event repeating that body rather than
+ * the retry, the retry still to come is dispatched, so the subject ends on that state either way.
  */
 export interface SubjectRecord {
-  state: 'processing' | 'processed';
+  /** `released`: no event in progress and none processed, only retries due. */
+  state: 'processing' | 'processed' | 'released';
   token: string;
-  /** Digest of the body processed (or being processed) for this subject. */
+  /** Digest of the body processed (or being processed) for this subject; `''` when released. */
   digest: string;
+  /** When the state above ends (a claim expires, a processed body is forgotten). */
+  expiresAt: number;
+  /** Failed attempts of the body being processed, before this claim (a retry's count goes on). */
+  failures?: number;
+  /** Bodies of the subject answered non-2xx after their handler failed, whose retry is due. */
+  retries?: RetryDue[];
+}
+
+/** A body of the subject whose delivery failed and whose retry the service will send. */
+export interface RetryDue {
+  digest: string;
+  /** Another body of the subject was processed after this one failed. */
+  superseded: boolean;
+  /** Failed attempts so far (the service makes 4 in all, reference 6.3). */
+  failures: number;
   expiresAt: number;
 }
+
+/**
+ * How long a retry stays due after a failed attempt: the longest wait between two attempts
+ * (15 minutes, reference 6.3), the 30 seconds an attempt may take, and room for a queue at the
+ * service. A retry that comes later is dispatched like any new body.
+ */
+export const RETRY_DUE_MS = 20 * 60 * 1000;
+
+/** Attempts the service makes of one delivery: the first and 3 retries (reference 6.3). */
+export const DELIVERY_ATTEMPTS = 4;
 
 /**
  * A claim of the subject by a delivery whose body has `digest`, at time `at`. `record` is the
@@ -30,25 +63,76 @@ export function claimSubject(
   at: number,
   claimTtlMs: number,
   tokenId: string,
-): { claim: DedupeClaim; record: SubjectRecord } {
+): { claim: DedupeClaim; record: SubjectRecord | undefined } {
   // The latest processed body of the subject: a retry of it. A claim in progress: wait. A
-  // different body (or an expired record, or an expired claim): a new event for this subject.
-  if (record !== undefined && record.expiresAt > at && (record.state === 'processing' || record.digest === digest)) {
+  // different body (or an expired record, or an expired claim): a new event for this subject,
+  // unless it is a superseded retry.
+  const live = record !== undefined && record.expiresAt > at;
+  if (live && (record.state === 'processing' || (record.state === 'processed' && record.digest === digest))) {
     return { claim: { state: record.state }, record };
   }
+  const retries = liveRetries(record, at);
+  const due = retries?.find((retry) => retry.digest === digest);
+  const others = due === undefined ? retries : withoutEmpty(retries!.filter((retry) => retry !== due));
+  if (due?.superseded === true) {
+    const rest = live ? { ...record, retries: others } : others === undefined ? undefined : released(others);
+    return { claim: { state: 'superseded' }, record: rest };
+  }
   const token = `${tokenId}:${digest}`;
-  return { claim: { state: 'claimed', token }, record: { state: 'processing', token, digest, expiresAt: at + claimTtlMs } };
+  const claimed: SubjectRecord = { state: 'processing', token, digest, expiresAt: at + claimTtlMs };
+  if (due !== undefined) claimed.failures = due.failures;
+  if (others !== undefined) claimed.retries = others;
+  return { claim: { state: 'claimed', token }, record: claimed };
 }
 
-/** The record after `markProcessed(key, token)`: unchanged when another delivery took the expired claim over. */
+/**
+ * The record after `markProcessed(key, token)`: unchanged when another delivery took the expired
+ * claim over. Every other body of the subject still due for a retry is now superseded.
+ */
 export function markSubjectProcessed(record: SubjectRecord | undefined, key: string, token: string, at: number, ttlMs: number): SubjectRecord {
   if (record !== undefined && record.token !== token && record.expiresAt > at) return record;
-  return { state: 'processed', token, digest: digestOfToken(token, key), expiresAt: at + ttlMs };
+  const digest = digestOfToken(token, key);
+  const processed: SubjectRecord = { state: 'processed', token, digest, expiresAt: at + ttlMs };
+  const retries = withoutEmpty(liveRetries(record, at)?.filter((retry) => retry.digest !== digest)
+    .map((retry) => (retry.superseded ? retry : { ...retry, superseded: true })));
+  if (retries !== undefined) processed.retries = retries;
+  return processed;
 }
 
-/** The record after `release(key, token)`: none while the claim is still this token's (see {@link SubjectRecord}). */
-export function releaseSubject(record: SubjectRecord | undefined, token: string): SubjectRecord | undefined {
-  return record?.token === token ? undefined : record;
+/**
+ * The record after `release(key, token, options)`: unchanged when the claim is no longer this
+ * token's; otherwise no processed record (see {@link SubjectRecord}), and the body among the
+ * retries due when the service will send it again.
+ */
+export function releaseSubject(record: SubjectRecord | undefined, token: string, at: number, options?: ReleaseOptions): SubjectRecord | undefined {
+  if (record?.token !== token) return record;
+  let retries = liveRetries(record, at);
+  const failures = (record.failures ?? 0) + 1;
+  if (options?.retryExpected === true && failures < DELIVERY_ATTEMPTS) {
+    retries = [...(retries ?? []), { digest: record.digest, superseded: false, failures, expiresAt: at + RETRY_DUE_MS }];
+  }
+  return retries === undefined ? undefined : released(retries);
+}
+
+/** When the record may be deleted: its state and every retry due have expired. */
+export function recordExpiry(record: SubjectRecord): number {
+  let expiresAt = record.expiresAt;
+  for (const retry of record.retries ?? []) expiresAt = Math.max(expiresAt, retry.expiresAt);
+  return expiresAt;
+}
+
+function released(retries: RetryDue[]): SubjectRecord {
+  return { state: 'released', token: '', digest: '', expiresAt: 0, retries };
+}
+
+function liveRetries(record: SubjectRecord | undefined, at: number): RetryDue[] | undefined {
+  const retries = record?.retries;
+  if (retries === undefined) return undefined;
+  return withoutEmpty(retries.every((retry) => retry.expiresAt > at) ? retries : retries.filter((retry) => retry.expiresAt > at));
+}
+
+function withoutEmpty(retries: RetryDue[] | undefined): RetryDue[] | undefined {
+  return retries === undefined || retries.length === 0 ? undefined : retries;
 }
 
 /** Tokens are `<id>:<digest>`: markProcessed learns the digest even after the record was evicted. */

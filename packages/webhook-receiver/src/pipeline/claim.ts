@@ -16,7 +16,8 @@ const MAX_PAUSE_MS = 250;
 
 /**
  * Stage 4, claim: take the subject in the deduplication store, or learn that this body is its
- * latest processed event (200 `duplicate`). While another delivery holds the subject, this one
+ * latest processed event (200 `duplicate`) or the retry of a failed event that a newer one of
+ * its subject has overtaken (200 `superseded`). While another delivery holds the subject, this one
  * waits in the subject's line (see subject-lines.ts), in arrival order, up to `subjectWaitMs`:
  * the first in line tries the claim again when the holder in this process settles, or after a
  * pause (10 ms, doubling up to 250 ms) for a holder in another process. Still waiting then: 409,
@@ -37,7 +38,8 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
 }
 
 function claimOf(subject: string, answer: DedupeClaim): SubjectClaim | Answer {
-  return answer.state === 'claimed' ? { subject, token: answer.token } : { outcome: 'duplicate' };
+  if (answer.state === 'claimed') return { subject, token: answer.token };
+  return { outcome: answer.state === 'superseded' ? 'superseded' : 'duplicate' };
 }
 
 function waitInLine(

@@ -1,3 +1,4 @@
+import type { WebhookEvent } from '@capi/event-types';
 import type { DedupeStore } from '../dedupe/dedupe-store.js';
 import type { DeadLetterStore } from '../dead-letter/dead-letter-store.js';
 import type { InvalidWebhookEvent, UnknownWebhookEvent, WebhookDelivery, WebhookErrorContext, WebhookEventParser } from '../receiver-types.js';
@@ -19,6 +20,7 @@ export interface PipelineContext {
   readonly subjectWaitMs: number;
   /** The deliveries waiting in this process for a subject another delivery holds. */
   readonly lines: SubjectLines;
+  readonly onSuperseded: ((event: WebhookEvent, delivery: WebhookDelivery) => unknown) | undefined;
   readonly onUnknownEvent: ((event: UnknownWebhookEvent, delivery: WebhookDelivery) => unknown) | undefined;
   readonly onInvalidEvent: ((event: InvalidWebhookEvent, delivery: WebhookDelivery) => unknown) | undefined;
   readonly handlers: HandlerRegistry;

@@ -1,3 +1,4 @@
+import type { WebhookEvent } from '@capi/event-types';
 import type { DeliverySource } from '../delivery-source.js';
 import type { UnknownWebhookEvent, WebhookDelivery, WebhookReceipt } from '../receiver-types.js';
 import { replyFor } from '../reply.js';
@@ -7,7 +8,7 @@ import { andThen, isPromiseLike, type Answer, type MaybePromise, type PipelineCo
 import { deadLetter } from './dead-letter.js';
 import { parseEvent, type ParsedDelivery } from './parse-event.js';
 import { unreadableBody } from './read-body.js';
-import { markProcessed, releaseAfterFailure } from './settle.js';
+import { markProcessed, releaseAfterFailure, type FailureSettlement } from './settle.js';
 import { verifyDelivery, type VerifiedDelivery } from './verify.js';
 
 /** What the stages after verification decided: the answer, and the handlers' work that runs after it (`acknowledgeEarly`). */
@@ -69,7 +70,9 @@ function claimAndDispatch(
   mode: { readonly replay: boolean },
 ): MaybePromise<Processed> {
   return andThen(claimSubject(context, parsed.subject, delivery), (claim): MaybePromise<Processed> => {
-    if ('outcome' in claim) return claim;
+    if ('outcome' in claim) {
+      return claim.outcome === 'superseded' && parsed.kind === 'event' ? giveToSupersededHook(context, parsed.event, delivery) : claim;
+    }
     if (parsed.kind === 'unknown') return giveToUnknownEventHandler(context, rawBody, delivery, claim);
     const { event } = parsed;
     if (context.acknowledgeEarly && !mode.replay) {
@@ -77,11 +80,12 @@ function claimAndDispatch(
       // that follow this return (and a runtime sends a returned Response), so a microtask would
       // run the handlers' synchronous code before the reply went out.
       const afterReply = new Promise<void>((resolve) => { setTimeout(resolve, 0); })
-        .then(() => dispatchAndSettle(context, claim, event, delivery, true))
+        .then(() => dispatchAndSettle(context, claim, event, delivery, { afterReply: true, retryExpected: false }))
         .then(() => undefined);
       return { outcome: 'acknowledged', afterReply };
     }
-    return andThen(dispatchAndSettle(context, claim, event, delivery, false), (outcome) => ({ outcome }));
+    // A failure is answered 500, so the service sends the body again; not so for a replay.
+    return andThen(dispatchAndSettle(context, claim, event, delivery, { afterReply: false, retryExpected: !mode.replay }), (outcome) => ({ outcome }));
   });
 }
 
@@ -91,10 +95,10 @@ function dispatchAndSettle(
   claim: SubjectClaim,
   event: Parameters<PipelineContext['handlers']['dispatch']>[0],
   delivery: WebhookDelivery,
-  afterReply: boolean,
+  failure: FailureSettlement,
 ): MaybePromise<ReceiverOutcome> {
   const settle = (): MaybePromise<ReceiverOutcome> => andThen(markProcessed(context, claim, delivery), () => 'processed' as const);
-  const failed = (error: unknown): MaybePromise<ReceiverOutcome> => releaseAfterFailure(context, claim, error, delivery, afterReply);
+  const failed = (error: unknown): MaybePromise<ReceiverOutcome> => releaseAfterFailure(context, claim, error, delivery, failure);
   let dispatched: MaybePromise<void>;
   try {
     dispatched = context.handlers.dispatch(event, delivery);
@@ -102,6 +106,18 @@ function dispatchAndSettle(
     return failed(error);
   }
   return isPromiseLike(dispatched) ? dispatched.then(settle, failed) : settle();
+}
+
+/** A superseded retry: acknowledged without the handlers, after the onSuperseded hook (whose failure is only reported). */
+async function giveToSupersededHook(context: PipelineContext, event: WebhookEvent, delivery: WebhookDelivery): Promise<Processed> {
+  if (context.onSuperseded !== undefined) {
+    try {
+      await context.onSuperseded(event, delivery);
+    } catch (error) {
+      context.report(error, { outcome: 'superseded', delivery, afterReply: false });
+    }
+  }
+  return { outcome: 'superseded' };
 }
 
 async function giveToUnknownEventHandler(context: PipelineContext, rawBody: Uint8Array, delivery: WebhookDelivery, claim: SubjectClaim): Promise<Processed> {

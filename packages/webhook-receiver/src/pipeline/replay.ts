@@ -5,7 +5,8 @@ import { isPromiseLike, type PipelineContext } from './context.js';
 import { processVerified } from './receive.js';
 
 // Outcomes after which the entry has done its work: its event reached the handlers (now or before).
-const DONE = new Set<ReceiverOutcome>(['processed', 'duplicate', 'unknown_event_type']);
+// A superseded one was overtaken by a newer event of its subject: replaying it again changes nothing.
+const DONE = new Set<ReceiverOutcome>(['processed', 'duplicate', 'superseded', 'unknown_event_type']);
 
 /**
  * Runs dead-lettered entries through the stages after verification. They are not verified again:

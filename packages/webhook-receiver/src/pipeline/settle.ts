@@ -13,21 +13,29 @@ export function markProcessed(context: PipelineContext, claim: SubjectClaim, del
   return settleInStore(context, claim, delivery, true, () => context.dedupe?.markProcessed(claim.subject, claim.token));
 }
 
+/** Where a handler failure happened: after the reply (`acknowledgeEarly`), and whether the service will send the body again. */
+export interface FailureSettlement {
+  readonly afterReply: boolean;
+  readonly retryExpected: boolean;
+}
+
 /**
  * Stage 6, settle, after a handler failed: report it and release the claim, which leaves the
  * subject with no processed event, so that the service's retry is processed and so is a newer
- * event that repeats the state before this one. A release that fails leaves the claim to expire
- * after `claimTtlMs`.
+ * event that repeats the state before this one. When the retry is expected, the store keeps it
+ * due: should a newer event of the subject be processed first, the retry is `superseded`. A
+ * release that fails leaves the claim to expire after `claimTtlMs`.
  */
 export function releaseAfterFailure(
   context: PipelineContext,
   claim: SubjectClaim,
   error: unknown,
   delivery: WebhookDelivery,
-  afterReply: boolean,
+  { afterReply, retryExpected }: FailureSettlement,
 ): MaybePromise<ReceiverOutcome> {
   context.report(error, { outcome: 'handler_failed', delivery, afterReply });
-  const released = settleInStore(context, claim, delivery, afterReply, () => context.dedupe?.release(claim.subject, claim.token));
+  const released = settleInStore(context, claim, delivery, afterReply,
+    () => context.dedupe?.release(claim.subject, claim.token, { retryExpected }));
   return isPromiseLike(released) ? released.then(() => 'handler_failed') : 'handler_failed';
 }
 

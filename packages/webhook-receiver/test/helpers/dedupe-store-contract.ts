@@ -104,6 +104,60 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect(await store.claim('s', 'B')).toEqual({ state: 'processed' });
   });
 
+  // Retries due: a claim released with retryExpected (its delivery was answered non-2xx).
+  const claimed = async (store: DedupeStore, key: string, digest: string): Promise<string> => {
+    const claim = await store.claim(key, digest);
+    if (claim.state !== 'claimed') throw new Error(`expected a claim of ${digest}, got ${claim.state}`);
+    return claim.token;
+  };
+  const fails = async (store: DedupeStore, key: string, digest: string, retryExpected = true) =>
+    store.release(key, await claimed(store, key, digest), { retryExpected });
+  const processes = async (store: DedupeStore, key: string, digest: string) => store.markProcessed(key, await claimed(store, key, digest));
+
+  it('claims the retry of a failed body that nothing overtook, and processes it like any other', async () => {
+    const store = createStore({});
+    await fails(store, 's', 'A');
+    await processes(store, 's', 'A');
+    expect(await store.claim('s', 'A')).toEqual({ state: 'processed' });
+  });
+
+  it('answers superseded to the retry of a failed body once a newer body of the subject was processed, and only to the first', async () => {
+    const store = createStore({});
+    await fails(store, 's', 'A');
+    await processes(store, 's', 'B');
+    expect(await store.claim('s', 'A')).toEqual({ state: 'superseded' });
+    // The subject is still on B; a second A is a newer event that repeats A (or the retry, after
+    // a newer event repeating A came first): dispatched, so the subject ends on A either way.
+    expect(await store.claim('s', 'B')).toEqual({ state: 'processed' });
+    expect((await store.claim('s', 'A')).state).toBe('claimed');
+    expect((await store.claim('other', 'A')).state).toBe('claimed');
+  });
+
+  it('supersedes every failed body that a later processed one overtook, through more failures', async () => {
+    const store = createStore({});
+    await fails(store, 's', 'A');
+    await fails(store, 's', 'B');
+    await fails(store, 's', 'A'); // A's retry fails again: still one retry due for A
+    await processes(store, 's', 'C');
+    expect(await store.claim('s', 'A')).toEqual({ state: 'superseded' });
+    expect(await store.claim('s', 'B')).toEqual({ state: 'superseded' });
+    expect(await store.claim('s', 'C')).toEqual({ state: 'processed' });
+    await processes(store, 's', 'A');
+    expect(await store.claim('s', 'A')).toEqual({ state: 'processed' });
+  });
+
+  it('keeps no retry due for a release without retryExpected (acknowledged early), nor after the last of the 4 attempts', async () => {
+    const store = createStore({});
+    await fails(store, 's', 'A', false);
+    await processes(store, 's', 'B');
+    expect((await store.claim('t', 'A')).state).toBe('claimed');
+    expect((await store.claim('s', 'A')).state).toBe('claimed');
+    const last = createStore({});
+    for (let attempt = 1; attempt <= 4; attempt++) await fails(last, 's', 'A');
+    await processes(last, 's', 'B');
+    expect((await last.claim('s', 'A')).state).toBe('claimed');
+  });
+
   it('rejects a ttl that is not a positive integer with invalid_options', () => {
     expect(() => createStore({ ttlMs: 0 })).toThrow(WebhookReceiverError);
     expect(() => createStore({ claimTtlMs: 1.5 })).toThrow(/claimTtlMs must be a positive integer, got 1.5/);
