@@ -2,7 +2,7 @@
  * Why a webhook signature was not accepted, or why a key or body could not be used.
  *
  * - `missing_timestamp` / `missing_signature`: the header is absent or empty.
- * - `malformed_timestamp`: not Unix seconds in decimal digits, or sent more than once.
+ * - `malformed_timestamp`: not Unix seconds in decimal digits (milliseconds included), or sent more than once.
  * - `timestamp_too_old` / `timestamp_in_future`: outside the tolerance (replay or clock skew).
  * - `malformed_signature`: not the base64 of 64 bytes, or sent more than once.
  * - `invalid_signature`: well-formed but does not match this body, timestamp and key.

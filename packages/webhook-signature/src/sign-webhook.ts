@@ -5,7 +5,7 @@ import { resolvePrivateKey } from './import-key.js';
 import type { PrivateKeyInput } from './key-material.js';
 import { type RawBody, readRawBody } from './signed-message.js';
 import type { WebCryptoKey } from './web-crypto-key.js';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, UNIX_SECONDS } from './webhook-headers.js';
+import { LARGEST_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER, UNIX_SECONDS } from './webhook-headers.js';
 import { requireOptionsObject } from './options-check.js';
 
 /**
@@ -42,9 +42,6 @@ export interface SignedWebhook {
   /** Both headers by name, for `fetch(url, { method: 'POST', headers, body })`. */
   headers: { 'X-Webhook-Timestamp': string; 'X-Webhook-Signature': string };
 }
-
-// Above this a timestamp is almost surely milliseconds (year 5138 in seconds).
-const LARGEST_SECONDS = 1e11;
 
 function timestampText(value: unknown): string {
   if (value === undefined) return String(Math.floor(Date.now() / 1000));

@@ -18,6 +18,9 @@ export type HeaderValue = string | readonly string[] | null | undefined;
 
 // More than 15 digits cannot be an exact number, and no real clock is that far off.
 export const UNIX_SECONDS = /^[0-9]{1,15}$/;
+
+/** Above this a timestamp is almost surely milliseconds (year 5138 in seconds). */
+export const LARGEST_SECONDS = 1e11;
 // 64 bytes are 86 base64 characters plus "==". The last one carries only 2 bits, so it must be
 // one of A, Q, g, w: otherwise two spellings would decode to the same signature.
 const SIGNATURE_BASE64 = /^[A-Za-z0-9+/]{85}[AQgw](==)?$/;
@@ -35,7 +38,10 @@ function readHeader(value: unknown, name: string, missing: WebhookSignatureError
 /** The timestamp header's text, checked to be Unix seconds in decimal digits. */
 export function readTimestampHeader(value: unknown): string {
   const text = readHeader(value, TIMESTAMP_HEADER, 'missing_timestamp', 'malformed_timestamp');
-  if (UNIX_SECONDS.test(text)) return text;
+  if (UNIX_SECONDS.test(text)) {
+    if (Number(text) < LARGEST_SECONDS) return text;
+    throw new WebhookSignatureError('malformed_timestamp', `${TIMESTAMP_HEADER} must be Unix seconds, not milliseconds; got ${text}.`);
+  }
   throw new WebhookSignatureError('malformed_timestamp', `${TIMESTAMP_HEADER} must be Unix seconds in decimal digits; got ${JSON.stringify(text.slice(0, 24))}.`);
 }
 

@@ -90,6 +90,11 @@ describe.each(implementations)('verifyWebhookSignature (%s build)', (_, api) => 
       },
     );
 
+    it('milliseconds instead of seconds give malformed_timestamp, saying so (not timestamp_in_future)', async () => {
+      const error = await rejectsWithCode(verify({ timestamp: String(Date.now()), toleranceSeconds: 0 }), 'malformed_timestamp');
+      expect(error.message).toContain('not milliseconds');
+    });
+
     it('a number instead of the header string gives malformed_timestamp', async () => {
       await rejectsWithCode(verify({ timestamp: 1700000000 as never }), 'malformed_timestamp');
     });
