@@ -1,6 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createPublicKeyProvider } from '@capi/webhook-signature';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RETRY_DELAYS_MS, startSandbox, type Delivery, type Sandbox } from '../src/index.js';
+import { DeliveryScheduler } from '../src/webhooks/delivery-scheduler.js';
 import { callAdmin, callOperation } from './support/sandbox-api.js';
 import { startPlainReceiver } from './support/webhook-receiver.js';
 
@@ -159,6 +162,64 @@ describe('retries a failed delivery after 1, 5 and 15 minutes, divided by the ti
   });
 });
 
+describe('sends the events of changes made in quick succession in the order they were made', () => {
+  /** A node:http endpoint that records each body as it arrives (before any asynchronous work) and answers 204. */
+  async function arrivals() {
+    const bodies: string[] = [];
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        bodies.push(Buffer.concat(chunks).toString('utf8'));
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`, bodies };
+  }
+
+  it('signs one attempt at a time, in order, so a signature that finishes early does not send its event first', async () => {
+    // The first signature takes longest: signed all at once, the events would go out 3, 2, 1.
+    const delays = [60, 40, 20];
+    const signing: string[] = [];
+    const scheduler = new DeliveryScheduler({
+      signer: {
+        publicKey: '',
+        sign: async (rawBody) => {
+          signing.push(rawBody);
+          await new Promise((resolve) => setTimeout(resolve, delays[signing.length - 1]));
+          return { timestamp: '1', headers: { 'x-webhook-timestamp': '1', 'x-webhook-signature': 'sig' } };
+        },
+      },
+      timeScale: 1,
+      deliveryTimeoutMs: 2_000,
+    });
+    const endpoint = await arrivals();
+    const bodies = ['first', 'second', 'third'].map((name) => JSON.stringify({ eventType: 'user.created', data: { id: name } }));
+    for (const body of bodies) scheduler.deliver(new URL(endpoint.url), 'user.created', body);
+    await scheduler.whenIdle();
+    expect(signing).toEqual(bodies);
+    expect(endpoint.bodies).toEqual(bodies);
+  });
+
+  it('delivers eight KYC changes made at once in the order they were made, round after round (the real signer)', async () => {
+    const endpoint = await arrivals();
+    const sandbox = await sandboxWith({ webhookUrls: [endpoint.url] });
+    const user = sandbox.users.create({});
+    await sandbox.whenDeliveriesSettled();
+    const statuses = ['pending', 'requiresAction', 'resubmissionRequested', 'pending', 'processing', 'rejected', 'documentsRequested', 'approved'] as const;
+    for (let round = 0; round < 3; round++) {
+      endpoint.bodies.length = 0;
+      for (const kycStatus of statuses) sandbox.users.setKycStatus(user.id, kycStatus);
+      await sandbox.whenDeliveriesSettled();
+      expect(endpoint.bodies.map((body) => JSON.parse(body).data.kycStatus)).toEqual(statuses);
+      sandbox.users.setKycStatus(user.id, 'notStarted');
+      await sandbox.whenDeliveriesSettled();
+    }
+  });
+});
+
 describe('sends nothing once closed, even an event emitted just before close()', () => {
   it('ends the delivery failed without a request and without waiting for the delivery timeout', async () => {
     const partner = await receiver({ publicKey: () => sandbox.publicKey, answer: () => 'hang' });
@@ -171,6 +232,26 @@ describe('sends nothing once closed, even an event emitted just before close()',
     expect(delivery!.attempts.map((attempt) => [attempt.outcome, attempt.status])).toEqual([['network-error', null]]);
     expect(delivery!.attempts[0]!.error).toMatch(/sandbox was closed/);
     expect(partner.received).toEqual([]);
+  });
+});
+
+describe('sends an event of a named user on request (POST /__sandbox/events with userId)', () => {
+  it('sends that user as a user event, and a sample transaction of that user (never the User itself) as card.transaction.created', async () => {
+    const partner = await receiver({ publicKey: () => sandbox.publicKey });
+    const sandbox = await sandboxWith({ webhookUrls: [partner.url] });
+    const user = sandbox.users.create({ email: 'grace@example.com' });
+    await sandbox.whenDeliveriesSettled();
+    partner.received.length = 0;
+    for (const eventType of ['kyc.status.changed', 'card.transaction.created']) {
+      expect((await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType, userId: user.id })).status).toBe(202);
+    }
+    await sandbox.whenDeliveriesSettled();
+    const events = partner.received.map((delivery) => delivery.event);
+    expect(events).toHaveLength(2);
+    expect(events.find((event) => event.eventType === 'kyc.status.changed')).toEqual({ eventType: 'kyc.status.changed', data: user });
+    const transaction = events.find((event) => event.eventType === 'card.transaction.created')!;
+    expect(transaction.data).toMatchObject({ id: 'txn_sandbox_sample', userId: user.id, amount: 1250, currency: 'USD' });
+    expect(transaction.data).not.toHaveProperty('email');
   });
 });
 

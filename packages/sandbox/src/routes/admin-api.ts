@@ -154,8 +154,10 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
       }
       let data = body.data;
       if (data === undefined && typeof body.userId === 'string') {
-        data = deps.users.get(body.userId);
-        if (data === undefined) throw new UserRegistryError('unknown_user', `No user with id ${JSON.stringify(body.userId)}.`);
+        const user = deps.users.get(body.userId);
+        if (user === undefined) throw new UserRegistryError('unknown_user', `No user with id ${JSON.stringify(body.userId)}.`);
+        // That user's event data: the User itself, or a sample transaction of that user's card.
+        data = sampleEventData(eventType, user);
       }
       const deliveries = deps.publisher.publish(eventType, data ?? sampleEventData(eventType, deps.users.list()[0]), body.to as string[] | undefined);
       return { status: 202, json: { deliveries } };

@@ -94,6 +94,12 @@ export class DeliveryScheduler {
   readonly #closing = new AbortController();
   readonly #idleWaiters = new Set<() => void>();
   #inFlight = 0;
+  /**
+   * The signature of the attempt started last. Signing is asynchronous (WebCrypto finishes
+   * concurrent signatures in no set order), so each attempt signs only once the one before has
+   * signed: the POSTs start in the order the changes were made, as the service sends them.
+   */
+  #signedLast: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: DeliverySchedulerOptions) {
     // Every attempt in flight listens for close(); past 10 at once (a burst of user changes,
@@ -166,7 +172,9 @@ export class DeliveryScheduler {
   async #attempt(delivery: Delivery, url: URL, rawBody: string, retryIndex: number): Promise<void> {
     delivery.state = 'delivering';
     delivery.nextAttemptAt = null;
-    const signed = await this.options.signer.sign(rawBody);
+    const signing = this.#signedLast.then(() => this.options.signer.sign(rawBody));
+    this.#signedLast = signing.catch(() => undefined);
+    const signed = await signing;
     const startedAt = new Date().toISOString();
     const result = await postWebhook(url, rawBody, signed.headers, this.options.deliveryTimeoutMs, this.#closing.signal);
     delivery.attempts.push({
