@@ -201,6 +201,41 @@ describe('Redis store shared by many clients', () => {
   });
 });
 
+describe('Redis store and memory store agree', () => {
+  it('answers every run of claims, settlements and releases (with and without a retry expected) as the memory store does', async () => {
+    // The memory store applies subject-record.ts, the Redis store its own Lua: any difference in
+    // what a claim answers shows up here. No waits: the TTLs are far longer than a run.
+    const key = fc.constantFrom('a', 'b');
+    const operation = fc.oneof(
+      fc.record({ kind: fc.constant('claim' as const), key, digest: fc.constantFrom('x', 'y', 'z') }),
+      fc.record({ kind: fc.constantFrom('markProcessed' as const, 'release' as const), key, nth: fc.nat(12), retryExpected: fc.boolean() }),
+    );
+    await fc.assert(fc.asyncProperty(fc.array(operation, { minLength: 10, maxLength: 40, size: 'max' }), async (operations) => {
+      const memory = createMemoryDedupeStore();
+      const inRedis = createRedisDedupeStore({ client: redis.ioredis, keyPrefix: freshPrefix() });
+      const tokens: Array<{ memory: string; redis: string; key: string }> = [];
+      for (const op of operations) {
+        if (op.kind === 'claim') {
+          const [fromMemory, fromRedis] = [memory.claim(op.key, op.digest), await inRedis.claim(op.key, op.digest)];
+          expect(fromRedis.state).toBe(fromMemory.state);
+          if (fromMemory.state === 'claimed' && fromRedis.state === 'claimed') tokens.push({ memory: fromMemory.token, redis: fromRedis.token, key: op.key });
+        } else {
+          // As the receiver does: each claim is settled once, on its own subject.
+          const open = tokens.filter((token) => token.key === op.key);
+          if (open.length === 0) continue;
+          const token = open[op.nth % open.length]!;
+          tokens.splice(tokens.indexOf(token), 1);
+          memory[op.kind](op.key, token.memory, { retryExpected: op.retryExpected });
+          await inRedis[op.kind](op.key, token.redis, { retryExpected: op.retryExpected });
+        }
+      }
+      for (const probe of ['a', 'b']) {
+        for (const digest of ['x', 'y', 'z']) expect((await inRedis.claim(probe, digest)).state).toBe(memory.claim(probe, digest).state);
+      }
+    }), { numRuns: 150 });
+  });
+});
+
 describe('Redis store failures', () => {
   it('rejects a client of another shape with unsupported_redis_client', () => {
     const attempt = () => createRedisDedupeStore({ client: { get: () => undefined } as never });
