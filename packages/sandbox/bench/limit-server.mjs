@@ -18,7 +18,11 @@ async function startBare() {
 }
 
 async function startSandboxed() {
-  const sandbox = await startSandbox();
+  // The limit is the newer generation's; the dev wallet's user is seeded with its account.
+  const sandbox = await startSandbox({
+    generation: 'newer',
+    users: [{ signInWallets: [DEV_WALLET.address], smartWallets: [{ address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', chainId: '100' }] }],
+  });
   const account = privateKeyToAccount(DEV_WALLET.privateKey);
   const nonce = await (await fetch(`${sandbox.baseUrl}/api/v1/auth/nonce`)).text();
   const message = createSiweMessage({ address: account.address, chainId: 100, domain: 'localhost', uri: 'http://localhost', version: '1', nonce, issuedAt: new Date() });

@@ -33,7 +33,11 @@ export interface SandboxOptions {
   deliveryTimeoutMs?: number;
   /** How long a new daily limit stays `pending` before it becomes `synced`. Default 2,000 ms. */
   limitSyncDelayMs?: number;
-  /** Token behaviour of the older (default) or newer infrastructure generation. */
+  /**
+   * The infrastructure generation to imitate, older (default) or newer: its tokens, and the
+   * operations it answers (the spec's `x-generation`; the other generation's answer 404). The
+   * daily limit and the onboarding are the newer generation's.
+   */
   generation?: Generation;
   /** SIWE domains accepted besides `localhost`, e.g. `app.example.com` or `app.example.com:8443`; pages on them may also call the sandbox from a browser (CORS). */
   whitelist?: string[];

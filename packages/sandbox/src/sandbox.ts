@@ -179,6 +179,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const validator = new RequestValidator(withAgreedMaximum(operations, config.maxDailyLimitCents));
   const whitelist = new DomainWhitelist(config.whitelist);
   registerCoreApi(coreRouter, {
+    operations,
     validator,
     nonces: new NonceStore(clock.now),
     whitelist,

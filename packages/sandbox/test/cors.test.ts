@@ -10,7 +10,13 @@ let sandbox: Sandbox;
 let token: string;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ users: [{ signInWallets: [registered.address] }], whitelist: ['app.example.com', 'shop.example.com:8443'], limitSyncDelayMs: 5 });
+  // The newer generation, whose limit a partner's front end reads and sets (the user has its account).
+  sandbox = await startSandbox({
+    generation: 'newer',
+    users: [{ signInWallets: [registered.address], smartWallets: [{ address: newAccount().address, chainId: '100' }] }],
+    whitelist: ['app.example.com', 'shop.example.com:8443'],
+    limitSyncDelayMs: 5,
+  });
   token = await tokenFor(sandbox.baseUrl, registered);
 });
 afterAll(() => sandbox?.close());

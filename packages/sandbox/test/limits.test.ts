@@ -8,8 +8,12 @@ const other = newAccount();
 let sandbox: Sandbox;
 let token: string;
 
+/** A newer-generation user seed with its account (a smart wallet): the limit is the account's. */
+const withAccount = (address: string) => ({ signInWallets: [address], smartWallets: [{ address: newAccount().address, chainId: '100' }] });
+
+// The limit operations are the newer generation's (x-generation, from service facts).
 beforeAll(async () => {
-  sandbox = await startSandbox({ users: [{ signInWallets: [owner.address] }, { signInWallets: [other.address] }], limitSyncDelayMs: 300 });
+  sandbox = await startSandbox({ generation: 'newer', users: [withAccount(owner.address), withAccount(other.address)], limitSyncDelayMs: 300 });
   token = await tokenFor(sandbox.baseUrl, owner);
 });
 afterAll(() => sandbox.close());
@@ -34,7 +38,7 @@ describe('reads the default daily limit of 1,000,000 cents', () => {
 
 function newAccountRegistered() {
   const account = newAccount();
-  sandbox.users.create({ signInWallets: [account.address] });
+  sandbox.users.create(withAccount(account.address));
   return account;
 }
 
@@ -161,24 +165,58 @@ describe('answers the limit only once the account exists (newer generation: 409 
     }
   });
 
-  it('a seeded newer user has an account when it is seeded with a smart wallet; the older generation needs none (its users sign up with their account)', async () => {
-    const [withAccount, withoutAccount] = [newAccount(), newAccount()];
-    const users = [
-      { signInWallets: [withAccount.address], smartWallets: [{ address: newAccount().address, chainId: '100' }] },
-      { signInWallets: [withoutAccount.address] },
-    ];
-    const [newer, older] = await Promise.all([startSandbox({ generation: 'newer', users }), startSandbox({ users })]);
+  it('a seeded newer user has an account when it is seeded with a smart wallet', async () => {
+    const [seededWithAccount, withoutAccount] = [newAccount(), newAccount()];
+    const newer = await startSandbox({ generation: 'newer', users: [withAccount(seededWithAccount.address), { signInWallets: [withoutAccount.address] }] });
     try {
-      expect((await limitOf(newer, await tokenFor(newer.baseUrl, withAccount))).status).toBe(200);
+      expect((await limitOf(newer, await tokenFor(newer.baseUrl, seededWithAccount))).status).toBe(200);
       const refused = await limitOf(newer, await tokenFor(newer.baseUrl, withoutAccount));
       expect(refused).toMatchObject({ status: 409, body: { code: 'OnboardingStepNotReached', message: expect.stringMatching(/at action_complete_kyc: KYC must be approved first .*then create the account \(POST \/account\)\.$/) } });
-      for (const account of [withAccount, withoutAccount]) {
-        const bearer = await tokenFor(older.baseUrl, account);
-        expect((await limitOf(older, bearer)).status).toBe(200);
-        expect((await putLimit(older, bearer, { amount: 5_000, currency: 'USD' })).status).toBe(200);
-      }
     } finally {
-      await Promise.all([newer.close(), older.close()]);
+      await newer.close();
+    }
+  });
+});
+
+// Service facts: "The reference's limit endpoint (`/user-api/user/account/limit`) belongs to the
+// newer generation"; reference 9: on the older generation the user sets the onchain daily limit
+// with an onchain signature. On the older generation the operations do not exist, as every
+// operation of the other generation: 404 NotFound naming the generation.
+describe('the older generation has no limit endpoint: GET and PUT answer 404 NotFound naming the newer generation', () => {
+  it('answers 404 to a registered user with an account, to a wallet without a user and without a token, before reading the token or the body', async () => {
+    const [registered, unregistered] = [newAccount(), newAccount()];
+    const older = await startSandbox({ users: [withAccount(registered.address)] });
+    try {
+      const bearer = await tokenFor(older.baseUrl, registered);
+      // Not through callOperation: the spec documents no 404, the operation does not exist here.
+      const raw = async (method: 'GET' | 'PUT', authorization?: string, body?: unknown) => {
+        const response = await fetch(`${older.baseUrl}/user-api/user/account/limit`, {
+          method,
+          headers: { 'content-type': 'application/json', ...(authorization === undefined ? {} : { authorization: `Bearer ${authorization}` }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        return { status: response.status, body: (await response.json()) as unknown };
+      };
+      const calls = [
+        ['GET', 'getAccountLimit', () => raw('GET', bearer)],
+        ['PUT', 'setAccountLimit', () => raw('PUT', bearer, { amount: 5_000, currency: 'USD' })],
+        ['PUT', 'setAccountLimit', () => raw('PUT', bearer, { amount: 0 })],
+        ['GET', 'getAccountLimit', async () => raw('GET', await tokenFor(older.baseUrl, unregistered))],
+        ['GET', 'getAccountLimit', () => raw('GET')],
+      ] as const;
+      for (const [method, operationId, call] of calls) {
+        const answer = await call();
+        expect(answer).toEqual({
+          status: 404,
+          body: {
+            code: 'NotFound',
+            message: `${method} /user-api/user/account/limit (${operationId}) exists only on the newer generation; this sandbox runs the older one (start it with --generation newer): on the older generation the user sets the daily limit onchain, with an onchain signature.`,
+          },
+        });
+      }
+      expect(older.deliveries()).toHaveLength(0);
+    } finally {
+      await older.close();
     }
   });
 });

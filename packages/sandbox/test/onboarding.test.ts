@@ -107,10 +107,9 @@ describe('one-time passwords', () => {
 describe("the partner's agreed maximum daily limit (maxDailyLimitCents)", () => {
   it('accepts amounts up to the agreed maximum and refuses above it; the default stays 1,000,000', async () => {
     const account = newAccount();
-    const [agreed, standard] = await Promise.all([
-      start({ users: [{ signInWallets: [account.address] }], maxDailyLimitCents: 2_500_000 }),
-      start({ users: [{ signInWallets: [account.address] }] }),
-    ]);
+    // The limit is the newer generation's; the user has its account (a smart wallet).
+    const users = [{ signInWallets: [account.address], smartWallets: [{ address: newAccount().address, chainId: '100' }] }];
+    const [agreed, standard] = await Promise.all([start({ generation: 'newer', users, maxDailyLimitCents: 2_500_000 }), start({ generation: 'newer', users })]);
     const put = async (sandbox: Sandbox, amount: number) => callOperation(sandbox.baseUrl, 'setAccountLimit', { token: await tokenFor(sandbox.baseUrl, account), body: { amount, currency: 'USD' } });
     expect((await put(agreed, 2_500_000)).status).toBe(200);
     const above = await put(agreed, 2_500_001);

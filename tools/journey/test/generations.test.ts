@@ -1,7 +1,8 @@
 // Reference 5 rules 1 and 8, 4.7 and 9: the two generations side by side. The older
-// generation's users sign in with their ttlInSeconds and verify their phone by SMS; each
-// generation's operations exist only on it; existing users of the newer generation sign in
-// next to brand-new ones. Through @capi/client, with the receiver listening.
+// generation's users sign in with their ttlInSeconds and verify their phone by SMS, and set
+// their daily limit onchain (no limit endpoint: service facts); each generation's operations
+// exist only on it; existing users of the newer generation sign in next to brand-new ones.
+// Through @capi/client, with the receiver listening.
 import { AuthenticationError, NotFoundError } from '@capi/client';
 import { checkLegacyPhoneVerification, getOnboardingStatus, readTokenClaims, registerUser, requestEmailVerification, requestLegacyPhoneVerification, requestPhoneVerification } from '@capi/client/onboarding';
 import type { User } from '@capi/sandbox';
@@ -39,8 +40,17 @@ describe('older generation: an existing user verifies the phone by SMS one-time 
     expect(events.map((event) => event.eventType)).toEqual(['user.created', 'kyc.phone-validation.changed']);
     expect(events[1]!.data).toEqual(checked);
     expect(await admin<User>(sandbox, 'GET', `/__sandbox/users/${id}`)).toEqual(checked);
-    // The limit is answered on both generations.
-    expect(await wallet.client.getDailyLimit()).toEqual({ amount: 1_000_000, currency: 'USD', syncStatus: 'synced' });
+  });
+
+  it('the daily limit does not exist there (the user sets it onchain): NotFoundError saying so, for get, set and wait', async () => {
+    const wallet = newWallet(await startOlder());
+    await admin(journey!.sandbox, 'POST', '/__sandbox/users', { signInWallets: [wallet.account.address] });
+    await signIn(wallet.client, wallet.account);
+    for (const call of [() => wallet.client.getDailyLimit(), () => wallet.client.setDailyLimit({ amount: 100_000 }), () => wallet.client.waitForLimitSync({ timeoutMs: 1_000 })]) {
+      const error = await call().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(NotFoundError);
+      expect(error).toMatchObject({ status: 404, code: 'NotFound', message: expect.stringContaining('The daily limit is a newer-generation operation; on the older generation the user sets it onchain') });
+    }
   });
 
   it('a wallet that owns no account gets a token (hasSignedUp: false) and 401 on the authenticated routes (reference 5 rule 1)', async () => {
@@ -48,7 +58,6 @@ describe('older generation: an existing user verifies the phone by SMS one-time 
     const token = await signIn(stranger.client, stranger.account);
     expect(readTokenClaims(token)).toMatchObject({ hasSignedUp: false });
     expect(readTokenClaims(token).userId).toBeUndefined();
-    await expect(stranger.client.getDailyLimit()).rejects.toBeInstanceOf(AuthenticationError);
     await expect(requestLegacyPhoneVerification(stranger.client, { phone: '+15555550178' })).rejects.toBeInstanceOf(AuthenticationError);
   });
 

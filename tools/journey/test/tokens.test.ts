@@ -1,7 +1,7 @@
 // Reference 5 (rules 2, 5, 6, 7) and 9: sign-in, token lifetime and renewal, in the middle of
 // a user's journey, through @capi/client against the sandbox over loopback HTTP.
 import { AuthenticationError, createPartnerClient, ForbiddenError, InvalidArgumentError, signerFromViemAccount, TokenManager, type PartnerClient, type TokenSet } from '@capi/client';
-import { acceptTerms, getOnboardingStatus, getUser, readTokenClaims, registerUser, requestEmailVerification } from '@capi/client/onboarding';
+import { acceptTerms, getOnboardingStatus, getUser, readTokenClaims, registerUser, requestEmailVerification, requestLegacyPhoneVerification } from '@capi/client/onboarding';
 import type { Sandbox } from '@capi/sandbox';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -97,12 +97,14 @@ describe('older generation: the token lives ttlInSeconds; once expired, the clie
     const claims = readTokenClaims(first.token);
     expect(claims.exp! - claims.iat!).toBe(3600);
     expect(first.refreshToken).toBeUndefined();
-    expect(await client.setDailyLimit({ amount: 400_000 })).toMatchObject({ amount: 400_000, syncStatus: 'pending' });
+    // The older generation's own authenticated operation (it has no limit endpoint): the SMS verification.
+    const phone = '+15555550190';
+    expect(await requestLegacyPhoneVerification(client, { phone })).toMatchObject({ sentTo: phone });
 
     await admin(sandbox, 'POST', '/__sandbox/clock', { advanceSeconds: 3601 });
     // Ten requests at once after expiry: one new sign-in for all of them.
-    const limits = await Promise.all(Array.from({ length: 10 }, () => client.getDailyLimit()));
-    expect(limits.every((limit) => limit.amount === 400_000)).toBe(true);
+    const sent = await Promise.all(Array.from({ length: 10 }, () => requestLegacyPhoneVerification(client, { phone })));
+    expect(sent.every((answer) => answer.sentTo === phone)).toBe(true);
     expect(calls).toEqual({ refresh: 0, reauthenticate: 1, signatures: 2 });
     // Each sign-in used a new nonce (rule 2).
     expect(nonces).toHaveLength(2);

@@ -36,8 +36,14 @@ const { createServer } = require('node:http');
 const { privateKeyToAccount } = require('viem/accounts');
 `;
   return `${load}
+// The daily limit is the newer generation's: the dev wallet's user is seeded with its account.
+const SANDBOX_OPTIONS = {
+  generation: 'newer',
+  users: [{ signInWallets: [DEV_WALLET.address], smartWallets: [{ address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', chainId: '100' }] }],
+};
+
 async function main() {
-  const sandbox = await startSandbox();
+  const sandbox = await startSandbox(SANDBOX_OPTIONS);
   try {
     const client = createPartnerClient({ baseUrl: sandbox.baseUrl, webhooksUrl: sandbox.webhooksUrl });
     const account = privateKeyToAccount(DEV_WALLET.privateKey);
@@ -103,7 +109,11 @@ import { privateKeyToAccount } from 'viem/accounts';
 export const everyPackage = [${packageNames.map((_, index) => `published${index}`).join(', ')}];
 
 export async function signInAndVerify(privateKey: string): Promise<number> {
-  const sandbox: Sandbox = await startSandbox();
+  // The daily limit is the newer generation's: the dev wallet's user is seeded with its account.
+  const sandbox: Sandbox = await startSandbox({
+    generation: 'newer',
+    users: [{ signInWallets: [DEV_WALLET.address], smartWallets: [{ address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', chainId: '100' }] }],
+  });
   const client: PartnerClient = createPartnerClient({ baseUrl: sandbox.baseUrl, webhooksUrl: sandbox.webhooksUrl });
   await client.signInWithEthereum({ ...signerFromViemAccount(privateKeyToAccount(DEV_WALLET.privateKey)), domain: 'localhost', uri: 'http://localhost/', chainId: 100 });
   const limit = await client.getDailyLimit();

@@ -11,7 +11,11 @@ let inputs: string[];
 let receiverKeys: { publicKey: string; privateKey: string };
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  // The daily limit is the newer generation's; the dev wallet's user is seeded with its account.
+  sandbox = await startSandbox({
+    generation: 'newer',
+    users: [{ signInWallets: [DEV_WALLET.address], smartWallets: [{ address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', chainId: '100' }] }],
+  });
   receiverKeys = await generateWebhookKeyPair();
   const input = { sandbox: { baseUrl: sandbox.baseUrl, webhooksUrl: sandbox.webhooksUrl, walletPrivateKey: DEV_WALLET.privateKey }, receiverKeys };
   const bundle = await bundleWorker('conformance/worker.mjs');

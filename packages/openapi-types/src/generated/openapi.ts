@@ -70,12 +70,12 @@ export interface paths {
         };
         /**
          * Get the account's daily spending limit
-         * @description Returns the daily spending limit of the authenticated user's account. The limit is cumulative across all cards of the account (not per card, not per transaction); the default is 1,000,000 cents (10,000 USD). `syncStatus` says whether the most recent update has been applied downstream. The limit is the account's: a user of the newer generation has none until `createAccount`, and is answered `409` `OnboardingStepNotReached` before it.
+         * @description Newer generation only: the older generation has no limit endpoint (there the user sets the onchain daily limit with an onchain signature, reference 9). Returns the daily spending limit of the authenticated user's account. The limit is cumulative across all cards of the account (not per card, not per transaction); the default is 1,000,000 cents (10,000 USD). `syncStatus` says whether the most recent update has been applied downstream. The limit is the account's: a user has none until `createAccount`, and is answered `409` `OnboardingStepNotReached` before it.
          */
         get: operations["getAccountLimit"];
         /**
          * Set the account's daily spending limit
-         * @description Sets a new daily spending limit and returns it immediately with `syncStatus` `pending`; it becomes `synced` once applied downstream (poll `getAccountLimit`). `amount` is in USD cents, greater than 0 and at most 1,000,000 (10,000 USD) unless a higher maximum was agreed with the partner at onboarding; only `USD` is accepted. Before `createAccount` (newer generation) there is no account to set it on: `409` `OnboardingStepNotReached`, and nothing changes.
+         * @description Newer generation only: the older generation has no limit endpoint (there the user sets the onchain daily limit with an onchain signature, reference 9). Sets a new daily spending limit and returns it immediately with `syncStatus` `pending`; it becomes `synced` once applied downstream (poll `getAccountLimit`). `amount` is in USD cents, greater than 0 and at most 1,000,000 (10,000 USD) unless a higher maximum was agreed with the partner at onboarding; only `USD` is accepted. Before `createAccount` there is no account to set it on: `409` `OnboardingStepNotReached`, and nothing changes.
          */
         put: operations["setAccountLimit"];
         post?: never;

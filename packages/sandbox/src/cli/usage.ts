@@ -16,7 +16,8 @@ serve options:
   --time-scale N           divide the webhook retry delays (1, 5, 15 min) by N (default 1)
   --delivery-timeout MS    how long a receiver has to answer (default 30000)
   --limit-sync-delay MS    how long a new daily limit stays pending (default 2000)
-  --generation G           older (default): one token, ttlInSeconds; newer: 15-min access + 7-day refresh token
+  --generation G           older (default): one token, ttlInSeconds, no daily limit (404); newer: 15-min access
+                           + 7-day refresh token, onboarding and the daily limit
   --whitelist DOMAIN       accept this SIWE domain besides localhost (repeatable)
   --max-daily-limit CENTS  the partner's agreed maximum daily limit (default 1000000)
   --require-phone          newer: the partner requires phone verification (action_verify_phone)

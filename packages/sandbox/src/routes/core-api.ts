@@ -1,5 +1,6 @@
 import { assertFirewallAllows } from '../auth/firewall.js';
 import { answerSiweChallenge, type ChallengeRequest, type SiweChallengeDependencies } from '../auth/siwe-challenge.js';
+import type { OperationContract } from '../conformance/operation-contract.js';
 import type { RequestValidator } from '../conformance/request-validator.js';
 import { ApiError } from '../http/api-error.js';
 import type { Router } from '../http/router.js';
@@ -7,11 +8,14 @@ import type { LimitStore } from '../limits/limit-store.js';
 import type { OnboardingJourney } from '../onboarding/onboarding-journey.js';
 import { registeredUserId } from './bearer-auth.js';
 import { readOperationBody } from './operation-body.js';
+import { otherGenerationRefusal } from './operation-generation.js';
 
 export interface CoreApiDependencies extends SiweChallengeDependencies {
+  /** The spec's operations: says which generation answers the limit (`x-generation`). */
+  operations: readonly OperationContract[];
   validator: RequestValidator;
   limits: LimitStore;
-  /** Newer generation: whether a user has created the account that holds the limit. */
+  /** Whether a user has created the account that holds the limit. */
   journey: Pick<OnboardingJourney, 'assertAccountCreated'>;
   /** The partner's agreed maximum daily limit, in cents (default 1,000,000). */
   maxDailyLimitCents: number;
@@ -36,20 +40,31 @@ export function registerCoreApi(router: Router, deps: CoreApiDependencies): void
   });
 
   /**
-   * The limit is the account's (reference 4.3). The older generation's users sign up with
-   * their account; a newer user has none before `createAccount` (409, see the spec).
+   * The limit operations are the newer generation's (the spec's `x-generation`, from service
+   * facts: the older generation's user sets the limit onchain, reference 9). On the other
+   * generation they do not exist: 404, before the token is read, as every operation of the
+   * other generation. The limit is the account's (reference 4.3): a user has none before
+   * `createAccount` (409, see the spec).
    */
-  const assertAccountCreated = (userId: string): void => {
-    if (deps.tokens.generation === 'newer') deps.journey.assertAccountCreated(userId);
+  const contractOf = (operationId: string): OperationContract => {
+    const operation = deps.operations.find((candidate) => candidate.operationId === operationId);
+    if (operation === undefined) throw new Error(`The embedded spec has no ${operationId}.`);
+    return operation;
   };
+  const getLimit = contractOf('getAccountLimit');
+  const setLimit = contractOf('setAccountLimit');
 
   router.on('GET', '/user-api/user/account/limit', async (request) => {
+    const refusal = otherGenerationRefusal(getLimit, deps.tokens.generation);
+    if (refusal !== undefined) throw refusal;
     const userId = await registeredUserId(request, deps.tokens, deps.users);
-    assertAccountCreated(userId);
+    deps.journey.assertAccountCreated(userId);
     return { status: 200, json: deps.limits.get(userId) };
   });
 
   router.on('PUT', '/user-api/user/account/limit', async (request) => {
+    const refusal = otherGenerationRefusal(setLimit, deps.tokens.generation);
+    if (refusal !== undefined) throw refusal;
     const userId = await registeredUserId(request, deps.tokens, deps.users);
     const body = await readOperationBody<{ amount: number; currency: string }>(request, deps.validator, 'setAccountLimit', {
       notJson: (detail) => new ApiError(400, { code: 'InvalidJson', message: `The body is not JSON (${detail}); send {"amount": <cents>, "currency": "USD"}.` }),
@@ -60,7 +75,7 @@ export function registerCoreApi(router: Router, deps: CoreApiDependencies): void
         }),
     });
     // Checked after the body, as the onboarding operations do; nothing is stored before.
-    assertAccountCreated(userId);
+    deps.journey.assertAccountCreated(userId);
     return { status: 200, json: deps.limits.set(userId, body.amount, body.currency) };
   });
 }

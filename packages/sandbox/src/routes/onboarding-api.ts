@@ -8,6 +8,7 @@ import type { OneTimePasswords } from '../onboarding/one-time-passwords.js';
 import type { UserRegistry } from '../users/user-registry.js';
 import { notRegistered, signedIn } from './bearer-auth.js';
 import { readOperationBody } from './operation-body.js';
+import { otherGenerationRefusal } from './operation-generation.js';
 
 export interface OnboardingApiDependencies {
   operations: readonly OperationContract[];
@@ -102,12 +103,8 @@ export function registerOnboardingApi(router: Router, deps: OnboardingApiDepende
     const handler = HANDLERS[operation.operationId];
     if (handler === undefined) continue;
     router.on(operation.method, operation.path, async (request): Promise<RouteResponse> => {
-      if (operation.generation !== 'both' && operation.generation !== deps.generation) {
-        throw new ApiError(404, {
-          code: 'NotFound',
-          message: `${operation.method} ${operation.path} (${operation.operationId}) exists only on the ${operation.generation} generation; this sandbox runs the ${deps.generation} one (start it with --generation ${operation.generation}).`,
-        });
-      }
+      const refusal = otherGenerationRefusal(operation, deps.generation);
+      if (refusal !== undefined) throw refusal;
       const { claims, userId } = await signedIn(request, deps.tokens, deps.users);
       let body: unknown;
       if (operation.requestBodySchema !== undefined) {
