@@ -1,6 +1,7 @@
 import type { AccountLimit, SetAccountLimitRequest } from '@capi/openapi-types';
 import { previewBody } from './describe-value.js';
 import { readAnswerBody } from './answer-body.js';
+import { readErrorBody } from './error-body.js';
 import { UnexpectedResponseError } from './errors.js';
 import { assertDailyLimitInput, DAILY_LIMIT_CURRENCY } from './daily-limit-input.js';
 import { sendServiceRequest, type ServiceContext } from './service-request.js';
@@ -25,7 +26,9 @@ export interface SetDailyLimitParams {
 /**
  * The account's daily spending limit as the client returns it: the service's `AccountLimit`
  * with `currency` always present. The service may omit `currency` (reference 4.3 does not
- * show it); the spec says clients then assume `USD`, so the client fills it in.
+ * show it); the spec says clients then assume `USD`, so the client fills it in. `syncStatus`
+ * is `pending` or `synced` (the spec's closed `SyncStatus`): an answer with another one is an
+ * `UnexpectedResponseError`, never a value outside the type.
  *
  * @example
  * const limit: DailyLimit = await client.getDailyLimit(); // limit.currency is 'USD' even when the service left it out
@@ -34,7 +37,8 @@ export type DailyLimit = AccountLimit & { currency: string };
 
 /**
  * What `setDailyLimit` answers: the new limit, not yet applied downstream, so its
- * `syncStatus` is `pending` (reference 3.1; a const in the spec's answer).
+ * `syncStatus` is `pending` (reference 3.1; a const in the spec's answer, which
+ * `setDailyLimit` checks).
  *
  * @example
  * const limit: PendingDailyLimit = await client.setDailyLimit({ amount: 50_000 }); // limit.syncStatus === 'pending'
@@ -68,29 +72,34 @@ export interface DailyLimitContext extends ServiceContext {
   maxDailyLimitCents: number;
   /** The client's per-request timeout; polls never wait longer than what is left of theirs. */
   requestTimeoutMs: number;
-  /** Says whether the wallet has registered (hasSignedUp), and on which generation, for the advice on a 401. */
-  tokenManager?: Pick<TokenManager, 'hasSignedUp' | 'generation'>;
+  /** Says whether the wallet has registered (hasSignedUp), for the advice on a 401. */
+  tokenManager?: Pick<TokenManager, 'hasSignedUp'>;
 }
 
-// The limit is the account's: a wallet that never registered gets 401 (reference 5 rule 1),
-// a newer user whose onboarding has not created the account 409 (the spec's AccountNotCreated).
-// Registration itself differs: POST /user in the newer generation; out-of-band in the older,
-// which has no POST /user (reference 9).
+// The limit operations are the newer generation's (the spec's x-generation, from service
+// facts): the older generation has no limit endpoint, its users set the limit onchain
+// (reference 9), and answers 404. The limit is the account's: a wallet that never registered
+// gets 401 (reference 5 rule 1), a user whose onboarding has not created the account 409 (the
+// spec's AccountNotCreated).
 const FINISH_ONBOARDING = 'finish onboarding up to createAccount()';
+// The advice of the 404 a limit operation gets from an older-generation deployment.
+const NEWER_GENERATION_LIMIT_ADVICE =
+  "The daily limit is a newer-generation operation; on the older generation the user sets it onchain (no limit endpoint). Check baseUrl: it must be a newer-generation deployment (sandbox: generation 'newer')";
 function adviseOnboarding(context: DailyLimitContext) {
-  return (status: number) =>
-    status === 409
-      ? `The limit is on the account, not created yet: ${FINISH_ONBOARDING}`
-      : status === 401 && context.tokenManager?.hasSignedUp === false
-        ? context.tokenManager.generation === 'newer'
+  return (status: number, body: unknown) =>
+    status === 404
+      ? NEWER_GENERATION_LIMIT_ADVICE
+      : status === 409
+        ? `The limit is on the account, not created yet: ${FINISH_ONBOARDING}`
+        : status === 401 && context.tokenManager?.hasSignedUp === false && (readErrorBody(body).code ?? 'UserNotRegistered') === 'UserNotRegistered'
           ? `This wallet has not registered a user yet (hasSignedUp: false): register it (POST /user), then ${FINISH_ONBOARDING}`
-          : 'This wallet owns no registered account yet (hasSignedUp: false). The older generation has no POST /user: the wallet is registered with the service out-of-band (on the sandbox: --user ADDRESS or POST /__sandbox/users); then sign in again'
-        : undefined;
+          : undefined;
 }
 
 /**
- * Reads the account's daily spending limit (4.3).
+ * Reads the account's daily spending limit (4.3). Newer generation only.
  *
+ * @throws NotFoundError (404, from an older-generation deployment: the advice says the limit is set onchain there); AuthenticationError (401); ConflictError (409 `OnboardingStepNotReached`, before `createAccount`); UnexpectedResponseError (`unexpected_limit_body`: no `{amount, syncStatus}`, or a `syncStatus` other than `pending` and `synced`).
  * @example
  * const { amount, syncStatus } = await getDailyLimit(context);
  */
@@ -101,8 +110,9 @@ export async function getDailyLimit(context: DailyLimitContext, options: Request
 
 /**
  * Sets the account's daily spending limit (4.4), after checking the amount and currency
- * locally. The answer has `syncStatus: 'pending'`; see `waitForLimitSync`.
+ * locally. The answer has `syncStatus: 'pending'`; see `waitForLimitSync`. Newer generation only.
  *
+ * @throws InvalidArgumentError before sending; NotFoundError (404, from an older-generation deployment: the advice says the limit is set onchain there); AuthenticationError (401); ConflictError (409 `OnboardingStepNotReached`, before `createAccount`); ValidationError (400, 422); UnexpectedResponseError (`unexpected_limit_body`: no `{amount, syncStatus}`, or a `syncStatus` other than `pending`).
  * @example
  * await setDailyLimit(context, { amount: 50_000 });
  */
@@ -111,14 +121,24 @@ export async function setDailyLimit(context: DailyLimitContext, params: SetDaily
   assertDailyLimitInput({ amount: params?.amount, currency }, context.maxDailyLimitCents);
   const json: SetAccountLimitRequest = { amount: params.amount, currency: DAILY_LIMIT_CURRENCY };
   const answer = await sendServiceRequest(context, { method: 'PUT', path: LIMIT_PATH, json, advice: adviseOnboarding(context) }, options);
-  return readAccountLimit(readAnswerBody(answer)) as PendingDailyLimit;
+  return readAccountLimit(readAnswerBody(answer), 'pending') as PendingDailyLimit;
 }
 
-function readAccountLimit(data: unknown): DailyLimit {
+// `syncStatus` is the spec's closed SyncStatus (reference 2.7: pending or synced), and a PUT
+// answers pending (3.1): the types say so, and so does this check. Any other status would
+// leave waitForLimitSync polling for a `synced` it cannot tell will come.
+function readAccountLimit(data: unknown, expected?: 'pending'): DailyLimit {
   const limit = data as Partial<AccountLimit> | undefined;
   if (typeof limit?.amount !== 'number' || typeof limit.syncStatus !== 'string') {
     throw new UnexpectedResponseError(
       `The limit answer is not an AccountLimit (expected {amount, syncStatus}), got ${previewBody(data)}. Check baseUrl.`,
+      { code: 'unexpected_limit_body' },
+    );
+  }
+  const { syncStatus } = limit;
+  if (expected ? syncStatus !== expected : syncStatus !== 'pending' && syncStatus !== 'synced') {
+    throw new UnexpectedResponseError(
+      `The limit answer's syncStatus is ${previewBody(syncStatus, 64)}, not ${expected ? `"${expected}" as a PUT answers (the new limit may have been set: read it with getDailyLimit())` : '"pending" or "synced" (the only ones the spec has)'}. Check baseUrl; if it persists, report it to the platform.`,
       { code: 'unexpected_limit_body' },
     );
   }

@@ -114,8 +114,10 @@ export class ApiError extends PartnerClientError {
 }
 
 /**
- * 401: the access token is missing, expired or revoked, or the signer has no account. When the
- * client has a TokenManager that can renew, this is thrown only after one renewal was tried.
+ * 401: the access token is missing, expired or revoked, or (on most routes) the wallet has not
+ * registered a user yet; at sign-in, the signature or the nonce was refused (any wallet that
+ * signs correctly gets a token). When the client has a TokenManager that can renew, this is
+ * thrown only after one renewal was tried.
  *
  * @example
  * catch (error) { if (error instanceof AuthenticationError) await signInAgain(); }

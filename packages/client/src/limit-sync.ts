@@ -6,7 +6,9 @@ import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
 // A chunk of its own, loaded on the first waitForLimitSync, to keep the main entry in budget.
 
 /**
- * Polls the limit, waiting longer each time, until its `syncStatus` is `synced`.
+ * Polls the limit, waiting longer each time, until its `syncStatus` is `synced`. A status other
+ * than `pending` or `synced` ends the wait at once with the `UnexpectedResponseError`
+ * (`unexpected_limit_body`) of `getDailyLimit`, which names it.
  *
  * @example
  * await setDailyLimit(context, { amount: 50_000 });

@@ -56,11 +56,11 @@ export interface PartnerClient {
   readonly tokenManager: TokenManager;
   /** Signs in with a wallet (SIWE) and stores the tokens. */
   signInWithEthereum(params: SignInWithEthereumParams): Promise<SignInResult>;
-  /** Reads the daily spending limit; `currency` is `USD` when the service leaves it out. */
+  /** Reads the daily spending limit; `currency` is `USD` when the service leaves it out. Newer generation only: an older-generation deployment answers `NotFoundError` (404), its users set the limit onchain. */
   getDailyLimit(options?: RequestOptions): Promise<DailyLimit>;
-  /** Sets the daily spending limit; checked locally first, never retried unless `options.retries` is given. Answers it `pending` (reference 3.1). */
+  /** Sets the daily spending limit; checked locally first, never retried unless `options.retries` is given. Answers it `pending` (reference 3.1). Newer generation only, as `getDailyLimit`. */
   setDailyLimit(params: SetDailyLimitParams, options?: RequestOptions): Promise<PendingDailyLimit>;
-  /** Polls until the limit's `syncStatus` is `synced`. */
+  /** Polls until the limit's `syncStatus` is `synced`. Newer generation only, as `getDailyLimit`. */
   waitForLimitSync(options?: WaitForLimitSyncOptions): Promise<DailyLimit>;
   /** Fetches the webhook signing key from `webhooksUrl`. */
   getWebhookPublicKey(options?: RequestOptions): Promise<WebhookPublicKey>;

@@ -8,9 +8,14 @@
 // started only where a run started (`\b` at every "eyJ" after "-" was quadratic: minutes for a
 // megabyte of "eyJ-eyJ-..."); here each character is looked at a bounded number of times.
 const RUN_PATTERN = /[\w.-]+/g;
-// Skips a credential already redacted: messages pass through here twice (the error body, then
-// the error's message built from it), and "Bearer [redacted token]" must survive unchanged.
-const BEARER_PATTERN = /\b(Bearer(?:\s+|%(?:25)?20|\+))(?!\[redacted token\](?:[\s"',;]|$))[^\s"',;]+/gi;
+// Skips a credential already redacted (messages pass through here twice: the error body, then
+// the error's message built from it, and "Bearer [redacted token]" must survive unchanged) and
+// an obvious placeholder, as in a hint such as 'send "Authorization: Bearer <token>"': a name in
+// <...>, {...}, {{...}} or ${...}, an upper-case name such as ACCESS_TOKEN (parts of at most 12
+// letters, no digits) or the word "token". No credential looks like that; and the tokens the
+// process holds are redacted before this, whatever they look like. (Case-insensitive "Bearer"
+// spelled out, so that the placeholders' case counts.)
+const BEARER_PATTERN = /\b([Bb][Ee][Aa][Rr][Ee][Rr](?:\s+|%(?:25)?20|\+))(?!(?:<?\[redacted token\]>?|<[A-Za-z_ -]{1,40}>|\$?\{\{?[A-Za-z_ -]{1,40}\}\}?|[A-Z]{2,12}(?:_[A-Z]{2,12}){0,3}|token)(?:[\s"',;.)]|$))[^\s"',;]+/g;
 const REDACTED = '[redacted token]';
 const MAX_DEPTH = 32;
 const TOO_DEEP = '[nested too deep]';

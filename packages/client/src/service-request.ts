@@ -29,8 +29,8 @@ export interface ServiceRequest {
   accept?: string;
   /** Another base than the core API (the webhook key service). */
   baseUrl?: string;
-  /** What to tell the caller on an error status, when the operation knows better than the status. */
-  advice?: (status: number) => string | undefined;
+  /** What to tell the caller on an error status, when the operation knows better than the status; `body` is the error body as parsed (not yet redacted: read its `code`, never echo it). */
+  advice?: (status: number, body: unknown) => string | undefined;
 }
 
 /**
@@ -53,6 +53,9 @@ export async function sendServiceRequest(context: ServiceContext, request: Servi
     },
     options,
   );
-  if (!isSuccess(answer)) throw errorFromResponse(answer, readAnswerBody(answer), { advice: request.advice?.(answer.status) });
+  if (!isSuccess(answer)) {
+    const body = readAnswerBody(answer);
+    throw errorFromResponse(answer, body, { advice: request.advice?.(answer.status, body) });
+  }
   return answer;
 }

@@ -1,5 +1,6 @@
 import type { SiweChallengeRequest } from '@capi/openapi-types';
 import { readAnswerBody, readAnswerText } from './answer-body.js';
+import { readErrorBody } from './error-body.js';
 import { AbortError, InvalidArgumentError, UnexpectedResponseError } from './errors.js';
 import { readJwtExpiry } from './jwt-expiry.js';
 import { readNonce } from './nonce.js';
@@ -8,7 +9,8 @@ import { assertSignalOption } from './signal-option.js';
 import { sendServiceRequest, type ServiceContext } from './service-request.js';
 import { buildSiweMessage } from './siwe-message.js';
 import type { SignMessage } from './signers.js';
-import { isBearerTokenText, type TokenManager, type TokenSet } from './token-manager.js';
+import { sessionChanged } from './renewal-errors.js';
+import { isBearerTokenText, sessionOf, type TokenManager, type TokenSet } from './token-manager.js';
 import type { RequestOptions } from './transport.js';
 import { untilAborted } from './until-aborted.js';
 
@@ -19,7 +21,10 @@ import { untilAborted } from './until-aborted.js';
  * const params: SignInWithEthereumParams = { ...signerFromViemAccount(account), domain: 'app.example.com', uri: 'https://app.example.com', chainId: 100 };
  */
 export interface SignInWithEthereumParams extends Pick<RequestOptions, 'signal' | 'timeoutMs'> {
-  /** The signer's address: the owner of a registered account. */
+  /**
+   * The signer's address. Any wallet that signs gets a token; its `hasSignedUp` claim says
+   * whether the wallet has registered a user yet (newer generation: `registerUser`).
+   */
   address: string;
   /** Signs the SIWE message; see `signerFromViemAccount` and `signerFromWalletClient`. */
   signMessage: SignMessage;
@@ -61,12 +66,17 @@ const DEFAULT_STATEMENT = 'Sign in with Ethereum to the app.';
 // One sign-in in flight per token store, as clients of the service are advised to do: a second
 // call for the same sign-in (a double click) joins the first, so the user sees one wallet prompt
 // and one nonce is spent; a call for another sign-in is refused until the first has settled.
-const signInsInFlight = new WeakMap<TokenManager, { fields: string; result: Promise<SignInResult> }>();
+// A sign-in begun before clear() or setTokens() (another session) cannot store anything any
+// more, so it holds up no later one.
+const signInsInFlight = new WeakMap<TokenManager, { fields: string; session: number | undefined; result: Promise<SignInResult> }>();
 
 /**
  * Signs in with a wallet: nonce (4.1), EIP-4361 message, signature, challenge (4.2). Stores the
  * tokens in the client's TokenManager and returns them. While a sign-in is in flight, the same
- * call joins it and a different one is refused with `sign_in_in_progress`.
+ * call joins it and a different one is refused with `sign_in_in_progress`. When `clear()` (a
+ * sign-out) or `setTokens()` changes the TokenManager's session while it runs, it stores
+ * nothing and rejects with `TokenRenewalError` `session_changed` (before the wallet prompt when
+ * it can), and a new sign-in may start at once.
  *
  * @example
  * const { expiresAt } = await signInWithEthereum({ transport, baseUrl, tokenManager }, { ...signerFromViemAccount(account), domain: 'localhost:3000', uri: 'http://localhost:3000', chainId: 100 });
@@ -75,23 +85,28 @@ export async function signInWithEthereum(context: SignInContext, params: SignInW
   assertSignInInput(params);
   assertSignalOption(params.signal, 'signal');
   const fields = JSON.stringify([params.address.toLowerCase(), params.domain, params.uri, params.chainId, params.statement, params.ttlInSeconds]);
+  const session = sessionOf(context.tokenManager);
   const inFlight = signInsInFlight.get(context.tokenManager);
-  if (inFlight !== undefined) {
+  if (inFlight !== undefined && inFlight.session === session) {
     if (inFlight.fields === fields) return inFlight.result;
     throw new InvalidArgumentError('signInWithEthereum',
       'Another sign-in (other address, domain, uri, chain, statement or ttl) is still in flight: only one runs at a time. Wait for it to settle, or cancel it with its signal.',
       'sign_in_in_progress');
   }
-  const result = signInOnce(context, params);
-  signInsInFlight.set(context.tokenManager, { fields, result });
+  const entry = { fields, session, result: signInOnce(context, params, session) };
+  signInsInFlight.set(context.tokenManager, entry);
   try {
-    return await result;
+    return await entry.result;
   } finally {
-    signInsInFlight.delete(context.tokenManager);
+    if (signInsInFlight.get(context.tokenManager) === entry) signInsInFlight.delete(context.tokenManager);
   }
 }
 
-async function signInOnce(context: SignInContext, params: SignInWithEthereumParams): Promise<SignInResult> {
+async function signInOnce(context: SignInContext, params: SignInWithEthereumParams, session: number | undefined): Promise<SignInResult> {
+  // Signed out (clear()) or other tokens stored since this sign-in began: it must not store its own.
+  const checkSession = () => {
+    if (sessionOf(context.tokenManager) !== session) throw sessionChanged('signInWithEthereum', 'it stored nothing');
+  };
   const ttlInSeconds = params.ttlInSeconds ?? TTL_IN_SECONDS_RANGE.max;
   const signal = params.signal ?? undefined;
   const call = { auth: false, signal, timeoutMs: params.timeoutMs };
@@ -108,6 +123,8 @@ async function signInOnce(context: SignInContext, params: SignInWithEthereumPara
   const nonceAnswer = await sendServiceRequest(context, { method: 'GET', path: '/api/v1/auth/nonce', accept: 'text/plain' }, call);
   const nonce = readNonce(readAnswerText(nonceAnswer));
   const message = buildSiweMessage({ ...fields, nonce });
+  // No wallet prompt for a sign-in the user has already left.
+  checkSession();
 
   // The wallet prompt may never settle (a closed popup): the signal still ends the sign-in, and
   // with it the sign-in in flight that would refuse every other one.
@@ -127,8 +144,7 @@ async function signInOnce(context: SignInContext, params: SignInWithEthereumPara
       method: 'POST',
       path: '/api/v1/auth/challenge',
       json,
-      advice: (status) =>
-        status === 401 ? 'The signature was refused: signMessage must sign the exact message with the key of `address`, and that wallet must own a registered account' : undefined,
+      advice: (status, body) => (status === 401 ? signInRefusalAdvice(body) : undefined),
     },
     call,
   );
@@ -151,6 +167,20 @@ async function signInOnce(context: SignInContext, params: SignInWithEthereumPara
     expiresAt: readJwtExpiry(token) ?? new Date(Date.now() + ttlInSeconds * 1000),
     ...(typeof refreshToken === 'string' && refreshToken !== '' ? { refreshToken } : {}),
   };
+  checkSession();
   context.tokenManager.setTokens(result);
   return result;
+}
+
+// A 401 at the challenge is about this sign-in attempt, never about registration: any wallet
+// that signs correctly gets a token (hasSignedUp says whether it has registered). Either the
+// nonce was refused (it expired while the wallet prompt was open, or was already used), or the
+// signature does not match. The service's words are in the message before this advice; the
+// body carries no code for either, so the nonce case is told by its words when it has them.
+function signInRefusalAdvice(body: unknown): string {
+  const said = readErrorBody(body).message ?? '';
+  if (/nonce/i.test(said)) {
+    return `The nonce was refused${/expired/i.test(said) ? ' (it expired before the signature came back: nonces live a few minutes)' : ''}: call signInWithEthereum again, which gets a new nonce, and have the user sign promptly`;
+  }
+  return 'The sign-in was refused: call signInWithEthereum again, which gets a new nonce (the last one may have expired while the wallet prompt was open). If it persists, check that signMessage signs `message` exactly as given, with the key of `address` (EIP-191; a smart account: EIP-1271)';
 }

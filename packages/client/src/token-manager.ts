@@ -36,12 +36,16 @@ export interface TokenSet {
 export interface TokenManagerOptions {
   /**
    * Signs the user in again (a new nonce and a wallet signature, so usually user interaction).
-   * Called at most once at a time, however many requests need it.
+   * Called at most once at a time, however many requests need it. Tokens stored while it runs
+   * (by the sign-in it calls) belong to the renewal, not to a new session.
    */
   reauthenticate?: () => Promise<TokenSet | string>;
   /**
    * Newer generation: trades the refresh token for new tokens. The operation is outside the
-   * reference, so it is yours to supply. When it fails, `reauthenticate` is tried.
+   * reference, so it is yours to supply. It must throw when the service refuses (check
+   * `response.ok`: a 401 `RefreshTokenReused` means the session has ended); resolving to
+   * anything but tokens is a `TokenRenewalError` (`token_renewal_failed`) too. When it fails,
+   * `reauthenticate` is tried.
    */
   refresh?: (refreshToken: string) => Promise<TokenSet>;
   /**
@@ -57,15 +61,44 @@ export interface TokenManagerOptions {
 }
 
 /**
- * A token could not be renewed because `reauthenticate` or `refresh` failed with an error of
- * its own (for example the user rejected the wallet prompt); `cause` holds that error.
+ * A token could not be renewed. Code `token_renewal_failed`: `reauthenticate` or `refresh`
+ * failed with an error of its own (for example the user rejected the wallet prompt; `cause`
+ * holds that error), or resolved to something that is not tokens (an error body, `undefined`;
+ * `cause` is the `InvalidArgumentError` of `setTokens`). Code `session_changed`: `clear()`
+ * (sign-out) or new tokens from elsewhere (`setTokens()`, a sign-in) replaced the session while
+ * the renewal, or a sign-in, ran; its tokens were discarded and the request was not sent again.
  *
  * @example
- * catch (error) { if (error instanceof TokenRenewalError) showSignInButton(); }
+ * catch (error) {
+ *   if (error instanceof TokenRenewalError && error.code === 'session_changed') return; // the user signed out meanwhile
+ *   if (error instanceof TokenRenewalError) showSignInButton();
+ * }
  */
 export class TokenRenewalError extends PartnerClientError {
   override name = 'TokenRenewalError';
 }
+
+// Reads the session of a TokenManager of this copy of the package (undefined for any other
+// object), for the sign-in: one that began in an earlier session must not store its tokens.
+let readSession: (tokenManager: TokenManager) => number | undefined;
+
+/**
+ * The session counter of `tokenManager`, changed by `clear()` and by `setTokens()` from outside
+ * a renewal; `undefined` for an object that is not a TokenManager of this copy of the package.
+ * Internal: for the sign-in.
+ *
+ * @example
+ * const session = sessionOf(tokenManager); // later: sessionOf(tokenManager) !== session after clear()
+ */
+export function sessionOf(tokenManager: TokenManager): number | undefined {
+  return readSession(tokenManager);
+}
+
+// The errors of a renewal overtaken by a session change, or given something that is not tokens,
+// are built in a chunk of their own, loaded only then: their messages stay out of the main
+// entry. Each is awaited only right before it is thrown, so that no check of the session is
+// ever separated by an await from what it guards.
+const renewalErrors = () => import('./renewal-errors.js');
 
 // A few minutes before exp, as service-facts advises: 3 minutes leaves a newer-generation
 // access token (15 minutes) 80% of its life and an older one (1 h to 24 h) nearly all of it,
@@ -104,10 +137,24 @@ export class TokenManager {
   // issuing short tokens): renewing ahead of time again would bring the same, so that token is
   // used until the service answers 401, instead of one renewal (a wallet prompt) per request.
   #renewalBroughtDueToken = false;
+  // The session: clear() and setTokens() from outside a renewal start a new one. Work begun in
+  // an earlier session (a renewal, a sign-in, a request's 401) never stores its tokens in this
+  // one, nor is a request of an earlier session sent again with this session's token.
+  #session = 0;
+  // The access tokens stored in this session (the latest 8): a 401 for any other token is a
+  // request of an earlier session.
+  #sessionTokens: string[] = [];
+  // The session whose reauthenticate callback is running: tokens stored meanwhile (the sign-in
+  // it calls stores them) are that renewal's, not a new session.
+  #reauthenticating: number | undefined;
   #inferredGeneration: TokenGeneration = 'older';
   readonly #fixedGeneration: TokenGeneration | undefined;
   readonly #reauthenticate: TokenManagerOptions['reauthenticate'];
   readonly #refresh: TokenManagerOptions['refresh'];
+
+  static {
+    readSession = (tokenManager) => (#session in tokenManager ? tokenManager.#session : undefined);
+  }
 
   constructor(options: TokenManagerOptions = {}) {
     const renewBeforeMs = options.renewBeforeMs ?? DEFAULT_RENEW_BEFORE_MS;
@@ -146,29 +193,19 @@ export class TokenManager {
 
   /**
    * Stores new tokens (a {@link TokenSet} or a bare access token). The expiry is taken from
-   * `expiresAt`, else from the JWT's `exp`.
+   * `expiresAt`, else from the JWT's `exp`. This starts a new session: a renewal still in
+   * flight is dropped, and what it brings later is discarded (the requests waiting for it fail
+   * with `TokenRenewalError` `session_changed`), so that it cannot replace these tokens. Only
+   * the tokens stored while the `reauthenticate` callback runs (the sign-in it calls stores
+   * them) belong to that renewal.
    *
    * @example
    * tokenManager.setTokens(await client.signInWithEthereum(params));
    */
   setTokens(tokens: TokenSet | string): void {
-    const set = typeof tokens === 'string' ? { token: tokens } : tokens;
-    if (typeof set?.token !== 'string' || set.token === '') {
-      throw new InvalidArgumentError('tokens', 'setTokens needs a non-empty access token string, or { token, expiresAt?, refreshToken? }.', 'invalid_tokens');
-    }
-    if (!isBearerTokenText(set.token)) {
-      throw new InvalidArgumentError('tokens', 'The access token cannot be sent in the Authorization header (it holds spaces, line breaks or non-ASCII characters): pass it as the service issued it.', 'invalid_tokens');
-    }
-    const expiresAt = readExpiresAt(set.expiresAt) ?? readJwtExpiry(set.token);
-    this.#token = set.token;
-    this.#refreshToken = set.refreshToken;
-    holdToken(set.token);
-    holdToken(set.refreshToken);
-    const hasSignedUp = readJwtClaims(set.token)?.hasSignedUp;
-    this.#hasSignedUp = typeof hasSignedUp === 'boolean' ? hasSignedUp : undefined;
-    this.#expiresAt = expiresAt?.getTime();
-    this.#inferredGeneration = set.refreshToken ? 'newer' : 'older';
-    this.#renewalBroughtDueToken = false;
+    const set = readTokenSet(tokens);
+    if (this.#reauthenticating !== this.#session) this.#newSession();
+    this.#store(set);
   }
 
   /**
@@ -180,8 +217,16 @@ export class TokenManager {
     return this.#hasSignedUp;
   }
 
-  /** Forgets every token (sign-out). */
+  /**
+   * Forgets every token (sign-out) and starts a new session: a renewal or sign-in still in
+   * flight stores nothing afterwards (its callers get `TokenRenewalError` `session_changed`),
+   * and a request sent before gets no token of a later session when it is answered 401.
+   *
+   * @example
+   * tokenManager.clear(); // sign-out, even while a renewal is in flight
+   */
   clear(): void {
+    this.#newSession();
     this.#hasSignedUp = undefined;
     this.#token = undefined;
     this.#refreshToken = undefined;
@@ -191,6 +236,8 @@ export class TokenManager {
   /**
    * The access token to send now: renewed first when it is absent or within `renewBeforeMs`
    * of `exp`. If renewal fails while the old token is still valid, the old token is used.
+   * Rejects with `TokenRenewalError` `session_changed` when `clear()` or new tokens end the
+   * session during the renewal.
    *
    * @example
    * const token = await tokenManager.getToken();
@@ -198,10 +245,11 @@ export class TokenManager {
   async getToken(): Promise<string | undefined> {
     if (this.#token !== undefined && this.#renewal === undefined && (!this.#isDue(Date.now()) || this.#renewalBroughtDueToken)) return this.#token;
     if (!this.#canRenew()) return this.#token;
+    const session = this.#session;
     try {
       return await this.#renew();
     } catch (error) {
-      if (this.#token !== undefined && !this.#isExpired(Date.now())) return this.#token;
+      if (this.#session === session && this.#token !== undefined && !this.#isExpired(Date.now())) return this.#token;
       throw error;
     }
   }
@@ -210,21 +258,29 @@ export class TokenManager {
    * Called when a request sent with `rejectedToken` got a 401: drops that token and renews
    * once for everyone. Returns the token to retry with, or `undefined` when none can be had.
    * A token whose claims say `hasSignedUp: false` is kept until it expires, and never renewed
-   * by `reauthenticate` (a wallet prompt): that 401 usually means "register first", and the
-   * token is what registration needs. It is refreshed, though, when `refresh` can (newer
-   * generation, no user interaction): the 401 may also come from a token the service's clock
-   * has expired, and the refreshed token names the user once the wallet has registered.
+   * by `reauthenticate` (a wallet prompt), when the 401's `code` is `UserNotRegistered` or
+   * absent: that 401 means "register first", and the token is what registration needs. It is
+   * refreshed, though, when `refresh` can (newer generation, no user interaction): the 401 may
+   * also come from a token the service's clock has expired, and the refreshed token names the
+   * user once the wallet has registered. With any other `code` (`TokenExpired`, ...) the token
+   * is renewed as any other: the claim may be stale (the wallet registered since).
+   * Rejects with `TokenRenewalError` `session_changed` when `rejectedToken` belongs to an
+   * earlier session (`clear()` or new tokens since the request was sent), or the session
+   * changes during the renewal: the request is not sent again with another session's token.
    *
    * @example
-   * const next = await tokenManager.renewAfterUnauthorized(sentToken);
+   * const next = await tokenManager.renewAfterUnauthorized(sentToken, 'TokenExpired');
    */
-  async renewAfterUnauthorized(rejectedToken: string | undefined): Promise<string | undefined> {
+  async renewAfterUnauthorized(rejectedToken: string | undefined, code?: string): Promise<string | undefined> {
+    if (rejectedToken !== undefined && !this.#sessionTokens.includes(rejectedToken)) throw (await renewalErrors()).sessionChanged('A request answered 401', 'it was not sent again with the new session\'s token');
     if (this.#renewal !== undefined) return this.#renewal;
     // Another request already renewed while this one was in flight.
     if (this.#token !== undefined && this.#token !== rejectedToken) return this.#token;
     // A wallet that has not registered gets 401 on most routes (reference 5 rule 1), and its
     // token still serves registration: keep it. A renewal would only bring the same answer.
-    if (this.#hasSignedUp === false && this.#token !== undefined && !this.#isExpired(Date.now())) {
+    // A 401 that says something else (TokenExpired) is not about registration: the claim
+    // may be stale (the wallet registered with this token), and the token is renewed.
+    if (this.#hasSignedUp === false && this.#token !== undefined && !this.#isExpired(Date.now()) && (code === undefined || code === 'UserNotRegistered')) {
       return this.#canRefresh() ? this.#renew('refresh only') : undefined;
     }
     this.#token = undefined;
@@ -237,13 +293,16 @@ export class TokenManager {
    * Newer generation, after `registerUser`: the token still says `hasSignedUp: false` (no
    * `userId`), so this trades the refresh token for tokens that name the new user. Only through
    * `refresh`, never `reauthenticate` (no wallet prompt); without either it does nothing, and
-   * a failed refresh keeps the current token. `registerUser` calls it.
+   * a failed refresh keeps the current token (and one overtaken by `clear()` or new tokens
+   * stores nothing). `registerUser` calls it.
    *
    * @example
    * await tokenManager.refreshAfterRegistration(); // tokenManager.hasSignedUp === true
    */
   async refreshAfterRegistration(): Promise<void> {
-    if (this.#canRefresh()) await this.#renew('refresh only');
+    // The registration stands whatever happens here: a refresh overtaken by clear() or new
+    // tokens (the only way a refresh-only renewal rejects) is nothing to report to its caller.
+    if (this.#canRefresh()) await this.#renew('refresh only').catch(() => undefined);
   }
 
   toJSON(): Record<string, unknown> {
@@ -256,6 +315,28 @@ export class TokenManager {
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return this.toString();
+  }
+
+  #newSession(): void {
+    this.#session += 1;
+    // A renewal of the earlier session is left to settle on its own (it will store nothing);
+    // requests of this session start their own.
+    this.#renewal = undefined;
+    this.#sessionTokens = [];
+    this.#renewalBroughtDueToken = false;
+  }
+
+  #store(set: StoredTokens): void {
+    this.#token = set.token;
+    this.#refreshToken = set.refreshToken;
+    holdToken(set.token);
+    holdToken(set.refreshToken);
+    const hasSignedUp = readJwtClaims(set.token)?.hasSignedUp;
+    this.#hasSignedUp = typeof hasSignedUp === 'boolean' ? hasSignedUp : undefined;
+    this.#expiresAt = set.expiresAt?.getTime();
+    this.#inferredGeneration = set.refreshToken ? 'newer' : 'older';
+    this.#renewalBroughtDueToken = false;
+    if (!this.#sessionTokens.includes(set.token) && this.#sessionTokens.push(set.token) > 8) this.#sessionTokens.shift();
   }
 
   #isDue(now: number): boolean {
@@ -275,41 +356,77 @@ export class TokenManager {
   }
 
   #renew(mode?: 'refresh only'): Promise<string | undefined> {
-    this.#renewal ??= this.#runRenewal(mode)
-      .then((token) => {
-        this.#renewalBroughtDueToken = token !== undefined && this.#isDue(Date.now());
-        return token;
-      })
-      .finally(() => {
-        this.#renewal = undefined;
+    if (this.#renewal === undefined) {
+      const renewal: Promise<string | undefined> = this.#runRenewal(mode).finally(() => {
+        // clear() or setTokens() may have dropped this one, and another may run now.
+        if (this.#renewal === renewal) this.#renewal = undefined;
       });
+      this.#renewal = renewal;
+    }
     return this.#renewal;
   }
 
+  // Each await is followed by a check that the session is still the one the renewal began in:
+  // otherwise (clear(), setTokens() from elsewhere) it stores nothing and changes nothing.
   async #runRenewal(mode?: 'refresh only'): Promise<string | undefined> {
+    const session = this.#session;
+    const overtaken = async () => (await renewalErrors()).sessionChanged('The token renewal');
     const refreshToken = this.#refreshToken;
     if (refreshToken !== undefined && this.#canRefresh()) {
+      let failure: unknown;
+      let refusedResult = false;
+      let tokens: unknown;
       try {
-        this.setTokens(await this.#refresh!(refreshToken));
-        return this.#token;
+        tokens = await this.#refresh!(refreshToken);
       } catch (error) {
-        // A rotated refresh token must never be offered twice: reusing it ends the session.
-        this.#refreshToken = undefined;
-        // The kept token of a wallet not yet registered: the request's own 401 stands.
-        if (mode === 'refresh only') return undefined;
-        if (this.#reauthenticate === undefined) throw asRenewalError(error, 'refresh');
+        failure = error;
       }
+      if (this.#session !== session) throw await overtaken();
+      if (failure === undefined) {
+        try {
+          return this.#adopt(tokens);
+        } catch (refused) {
+          failure = refused;
+          refusedResult = true;
+        }
+      }
+      // A rotated refresh token must never be offered twice: reusing it ends the session.
+      this.#refreshToken = undefined;
+      // The kept token of a wallet not yet registered: the request's own 401 stands.
+      if (mode === 'refresh only') return undefined;
+      if (this.#reauthenticate === undefined) throw refusedResult ? (await renewalErrors()).refusedTokens(failure, 'refresh', tokens) : asRenewalError(failure, 'refresh');
     }
-    if (mode === 'refresh only') return undefined;
-    if (this.#reauthenticate === undefined) return undefined;
-    let tokens: TokenSet | string;
+    if (mode === 'refresh only' || this.#reauthenticate === undefined) return undefined;
+    const before = this.#token;
+    let tokens: unknown;
+    this.#reauthenticating = session;
     try {
       tokens = await this.#reauthenticate();
     } catch (error) {
-      throw asRenewalError(error, 'reauthenticate');
+      throw this.#session === session ? asRenewalError(error, 'reauthenticate') : await overtaken();
+    } finally {
+      if (this.#reauthenticating === session) this.#reauthenticating = undefined;
     }
-    this.setTokens(tokens);
-    return this.#token;
+    if (this.#session !== session) throw await overtaken();
+    const token = typeof tokens === 'string' ? tokens : (tokens as TokenSet | undefined)?.token;
+    if (this.#token !== before && this.#token !== token) {
+      // Other tokens than the callback's were stored while it ran: they are the session now.
+      const current = this.#token;
+      this.#newSession();
+      if (current !== undefined) this.#sessionTokens.push(current);
+      throw await overtaken();
+    }
+    try {
+      return this.#adopt(tokens);
+    } catch (refused) {
+      throw (await renewalErrors()).refusedTokens(refused, 'reauthenticate', tokens);
+    }
+  }
+
+  #adopt(tokens: unknown): string {
+    this.#store(readTokenSet(tokens as TokenSet | string));
+    this.#renewalBroughtDueToken = this.#isDue(Date.now());
+    return this.#token!;
   }
 }
 
@@ -330,6 +447,24 @@ function asRenewalError(error: unknown, callback: 'refresh' | 'reauthenticate'):
     `The access token could not be renewed: the ${callback} callback failed (${reason}). Sign the user in again.`,
     { code: 'token_renewal_failed', cause: error },
   );
+}
+
+interface StoredTokens {
+  token: string;
+  refreshToken: string | undefined;
+  expiresAt: Date | undefined;
+}
+
+// Checks tokens before anything is stored: a refused set changes nothing.
+function readTokenSet(tokens: TokenSet | string): StoredTokens {
+  const set = typeof tokens === 'string' ? { token: tokens } : tokens;
+  if (typeof set?.token !== 'string' || set.token === '') {
+    throw new InvalidArgumentError('tokens', 'setTokens needs a non-empty access token string, or { token, expiresAt?, refreshToken? }.', 'invalid_tokens');
+  }
+  if (!isBearerTokenText(set.token)) {
+    throw new InvalidArgumentError('tokens', 'The access token cannot be sent in the Authorization header (it holds spaces, line breaks or non-ASCII characters): pass it as the service issued it.', 'invalid_tokens');
+  }
+  return { token: set.token, refreshToken: set.refreshToken, expiresAt: readExpiresAt(set.expiresAt) ?? readJwtExpiry(set.token) };
 }
 
 // Refresh callbacks often hand over parsed JSON, where a date is a string or epoch milliseconds.

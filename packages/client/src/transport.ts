@@ -4,7 +4,9 @@
 // single renewal after a 401.
 
 import { abortableSleep } from './abortable-sleep.js';
+import { readAnswerBody } from './answer-body.js';
 import { describeValue } from './describe-value.js';
+import { readErrorBody } from './error-body.js';
 import { AbortError, ConnectionError, InvalidArgumentError, TimeoutError } from './errors.js';
 import { parseRetryAfter } from './retry-after.js';
 import { assertMilliseconds } from './milliseconds-option.js';
@@ -173,7 +175,9 @@ export function createTransport(options: TransportOptions): Transport {
       if (answer.status === 401 && useAuth && !renewedAfterUnauthorized) {
         renewedAfterUnauthorized = true;
         const rejected = token;
-        const renewed = await untilAborted(() => tokenManager.renewAfterUnauthorized(rejected), callerSignal, () => abortError(request));
+        // The service's code says whether the 401 is about registration (UserNotRegistered) or the token (TokenExpired).
+        const code = readErrorBody(readAnswerBody(answer)).code;
+        const renewed = await untilAborted(() => tokenManager.renewAfterUnauthorized(rejected, code), callerSignal, () => abortError(request));
         // The 401 retry is owed to the renewal, not to the retry budget.
         if (renewed !== undefined) {
           token = renewed;

@@ -82,7 +82,12 @@ beforeAll(async () => {
     logLevel: 'silent',
   });
   probeBundle = bundled.outputFiles[0]!.text;
-  sandbox = await startSandbox({ users: [{ signInWallets: [registeredAccount.address] }], limitSyncDelayMs: 50 });
+  // The limit is the newer generation's; the user has its account (a smart wallet).
+  sandbox = await startSandbox({
+    generation: 'newer',
+    users: [{ signInWallets: [registeredAccount.address], smartWallets: [{ address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', chainId: '100' }] }],
+    limitSyncDelayMs: 50,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -159,7 +164,7 @@ describe('runs in a real browser against the sandbox (headless Chromium, cross-o
       });
       // The page's resource timing saw the limit requests it made (GET, PUT, polls), and none more for the out-of-range amount.
       expect(main.limitRequestsSeen).toBeGreaterThanOrEqual(3);
-      expect((main.signedIn as { expiresAt: number }).expiresAt).toBeGreaterThan(Date.now() + 3_000_000);
+      expect((main.signedIn as { expiresAt: number }).expiresAt).toBeGreaterThan(Date.now() + 14 * 60_000); // newer generation: 15 minutes
       // The sandbox saw the limit the page set, so the page's requests really reached it.
       const limit = await fetch(`${sandbox.baseUrl}/user-api/user/account/limit`, { headers: { authorization: `Bearer ${await tokenFor()}` } });
       expect(await limit.json()).toMatchObject({ amount: 42_000 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AbortError, ConflictError, createPartnerClient, InvalidArgumentError, signerFromViemAccount, TimeoutError, ValidationError, type PartnerClient, type PartnerClientOptions } from '../src/index.js';
+import { AbortError, ConflictError, createPartnerClient, InvalidArgumentError, NotFoundError, signerFromViemAccount, TimeoutError, ValidationError, type PartnerClient, type PartnerClientOptions } from '../src/index.js';
 import { startPartnerService, type PartnerService, type PartnerServiceOptions } from './support/partner-service.js';
 import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
 
@@ -53,6 +53,34 @@ describe('a user without an account yet: the 409 is a ConflictError that says to
         /^The request conflicts with the current state \(HTTP 409 OnboardingStepNotReached\): The daily limit is set on the account, which this user has not created yet\. The limit is on the account, not created yet: finish onboarding up to createAccount\(\) \[request id req-\d+\]$/,
       );
     }
+  });
+});
+
+describe('an older-generation deployment: the 404 is a NotFoundError that says the limit is a newer-generation operation, set onchain on the older one', () => {
+  // Service facts: the limit endpoint belongs to the newer generation; reference 9: the older
+  // generation's user sets the onchain daily limit with an onchain signature.
+  it('getDailyLimit, setDailyLimit and waitForLimitSync reject with NotFoundError, the service\'s words and the advice', async () => {
+    const client = await signedInClient();
+    const refusal = { status: 404, body: { code: 'NotFound', message: 'GET /user-api/user/account/limit (getAccountLimit) exists only on the newer generation' } };
+    service.script('GET', LIMIT_PATH, refusal, refusal);
+    service.script('PUT', LIMIT_PATH, refusal);
+    for (const call of [() => client.getDailyLimit(), () => client.setDailyLimit({ amount: 50_000 }), () => client.waitForLimitSync({ timeoutMs: 1_000 })]) {
+      const error = await call().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(NotFoundError);
+      expect(error).toMatchObject({ status: 404, code: 'NotFound' });
+      expect((error as Error).message).toMatch(
+        /^Not found \(HTTP 404 NotFound\): GET \/user-api\/user\/account\/limit \(getAccountLimit\) exists only on the newer generation\. The daily limit is a newer-generation operation; on the older generation the user sets it onchain \(no limit endpoint\)\. Check baseUrl: it must be a newer-generation deployment \(sandbox: generation 'newer'\) \[request id req-\d+\]$/,
+      );
+    }
+    // A 404 is not retried, and keeps the token.
+    expect(service.requests.filter((request) => request.path === LIMIT_PATH)).toHaveLength(3);
+    expect(client.tokenManager.hasToken).toBe(true);
+  });
+
+  it('a 404 without a body still names the generation', async () => {
+    const client = await signedInClient();
+    service.script('GET', LIMIT_PATH, { status: 404, body: '' });
+    await expect(client.getDailyLimit()).rejects.toThrow(/The daily limit is a newer-generation operation; on the older generation the user sets it onchain/);
   });
 });
 

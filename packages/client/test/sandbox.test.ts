@@ -1,11 +1,14 @@
 // The same client behaviours against @capi/sandbox, the repository's stateful stand-in for the
-// live service (its own SIWE checks, JWTs, limit store and webhook key service).
+// live service (its own SIWE checks, JWTs, limit store and webhook key service). The daily
+// limit is the newer generation's (spec x-generation, service facts), so the sandbox runs the
+// newer generation unless a test says otherwise; the older one answers the limit 404.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxOptions } from '@capi/sandbox';
 import { recoverMessageAddress } from 'viem';
 import {
   AuthenticationError,
   createPartnerClient,
+  NotFoundError,
   errorFromResponse,
   ForbiddenError,
   signerFromViemAccount,
@@ -14,13 +17,18 @@ import {
   type PartnerClient,
   type TokenSet,
 } from '../src/index.js';
+import { requestLegacyPhoneVerification } from '../src/onboarding.js';
 import { registeredAccount, SIGN_IN_PAGE, unregisteredAccount } from './support/wallet.js';
 
 let sandbox: Sandbox | undefined;
 afterEach(() => sandbox?.close());
 
+/** The smart account of the registered wallet's user: on the newer generation the limit is the account's. */
+const SMART_ACCOUNT = { address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', chainId: '100' };
+
+/** A newer-generation sandbox (the limit's) whose registered wallet's user has its account, unless `options` says otherwise. */
 async function start(options: SandboxOptions = {}): Promise<Sandbox> {
-  sandbox = await startSandbox({ users: [{ signInWallets: [registeredAccount.address] }], limitSyncDelayMs: 50, ...options });
+  sandbox = await startSandbox({ generation: 'newer', users: [{ signInWallets: [registeredAccount.address], smartWallets: [SMART_ACCOUNT] }], limitSyncDelayMs: 50, ...options });
   return sandbox;
 }
 
@@ -48,9 +56,9 @@ describe('signs in, reads, sets and waits for the limit against the sandbox', ()
   it('runs the whole partner flow', async () => {
     const { baseUrl, webhooksUrl, publicKey } = await start();
     const client = createPartnerClient({ baseUrl, webhooksUrl });
-    const { token, expiresAt } = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE, ttlInSeconds: 3600 });
+    const { token, expiresAt } = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
     expect(token.split('.')).toHaveLength(3);
-    expect(expiresAt.getTime()).toBeGreaterThan(Date.now() + 3_500_000);
+    expect(expiresAt.getTime()).toBeGreaterThan(Date.now() + 14 * 60_000); // newer generation: 15 minutes
 
     await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000, syncStatus: 'synced' });
     await expect(client.setDailyLimit({ amount: 42_000 })).resolves.toMatchObject({ amount: 42_000, syncStatus: 'pending' });
@@ -91,19 +99,32 @@ describe('maps the sandbox refusals to typed errors', () => {
     await expect(client.getDailyLimit()).rejects.toBeInstanceOf(AuthenticationError);
   });
 
-  // The older generation has no POST /user: registration is out-of-band (reference 9).
-  it.each([
-    { generation: 'older', says: 'The older generation has no POST /user: the wallet is registered with the service out-of-band', never: 'register it (POST /user)' },
-    { generation: 'newer', says: 'register it (POST /user), then finish onboarding up to createAccount()', never: 'out-of-band' },
-  ] as const)('$generation generation: the 401 on the limit of an unregistered wallet says how to register on that generation', async ({ generation, says, never }) => {
-    const { baseUrl } = await start({ generation });
+  it('the 401 on the limit of an unregistered wallet says to register (POST /user) and finish onboarding', async () => {
+    const { baseUrl } = await start();
     const client = createPartnerClient({ baseUrl });
     await client.signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE });
-    expect(client.tokenManager.generation).toBe(generation);
+    expect(client.tokenManager.generation).toBe('newer');
     const error = await client.getDailyLimit().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AuthenticationError);
-    expect((error as Error).message).toContain(says);
-    expect((error as Error).message).not.toContain(never);
+    expect((error as Error).message).toContain('register it (POST /user), then finish onboarding up to createAccount()');
+  });
+
+  // Service facts: the limit endpoint belongs to the newer generation; reference 9: on the
+  // older one the user sets the onchain daily limit with an onchain signature.
+  it('older generation: every limit operation is a NotFoundError saying the limit is newer-generation and set onchain on the older one; the token is kept', async () => {
+    const { baseUrl } = await start({ generation: 'older', users: [{ signInWallets: [registeredAccount.address] }] });
+    const client = createPartnerClient({ baseUrl });
+    await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    expect(client.tokenManager.generation).toBe('older');
+    const says = 'the daily limit is a newer-generation operation; on the older generation the user sets it onchain';
+    for (const call of [() => client.getDailyLimit(), () => client.setDailyLimit({ amount: 42_000 }), () => client.waitForLimitSync({ timeoutMs: 1_000 })]) {
+      const error = await call().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(NotFoundError);
+      expect(error).toMatchObject({ status: 404, code: 'NotFound' });
+      expect((error as Error).message.toLowerCase()).toContain(says);
+    }
+    // The token is kept: a 404 is no reason to sign in again.
+    expect(client.tokenManager.hasToken).toBe(true);
   });
 
   it('answers a domain that is not whitelisted with ForbiddenError DomainNotWhitelisted', async () => {
@@ -126,17 +147,18 @@ describe('maps the sandbox refusals to typed errors', () => {
 
 describe('renews an expired token once and retries (sandbox clock moved past exp)', () => {
   it('older generation: signs in again', async () => {
-    const { baseUrl } = await start();
+    // The older generation has no limit: its own authenticated operation, the SMS verification.
+    const { baseUrl } = await start({ generation: 'older', users: [{ signInWallets: [registeredAccount.address] }] });
     const { client, calls } = renewingClient(baseUrl);
     await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE, ttlInSeconds: 3600 });
     sandbox!.advanceClock(2 * 3_600_000);
-    await Promise.all(Array.from({ length: 10 }, () => client.getDailyLimit()));
+    await Promise.all(Array.from({ length: 10 }, () => requestLegacyPhoneVerification(client, { phone: '+15555550123' })));
     expect(calls).toEqual({ reauthenticate: 1, refresh: 0 });
   });
 
   it('newer generation: refreshes with rotation', async () => {
     // With its account (a smart wallet): before createAccount the newer limit answers 409.
-    const { baseUrl } = await start({ generation: 'newer', users: [{ signInWallets: [registeredAccount.address], smartWallets: [{ address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', chainId: '100' }] }] });
+    const { baseUrl } = await start();
     const refresh = async (refreshToken: string): Promise<TokenSet> => {
       const response = await fetch(`${baseUrl}/__sandbox/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken }) });
       if (!response.ok) throw new Error(`refresh refused with ${response.status}`);
@@ -157,7 +179,7 @@ describe('signs in with a smart account (EIP-1271) as with an EOA', () => {
   it('sends the smart account address and the signature its owner makes', async () => {
     const smartAccountAddress = '0x000000000000000000000000000000000000dEaD';
     const { baseUrl } = await start({
-      users: [{ signInWallets: [smartAccountAddress] }],
+      users: [{ signInWallets: [smartAccountAddress], smartWallets: [{ address: smartAccountAddress, chainId: '100' }] }],
       // Stands in for the on-chain isValidSignature call: the owner key signed for this account.
       verifySmartAccountSignature: async ({ address, message, signature }) =>
         address.toLowerCase() === smartAccountAddress.toLowerCase() && (await recoverMessageAddress({ message, signature })) === registeredAccount.address,

@@ -184,13 +184,15 @@ describe('checks sign-in arguments before any request', () => {
 });
 
 describe('reports refused sign-ins with typed errors', () => {
-  it('answers a signer without an account with AuthenticationError (401)', async () => {
+  it('answers a refused challenge with AuthenticationError (401), advising a new sign-in and a signer check, never registration', async () => {
+    // (This test service refuses an unregistered signer here; the spec and the sandbox give it a token.)
     const error = await client
       .signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect((error as AuthenticationError).status).toBe(401);
-    expect((error as Error).message).toMatch(/registered account/);
+    expect((error as Error).message).toMatch(/call signInWithEthereum again, which gets a new nonce .*signMessage signs `message` exactly as given, with the key of `address`/);
+    expect((error as Error).message).not.toMatch(/registered account/);
     expect(client.tokenManager.hasToken).toBe(false);
   });
 

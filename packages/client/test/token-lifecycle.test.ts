@@ -245,9 +245,8 @@ describe('tells a wallet that has not registered to register', () => {
     expect(client.tokenManager.hasSignedUp).toBe(false);
     const error = await client.getDailyLimit().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AuthenticationError);
-    expect((error as Error).message).toContain('owns no registered account yet (hasSignedUp: false)');
-    // No refresh token: the older generation, which registers out-of-band (no POST /user).
-    expect((error as Error).message).toContain('The older generation has no POST /user');
+    // The limit is the newer generation's (an older deployment answers it 404): register with POST /user.
+    expect((error as Error).message).toContain('has not registered a user yet (hasSignedUp: false): register it (POST /user), then finish onboarding up to createAccount()');
     // Still known after the 401 dropped the token.
     expect(client.tokenManager.hasSignedUp).toBe(false);
 
@@ -259,7 +258,7 @@ describe('tells a wallet that has not registered to register', () => {
     client.tokenManager.clear();
     expect(client.tokenManager.hasSignedUp).toBeUndefined();
 
-    // The same 401 for a client that knows it is on the newer generation: register with POST /user.
+    // The same 401 for a client that knows it is on the newer generation.
     service.script('GET', LIMIT_PATH, { status: 401, body: { message: 'Unauthorized' } });
     const newer = createPartnerClient({ baseUrl: service.url, tokenManager: new TokenManager({ generation: 'newer' }) });
     newer.tokenManager.setTokens(unsigned({ hasSignedUp: false }));
@@ -374,13 +373,13 @@ describe('never shows tokens in logs or error messages', () => {
     service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
     const client = createPartnerClient({ baseUrl: service.url });
     await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
-    service.script('GET', LIMIT_PATH, { status: 401, body: { code: 'MissingToken', message: 'Send the access token as "Authorization: Bearer <token>".' } });
+    service.script('GET', LIMIT_PATH, { status: 401, body: { code: 'MissingToken', message: 'The proxy got "Authorization: Bearer opaque9f3c2a7d".' } });
     const error = await client.getDailyLimit().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AuthenticationError);
-    expect((error as Error).message).toContain('Send the access token as "Authorization: Bearer [redacted token]".');
+    expect((error as Error).message).toContain('The proxy got "Authorization: Bearer [redacted token]".');
     expect((error as Error).message).not.toContain('token] token]');
     expect((error as Error).message).not.toContain('..');
-    expect((error as AuthenticationError).body).toEqual({ code: 'MissingToken', message: 'Send the access token as "Authorization: Bearer [redacted token]".' });
+    expect((error as AuthenticationError).body).toEqual({ code: 'MissingToken', message: 'The proxy got "Authorization: Bearer [redacted token]".' });
   });
 });
 

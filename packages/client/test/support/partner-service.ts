@@ -111,6 +111,9 @@ export async function startPartnerService(options: PartnerServiceOptions = {}): 
     }
     if (route === 'POST /api/v1/auth/challenge') return challenge(res, body);
     if (route === `POST ${REFRESH_PATH}`) return refresh(res, body);
+    // An HTTP double for the transport tests: the limit stands for any authenticated route,
+    // whatever `generation` says. The live older generation has no limit endpoint (404; see
+    // sandbox.test.ts), its tokens are simply the ones without a refresh token.
     if (path === '/user-api/user/account/limit') {
       if (!isValidAccessToken(req.headers.authorization)) return send(res, 401, { message: 'Unauthorized' });
       if (req.method === 'GET') {

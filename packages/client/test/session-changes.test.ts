@@ -1,0 +1,235 @@
+// Sign-out (clear()) and a switch to another user (a sign-in, setTokens()) while a token renewal,
+// a sign-in or a request is in flight, against @capi/sandbox over loopback HTTP. Work begun for
+// the earlier session never stores its tokens afterwards, and a request of that session is never
+// sent again with the new session's token. The callbacks are held on gates the tests open, so
+// the order of events is fixed without any timing.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '@capi/sandbox';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { AuthenticationError, createPartnerClient, signerFromViemAccount, TokenManager, TokenRenewalError, type FetchFunction, type PartnerClient, type TokenSet } from '../src/index.js';
+import { getUser, readTokenClaims } from '../src/onboarding.js';
+import { SIGN_IN_PAGE } from './support/wallet.js';
+
+let sandbox: Sandbox | undefined;
+afterEach(() => sandbox?.close());
+
+const walletA = privateKeyToAccount(generatePrivateKey());
+const walletB = privateKeyToAccount(generatePrivateKey());
+const ACCESS_TOKEN_LIFETIME_MS = 15 * 60_000;
+
+/** A newer-generation sandbox with two users, A and B, each with its account (so each has a limit). */
+async function startTwoUsers(): Promise<Sandbox> {
+  sandbox = await startSandbox({
+    generation: 'newer',
+    users: [
+      { signInWallets: [walletA.address], email: 'a@example.com', smartWallets: [{ address: '0x00000000000000000000000000000000000000a1', chainId: '100' }] },
+      { signInWallets: [walletB.address], email: 'b@example.com', smartWallets: [{ address: '0x00000000000000000000000000000000000000b1', chainId: '100' }] },
+    ],
+  });
+  return sandbox;
+}
+
+/** A promise and its resolver: `open()` lets whoever awaits `opened` go on. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/** The sandbox's refresh, held until `release` opens; `started` opens when it is called. */
+function gatedRefresh(baseUrl: string) {
+  const started = gate();
+  const release = gate();
+  const refresh = async (refreshToken: string): Promise<TokenSet> => {
+    started.open();
+    await release.opened;
+    const response = await fetch(`${baseUrl}/__sandbox/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken }) });
+    if (!response.ok) throw new Error(`refresh refused with ${response.status}`);
+    return (await response.json()) as TokenSet;
+  };
+  return { refresh, started, release };
+}
+
+const signIn = (client: PartnerClient, wallet: typeof walletA) => client.signInWithEthereum({ ...signerFromViemAccount(wallet), ...SIGN_IN_PAGE });
+const signerOf = async (client: PartnerClient) => readTokenClaims((await client.tokenManager.getToken())!).signerAddress;
+
+describe('clear() during a renewal is a sign-out that stays one', () => {
+  it('a refresh that finishes after clear() stores nothing: the waiting request rejects with TokenRenewalError session_changed, and the client stays signed out', async () => {
+    const { baseUrl } = await startTwoUsers();
+    const { refresh, started, release } = gatedRefresh(baseUrl);
+    const client = createPartnerClient({ baseUrl, tokenManager: new TokenManager({ refresh }) });
+    await signIn(client, walletA);
+    sandbox!.advanceClock(ACCESS_TOKEN_LIFETIME_MS + 60_000); // A's access token has expired on the service
+
+    const pending = client.getDailyLimit().catch((error: unknown) => error); // 401, then the refresh
+    await started.opened;
+    client.tokenManager.clear(); // the user signs out while the refresh runs
+    release.open();
+
+    const error = await pending;
+    expect(error).toBeInstanceOf(TokenRenewalError);
+    expect(error).toMatchObject({ code: 'session_changed', message: expect.stringContaining('clear() (a sign-out)') });
+    expect(client.tokenManager.hasToken).toBe(false);
+    expect(client.tokenManager.hasSignedUp).toBeUndefined();
+    // Nothing acts for A any more: the next request goes without a token.
+    await expect(client.getDailyLimit()).rejects.toMatchObject({ name: 'AuthenticationError', code: 'MissingToken' });
+  });
+
+  it('older flow: a re-sign-in (reauthenticate) whose wallet prompt is answered after clear() stores nothing, and does not hold up the next sign-in', async () => {
+    const { baseUrl } = await startTwoUsers();
+    const promptShown = gate();
+    const answerPrompt = gate();
+    let prompts = 0;
+    const slowWalletA = {
+      address: walletA.address,
+      signMessage: async (message: string) => {
+        prompts += 1;
+        promptShown.open();
+        await answerPrompt.opened;
+        return walletA.signMessage({ message });
+      },
+    };
+    const client: PartnerClient = createPartnerClient({
+      baseUrl,
+      tokenManager: new TokenManager({ reauthenticate: () => client.signInWithEthereum({ ...slowWalletA, ...SIGN_IN_PAGE }) }),
+    });
+    await signIn(client, walletA);
+    sandbox!.advanceClock(ACCESS_TOKEN_LIFETIME_MS + 60_000);
+
+    const pending = client.getDailyLimit().catch((error: unknown) => error); // 401, then reauthenticate: the wallet prompt
+    await promptShown.opened;
+    client.tokenManager.clear();
+    // B signs in on the same device while A's prompt is still open: not refused as "in progress".
+    await signIn(client, walletB);
+    answerPrompt.open(); // A's wallet answers late
+
+    const error = await pending;
+    expect(error).toBeInstanceOf(TokenRenewalError);
+    expect(error).toMatchObject({ code: 'session_changed' });
+    expect(prompts).toBe(1);
+    expect(await signerOf(client)).toBe(walletB.address);
+    await expect(getUser(client)).resolves.toMatchObject({ email: 'b@example.com' });
+  });
+
+  it('a sign-in the app started is not stored when clear() comes before its wallet prompt is answered', async () => {
+    const { baseUrl } = await startTwoUsers();
+    const promptShown = gate();
+    const answerPrompt = gate();
+    const client = createPartnerClient({ baseUrl });
+    const slowWalletA = { address: walletA.address, signMessage: async (message: string) => (promptShown.open(), await answerPrompt.opened, walletA.signMessage({ message })) };
+    const signingIn = client.signInWithEthereum({ ...slowWalletA, ...SIGN_IN_PAGE }).catch((error: unknown) => error);
+    await promptShown.opened;
+    client.tokenManager.clear(); // "cancel" / sign-out while the wallet prompt is open
+    answerPrompt.open();
+    await expect(signingIn).resolves.toMatchObject({ name: 'TokenRenewalError', code: 'session_changed', message: expect.stringContaining('it stored nothing') });
+    expect(client.tokenManager.hasToken).toBe(false);
+  });
+});
+
+describe('a switch to another user during a renewal keeps the new user', () => {
+  it('clear() and a sign-in of B while A\'s refresh runs: A\'s refreshed tokens are discarded, A\'s request is not answered with B\'s data', async () => {
+    const { baseUrl } = await startTwoUsers();
+    const { refresh, started, release } = gatedRefresh(baseUrl);
+    const client = createPartnerClient({ baseUrl, tokenManager: new TokenManager({ refresh }) });
+    await signIn(client, walletA);
+    await client.setDailyLimit({ amount: 111 });
+    sandbox!.advanceClock(ACCESS_TOKEN_LIFETIME_MS + 60_000);
+
+    const pending = client.getDailyLimit().catch((error: unknown) => error);
+    await started.opened;
+    client.tokenManager.clear();
+    await signIn(client, walletB);
+    release.open();
+
+    await expect(pending).resolves.toMatchObject({ name: 'TokenRenewalError', code: 'session_changed' });
+    expect(await signerOf(client)).toBe(walletB.address);
+    await expect(getUser(client)).resolves.toMatchObject({ email: 'b@example.com' });
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 }); // B's own limit
+  });
+
+  it('setTokens() with B\'s tokens (no clear()) while A\'s refresh runs: B\'s tokens stay', async () => {
+    const { baseUrl } = await startTwoUsers();
+    const other = createPartnerClient({ baseUrl });
+    const tokensOfB = await signIn(other, walletB); // B signed in elsewhere, e.g. restored from storage
+    const { refresh, started, release } = gatedRefresh(baseUrl);
+    const client = createPartnerClient({ baseUrl, tokenManager: new TokenManager({ refresh }) });
+    await signIn(client, walletA);
+    sandbox!.advanceClock(ACCESS_TOKEN_LIFETIME_MS + 60_000);
+    const fresh = await signIn(other, walletB); // valid on the moved clock
+    expect(fresh.token).not.toBe(tokensOfB.token);
+
+    const pending = client.getDailyLimit().catch((error: unknown) => error);
+    await started.opened;
+    client.tokenManager.setTokens(fresh);
+    release.open();
+
+    await expect(pending).resolves.toMatchObject({ name: 'TokenRenewalError', code: 'session_changed' });
+    expect(await client.tokenManager.getToken()).toBe(fresh.token);
+    await expect(getUser(client)).resolves.toMatchObject({ email: 'b@example.com' });
+  });
+
+  it('a request of A answered 401 after B signed in is not sent again with B\'s token', async () => {
+    const { baseUrl } = await startTwoUsers();
+    // Holds A's limit request after its token is set, until B has signed in.
+    const sent = gate();
+    const hold = gate();
+    let holdNext = false;
+    const holdingFetch: FetchFunction = async (url, init) => {
+      if (holdNext && url.endsWith('/user-api/user/account/limit')) {
+        holdNext = false;
+        sent.open();
+        await hold.opened;
+      }
+      return fetch(url, init);
+    };
+    let reauthentications = 0;
+    const client: PartnerClient = createPartnerClient({
+      baseUrl,
+      fetch: holdingFetch,
+      tokenManager: new TokenManager({ reauthenticate: () => (reauthentications++, client.signInWithEthereum({ ...signerFromViemAccount(walletA), ...SIGN_IN_PAGE })) }),
+    });
+    await signIn(client, walletA);
+    await client.setDailyLimit({ amount: 111 });
+    sandbox!.advanceClock(ACCESS_TOKEN_LIFETIME_MS + 60_000); // A's token: 401 TokenExpired
+
+    holdNext = true;
+    const pending = client.getDailyLimit().catch((error: unknown) => error);
+    await sent.opened;
+    client.tokenManager.clear();
+    await signIn(client, walletB);
+    hold.open();
+
+    const outcome = await pending;
+    expect(outcome).toBeInstanceOf(TokenRenewalError);
+    expect(outcome).toMatchObject({ code: 'session_changed', message: expect.stringContaining("not sent again with the new session's token") });
+    expect(reauthentications).toBe(0); // no wallet prompt for A after the switch either
+    expect(await signerOf(client)).toBe(walletB.address);
+  });
+});
+
+describe('renewals of the same session still work as before', () => {
+  it('reauthenticate through signInWithEthereum (which stores the tokens itself) renews once for concurrent requests', async () => {
+    const { baseUrl } = await startTwoUsers();
+    let reauthentications = 0;
+    const client: PartnerClient = createPartnerClient({
+      baseUrl,
+      tokenManager: new TokenManager({ reauthenticate: () => (reauthentications++, signIn(client, walletA)) }),
+    });
+    await signIn(client, walletA);
+    sandbox!.advanceClock(ACCESS_TOKEN_LIFETIME_MS + 60_000);
+    const limits = await Promise.all(Array.from({ length: 5 }, () => client.getDailyLimit()));
+    expect(limits.every((limit) => limit.amount === 1_000_000)).toBe(true);
+    expect(reauthentications).toBe(1);
+    expect(await signerOf(client)).toBe(walletA.address);
+  });
+
+  it('an explicit sign-in after clear() with no renewal in flight is unaffected', async () => {
+    const { baseUrl } = await startTwoUsers();
+    const client = createPartnerClient({ baseUrl });
+    await signIn(client, walletA);
+    client.tokenManager.clear();
+    await expect(client.getDailyLimit()).rejects.toBeInstanceOf(AuthenticationError);
+    await signIn(client, walletB);
+    await expect(getUser(client)).resolves.toMatchObject({ email: 'b@example.com' });
+  });
+});
