@@ -61,6 +61,12 @@ export function processVerified(
   return claimAndDispatch(context, rawBody, delivery, parsed, mode);
 }
 
+// Where a handler failure happens. Before the reply it is answered 500, so the service sends the
+// body again; not after an early 202, nor in a replay.
+const BEFORE_REPLY: FailureSettlement = { afterReply: false, retryExpected: true };
+const AFTER_REPLY: FailureSettlement = { afterReply: true, retryExpected: false };
+const IN_REPLAY: FailureSettlement = { afterReply: false, retryExpected: false };
+
 /** Stages 4 to 6 for a valid event or an unknown event type: claim, then dispatch and settle. */
 function claimAndDispatch(
   context: PipelineContext,
@@ -80,12 +86,11 @@ function claimAndDispatch(
       // that follow this return (and a runtime sends a returned Response), so a microtask would
       // run the handlers' synchronous code before the reply went out.
       const afterReply = new Promise<void>((resolve) => { setTimeout(resolve, 0); })
-        .then(() => dispatchAndSettle(context, claim, event, delivery, { afterReply: true, retryExpected: false }))
+        .then(() => dispatchAndSettle(context, claim, event, delivery, AFTER_REPLY))
         .then(() => undefined);
       return { outcome: 'acknowledged', afterReply };
     }
-    // A failure is answered 500, so the service sends the body again; not so for a replay.
-    return andThen(dispatchAndSettle(context, claim, event, delivery, { afterReply: false, retryExpected: !mode.replay }), (outcome) => ({ outcome }));
+    return andThen(dispatchAndSettle(context, claim, event, delivery, mode.replay ? IN_REPLAY : BEFORE_REPLY), (outcome) => ({ outcome }));
   });
 }
 
