@@ -1,9 +1,6 @@
 import type { AccountLimit, SetAccountLimitRequest } from '@capi/openapi-types';
-import { previewBody } from './describe-value.js';
 import { readAnswerBody } from './answer-body.js';
-import { readErrorBody } from './error-body.js';
-import { UnexpectedResponseError } from './errors.js';
-import { assertDailyLimitInput, DAILY_LIMIT_CURRENCY } from './daily-limit-input.js';
+import { DAILY_LIMIT_CURRENCY, isDailyLimitInput } from './daily-limit-input.js';
 import { sendServiceRequest, type ServiceContext } from './service-request.js';
 import type { TokenManager } from './token-manager.js';
 import type { RequestOptions } from './transport.js';
@@ -76,24 +73,18 @@ export interface DailyLimitContext extends ServiceContext {
   tokenManager?: Pick<TokenManager, 'hasSignedUp'>;
 }
 
-// The limit operations are the newer generation's (the spec's x-generation, from service
-// facts): the older generation has no limit endpoint, its users set the limit onchain
-// (reference 9), and answers 404. The limit is the account's: a wallet that never registered
-// gets 401 (reference 5 rule 1), a user whose onboarding has not created the account 409 (the
-// spec's AccountNotCreated).
-const FINISH_ONBOARDING = 'finish onboarding up to createAccount()';
-// The advice of the 404 a limit operation gets from an older-generation deployment.
-const NEWER_GENERATION_LIMIT_ADVICE =
-  "The daily limit is a newer-generation operation; on the older generation the user sets it onchain (no limit endpoint). Check baseUrl: it must be a newer-generation deployment (sandbox: generation 'newer')";
+// The limit operations are the newer generation's (the spec's x-generation): an older-generation
+// deployment answers 404. The messages of their failures (the advice on a 404, 409 or 401, an
+// input refused before sending, an answer that is no limit) are built in a chunk of their own,
+// loaded only when one is thrown, so that their texts stay out of the main entry.
+const limitErrors = () => import('./limit-errors.js');
+
 function adviseOnboarding(context: DailyLimitContext) {
-  return (status: number, body: unknown) =>
-    status === 404
-      ? NEWER_GENERATION_LIMIT_ADVICE
-      : status === 409
-        ? `The limit is on the account, not created yet: ${FINISH_ONBOARDING}`
-        : status === 401 && context.tokenManager?.hasSignedUp === false && (readErrorBody(body).code ?? 'UserNotRegistered') === 'UserNotRegistered'
-          ? `This wallet has not registered a user yet (hasSignedUp: false): register it (POST /user), then ${FINISH_ONBOARDING}`
-          : undefined;
+  return async (status: number, body: unknown) => {
+    // Read when the refusal came, not after the chunk has loaded.
+    const hasSignedUp = context.tokenManager?.hasSignedUp;
+    return status === 401 || status === 404 || status === 409 ? (await limitErrors()).limitAdvice(status, body, hasSignedUp) : undefined;
+  };
 }
 
 /**
@@ -117,30 +108,21 @@ export async function getDailyLimit(context: DailyLimitContext, options: Request
  * await setDailyLimit(context, { amount: 50_000 });
  */
 export async function setDailyLimit(context: DailyLimitContext, params: SetDailyLimitParams, options: RequestOptions = {}): Promise<PendingDailyLimit> {
-  const currency = params?.currency ?? DAILY_LIMIT_CURRENCY;
-  assertDailyLimitInput({ amount: params?.amount, currency }, context.maxDailyLimitCents);
+  const input = { amount: params?.amount, currency: params?.currency ?? DAILY_LIMIT_CURRENCY };
+  if (!isDailyLimitInput(input, context.maxDailyLimitCents)) throw (await limitErrors()).dailyLimitInputError(input, context.maxDailyLimitCents);
   const json: SetAccountLimitRequest = { amount: params.amount, currency: DAILY_LIMIT_CURRENCY };
   const answer = await sendServiceRequest(context, { method: 'PUT', path: LIMIT_PATH, json, advice: adviseOnboarding(context) }, options);
-  return readAccountLimit(readAnswerBody(answer), 'pending') as PendingDailyLimit;
+  return (await readAccountLimit(readAnswerBody(answer), 'pending')) as PendingDailyLimit;
 }
 
 // `syncStatus` is the spec's closed SyncStatus (reference 2.7: pending or synced), and a PUT
 // answers pending (3.1): the types say so, and so does this check. Any other status would
 // leave waitForLimitSync polling for a `synced` it cannot tell will come.
-function readAccountLimit(data: unknown, expected?: 'pending'): DailyLimit {
+async function readAccountLimit(data: unknown, expected?: 'pending'): Promise<DailyLimit> {
   const limit = data as Partial<AccountLimit> | undefined;
-  if (typeof limit?.amount !== 'number' || typeof limit.syncStatus !== 'string') {
-    throw new UnexpectedResponseError(
-      `The limit answer is not an AccountLimit (expected {amount, syncStatus}), got ${previewBody(data)}. Check baseUrl.`,
-      { code: 'unexpected_limit_body' },
-    );
-  }
-  const { syncStatus } = limit;
-  if (expected ? syncStatus !== expected : syncStatus !== 'pending' && syncStatus !== 'synced') {
-    throw new UnexpectedResponseError(
-      `The limit answer's syncStatus is ${previewBody(syncStatus, 64)}, not ${expected ? `"${expected}" as a PUT answers (the new limit may have been set: read it with getDailyLimit())` : '"pending" or "synced" (the only ones the spec has)'}. Check baseUrl; if it persists, report it to the platform.`,
-      { code: 'unexpected_limit_body' },
-    );
+  const syncStatus = limit?.syncStatus;
+  if (typeof limit?.amount !== 'number' || typeof syncStatus !== 'string' || (expected ? syncStatus !== expected : syncStatus !== 'pending' && syncStatus !== 'synced')) {
+    throw (await limitErrors()).unexpectedLimitBody(data, expected);
   }
   // The spec: "clients assume USD when it is absent".
   return { ...(limit as AccountLimit), currency: limit.currency ?? DAILY_LIMIT_CURRENCY };

@@ -25,8 +25,12 @@ export interface PartnerClientErrorOptions {
  */
 export class PartnerClientError extends Error {
   override name = 'PartnerClientError';
+  // The fields set in a constructor are `declare`d here and in the subclasses: no field
+  // definition (emitted as `code;` and kept by the minifier) before the constructor assigns
+  // them, which keeps the main entry within its size budget. The properties are the same, in
+  // the same order.
   /** Machine-readable reason, stable across versions. */
-  readonly code: string;
+  declare readonly code: string;
 
   constructor(message: string, options: PartnerClientErrorOptions) {
     super(redactTokens(message), options.cause === undefined ? undefined : { cause: options.cause });
@@ -49,7 +53,7 @@ export class PartnerClientError extends Error {
 export class InvalidArgumentError extends PartnerClientError {
   override name = 'InvalidArgumentError';
   /** The name of the argument or option that was rejected. */
-  readonly argument: string;
+  declare readonly argument: string;
 
   constructor(argument: string, message: string, code: string) {
     super(message, { code });
@@ -97,9 +101,9 @@ export interface ApiErrorInit {
  */
 export class ApiError extends PartnerClientError {
   override name = 'ApiError';
-  readonly status: number;
-  readonly body: unknown;
-  readonly requestId: string | undefined;
+  declare readonly status: number;
+  declare readonly body: unknown;
+  declare readonly requestId: string | undefined;
 
   constructor(init: ApiErrorInit) {
     super(init.message, { code: init.code });
@@ -188,7 +192,7 @@ export class ConflictError extends ApiError {
  * catch (error) { if (error instanceof RateLimitError) setTimeout(again, error.retryAfterMs ?? 1000); }
  */
 export class ApiErrorWithRetryAfter extends ApiError {
-  readonly retryAfterMs: number | undefined;
+  declare readonly retryAfterMs: number | undefined;
 
   constructor(init: ApiErrorInit & { retryAfterMs?: number | undefined }) {
     super(init);
@@ -240,7 +244,7 @@ export class ConnectionError extends PartnerClientError {
 export class TimeoutError extends PartnerClientError {
   override name = 'TimeoutError';
   /** The time limit that was exceeded. */
-  readonly timeoutMs: number;
+  declare readonly timeoutMs: number;
 
   constructor(message: string, options: PartnerClientErrorOptions & { timeoutMs: number }) {
     super(message, options);
@@ -291,17 +295,17 @@ export function errorFromResponse(response: Pick<Response, 'status' | 'headers'>
   const said = readErrorBody(safeBody);
   const requestId = REQUEST_ID_HEADERS.map((name) => response.headers.get(name)).find((value) => value) ?? undefined;
   const isWaf = status === 403 && /WAFForbidden/i.test(`${said.code ?? ''} ${said.message ?? ''}`);
-  const family = describeStatus(status, isWaf, said.code);
   const retryAfterMs = status === 429 || isServerErrorStatus(status) ? parseRetryAfter(response.headers.get('retry-after')) : undefined;
-  const advice = options.advice ?? family.advice(retryAfterMs);
+  const [ErrorClass, familyCode, title, familyAdvice] = describeStatus(status, isWaf, said.code, retryAfterMs);
+  const advice = options.advice ?? familyAdvice;
   // The service's own sentence often ends with a full stop; the advice follows after one.
   const saidMessage = said.message?.replace(/\.+$/, '');
   const message =
-    `${family.title} (HTTP ${status}${said.code ? ` ${said.code}` : ''})` +
+    `${title} (HTTP ${status}${said.code ? ` ${said.code}` : ''})` +
     `${saidMessage ? `: ${saidMessage}` : ''}. ${advice}` +
     `${requestId ? ` [request id ${requestId}]` : ''}`;
   // retryAfterMs is undefined but for 429 and 5xx, whose classes are the ones that keep it.
-  return new family.ErrorClass({ status, body: safeBody, requestId, code: said.code ?? family.code, message, retryAfterMs });
+  return new ErrorClass({ status, body: safeBody, requestId, code: said.code ?? familyCode, message, retryAfterMs });
 }
 
 // 5xx only: a status beyond 599 (some proxies and bot walls answer 999) is no server failure.
@@ -309,66 +313,44 @@ function isServerErrorStatus(status: number): boolean {
   return status >= 500 && status <= 599;
 }
 
-interface StatusFamily {
-  code: string;
-  title: string;
-  advice: (retryAfterMs: number | undefined) => string;
-  /** The error class of the family (each takes the init; only the Retry-After ones keep `retryAfterMs`). */
-  ErrorClass: new (init: ApiErrorInit & { retryAfterMs?: number | undefined }) => ApiError;
-}
+// A status's family: its error class (each takes the init; only the Retry-After ones keep
+// `retryAfterMs`), its default code, its title and its advice. A tuple rather than an object,
+// which keeps the main entry within its size budget.
+type StatusFamily = [
+  ErrorClass: new (init: ApiErrorInit & { retryAfterMs?: number | undefined }) => ApiError,
+  code: string,
+  title: string,
+  advice: string,
+];
 
-function describeStatus(status: number, isWaf: boolean, serviceCode: string | undefined): StatusFamily {
+function describeStatus(status: number, isWaf: boolean, serviceCode: string | undefined, retryAfterMs: number | undefined): StatusFamily {
+  const retryAfter = retryAfterMs === undefined ? undefined : `Retry after ${Math.ceil(retryAfterMs / 1000)} s`;
   if (isWaf) {
-    return {
-      code: 'WAFForbidden',
-      ErrorClass: WafForbiddenError,
-      title: 'The service firewall blocked the request',
-      advice: () => 'SIWE messages whose domain is 127.0.0.1 are blocked by the firewall: use localhost (any port) as the domain',
-    };
+    return [WafForbiddenError, 'WAFForbidden', 'The service firewall blocked the request', 'SIWE messages whose domain is 127.0.0.1 are blocked by the firewall: use localhost (any port) as the domain'];
   }
   if (status === 401) {
-    return {
-      code: 'unauthorized',
-      ErrorClass: AuthenticationError,
-      title: 'Authentication failed',
-      advice: () => 'Sign in again with signInWithEthereum(), or give the client a TokenManager with a reauthenticate callback so that it renews the token itself',
-    };
+    return [AuthenticationError, 'unauthorized', 'Authentication failed', 'Sign in again with signInWithEthereum(), or give the client a TokenManager with a reauthenticate callback so that it renews the token itself'];
   }
   if (status === 403) {
-    return {
-      code: 'forbidden',
-      ErrorClass: ForbiddenError,
-      title: 'The service refused the request',
-      advice: () =>
-        serviceCode === 'DomainNotWhitelisted'
-          ? 'Register the SIWE domain in the partner dashboard; localhost (any port) is always allowed'
-          : 'This user or partner is not allowed to do this; retrying will not help',
-    };
+    return [
+      ForbiddenError,
+      'forbidden',
+      'The service refused the request',
+      serviceCode === 'DomainNotWhitelisted'
+        ? 'Register the SIWE domain in the partner dashboard; localhost (any port) is always allowed'
+        : 'This user or partner is not allowed to do this; retrying will not help',
+    ];
   }
   if (status === 400 || status === 422) {
-    return { code: 'validation_failed', ErrorClass: ValidationError, title: 'The service rejected the request', advice: () => 'Fix the request as described; sending it again unchanged fails the same way' };
+    return [ValidationError, 'validation_failed', 'The service rejected the request', 'Fix the request as described; sending it again unchanged fails the same way'];
   }
-  if (status === 404) {
-    return { code: 'not_found', ErrorClass: NotFoundError, title: 'Not found', advice: () => 'Check baseUrl (or webhooksUrl) and the path' };
-  }
+  if (status === 404) return [NotFoundError, 'not_found', 'Not found', 'Check baseUrl (or webhooksUrl) and the path'];
   if (status === 409) {
-    return { code: 'conflict', ErrorClass: ConflictError, title: 'The request conflicts with the current state', advice: () => 'Read the current state (for onboarding: the onboarding status) and act on it' };
+    return [ConflictError, 'conflict', 'The request conflicts with the current state', 'Read the current state (for onboarding: the onboarding status) and act on it'];
   }
-  if (status === 429) {
-    return {
-      code: 'rate_limited',
-      ErrorClass: RateLimitError,
-      title: 'Too many requests',
-      advice: (retryAfterMs) => (retryAfterMs === undefined ? 'Slow down and retry later' : `Retry after ${Math.ceil(retryAfterMs / 1000)} s`),
-    };
-  }
+  if (status === 429) return [RateLimitError, 'rate_limited', 'Too many requests', retryAfter ?? 'Slow down and retry later'];
   if (isServerErrorStatus(status)) {
-    return {
-      code: 'server_error',
-      ErrorClass: ServerError,
-      title: 'The service failed',
-      advice: (retryAfterMs) => `${retryAfterMs === undefined ? 'Retry later' : `Retry after ${Math.ceil(retryAfterMs / 1000)} s`}; if it persists, report the request id to the platform`,
-    };
+    return [ServerError, 'server_error', 'The service failed', `${retryAfter ?? 'Retry later'}; if it persists, report the request id to the platform`];
   }
-  return { code: 'api_error', ErrorClass: ApiError, title: 'Unexpected status', advice: () => 'See the status and body' };
+  return [ApiError, 'api_error', 'Unexpected status', 'See the status and body'];
 }

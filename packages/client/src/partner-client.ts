@@ -4,6 +4,7 @@ import { getDailyLimit, setDailyLimit, type DailyLimit, type DailyLimitContext, 
 import { DEFAULT_MAX_DAILY_LIMIT_CENTS } from './daily-limit-input.js';
 import { describeValue } from './describe-value.js';
 import { InvalidArgumentError } from './errors.js';
+import { assertFunctionOptions } from './function-options.js';
 import { assertMilliseconds } from './milliseconds-option.js';
 import { resolveRetryPolicy, type RetriesOption } from './retry-policy.js';
 import type { SignInResult, SignInWithEthereumParams } from './sign-in.js';
@@ -90,11 +91,7 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
   if (!Number.isSafeInteger(maxDailyLimitCents) || maxDailyLimitCents <= 0) {
     throw new InvalidArgumentError('maxDailyLimitCents', `maxDailyLimitCents must be a positive whole number of cents, got ${describeValue(options.maxDailyLimitCents)}.`, 'invalid_option');
   }
-  for (const name of ['fetch', 'onRetry'] as const) {
-    if (options[name] !== undefined && typeof options[name] !== 'function') {
-      throw new InvalidArgumentError(name, `${name} must be a function.`, 'invalid_option');
-    }
-  }
+  assertFunctionOptions(options, ['fetch', 'onRetry'], '');
   const tokenManager = options.tokenManager ?? new TokenManager();
   if (typeof tokenManager.getToken !== 'function' || typeof tokenManager.renewAfterUnauthorized !== 'function') {
     throw new InvalidArgumentError('tokenManager', 'tokenManager must be a TokenManager (createTokenManager() makes one).', 'invalid_option');

@@ -1,6 +1,7 @@
-// The errors of a token renewal overtaken by a session change (clear(), setTokens()) or given
-// something that is not tokens: a chunk of its own, loaded only when one is thrown, so that
-// their messages stay out of the main entry (as the sign-in code does).
+// The errors of a token renewal overtaken by a session change (clear(), setTokens()), whose
+// callback failed, or given something that is not tokens: a chunk of its own, loaded only when
+// one is thrown, so that their messages stay out of the main entry (as the sign-in code does).
+import { PartnerClientError } from './errors.js';
 import { TokenRenewalError } from './token-manager.js';
 
 /**
@@ -14,6 +15,27 @@ export function sessionChanged(what: string, outcome = 'its tokens were discarde
     `${what} was overtaken: clear() (a sign-out) or new tokens (setTokens(), another sign-in) replaced the session meanwhile, so ${outcome}. Do it again if it is still wanted for the current session.`,
     { code: 'session_changed' },
   );
+}
+
+/**
+ * `sessionChanged` of a renewal: its tokens were discarded.
+ *
+ * @example
+ * throw renewalOvertaken();
+ */
+export function renewalOvertaken(): TokenRenewalError {
+  return sessionChanged('The token renewal');
+}
+
+/**
+ * `sessionChanged` of a request answered 401 with a token of an earlier session: it is not sent
+ * again with the current session's token.
+ *
+ * @example
+ * throw requestOvertaken();
+ */
+export function requestOvertaken(): TokenRenewalError {
+  return sessionChanged('A request answered 401', 'it was not sent again with the new session\'s token');
 }
 
 /**
@@ -34,5 +56,24 @@ export function refusedTokens(refused: unknown, callback: 'refresh' | 'reauthent
   return new TokenRenewalError(
     `The access token could not be renewed: the ${callback} callback resolved to ${got}, not tokens. It must resolve to ${callback === 'refresh' ? '{ token, refreshToken, expiresAt? }' : 'the sign-in result or the access token'}, and throw when the service refuses (with fetch: if (!response.ok) throw ...). Sign the user in again.`,
     { code: 'token_renewal_failed', cause: refused },
+  );
+}
+
+/**
+ * The error of a `refresh` or `reauthenticate` callback that failed: when `refused`, it resolved
+ * to `value`, which `setTokens` refused with `error` (see {@link refusedTokens}); else it threw
+ * `error`, which is returned as it is when it is one of this package's, else wrapped in a
+ * `TokenRenewalError` (`token_renewal_failed`) whose `cause` is it.
+ *
+ * @example
+ * throw renewalFailed(new Error('User rejected the request'), 'reauthenticate', false);
+ */
+export function renewalFailed(error: unknown, callback: 'refresh' | 'reauthenticate', refused: boolean, value?: unknown): PartnerClientError {
+  if (refused) return refusedTokens(error, callback, value);
+  if (error instanceof PartnerClientError) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new TokenRenewalError(
+    `The access token could not be renewed: the ${callback} callback failed (${reason}). Sign the user in again.`,
+    { code: 'token_renewal_failed', cause: error },
   );
 }

@@ -29,8 +29,11 @@ export interface ServiceRequest {
   accept?: string;
   /** Another base than the core API (the webhook key service). */
   baseUrl?: string;
-  /** What to tell the caller on an error status, when the operation knows better than the status; `body` is the error body as parsed (not yet redacted: read its `code`, never echo it). */
-  advice?: (status: number, body: unknown) => string | undefined;
+  /**
+   * What to tell the caller on an error status, when the operation knows better than the status; `body` is the error body as parsed (not yet redacted: read its `code`, never echo it).
+   * It may resolve to it (the limit operations load their advice with their other error messages, in a chunk of their own).
+   */
+  advice?: (status: number, body: unknown) => string | undefined | Promise<string | undefined>;
 }
 
 /**
@@ -55,7 +58,7 @@ export async function sendServiceRequest(context: ServiceContext, request: Servi
   );
   if (!isSuccess(answer)) {
     const body = readAnswerBody(answer);
-    throw errorFromResponse(answer, body, { advice: request.advice?.(answer.status, body) });
+    throw errorFromResponse(answer, body, { advice: await request.advice?.(answer.status, body) });
   }
   return answer;
 }

@@ -1,6 +1,8 @@
 import { describeValue } from './describe-value.js';
 import { InvalidArgumentError, PartnerClientError } from './errors.js';
+import { assertFunctionOptions } from './function-options.js';
 import { readJwtClaims, readJwtExpiry } from './jwt-expiry.js';
+import { assertMilliseconds } from './milliseconds-option.js';
 import { holdToken } from './redact-tokens.js';
 
 /**
@@ -94,10 +96,10 @@ export function sessionOf(tokenManager: TokenManager): number | undefined {
   return readSession(tokenManager);
 }
 
-// The errors of a renewal overtaken by a session change, or given something that is not tokens,
-// are built in a chunk of their own, loaded only then: their messages stay out of the main
-// entry. Each is awaited only right before it is thrown, so that no check of the session is
-// ever separated by an await from what it guards.
+// The errors of a renewal overtaken by a session change, whose callback failed, or given
+// something that is not tokens, are built in a chunk of their own, loaded only then: their
+// messages stay out of the main entry. Each is awaited only right before it is thrown, so that
+// no check of the session is ever separated by an await from what it guards.
 const renewalErrors = () => import('./renewal-errors.js');
 
 // A few minutes before exp, as service-facts advises: 3 minutes leaves a newer-generation
@@ -158,14 +160,9 @@ export class TokenManager {
 
   constructor(options: TokenManagerOptions = {}) {
     const renewBeforeMs = options.renewBeforeMs ?? DEFAULT_RENEW_BEFORE_MS;
-    if (!Number.isFinite(renewBeforeMs) || renewBeforeMs < 0) {
-      throw new InvalidArgumentError('renewBeforeMs', `renewBeforeMs must be a number of milliseconds >= 0, got ${describeValue(options.renewBeforeMs)}.`, 'invalid_option');
-    }
-    for (const name of ['reauthenticate', 'refresh'] as const) {
-      if (options[name] !== undefined && typeof options[name] !== 'function') {
-        throw new InvalidArgumentError(name, `${name} must be a function returning a Promise of tokens.`, 'invalid_option');
-      }
-    }
+    // A finite number >= 0, else "renewBeforeMs must be a number of milliseconds >= 0, got ...".
+    assertMilliseconds(renewBeforeMs, 'renewBeforeMs', { allowZero: true });
+    assertFunctionOptions(options, ['reauthenticate', 'refresh'], ' returning a Promise of tokens');
     if (options.generation !== undefined && options.generation !== 'older' && options.generation !== 'newer') {
       throw new InvalidArgumentError('generation', `generation must be 'older' or 'newer', got ${describeValue(options.generation)}.`, 'invalid_option');
     }
@@ -272,7 +269,7 @@ export class TokenManager {
    * const next = await tokenManager.renewAfterUnauthorized(sentToken, 'TokenExpired');
    */
   async renewAfterUnauthorized(rejectedToken: string | undefined, code?: string): Promise<string | undefined> {
-    if (rejectedToken !== undefined && !this.#sessionTokens.includes(rejectedToken)) throw (await renewalErrors()).sessionChanged('A request answered 401', 'it was not sent again with the new session\'s token');
+    if (rejectedToken !== undefined && !this.#sessionTokens.includes(rejectedToken)) throw (await renewalErrors()).requestOvertaken();
     if (this.#renewal !== undefined) return this.#renewal;
     // Another request already renewed while this one was in flight.
     if (this.#token !== undefined && this.#token !== rejectedToken) return this.#token;
@@ -281,7 +278,7 @@ export class TokenManager {
     // A 401 that says something else (TokenExpired) is not about registration: the claim
     // may be stale (the wallet registered with this token), and the token is renewed.
     if (this.#hasSignedUp === false && this.#token !== undefined && !this.#isExpired(Date.now()) && (code === undefined || code === 'UserNotRegistered')) {
-      return this.#canRefresh() ? this.#renew('refresh only') : undefined;
+      return this.#canRefresh() ? this.#renew(true) : undefined;
     }
     this.#token = undefined;
     this.#expiresAt = undefined;
@@ -302,7 +299,7 @@ export class TokenManager {
   async refreshAfterRegistration(): Promise<void> {
     // The registration stands whatever happens here: a refresh overtaken by clear() or new
     // tokens (the only way a refresh-only renewal rejects) is nothing to report to its caller.
-    if (this.#canRefresh()) await this.#renew('refresh only').catch(() => undefined);
+    if (this.#canRefresh()) await this.#renew(true).catch(() => undefined);
   }
 
   toJSON(): Record<string, unknown> {
@@ -355,9 +352,10 @@ export class TokenManager {
     return this.#refresh !== undefined && this.#refreshToken !== undefined && this.generation === 'newer';
   }
 
-  #renew(mode?: 'refresh only'): Promise<string | undefined> {
+  // `refreshOnly`: through `refresh` alone, never `reauthenticate` (no wallet prompt).
+  #renew(refreshOnly?: boolean): Promise<string | undefined> {
     if (this.#renewal === undefined) {
-      const renewal: Promise<string | undefined> = this.#runRenewal(mode).finally(() => {
+      const renewal: Promise<string | undefined> = this.#runRenewal(refreshOnly).finally(() => {
         // clear() or setTokens() may have dropped this one, and another may run now.
         if (this.#renewal === renewal) this.#renewal = undefined;
       });
@@ -368,9 +366,9 @@ export class TokenManager {
 
   // Each await is followed by a check that the session is still the one the renewal began in:
   // otherwise (clear(), setTokens() from elsewhere) it stores nothing and changes nothing.
-  async #runRenewal(mode?: 'refresh only'): Promise<string | undefined> {
+  async #runRenewal(refreshOnly?: boolean): Promise<string | undefined> {
     const session = this.#session;
-    const overtaken = async () => (await renewalErrors()).sessionChanged('The token renewal');
+    const overtaken = async () => (await renewalErrors()).renewalOvertaken();
     const refreshToken = this.#refreshToken;
     if (refreshToken !== undefined && this.#canRefresh()) {
       let failure: unknown;
@@ -393,21 +391,26 @@ export class TokenManager {
       // A rotated refresh token must never be offered twice: reusing it ends the session.
       this.#refreshToken = undefined;
       // The kept token of a wallet not yet registered: the request's own 401 stands.
-      if (mode === 'refresh only') return undefined;
-      if (this.#reauthenticate === undefined) throw refusedResult ? (await renewalErrors()).refusedTokens(failure, 'refresh', tokens) : asRenewalError(failure, 'refresh');
+      if (refreshOnly) return undefined;
+      if (this.#reauthenticate === undefined) throw (await renewalErrors()).renewalFailed(failure, 'refresh', refusedResult, tokens);
     }
-    if (mode === 'refresh only' || this.#reauthenticate === undefined) return undefined;
+    if (refreshOnly || this.#reauthenticate === undefined) return undefined;
     const before = this.#token;
     let tokens: unknown;
+    let failed = false;
+    let rejection: unknown;
     this.#reauthenticating = session;
     try {
       tokens = await this.#reauthenticate();
     } catch (error) {
-      throw this.#session === session ? asRenewalError(error, 'reauthenticate') : await overtaken();
+      failed = true;
+      rejection = error;
     } finally {
+      // Before any await: tokens stored from now on are a new session's.
       if (this.#reauthenticating === session) this.#reauthenticating = undefined;
     }
     if (this.#session !== session) throw await overtaken();
+    if (failed) throw (await renewalErrors()).renewalFailed(rejection, 'reauthenticate', false);
     const token = typeof tokens === 'string' ? tokens : (tokens as TokenSet | undefined)?.token;
     if (this.#token !== before && this.#token !== token) {
       // Other tokens than the callback's were stored while it ran: they are the session now.
@@ -419,7 +422,7 @@ export class TokenManager {
     try {
       return this.#adopt(tokens);
     } catch (refused) {
-      throw (await renewalErrors()).refusedTokens(refused, 'reauthenticate', tokens);
+      throw (await renewalErrors()).renewalFailed(refused, 'reauthenticate', true, tokens);
     }
   }
 
@@ -438,15 +441,6 @@ export class TokenManager {
  */
 export function createTokenManager(options: TokenManagerOptions = {}): TokenManager {
   return new TokenManager(options);
-}
-
-function asRenewalError(error: unknown, callback: 'refresh' | 'reauthenticate'): PartnerClientError {
-  if (error instanceof PartnerClientError) return error;
-  const reason = error instanceof Error ? error.message : String(error);
-  return new TokenRenewalError(
-    `The access token could not be renewed: the ${callback} callback failed (${reason}). Sign the user in again.`,
-    { code: 'token_renewal_failed', cause: error },
-  );
 }
 
 interface StoredTokens {

@@ -1,0 +1,82 @@
+// The messages of the daily limit operations' failures: an amount or currency refused before
+// sending, the advice on a refusal, an answer that is no limit. A chunk of its own, loaded only
+// when one of them is thrown, so that their texts stay out of the main entry (as the sign-in
+// code and the renewal errors do). The checks themselves stay in daily-limit.ts.
+import { previewBody } from './describe-value.js';
+import { readErrorBody } from './error-body.js';
+import { InvalidArgumentError, UnexpectedResponseError } from './errors.js';
+
+/**
+ * The error of a `setDailyLimit` input that `isDailyLimitInput` refused: an amount that is not a
+ * whole number of cents in 1..`maxCents`, or a currency other than `USD`.
+ *
+ * @example
+ * throw dailyLimitInputError({ amount: 0, currency: 'USD' }, 1_000_000); // code 'amount_out_of_range'
+ */
+export function dailyLimitInputError(input: { amount: unknown; currency: unknown }, maxCents: number): InvalidArgumentError {
+  const { amount, currency } = input;
+  if (typeof amount !== 'number' || !Number.isInteger(amount)) {
+    return new InvalidArgumentError(
+      'amount',
+      `amount must be a whole number of cents (500 USD is 50000), got ${typeof amount === 'string' ? JSON.stringify(amount) : String(amount)}.`,
+      'amount_not_integer',
+    );
+  }
+  if (amount <= 0 || amount > maxCents) {
+    return new InvalidArgumentError(
+      'amount',
+      `amount must be more than 0 and at most ${maxCents} cents (${formatUsd(maxCents)}), got ${amount}. A higher maximum must be agreed at onboarding and then set with the maxDailyLimitCents option.`,
+      'amount_out_of_range',
+    );
+  }
+  return new InvalidArgumentError('currency', `currency must be "USD", the only currency the daily limit accepts, got ${JSON.stringify(currency)}.`, 'currency_not_supported');
+}
+
+function formatUsd(cents: number): string {
+  return `${(cents / 100).toLocaleString('en-US')} USD`;
+}
+
+// The limit operations are the newer generation's (the spec's x-generation, from service
+// facts): the older generation has no limit endpoint, its users set the limit onchain
+// (reference 9), and answers 404. The limit is the account's: a wallet that never registered
+// gets 401 (reference 5 rule 1), a user whose onboarding has not created the account 409 (the
+// spec's AccountNotCreated).
+const FINISH_ONBOARDING = 'finish onboarding up to createAccount()';
+
+/**
+ * The advice of a limit operation's refusal (404, 409, 401), or `undefined` when the status
+ * alone says enough. `hasSignedUp` is the TokenManager's when the refusal came.
+ *
+ * @example
+ * limitAdvice(404, { code: 'NotFound' }, undefined) // 'The daily limit is a newer-generation operation; ...'
+ */
+export function limitAdvice(status: number, body: unknown, hasSignedUp: boolean | undefined): string | undefined {
+  return status === 404
+    ? "The daily limit is a newer-generation operation; on the older generation the user sets it onchain (no limit endpoint). Check baseUrl: it must be a newer-generation deployment (sandbox: generation 'newer')"
+    : status === 409
+      ? `The limit is on the account, not created yet: ${FINISH_ONBOARDING}`
+      : status === 401 && hasSignedUp === false && (readErrorBody(body).code ?? 'UserNotRegistered') === 'UserNotRegistered'
+        ? `This wallet has not registered a user yet (hasSignedUp: false): register it (POST /user), then ${FINISH_ONBOARDING}`
+        : undefined;
+}
+
+/**
+ * The error of a limit answer `readAccountLimit` refused: no `{amount, syncStatus}`, or a
+ * `syncStatus` other than `expected` (a PUT's `pending`), else other than `pending` and `synced`.
+ *
+ * @example
+ * throw unexpectedLimitBody({ amount: 100, syncStatus: 'failed' }); // code 'unexpected_limit_body'
+ */
+export function unexpectedLimitBody(data: unknown, expected?: 'pending'): UnexpectedResponseError {
+  const limit = data as { amount?: unknown; syncStatus?: unknown } | undefined;
+  if (typeof limit?.amount !== 'number' || typeof limit.syncStatus !== 'string') {
+    return new UnexpectedResponseError(
+      `The limit answer is not an AccountLimit (expected {amount, syncStatus}), got ${previewBody(data)}. Check baseUrl.`,
+      { code: 'unexpected_limit_body' },
+    );
+  }
+  return new UnexpectedResponseError(
+    `The limit answer's syncStatus is ${previewBody(limit.syncStatus, 64)}, not ${expected ? `"${expected}" as a PUT answers (the new limit may have been set: read it with getDailyLimit())` : '"pending" or "synced" (the only ones the spec has)'}. Check baseUrl; if it persists, report it to the platform.`,
+    { code: 'unexpected_limit_body' },
+  );
+}
