@@ -330,6 +330,24 @@ describe.each(servings)('over %s', (_name, serve) => {
       expect(seen).toEqual([true, true, false]);
     });
 
+    it('dispatches both events when two fail in a row (a database outage): their retries are processed in turn and none is superseded', async () => {
+      let down = true;
+      const seen: string[] = [];
+      const { url } = await start({ onError: () => undefined }, (receiver) => receiver.on('kyc.status.changed', (event) => {
+        if (down) throw new Error('database down');
+        seen.push(event.data.kycStatus);
+      }));
+      const pending = eventBody('kyc.status.changed', 'u12d', { kycStatus: 'pending' });
+      const approved = eventBody('kyc.status.changed', 'u12d', { kycStatus: 'approved' });
+      expect((await service.deliver(url, pending)).status).toBe(500);
+      expect((await service.deliver(url, approved)).status).toBe(500);
+      down = false;
+      const later = Math.floor(Date.now() / 1000) + 60;
+      expect((await service.deliver(url, pending, { timestamp: later })).body.code).toBe('processed');
+      expect((await service.deliver(url, approved, { timestamp: later + 1 })).body.code).toBe('processed');
+      expect(seen).toEqual(['pending', 'approved']);
+    });
+
     it('processes the retry of a failed event when nothing newer of its subject came first, and supersedes nothing after a failure the reply had already acknowledged', async () => {
       let failNext = true;
       const seen: string[] = [];

@@ -139,6 +139,29 @@ describe('a late retry does not bring back an older state (reference 6.3: a retr
       await late.close();
     }
   });
+
+  it('pending and approved both fail (the partner\'s database is down): both retries are handled, in order, and the receiver ends on the API\'s approved', async () => {
+    const down = await startJourney({ timeScale: 20 });
+    try {
+      const { client, user } = await onboardedUser(down, 'outage@example.com');
+      const seen = { count: down.received.length };
+      const before = down.sandbox.deliveries().length;
+      for (const [index, kycStatus] of ['pending', 'approved'].entries()) {
+        down.failNextHandler('kyc.status.changed');
+        await admin(down.sandbox, 'PUT', `/__sandbox/users/${user.id}/kyc-status`, { kycStatus });
+        await vi.waitFor(() => expect(down.sandbox.deliveries()[before + index]?.attempts[0]?.status).toBe(500));
+      }
+      await down.sandbox.whenDeliveriesSettled();
+      const fresh = down.received.slice(seen.count);
+      expect(fresh.map((event) => event.data.kycStatus)).toEqual(['pending', 'approved']);
+      expect(fresh.at(-1)!.data).toEqual(await apiUser(client));
+      const deliveries = down.sandbox.deliveries().slice(before);
+      expect(deliveries.map((delivery) => delivery.attempts.map((attempt) => attempt.status))).toEqual([[500, 200], [500, 200]]);
+      expect(deliveries.map((delivery) => JSON.parse(delivery.attempts[1]!.responseBody!).code)).toEqual(['processed', 'processed']);
+    } finally {
+      await down.close();
+    }
+  });
 });
 
 describe('a repeated delivery is processed once (reference 6.2 rule 6: duplicates are possible)', () => {

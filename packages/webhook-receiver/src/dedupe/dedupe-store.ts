@@ -2,7 +2,8 @@
  * The answer of {@link DedupeStore.claim}: `claimed` (this delivery owns the body and must
  * process it, then `markProcessed` or `release` with the `token`), `processing` (another
  * delivery owns it right now), `processed` (it was already processed) or `superseded` (a retry
- * of a body that failed, and another body of the subject was processed since: not dispatched).
+ * of a body that failed, and an event of the subject received after it was processed since:
+ * not dispatched).
  *
  * @example
  * ```ts
@@ -54,7 +55,7 @@ export interface DedupeStore {
    * expired: the next delivery of the subject is claimed whatever its body. The claim must expire
    * by itself (a process that dies mid-handler must not block the retries forever). A store may
    * answer `superseded` to the first delivery of a digest released with `retryExpected` once
-   * another digest of `key` was processed (the memory, Redis and Durable Object stores do; a
+   * an event of `key` first received after it was processed (the memory, Redis and Durable Object stores do; a
    * store that never does dispatches such a late retry). Throws (or rejects) when the store
    * cannot answer: the receiver then replies 503.
    */

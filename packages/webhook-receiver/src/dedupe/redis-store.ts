@@ -32,12 +32,14 @@ export interface RedisDedupeStoreOptions {
 const PROCESSED = 'processed:';
 const CLAIM_PREFIX = 'processing:';
 // One string per subject, so that every script touches one key (Redis Cluster). Its first line
-// is the state: `processed:<digest>`, `processing:<token>|<failures>` (the token is
-// `<uuid>:<digest>`; failures: failed attempts of that body before this claim) or `released`.
-// The next lines are the subject's retries due (see SubjectRecord), one per body:
-// `<a|s><failures>:<expires at, ms>:<digest>`, `s` once superseded. The key lives as long as its
-// state (claimTtlMs, ttlMs) or, when released, as long as its last retry due.
-// Lua helpers shared by the scripts: split the value, and keep the retries due that are live.
+// is the state: `processed:<digest>`, `processing:<token>|<failures>|<since>` (the token is
+// `<uuid>:<digest>`; failures: failed attempts of that body before this claim; since: the
+// event's place in the subject's order, see SubjectRecord) or `released`. The next lines are the
+// subject's retries due, one per body: `<a|s><failures>:<expires at, ms>:<since>:<digest>`, `s`
+// once superseded. The key lives as long as its state (claimTtlMs, ttlMs) or, when released, as
+// long as its last retry due.
+// Lua helpers shared by the scripts: split the value, keep the retries due that are live, and
+// read a claim's failures and place.
 const SPLIT = `
 local NL = string.char(10)
 local function split(v)
@@ -47,54 +49,71 @@ local function split(v)
 end
 local function retries(rest, now)
   local live = {}
-  for flag, count, expires, digest in string.gmatch(rest, '([as])(%d+):(%d+):([^' .. NL .. ']+)') do
-    if tonumber(expires) > now then table.insert(live, { flag, tonumber(count), tonumber(expires), digest }) end
+  for flag, count, expires, since, digest in string.gmatch(rest, '([as])(%d+):(%d+):(%d+):([^' .. NL .. ']+)') do
+    if tonumber(expires) > now then table.insert(live, { flag, tonumber(count), tonumber(expires), tonumber(since), digest }) end
   end
   return live
 end
 local function joined(first, live)
   local lines = { first }
-  for _, r in ipairs(live) do table.insert(lines, r[1] .. r[2] .. ':' .. r[3] .. ':' .. r[4]) end
+  for _, r in ipairs(live) do table.insert(lines, r[1] .. r[2] .. ':' .. r[3] .. ':' .. r[4] .. ':' .. r[5]) end
   return table.concat(lines, NL)
 end
 local function lastExpiry(live)
   local last = 0
   for _, r in ipairs(live) do if r[3] > last then last = r[3] end end
   return last
+end
+local function claimed(state, prefix)
+  local failures, since = string.match(string.sub(state, #prefix + 1), '^(%d+)|(%d+)')
+  return tonumber(failures) or 0, tonumber(since) or 0
 end`;
 // Releases the key only while it still holds this delivery's claim, so that releasing a claim
 // that expired and was taken over by another process does not touch that process's claim. A
 // released claim leaves no processed record (see SubjectRecord): the next delivery of the
 // subject is dispatched whatever its body. With a retry expected (ARGV[3] = '1'), the body joins
-// the retries due. (Earlier versions kept the replaced value after the `|`: read as 0 failures.)
+// the retries due, in its event's place. (A claim of an earlier version reads as 0 failures.)
 // ARGV: claim prefix, digest, retry expected, now, RETRY_DUE_MS, DELIVERY_ATTEMPTS.
 const RELEASE_IF_OWNED = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
 local state, rest = split(v)
 local now = tonumber(ARGV[4])
-local live = retries(rest, now)
-local failures = (tonumber(string.sub(state, #ARGV[1] + 1)) or 0) + 1
+local failures, since = claimed(state, ARGV[1])
+failures = failures + 1
+local live = {}
+for _, r in ipairs(retries(rest, now)) do
+  if r[5] ~= ARGV[2] then table.insert(live, r) end
+end
 if ARGV[3] == '1' and failures < tonumber(ARGV[6]) then
-  table.insert(live, { 'a', failures, now + tonumber(ARGV[5]), ARGV[2] })
+  table.insert(live, { 'a', failures, now + tonumber(ARGV[5]), since, ARGV[2] })
 end
 if #live == 0 then return redis.call('DEL', KEYS[1]) end
 redis.call('SET', KEYS[1], joined('released', live), 'PX', lastExpiry(live) - now)
 return 1`;
 // Records the processed digest unless another delivery holds the key now (this claim expired
 // and another process took the subject over, or processed a newer event): as the memory store.
-// Every other body still due for a retry is now superseded.
+// The retries due of events received before this one are now superseded.
 // ARGV: claim prefix, processed state, ttlMs, now, digest.
 const MARK_PROCESSED_IF_NOT_TAKEN = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 local state, rest = '', ''
 if v then state, rest = split(v) end
-if v and string.sub(state, 1, #ARGV[1]) ~= ARGV[1] and state ~= 'released' then return 0 end
-local superseded = {}
-for _, r in ipairs(retries(rest, tonumber(ARGV[4]))) do
-  if r[4] ~= ARGV[5] then table.insert(superseded, { 's', r[2], r[3], r[4] }) end
+local mine = v and string.sub(state, 1, #ARGV[1]) == ARGV[1]
+if v and not mine and state ~= 'released' then return 0 end
+local since = math.huge
+if mine then
+  local _, place = claimed(state, ARGV[1])
+  since = place
 end
-redis.call('SET', KEYS[1], joined(ARGV[2], superseded), 'PX', ARGV[3])
+local kept = {}
+for _, r in ipairs(retries(rest, tonumber(ARGV[4]))) do
+  if r[5] ~= ARGV[5] then
+    if r[4] < since then r[1] = 's' end
+    table.insert(kept, r)
+  end
+end
+redis.call('SET', KEYS[1], joined(ARGV[2], kept), 'PX', ARGV[3])
 return 1`;
 // 'processed' alone was written by 1.x under a body digest key: the same body, so processed.
 // One script, so that reading the latest digest and taking the claim is atomic across processes.
@@ -110,8 +129,12 @@ if v then
 end
 local now = tonumber(ARGV[4])
 local others, due = {}, nil
+local last = 0
 for _, r in ipairs(retries(rest, now)) do
-  if r[4] == ARGV[1] then due = r else table.insert(others, r) end
+  if r[5] == ARGV[1] then due = r else
+    table.insert(others, r)
+    if r[4] > last then last = r[4] end
+  end
 end
 if due and due[1] == 's' then
   if state == 'released' then
@@ -123,9 +146,11 @@ if due and due[1] == 's' then
   end
   return 'superseded'
 end
-local failures = 0
-if due then failures = due[2] end
-redis.call('SET', KEYS[1], joined('processing:' .. ARGV[2] .. '|' .. failures, others), 'PX', ARGV[3])
+-- A retry keeps its event's place; a new event comes after every retry due.
+local failures, since = 0, last + 1
+if #others == 0 then since = 0 end
+if due then failures, since = due[2], due[4] end
+redis.call('SET', KEYS[1], joined('processing:' .. ARGV[2] .. '|' .. failures .. '|' .. since, others), 'PX', ARGV[3])
 return 'claimed'`;
 
 /**

@@ -13,11 +13,13 @@ import type { DedupeClaim, ReleaseOptions } from './dedupe-store.js';
  * B's retry) would be taken for a retry of A and never dispatched.
  *
  * A claim released with a retry expected (the delivery was answered non-2xx, so the service
- * sends the body again) keeps its digest among the subject's `retries`. Once another body of
- * the subject is processed, those retries are superseded: the first delivery of such a digest
- * is answered `superseded` and not dispatched, since it would bring back a state older than the
- * one processed after it. Only the first: were it a newer event repeating that body rather than
- * the retry, the retry still to come is dispatched, so the subject ends on that state either way.
+ * sends the body again) keeps its digest among the subject's `retries`. Each event of the
+ * subject gets, when it is first received, a place in the subject's order (`since`: one more
+ * than any retry due); its retries keep that place. Once an event is processed, the retries due
+ * of the events received BEFORE it are superseded: the first delivery of such a digest is
+ * answered `superseded` and not dispatched, since it would bring back a state older than the one
+ * processed. The retries of events received after it stay due and are dispatched (two events
+ * that fail in a row are both handled, in the order of their retries).
  */
 export interface SubjectRecord {
   /** `released`: no event in progress and none processed, only retries due. */
@@ -29,6 +31,8 @@ export interface SubjectRecord {
   expiresAt: number;
   /** Failed attempts of the body being processed, before this claim (a retry's count goes on). */
   failures?: number;
+  /** The place in the subject's order of the event being processed (see {@link RetryDue.since}). */
+  since?: number;
   /** Bodies of the subject answered non-2xx after their handler failed, whose retry is due. */
   retries?: RetryDue[];
 }
@@ -40,6 +44,12 @@ export interface RetryDue {
   superseded: boolean;
   /** Failed attempts so far (the service makes 4 in all, reference 6.3). */
   failures: number;
+  /**
+   * The event's place in the subject's order of first receptions: one more than every retry
+   * due when it was first received. Only retries due are compared, so the count may start over
+   * once none is left.
+   */
+  since: number;
   expiresAt: number;
 }
 
@@ -81,20 +91,26 @@ export function claimSubject(
   const token = `${tokenId}:${digest}`;
   const claimed: SubjectRecord = { state: 'processing', token, digest, expiresAt: at + claimTtlMs };
   if (due !== undefined) claimed.failures = due.failures;
-  if (others !== undefined) claimed.retries = others;
+  if (others !== undefined) {
+    claimed.retries = others;
+    // A retry keeps its event's place; a new event comes after every retry due.
+    claimed.since = due?.since ?? 1 + Math.max(...others.map((retry) => retry.since));
+  } else if (due !== undefined) claimed.since = due.since;
   return { claim: { state: 'claimed', token }, record: claimed };
 }
 
 /**
  * The record after `markProcessed(key, token)`: unchanged when another delivery took the expired
- * claim over. Every other body of the subject still due for a retry is now superseded.
+ * claim over. The retries due of events received before this one are now superseded.
  */
 export function markSubjectProcessed(record: SubjectRecord | undefined, key: string, token: string, at: number, ttlMs: number): SubjectRecord {
   if (record !== undefined && record.token !== token && record.expiresAt > at) return record;
   const digest = digestOfToken(token, key);
   const processed: SubjectRecord = { state: 'processed', token, digest, expiresAt: at + ttlMs };
+  // Without its claim's place (the claim expired and was dropped), it counts as the newest.
+  const since = record?.token === token ? record.since ?? 0 : Number.POSITIVE_INFINITY;
   const retries = withoutEmpty(liveRetries(record, at)?.filter((retry) => retry.digest !== digest)
-    .map((retry) => (retry.superseded ? retry : { ...retry, superseded: true })));
+    .map((retry) => (retry.superseded || retry.since >= since ? retry : { ...retry, superseded: true })));
   if (retries !== undefined) processed.retries = retries;
   return processed;
 }
@@ -109,7 +125,8 @@ export function releaseSubject(record: SubjectRecord | undefined, token: string,
   let retries = liveRetries(record, at);
   const failures = (record.failures ?? 0) + 1;
   if (options?.retryExpected === true && failures < DELIVERY_ATTEMPTS) {
-    retries = [...(retries ?? []), { digest: record.digest, superseded: false, failures, expiresAt: at + RETRY_DUE_MS }];
+    const due: RetryDue = { digest: record.digest, superseded: false, failures, since: record.since ?? 0, expiresAt: at + RETRY_DUE_MS };
+    retries = [...(retries ?? []).filter((retry) => retry.digest !== record.digest), due];
   }
   return retries === undefined ? undefined : released(retries);
 }

@@ -146,6 +146,23 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect(await store.claim('s', 'A')).toEqual({ state: 'processed' });
   });
 
+  it('supersedes only the retries of events received before the one processed: two events that fail in a row are both dispatched on their retries', async () => {
+    const store = createStore({});
+    await fails(store, 's', 'pending');
+    await fails(store, 's', 'approved');
+    // The retry of the older one is processed first: the newer one's retry stays due, not superseded.
+    await processes(store, 's', 'pending');
+    await processes(store, 's', 'approved');
+    expect(await store.claim('s', 'approved')).toEqual({ state: 'processed' });
+    // And the other way round: the newer one's retry first supersedes the older one's.
+    const reversed = createStore({});
+    await fails(reversed, 's', 'pending');
+    await fails(reversed, 's', 'approved');
+    await processes(reversed, 's', 'approved');
+    expect(await reversed.claim('s', 'pending')).toEqual({ state: 'superseded' });
+    expect(await reversed.claim('s', 'approved')).toEqual({ state: 'processed' });
+  });
+
   it('keeps no retry due for a release without retryExpected (acknowledged early), nor after the last of the 4 attempts', async () => {
     const store = createStore({});
     await fails(store, 's', 'A', false);
