@@ -10,7 +10,7 @@ import { sendServiceRequest, type ServiceContext } from './service-request.js';
 import { buildSiweMessage } from './siwe-message.js';
 import type { SignMessage } from './signers.js';
 import { sessionChanged } from './renewal-errors.js';
-import { isBearerTokenText, sessionOf, type TokenManager, type TokenSet } from './token-manager.js';
+import { isBearerTokenText, sessionOf, storeSignIn, type TokenManager, type TokenSet } from './token-manager.js';
 import type { RequestOptions } from './transport.js';
 import { untilAborted } from './until-aborted.js';
 
@@ -168,7 +168,11 @@ async function signInOnce(context: SignInContext, params: SignInWithEthereumPara
     ...(typeof refreshToken === 'string' && refreshToken !== '' ? { refreshToken } : {}),
   };
   checkSession();
-  context.tokenManager.setTokens(result);
+  // Through the session it began in: the tokens of the sign-in a reauthenticate callback calls
+  // are that renewal's, while setTokens() (of the app) always starts a new session. A TokenManager
+  // of another copy of the package (no session here) only has setTokens().
+  if (session === undefined) context.tokenManager.setTokens(result);
+  else storeSignIn(context.tokenManager, result, session);
   return result;
 }
 

@@ -38,8 +38,9 @@ export interface TokenSet {
 export interface TokenManagerOptions {
   /**
    * Signs the user in again (a new nonce and a wallet signature, so usually user interaction).
-   * Called at most once at a time, however many requests need it. Tokens stored while it runs
-   * (by the sign-in it calls) belong to the renewal, not to a new session.
+   * Called at most once at a time, however many requests need it. The tokens that the sign-in
+   * it calls (`signInWithEthereum` of this client, begun in the renewal's session) stores belong
+   * to the renewal; `setTokens()` while it runs starts a new session, as at any other time.
    */
   reauthenticate?: () => Promise<TokenSet | string>;
   /**
@@ -80,20 +81,41 @@ export class TokenRenewalError extends PartnerClientError {
   override name = 'TokenRenewalError';
 }
 
-// Reads the session of a TokenManager of this copy of the package (undefined for any other
-// object), for the sign-in: one that began in an earlier session must not store its tokens.
-let readSession: (tokenManager: TokenManager) => number | undefined;
+// The sign-in's access to a TokenManager of this copy of the package (a TypeError for any other
+// object): reads its session and, given tokens, first stores them (see storeSignIn). One hook
+// for both, with the checks in sessionOf and storeSignIn (which only the lazy sign-in chunk
+// uses), keeps the main entry small.
+let sessionHook: (tokenManager: TokenManager, tokens?: StoredTokens, session?: number) => number;
 
 /**
- * The session counter of `tokenManager`, changed by `clear()` and by `setTokens()` from outside
- * a renewal; `undefined` for an object that is not a TokenManager of this copy of the package.
- * Internal: for the sign-in.
+ * The session counter of `tokenManager`, changed by `clear()`, `setTokens()` and a sign-in that
+ * is not a renewal's; `undefined` for an object that is not a TokenManager of this copy of the
+ * package. Internal: for the sign-in.
  *
  * @example
  * const session = sessionOf(tokenManager); // later: sessionOf(tokenManager) !== session after clear()
  */
 export function sessionOf(tokenManager: TokenManager): number | undefined {
-  return readSession(tokenManager);
+  try {
+    return sessionHook(tokenManager);
+  } catch {
+    return undefined; // not a TokenManager of this copy: it has no #session
+  }
+}
+
+/**
+ * Stores the tokens of a sign-in begun in `session` (from {@link sessionOf}), already checked
+ * (a non-empty token a header can carry, `expiresAt` a Date), if that session is still the
+ * current one (else nothing; the sign-in checks it first, to reject with `session_changed`).
+ * They belong to the renewal whose `reauthenticate` callback runs in that session (the sign-in
+ * it calls); otherwise they start a new session, as `setTokens()` always does.
+ * Internal: for the sign-in.
+ *
+ * @example
+ * storeSignIn(tokenManager, result, session);
+ */
+export function storeSignIn(tokenManager: TokenManager, tokens: StoredTokens, session: number): void {
+  if (sessionHook(tokenManager) === session) sessionHook(tokenManager, tokens, session);
 }
 
 // The errors of a renewal overtaken by a session change, whose callback failed, or given
@@ -139,15 +161,16 @@ export class TokenManager {
   // issuing short tokens): renewing ahead of time again would bring the same, so that token is
   // used until the service answers 401, instead of one renewal (a wallet prompt) per request.
   #renewalBroughtDueToken = false;
-  // The session: clear() and setTokens() from outside a renewal start a new one. Work begun in
-  // an earlier session (a renewal, a sign-in, a request's 401) never stores its tokens in this
-  // one, nor is a request of an earlier session sent again with this session's token.
+  // The session: clear(), setTokens() and a sign-in that is not a renewal's start a new one.
+  // Work begun in an earlier session (a renewal, a sign-in, a request's 401) never stores its
+  // tokens in this one, nor is a request of an earlier session sent again with this session's
+  // token.
   #session = 0;
   // The access tokens stored in this session (the latest 8): a 401 for any other token is a
   // request of an earlier session.
   #sessionTokens: string[] = [];
-  // The session whose reauthenticate callback is running: tokens stored meanwhile (the sign-in
-  // it calls stores them) are that renewal's, not a new session.
+  // The session whose reauthenticate callback is running: the tokens of a sign-in begun in that
+  // session and stored meanwhile (the sign-in it calls) are that renewal's, not a new session.
   #reauthenticating: number | undefined;
   #inferredGeneration: TokenGeneration = 'older';
   readonly #fixedGeneration: TokenGeneration | undefined;
@@ -155,7 +178,13 @@ export class TokenManager {
   readonly #refresh: TokenManagerOptions['refresh'];
 
   static {
-    readSession = (tokenManager) => (#session in tokenManager ? tokenManager.#session : undefined);
+    sessionHook = (tokenManager, tokens, session) => {
+      if (tokens) {
+        if (session !== tokenManager.#reauthenticating) tokenManager.#newSession();
+        tokenManager.#store(tokens);
+      }
+      return tokenManager.#session;
+    };
   }
 
   constructor(options: TokenManagerOptions = {}) {
@@ -192,16 +221,16 @@ export class TokenManager {
    * Stores new tokens (a {@link TokenSet} or a bare access token). The expiry is taken from
    * `expiresAt`, else from the JWT's `exp`. This starts a new session: a renewal still in
    * flight is dropped, and what it brings later is discarded (the requests waiting for it fail
-   * with `TokenRenewalError` `session_changed`), so that it cannot replace these tokens. Only
-   * the tokens stored while the `reauthenticate` callback runs (the sign-in it calls stores
-   * them) belong to that renewal.
+   * with `TokenRenewalError` `session_changed`), so that it cannot replace these tokens. This
+   * holds while the `reauthenticate` callback runs too: only the tokens that the sign-in it calls
+   * stores itself belong to that renewal.
    *
    * @example
    * tokenManager.setTokens(await client.signInWithEthereum(params));
    */
   setTokens(tokens: TokenSet | string): void {
     const set = readTokenSet(tokens);
-    if (this.#reauthenticating !== this.#session) this.#newSession();
+    this.#newSession();
     this.#store(set);
   }
 
@@ -413,10 +442,10 @@ export class TokenManager {
     if (failed) throw (await renewalErrors()).renewalFailed(rejection, 'reauthenticate', false);
     const token = typeof tokens === 'string' ? tokens : (tokens as TokenSet | undefined)?.token;
     if (this.#token !== before && this.#token !== token) {
-      // Other tokens than the callback's were stored while it ran: they are the session now.
-      const current = this.#token;
+      // Other tokens than the callback's were stored while it ran (in this session, so by a
+      // sign-in begun in it): they are the session now.
       this.#newSession();
-      if (current !== undefined) this.#sessionTokens.push(current);
+      this.#sessionTokens = [this.#token!];
       throw await overtaken();
     }
     try {
@@ -443,9 +472,10 @@ export function createTokenManager(options: TokenManagerOptions = {}): TokenMana
   return new TokenManager(options);
 }
 
-interface StoredTokens {
+/** Tokens as stored: checked, `expiresAt` a Date. */
+export interface StoredTokens {
   token: string;
-  refreshToken: string | undefined;
+  refreshToken?: string | undefined;
   expiresAt: Date | undefined;
 }
 

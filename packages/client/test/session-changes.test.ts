@@ -168,6 +168,51 @@ describe('a switch to another user during a renewal keeps the new user', () => {
     await expect(getUser(client)).resolves.toMatchObject({ email: 'b@example.com' });
   });
 
+  it('setTokens() with B\'s tokens while A\'s reauthenticate (wallet prompt open) runs: B\'s tokens stay, requests act for B, A\'s sign-in stores nothing', async () => {
+    const { baseUrl } = await startTwoUsers();
+    const promptShown = gate();
+    const answerPrompt = gate();
+    const slowWalletA = {
+      address: walletA.address,
+      signMessage: async (message: string) => (promptShown.open(), await answerPrompt.opened, walletA.signMessage({ message })),
+    };
+    // The bearer token each request to the user route was sent with.
+    const userRouteTokens: (string | null)[] = [];
+    const recordingFetch: FetchFunction = (url, init) => {
+      if (new URL(url).pathname.endsWith('/user')) userRouteTokens.push(new Headers(init?.headers).get('authorization'));
+      return fetch(url, init);
+    };
+    let signInOfA: Promise<unknown> | undefined;
+    const client: PartnerClient = createPartnerClient({
+      baseUrl,
+      fetch: recordingFetch,
+      tokenManager: new TokenManager({
+        reauthenticate: () => {
+          const signingIn = client.signInWithEthereum({ ...slowWalletA, ...SIGN_IN_PAGE });
+          signInOfA = signingIn.catch((error: unknown) => error);
+          return signingIn;
+        },
+      }),
+    });
+    await signIn(client, walletA);
+    sandbox!.advanceClock(ACCESS_TOKEN_LIFETIME_MS + 60_000); // A's token: 401, then reauthenticate
+    const tokensOfB = await signIn(createPartnerClient({ baseUrl }), walletB); // B signed in elsewhere
+
+    const pending = client.getDailyLimit().catch((error: unknown) => error);
+    await promptShown.opened;
+    client.tokenManager.setTokens(tokensOfB); // the app switches to B while A's prompt is open
+    const afterSwitch = getUser(client);
+    answerPrompt.open(); // A's wallet answers
+
+    await expect(afterSwitch).resolves.toMatchObject({ email: 'b@example.com' });
+    expect(userRouteTokens).toEqual([`Bearer ${tokensOfB.token}`]); // sent at once with B's token, not after A's sign-in
+    await expect(pending).resolves.toMatchObject({ name: 'TokenRenewalError', code: 'session_changed' });
+    await expect(signInOfA).resolves.toMatchObject({ name: 'TokenRenewalError', code: 'session_changed', message: expect.stringContaining('it stored nothing') });
+    expect(await client.tokenManager.getToken()).toBe(tokensOfB.token);
+    expect(await signerOf(client)).toBe(walletB.address);
+    await expect(getUser(client)).resolves.toMatchObject({ email: 'b@example.com' });
+  });
+
   it('a request of A answered 401 after B signed in is not sent again with B\'s token', async () => {
     const { baseUrl } = await startTwoUsers();
     // Holds A's limit request after its token is set, until B has signed in.
