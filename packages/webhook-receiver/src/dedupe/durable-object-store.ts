@@ -1,7 +1,7 @@
 import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions } from './dedupe-store.js';
-import { positiveIntegerOption } from './positive-integer-option.js';
+import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
 import { claimSubject, markSubjectProcessed, recordExpiry, releaseSubject, type SubjectRecord } from './subject-record.js';
 
 // The members of the Workers runtime this module uses, typed here so that the package needs
@@ -35,7 +35,7 @@ export interface StoredDeadLetter extends Omit<DeadLetterEntry, 'rawBody'> {
 
 /** One operation of the protocol, as the stores' adapters send it to the object. */
 export type StoreOperation =
-  | { op: 'claim'; digest: string; claimTtlMs: number }
+  | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number }
   | { op: 'markProcessed'; key: string; token: string; ttlMs: number }
   | { op: 'release'; token: string; retryExpected?: boolean }
   | { op: 'deadLetter.put'; entry: StoredDeadLetter }
@@ -111,7 +111,7 @@ export class WebhookStoreObject {
     let answer: DedupeClaim | null = null;
     switch (operation.op) {
       case 'claim': {
-        const result = claimSubject(record, operation.digest, at, operation.claimTtlMs, `${at.toString(36)}.${++this.#tokens}`);
+        const result = claimSubject(record, operation.digest, at, operation.claimTtlMs, `${at.toString(36)}.${++this.#tokens}`, operation.minRetryDelayMs ?? 0);
         answer = result.claim;
         this.#record = result.record;
         break;
@@ -191,6 +191,13 @@ export interface DurableObjectDedupeStoreOptions {
   ttlMs?: number;
   /** How long an unfinished claim lives, in ms (an isolate that died mid-handler). Default 2 minutes. */
   claimTtlMs?: number;
+  /**
+   * The least time, in ms, the service waits after a failed attempt before it retries it.
+   * A copy of a failed body that arrives sooner is a newer event with the same content, not the
+   * retry (see Duplicates in the README). Default 60,000 (reference 6.3); against a sandbox with
+   * `timeScale` N, 60,000 / N.
+   */
+  minRetryDelayMs?: number;
 }
 
 /**
@@ -210,12 +217,13 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
   const keyPrefix = keyPrefixOption(options.keyPrefix);
   const ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
   const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS);
+  const minRetryDelayMs = minRetryDelayOption(options.minRetryDelayMs);
   const send = (key: string, operation: StoreOperation) => sendToObject(namespace, keyPrefix + key, operation,
     (code, message, cause) => new DedupeStoreError(code === 'unavailable' ? 'dedupe_store_unavailable' : 'unexpected_store_reply', message, { cause }));
 
   return {
     async claim(key: string, digest: string = key): Promise<DedupeClaim> {
-      const claim = (await send(key, { op: 'claim', digest, claimTtlMs })) as DedupeClaim | null;
+      const claim = (await send(key, { op: 'claim', digest, claimTtlMs, minRetryDelayMs })) as DedupeClaim | null;
       if (claim?.state === 'claimed' || claim?.state === 'processing' || claim?.state === 'processed' || claim?.state === 'superseded') return claim;
       throw new DedupeStoreError('unexpected_store_reply',
         `The Durable Object ${keyPrefix + key} answered a claim with ${JSON.stringify(claim)}; is the namespace bound to WebhookStoreObject?`);

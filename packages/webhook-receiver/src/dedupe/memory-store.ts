@@ -1,6 +1,6 @@
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions } from './dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
-import { positiveIntegerOption } from './positive-integer-option.js';
+import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
 import { claimSubject, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
 
 /** A subject in the memory store: its record, and its neighbours in the least-recently-seen order. */
@@ -26,6 +26,13 @@ export interface MemoryDedupeStoreOptions {
   ttlMs?: number;
   /** How long an unfinished claim lives, in ms. Default 2 minutes. */
   claimTtlMs?: number;
+  /**
+   * The least time, in ms, the service waits after a failed attempt before it retries it.
+   * A copy of a failed body that arrives sooner is a newer event with the same content, not the
+   * retry (see Duplicates in the README). Default 60,000 (reference 6.3); against a sandbox with
+   * `timeScale` N, 60,000 / N.
+   */
+  minRetryDelayMs?: number;
   /** Most subjects remembered; the least recently seen is forgotten first, in constant time. Default 100,000 (about 40 MB of heap). */
   maxEntries?: number;
   /** Clock in ms, injectable for tests. Default `Date.now`. */
@@ -60,13 +67,14 @@ export interface MemoryDedupeStore extends DedupeStore {
 export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}): MemoryDedupeStore {
   if (typeof options !== 'object' || options === null) {
     throw new WebhookReceiverError('invalid_options',
-      `createMemoryDedupeStore takes an options object { ttlMs?, claimTtlMs?, maxEntries?, now? } or nothing, got ${options === null ? 'null' : typeof options}.`);
+      `createMemoryDedupeStore takes an options object { ttlMs?, claimTtlMs?, minRetryDelayMs?, maxEntries?, now? } or nothing, got ${options === null ? 'null' : typeof options}.`);
   }
   if (options.now !== undefined && typeof options.now !== 'function') {
     throw new WebhookReceiverError('invalid_options', 'now must be a function returning milliseconds, like Date.now.');
   }
   const ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
   const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS);
+  const minRetryDelayMs = minRetryDelayOption(options.minRetryDelayMs);
   const maxEntries = positiveIntegerOption('maxEntries', options.maxEntries, 100_000);
   const now = options.now ?? Date.now;
   // A least-recently-seen list beside the Map, so that every step is O(1). Keeping the order in
@@ -121,7 +129,7 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
   return {
     claim(key: string, digest: string = key): DedupeClaim {
       const entry = entries.get(key);
-      const { claim, record } = claimSubject(entry?.record, digest, now(), claimTtlMs, String(nextToken + 1));
+      const { claim, record } = claimSubject(entry?.record, digest, now(), claimTtlMs, String(nextToken + 1), minRetryDelayMs);
       if (claim.state === 'claimed') nextToken++;
       keep(key, entry, record);
       return claim;

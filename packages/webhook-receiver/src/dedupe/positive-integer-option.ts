@@ -11,3 +11,19 @@ export function positiveIntegerOption(name: string, value: unknown, fallback: nu
   }
   return value;
 }
+
+/** The least time, in ms, the service waits before it retries a failed delivery: 1 minute (reference 6.3). */
+export const DEFAULT_MIN_RETRY_DELAY_MS = 60_000;
+
+/**
+ * Reads the stores' `minRetryDelayMs`: a whole number of ms, 0 included (every copy of a failed
+ * body may be its retry), throwing `invalid_options` otherwise.
+ */
+export function minRetryDelayOption(value: unknown): number {
+  if (value === undefined) return DEFAULT_MIN_RETRY_DELAY_MS;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new WebhookReceiverError('invalid_options',
+      `minRetryDelayMs must be a whole number of ms, 0 or more (the service waits 60,000 before a retry; against a sandbox with timeScale N, 60,000 / N), got ${typeof value === 'number' ? value : typeof value}.`);
+  }
+  return value;
+}

@@ -1,7 +1,7 @@
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions } from './dedupe-store.js';
 import { DELIVERY_ATTEMPTS, RETRY_DUE_MS } from './subject-record.js';
-import { positiveIntegerOption } from './positive-integer-option.js';
+import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
 import { toRedisCommand, withCommandTimeout, type RedisClientLike } from './redis-command.js';
 
 /**
@@ -21,6 +21,15 @@ export interface RedisDedupeStoreOptions {
   ttlMs?: number;
   /** How long an unfinished claim lives, in ms (a process that died mid-handler). Default 2 minutes. */
   claimTtlMs?: number;
+  /**
+   * The least time, in ms, the service waits after a failed attempt before it retries it.
+   * A copy of a failed body that arrives sooner is a newer event with the same content, not the
+   * retry (see Duplicates in the README). Default 60,000 (reference 6.3); against a sandbox with
+   * `timeScale` N, 60,000 / N.
+   */
+  minRetryDelayMs?: number;
+  /** Clock in ms, injectable for tests. Default `Date.now`. */
+  now?: () => number;
   /**
    * How long to wait for Redis before answering 503, in ms. Default 2,000. Clients queue
    * commands while reconnecting, so without this bound a delivery would hang past the
@@ -81,20 +90,20 @@ local state, rest = split(v)
 local now = tonumber(ARGV[4])
 local failures, since = claimed(state, ARGV[1])
 failures = failures + 1
+local adds = ARGV[3] == '1' and failures < tonumber(ARGV[6])
 local live = {}
 for _, r in ipairs(retries(rest, now)) do
-  if r[5] ~= ARGV[2] then table.insert(live, r) end
+  if not adds or r[5] ~= ARGV[2] then table.insert(live, r) end
 end
-if ARGV[3] == '1' and failures < tonumber(ARGV[6]) then
-  table.insert(live, { 'a', failures, now + tonumber(ARGV[5]), since, ARGV[2] })
-end
+if adds then table.insert(live, { 'a', failures, now + tonumber(ARGV[5]), since, ARGV[2] }) end
 if #live == 0 then return redis.call('DEL', KEYS[1]) end
 redis.call('SET', KEYS[1], joined('released', live), 'PX', lastExpiry(live) - now)
 return 1`;
 // Records the processed digest unless another delivery holds the key now (this claim expired
 // and another process took the subject over, or processed a newer event): as the memory store.
-// The retries due of events received before this one are now superseded.
-// ARGV: claim prefix, processed state, ttlMs, now, digest.
+// The retries due of events received before this one are now superseded (an older event with
+// the same body included); a newer one's with the same body is dropped: a copy of what is now
+// processed. ARGV: claim prefix, processed state, ttlMs, now, digest.
 const MARK_PROCESSED_IF_NOT_TAKEN = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 local state, rest = '', ''
@@ -108,7 +117,7 @@ if mine then
 end
 local kept = {}
 for _, r in ipairs(retries(rest, tonumber(ARGV[4]))) do
-  if r[5] ~= ARGV[5] then
+  if r[5] ~= ARGV[5] or r[4] < since then
     if r[4] < since then r[1] = 's' end
     table.insert(kept, r)
   end
@@ -117,26 +126,25 @@ redis.call('SET', KEYS[1], joined(ARGV[2], kept), 'PX', ARGV[3])
 return 1`;
 // 'processed' alone was written by 1.x under a body digest key: the same body, so processed.
 // One script, so that reading the latest digest and taking the claim is atomic across processes.
-// ARGV: digest, token, claimTtlMs, now.
+// The retry due this delivery can be: one of its body whose last attempt failed at least
+// minRetryDelayMs ago (a copy that comes sooner is a newer event with the same body).
+// ARGV: digest, token, claimTtlMs, now, minRetryDelayMs, RETRY_DUE_MS.
 const CLAIM = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 local state, rest = '', ''
 if v then
   state, rest = split(v)
   if string.sub(state, 1, 11) == 'processing:' then return 'processing' end
-  if state == 'processed:' .. ARGV[1] or state == 'processed' then return 'processed' end
-  if state ~= 'released' and string.sub(state, 1, 10) ~= 'processed:' then return 'foreign:' .. string.sub(v, 1, 40) end
+  if state ~= 'released' and string.sub(state, 1, 10) ~= 'processed:' and state ~= 'processed' then return 'foreign:' .. string.sub(v, 1, 40) end
 end
 local now = tonumber(ARGV[4])
-local others, due = {}, nil
-local last = 0
-for _, r in ipairs(retries(rest, now)) do
-  if r[5] == ARGV[1] then due = r else
-    table.insert(others, r)
-    if r[4] > last then last = r[4] end
-  end
+local live = retries(rest, now)
+local others, due, last = {}, nil, 0
+for _, r in ipairs(live) do
+  if r[4] > last then last = r[4] end
+  if not due and r[5] == ARGV[1] and now - (r[3] - tonumber(ARGV[6])) >= tonumber(ARGV[5]) then due = r else table.insert(others, r) end
 end
-if due and due[1] == 's' then
+local function keepOthers()
   if state == 'released' then
     if #others == 0 then redis.call('DEL', KEYS[1])
     else redis.call('SET', KEYS[1], joined('released', others), 'PX', lastExpiry(others) - now) end
@@ -144,11 +152,18 @@ if due and due[1] == 's' then
     local ttl = redis.call('PTTL', KEYS[1])
     if ttl > 0 then redis.call('SET', KEYS[1], joined(state, others), 'PX', ttl) end
   end
+end
+if state == 'processed:' .. ARGV[1] or state == 'processed' then
+  if due then keepOthers() end
+  return 'processed'
+end
+if due and due[1] == 's' then
+  keepOthers()
   return 'superseded'
 end
--- A retry keeps its event's place; a new event comes after every retry due.
-local failures, since = 0, last + 1
-if #others == 0 then since = 0 end
+-- A new event comes after every retry due; the retry due keeps its event's place.
+local failures, since = 0, 0
+if #live > 0 then since = last + 1 end
 if due then failures, since = due[2], due[4] end
 redis.call('SET', KEYS[1], joined('processing:' .. ARGV[2] .. '|' .. failures .. '|' .. since, others), 'PX', ARGV[3])
 return 'claimed'`;
@@ -176,6 +191,11 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
   }
   const ttl = String(positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS));
   const claimTtl = String(positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS));
+  const minRetryDelay = String(minRetryDelayOption(options.minRetryDelayMs));
+  if (options.now !== undefined && typeof options.now !== 'function') {
+    throw new WebhookReceiverError('invalid_options', 'now must be a function returning milliseconds, like Date.now.');
+  }
+  const now = options.now ?? Date.now;
   const commandTimeoutMs = positiveIntegerOption('commandTimeoutMs', options.commandTimeoutMs, 2_000);
 
   const command = withCommandTimeout(send, commandTimeoutMs,
@@ -183,7 +203,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
 
   const releaseClaim = async (key: string, token: string, options?: ReleaseOptions): Promise<void> => {
     await command(['EVAL', RELEASE_IF_OWNED, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`, digestOfToken(token),
-      options?.retryExpected === true ? '1' : '0', String(Date.now()), String(RETRY_DUE_MS), String(DELIVERY_ATTEMPTS)]);
+      options?.retryExpected === true ? '1' : '0', String(now()), String(RETRY_DUE_MS), String(DELIVERY_ATTEMPTS)]);
   };
 
   return {
@@ -191,7 +211,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
       const token = `${crypto.randomUUID()}:${digest}`;
       let reply: unknown;
       try {
-        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl, String(Date.now())]);
+        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl, String(now()), minRetryDelay, String(RETRY_DUE_MS)]);
       } catch (error) {
         // The script may still be queued in the client and run once Redis is back. A release
         // queued behind it on the same connection undoes it, so that the retry is not
@@ -208,7 +228,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
     async markProcessed(key: string, token: string): Promise<void> {
       const digest = digestOfToken(token);
       await command(['EVAL', MARK_PROCESSED_IF_NOT_TAKEN, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`,
-        PROCESSED + digest, ttl, String(Date.now()), digest]);
+        PROCESSED + digest, ttl, String(now()), digest]);
     },
     release: releaseClaim,
   };

@@ -65,7 +65,9 @@ export const DELIVERY_ATTEMPTS = 4;
 
 /**
  * A claim of the subject by a delivery whose body has `digest`, at time `at`. `record` is the
- * record to keep afterwards (the same object when nothing changed).
+ * record to keep afterwards (the same object when nothing changed). The service waits
+ * `minRetryDelayMs` after a failed attempt before it sends the retry, so a copy of a failed body
+ * that comes sooner is not that retry: it is a newer event with the same body.
  */
 export function claimSubject(
   record: SubjectRecord | undefined,
@@ -73,29 +75,31 @@ export function claimSubject(
   at: number,
   claimTtlMs: number,
   tokenId: string,
+  minRetryDelayMs = 0,
 ): { claim: DedupeClaim; record: SubjectRecord | undefined } {
-  // The latest processed body of the subject: a retry of it. A claim in progress: wait. A
-  // different body (or an expired record, or an expired claim): a new event for this subject,
-  // unless it is a superseded retry.
+  // A claim in progress: wait. Otherwise find the retry due that this delivery can be.
   const live = record !== undefined && record.expiresAt > at;
-  if (live && (record.state === 'processing' || (record.state === 'processed' && record.digest === digest))) {
-    return { claim: { state: record.state }, record };
-  }
+  if (live && record.state === 'processing') return { claim: { state: 'processing' }, record };
   const retries = liveRetries(record, at);
-  const due = retries?.find((retry) => retry.digest === digest);
+  const due = retries?.find((retry) => retry.digest === digest && at - failedAt(retry) >= minRetryDelayMs);
   const others = due === undefined ? retries : withoutEmpty(retries!.filter((retry) => retry !== due));
+  // The latest processed body of the subject: a retry of it (which answers the retry due it may be).
+  if (live && record.state === 'processed' && record.digest === digest) {
+    return { claim: { state: 'processed' }, record: due === undefined ? record : { ...record, retries: others } };
+  }
   if (due?.superseded === true) {
     const rest = live ? { ...record, retries: others } : others === undefined ? undefined : released(others);
     return { claim: { state: 'superseded' }, record: rest };
   }
+  // A different body (or an expired record, or an expired claim): a new event for this subject,
+  // placed after every retry due; or the retry due, in its event's place.
   const token = `${tokenId}:${digest}`;
   const claimed: SubjectRecord = { state: 'processing', token, digest, expiresAt: at + claimTtlMs };
-  if (due !== undefined) claimed.failures = due.failures;
-  if (others !== undefined) {
-    claimed.retries = others;
-    // A retry keeps its event's place; a new event comes after every retry due.
-    claimed.since = due?.since ?? 1 + Math.max(...others.map((retry) => retry.since));
-  } else if (due !== undefined) claimed.since = due.since;
+  if (due !== undefined) {
+    claimed.failures = due.failures;
+    claimed.since = due.since;
+  } else if (retries !== undefined) claimed.since = 1 + Math.max(...retries.map((retry) => retry.since));
+  if (others !== undefined) claimed.retries = others;
   return { claim: { state: 'claimed', token }, record: claimed };
 }
 
@@ -109,7 +113,9 @@ export function markSubjectProcessed(record: SubjectRecord | undefined, key: str
   const processed: SubjectRecord = { state: 'processed', token, digest, expiresAt: at + ttlMs };
   // Without its claim's place (the claim expired and was dropped), it counts as the newest.
   const since = record?.token === token ? record.since ?? 0 : Number.POSITIVE_INFINITY;
-  const retries = withoutEmpty(liveRetries(record, at)?.filter((retry) => retry.digest !== digest)
+  // An older event with this same body keeps its retry due, superseded: it must not bring the
+  // state back after a newer event. A newer one's retry is a copy of what is now processed.
+  const retries = withoutEmpty(liveRetries(record, at)?.filter((retry) => retry.digest !== digest || retry.since < since)
     .map((retry) => (retry.superseded || retry.since >= since ? retry : { ...retry, superseded: true })));
   if (retries !== undefined) processed.retries = retries;
   return processed;
@@ -136,6 +142,11 @@ export function recordExpiry(record: SubjectRecord): number {
   let expiresAt = record.expiresAt;
   for (const retry of record.retries ?? []) expiresAt = Math.max(expiresAt, retry.expiresAt);
   return expiresAt;
+}
+
+/** When the retry's latest attempt failed. */
+function failedAt(retry: RetryDue): number {
+  return retry.expiresAt - RETRY_DUE_MS;
 }
 
 function released(retries: RetryDue[]): SubjectRecord {

@@ -3,7 +3,7 @@ import type { DedupeStore } from '../../src/dedupe/dedupe-store.js';
 import { WebhookReceiverError } from '../../src/errors.js';
 
 /** Makes a fresh, empty store with these options. */
-export type StoreFactory = (options: { ttlMs?: number; claimTtlMs?: number }) => DedupeStore;
+export type StoreFactory = (options: { ttlMs?: number; claimTtlMs?: number; minRetryDelayMs?: number }) => DedupeStore;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -104,7 +104,9 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect(await store.claim('s', 'B')).toEqual({ state: 'processed' });
   });
 
-  // Retries due: a claim released with retryExpected (its delivery was answered non-2xx).
+  // Retries due: a claim released with retryExpected (its delivery was answered non-2xx). These
+  // stores take every copy of a failed body for its retry (minRetryDelayMs 0): the copies here
+  // come milliseconds apart, where the service waits a minute.
   const claimed = async (store: DedupeStore, key: string, digest: string): Promise<string> => {
     const claim = await store.claim(key, digest);
     if (claim.state !== 'claimed') throw new Error(`expected a claim of ${digest}, got ${claim.state}`);
@@ -115,14 +117,14 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
   const processes = async (store: DedupeStore, key: string, digest: string) => store.markProcessed(key, await claimed(store, key, digest));
 
   it('claims the retry of a failed body that nothing overtook, and processes it like any other', async () => {
-    const store = createStore({});
+    const store = createStore({ minRetryDelayMs: 0 });
     await fails(store, 's', 'A');
     await processes(store, 's', 'A');
     expect(await store.claim('s', 'A')).toEqual({ state: 'processed' });
   });
 
   it('answers superseded to the retry of a failed body once a newer body of the subject was processed, and only to the first', async () => {
-    const store = createStore({});
+    const store = createStore({ minRetryDelayMs: 0 });
     await fails(store, 's', 'A');
     await processes(store, 's', 'B');
     expect(await store.claim('s', 'A')).toEqual({ state: 'superseded' });
@@ -134,7 +136,7 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
   });
 
   it('supersedes every failed body that a later processed one overtook, through more failures', async () => {
-    const store = createStore({});
+    const store = createStore({ minRetryDelayMs: 0 });
     await fails(store, 's', 'A');
     await fails(store, 's', 'B');
     await fails(store, 's', 'A'); // A's retry fails again: still one retry due for A
@@ -147,7 +149,7 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
   });
 
   it('supersedes only the retries of events received before the one processed: two events that fail in a row are both dispatched on their retries', async () => {
-    const store = createStore({});
+    const store = createStore({ minRetryDelayMs: 0 });
     await fails(store, 's', 'pending');
     await fails(store, 's', 'approved');
     // The retry of the older one is processed first: the newer one's retry stays due, not superseded.
@@ -155,7 +157,7 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     await processes(store, 's', 'approved');
     expect(await store.claim('s', 'approved')).toEqual({ state: 'processed' });
     // And the other way round: the newer one's retry first supersedes the older one's.
-    const reversed = createStore({});
+    const reversed = createStore({ minRetryDelayMs: 0 });
     await fails(reversed, 's', 'pending');
     await fails(reversed, 's', 'approved');
     await processes(reversed, 's', 'approved');
@@ -164,15 +166,30 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
   });
 
   it('keeps no retry due for a release without retryExpected (acknowledged early), nor after the last of the 4 attempts', async () => {
-    const store = createStore({});
+    const store = createStore({ minRetryDelayMs: 0 });
     await fails(store, 's', 'A', false);
     await processes(store, 's', 'B');
     expect((await store.claim('t', 'A')).state).toBe('claimed');
     expect((await store.claim('s', 'A')).state).toBe('claimed');
-    const last = createStore({});
+    const last = createStore({ minRetryDelayMs: 0 });
     for (let attempt = 1; attempt <= 4; attempt++) await fails(last, 's', 'A');
     await processes(last, 's', 'B');
     expect((await last.claim('s', 'A')).state).toBe('claimed');
+  });
+
+  it('takes a copy of a failed body that comes sooner than minRetryDelayMs for a newer event, not the retry', async () => {
+    const store = createStore({ minRetryDelayMs: 600_000 });
+    await fails(store, 's', 'true');
+    await processes(store, 's', 'false');
+    // The user validated again seconds later: a new event (not superseded), placed after false.
+    await processes(store, 's', 'true');
+    await processes(store, 's', 'false');
+    expect(await store.claim('s', 'false')).toEqual({ state: 'processed' });
+    // Taking every copy for the retry, the second true is answered superseded instead.
+    const immediate = createStore({ minRetryDelayMs: 0 });
+    await fails(immediate, 's', 'true');
+    await processes(immediate, 's', 'false');
+    expect(await immediate.claim('s', 'true')).toEqual({ state: 'superseded' });
   });
 
   it('rejects a ttl that is not a positive integer with invalid_options', () => {

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createPartnerClient, signerFromViemAccount, type PartnerClient } from '@capi/client';
 import { acceptTerms, createAccount, createCard, getUser, registerUser, requestEmailVerification, submitSourceOfFunds } from '@capi/client/onboarding';
 import { startSandbox, type Sandbox, type SandboxOptions, type User } from '@capi/sandbox';
-import { createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
+import { createMemoryDedupeStore, createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
 import { parseWebhookEvent } from '@capi/webhook-validator';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { expect } from 'vitest';
@@ -37,7 +37,8 @@ export interface Journey {
 
 /** Starts a newer-generation sandbox and a receiver registered as its webhook endpoint. */
 export async function startJourney(options: SandboxOptions): Promise<Journey> {
-  const sandbox = await startSandbox({ generation: 'newer', users: [], timeScale: 600, limitSyncDelayMs: 50, ...options });
+  const timeScale = options.timeScale ?? 600;
+  const sandbox = await startSandbox({ generation: 'newer', users: [], limitSyncDelayMs: 50, ...options, timeScale });
   // The receiver trusts the key the webhook key service serves, fetched as a partner would.
   const { publicKey } = await createPartnerClient({ baseUrl: sandbox.baseUrl, webhooksUrl: sandbox.webhooksUrl }).getWebhookPublicKey();
   const received: ReceivedEvent[] = [];
@@ -52,6 +53,9 @@ export async function startJourney(options: SandboxOptions): Promise<Journey> {
   const reported: Journey['reported'] = [];
   const receiver = createWebhookReceiver({
     publicKey,
+    // The sandbox's retries come after 1, 5 and 15 minutes divided by its time scale: so does
+    // the least wait the store expects before a retry (a sooner copy is a newer event).
+    dedupe: createMemoryDedupeStore({ minRetryDelayMs: Math.round(60_000 / timeScale) }),
     onError: (error, { outcome }) => void reported.push({ message: (error as Error).message, outcome }),
     validator: (rawBody, options) => {
       parsed += 1;

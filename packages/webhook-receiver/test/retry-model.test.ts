@@ -1,0 +1,103 @@
+// A model of the service's delivery (reference 6.3) against one receiver, in virtual time: the
+// platform changes a user's KYC status at random moments, each change is sent at once, an
+// answer other than 2xx is retried after 1, 5 and 15 minutes (4 attempts in all), and the
+// partner's handler fails on the calls the run picks (an outage, a flaky database). Whatever
+// fails, once every event has been acknowledged, the state the handlers saw last must be the
+// platform's last one: a late retry never brings back an older state, and no newer event is
+// lost to one.
+import fc from 'fast-check';
+import { generateWebhookKeyPair, signWebhook } from '@capi/webhook-signature';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DedupeStore } from '../src/dedupe/dedupe-store.js';
+import { createMemoryDedupeStore } from '../src/dedupe/memory-store.js';
+import { createRedisDedupeStore } from '../src/dedupe/redis-store.js';
+import { createWebhookReceiver } from '../src/index.js';
+import { eventBody } from './helpers/events.js';
+import { startRedisWithClients, type RedisWithClients } from './helpers/redis-server.js';
+
+const RETRY_AFTER_S = [60, 300, 900];
+const STATES = ['pending', 'approved', 'rejected', 'requiresAction', 'processing', 'documentsRequested'] as const;
+
+let keys: { publicKey: string; privateKey: string };
+let redis: RedisWithClients;
+let prefixes = 0;
+beforeAll(async () => {
+  keys = await generateWebhookKeyPair();
+  redis = await startRedisWithClients();
+});
+afterAll(async () => {
+  await redis?.close();
+});
+
+/** A store on the run's virtual clock (Redis expires claims in real time: the claim TTL outlasts a run). */
+type StoreOnClock = (now: () => number) => DedupeStore;
+const stores: Array<[string, StoreOnClock]> = [
+  ['the memory store', (now) => createMemoryDedupeStore({ now })],
+  ['the Redis store', (now) => createRedisDedupeStore({ client: redis.ioredis, keyPrefix: `model:${process.pid}:${++prefixes}:`, now, claimTtlMs: 3_600_000 })],
+];
+
+interface Change { afterS: number; state: number }
+interface Attempt { at: number; event: number; attempt: number }
+
+/** Runs the model; returns the platform's last state, the handlers' last, and whether every event was acknowledged. */
+async function run(store: StoreOnClock, changes: Change[], failing: boolean[]) {
+  let nowMs = 0;
+  let calls = 0;
+  let seen: string | undefined;
+  const receiver = createWebhookReceiver({
+    publicKey: keys.publicKey,
+    toleranceSeconds: 0,
+    dedupe: store(() => nowMs),
+    onError: () => undefined,
+  }).on('kyc.status.changed', (event) => {
+    if (failing[calls++] === true) throw new Error('the partner database is down');
+    seen = event.data.kycStatus;
+  });
+  const states: string[] = [];
+  const queue: Attempt[] = [];
+  let at = 1_000;
+  for (const change of changes) {
+    at += change.afterS;
+    states.push(STATES[change.state]!);
+    queue.push({ at, event: states.length - 1, attempt: 1 });
+  }
+  let acknowledgedAll = true;
+  // Answered one at a time, in the order they are sent (a change's first attempt before any
+  // later one, as the sandbox sends them).
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    nowMs = next.at * 1_000;
+    const rawBody = eventBody('kyc.status.changed', 'u1', { kycStatus: states[next.event] as never });
+    const signed = await signWebhook({ rawBody, privateKey: keys.privateKey, timestamp: next.at });
+    const { reply } = await receiver.receive({
+      method: 'POST',
+      header: (name) => (name === 'x-webhook-timestamp' ? signed.timestamp : signed.signature),
+      readRawBody: () => Promise.resolve(new TextEncoder().encode(rawBody)),
+    });
+    if (reply.status >= 200 && reply.status < 300) continue;
+    if (next.attempt === 4) {
+      acknowledgedAll = false;
+      continue;
+    }
+    const retry = { at: next.at + RETRY_AFTER_S[next.attempt - 1]!, event: next.event, attempt: next.attempt + 1 };
+    // A retry falls due before a change sent at the same second (it was scheduled first).
+    const place = queue.findIndex((queued) => queued.at > retry.at || (queued.at === retry.at && queued.attempt === 1));
+    queue.splice(place === -1 ? queue.length : place, 0, retry);
+  }
+  return { platform: states.at(-1), seen, acknowledgedAll };
+}
+
+const change = fc.record({
+  afterS: fc.oneof(fc.integer({ min: 1, max: 90 }), fc.integer({ min: 91, max: 1_500 })),
+  state: fc.nat(STATES.length - 1),
+});
+
+describe.each(stores)('a late retry never brings back an older state (a model of reference 6.3 in virtual time), on %s', (_name, store) => {
+  it('ends on the platform\'s last state after any failures, when every change is a state not seen before', async () => {
+    const distinctChanges = fc.uniqueArray(change, { minLength: 1, maxLength: STATES.length, selector: (entry) => entry.state });
+    await fc.assert(fc.asyncProperty(distinctChanges, fc.array(fc.boolean(), { maxLength: 20 }), async (changes, failing) => {
+      const { platform, seen, acknowledgedAll } = await run(store, changes, failing);
+      fc.pre(acknowledgedAll);
+      expect(seen).toBe(platform);
+    }), { numRuns: 200 });
+  });
+});
