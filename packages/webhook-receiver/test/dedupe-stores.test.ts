@@ -127,31 +127,6 @@ describe('memory store bounds', () => {
     expect(store.claim('subject-18999', 'x').state).toBe('claimed');
   });
 
-  it('keeps a retry due for 20 minutes after each failed attempt (the longest wait between attempts is 15)', () => {
-    let now = 0;
-    const store = createMemoryDedupeStore({ now: () => now });
-    const fail = (digest: string) => {
-      const claim = store.claim('s', digest);
-      if (claim.state !== 'claimed') throw new Error(`expected a claim, got ${claim.state}`);
-      store.release('s', claim.token, { retryExpected: true });
-    };
-    const process = (digest: string) => {
-      const claim = store.claim('s', digest);
-      if (claim.state !== 'claimed') throw new Error(`expected a claim, got ${claim.state}`);
-      store.markProcessed('s', claim.token);
-    };
-    fail('A');
-    now = 14 * 60_000;
-    fail('A'); // the retry 15 minutes later... fails again: due for 20 minutes from now
-    now += 19 * 60_000;
-    process('B');
-    expect(store.claim('s', 'A')).toEqual({ state: 'superseded' });
-    fail('C');
-    process('B');
-    now += 20 * 60_000;
-    expect(store.claim('s', 'C').state).toBe('claimed');
-  });
-
   it('keeps processed bodies for 24 hours by default, the retries span only 21 minutes', () => {
     let now = 0;
     const store = createMemoryDedupeStore({ now: () => now });
@@ -210,14 +185,15 @@ describe('Redis store and memory store agree', () => {
     const operation = fc.oneof(
       fc.record({ kind: fc.constant('claim' as const), key, digest: fc.constantFrom('x', 'y', 'z') }),
       fc.record({ kind: fc.constantFrom('markProcessed' as const, 'release' as const), key, nth: fc.nat(12), retryExpected: fc.boolean() }),
-      fc.record({ kind: fc.constant('wait' as const), seconds: fc.constantFrom(1, 61) }),
+      fc.record({ kind: fc.constant('wait' as const), seconds: fc.constantFrom(1, 61, 301) }),
     );
     await fc.assert(fc.asyncProperty(fc.array(operation, { minLength: 10, maxLength: 40, size: 'max' }), async (operations) => {
       let clock = 1_000_000;
       const now = () => clock;
-      // Redis expires a claim in real time: a claim TTL beyond the run's virtual time keeps both alike.
-      const memory = createMemoryDedupeStore({ now, claimTtlMs: 3_600_000 });
-      const inRedis = createRedisDedupeStore({ client: redis.ioredis, keyPrefix: freshPrefix(), now, claimTtlMs: 3_600_000 });
+      // Claims expire on the virtual clock too (120 s): the Redis store keeps a claim's expiry in
+      // its value, and the key itself lives longer than any run.
+      const memory = createMemoryDedupeStore({ now, claimTtlMs: 120_000 });
+      const inRedis = createRedisDedupeStore({ client: redis.ioredis, keyPrefix: freshPrefix(), now, claimTtlMs: 120_000 });
       const tokens: Array<{ memory: string; redis: string; key: string }> = [];
       for (const op of operations) {
         if (op.kind === 'wait') {
@@ -240,6 +216,49 @@ describe('Redis store and memory store agree', () => {
         for (const digest of ['x', 'y', 'z']) expect((await inRedis.claim(probe, digest)).state).toBe(memory.claim(probe, digest).state);
       }
     }), { numRuns: 300 });
+  });
+});
+
+describe.each([
+  ['memory store', (now: () => number) => createMemoryDedupeStore({ now, claimTtlMs: 100_000 })],
+  ['Redis store', (now: () => number) => createRedisDedupeStore({ client: redis.ioredis, keyPrefix: freshPrefix(), now, claimTtlMs: 100_000 })],
+] as const)('%s: retries due on a clock', (_name, create) => {
+  it('a claim that expired and is then marked processed supersedes nothing received meanwhile', async () => {
+    let clock = 1_000_000;
+    const store = create(() => clock);
+    const slow = await store.claim('s', 'A');
+    if (slow.state !== 'claimed') throw new Error('expected a claim');
+    clock += 130_000; // A's handler outlives its claim
+    const newer = await store.claim('s', 'B');
+    if (newer.state !== 'claimed') throw new Error(`expected B claimed, got ${newer.state}`);
+    await store.release('s', newer.token, { retryExpected: true });
+    clock += 5_000;
+    await store.markProcessed('s', slow.token);
+    clock += 60_000;
+    // B's retry: B came after A, so it is dispatched, not superseded.
+    expect((await store.claim('s', 'B')).state).toBe('claimed');
+  });
+
+  it('keeps an event\'s retries due until its first failure plus 25 minutes, however its later attempts were answered', async () => {
+    let clock = 1_000_000;
+    const store = create(() => clock);
+    const fail = async (digest: string) => {
+      const claim = await store.claim('s', digest);
+      if (claim.state !== 'claimed') throw new Error(`expected a claim of ${digest}, got ${claim.state}`);
+      await store.release('s', claim.token, { retryExpected: true });
+    };
+    await fail('A');
+    clock += 360_000;
+    await fail('A'); // the third attempt (the second was answered 409 elsewhere)
+    clock += 900_000;
+    await fail('A'); // the service's last attempt, 21 minutes after the first
+    clock += 100_000;
+    const processed = await store.claim('s', 'B');
+    if (processed.state !== 'claimed') throw new Error('expected a claim');
+    await store.markProcessed('s', processed.token);
+    clock += 200_000; // 26 minutes after A first failed: no retry of A can come any more
+    // The user went back to A: a new event, dispatched.
+    expect((await store.claim('s', 'A')).state).toBe('claimed');
   });
 });
 
@@ -279,7 +298,8 @@ describe('Redis store failures', () => {
       expect(error).toMatchObject({ code: 'dedupe_store_unavailable' });
       await restarted.start();
       await client.ping();
-      expect(await client.exists(`${keyPrefix}queued`)).toBe(0);
+      // No claim is left: the 503 is retried, so the body is a retry due of the subject now.
+      expect(await client.get(`${keyPrefix}queued`)).toMatch(/^released\na1:/);
       expect((await store.claim('queued')).state).toBe('claimed');
     } finally {
       client.disconnect();

@@ -29,11 +29,11 @@ afterAll(async () => {
   await redis?.close();
 });
 
-/** A store on the run's virtual clock (Redis expires claims in real time: the claim TTL outlasts a run). */
+/** A store on the run's virtual clock. */
 type StoreOnClock = (now: () => number) => DedupeStore;
 const stores: Array<[string, StoreOnClock]> = [
   ['the memory store', (now) => createMemoryDedupeStore({ now })],
-  ['the Redis store', (now) => createRedisDedupeStore({ client: redis.ioredis, keyPrefix: `model:${process.pid}:${++prefixes}:`, now, claimTtlMs: 3_600_000 })],
+  ['the Redis store', (now) => createRedisDedupeStore({ client: redis.ioredis, keyPrefix: `model:${process.pid}:${++prefixes}:`, now })],
 ];
 
 interface Change { afterS: number; state: number }

@@ -52,7 +52,8 @@ export interface DedupeStore {
    * another body is a new event for the subject and is `claimed` (A -> B -> A gives three
    * claims); `processing` while another delivery of the same subject holds its claim.
    * A released claim (a handler failed) leaves no processed digest for `key`, and so does one that
-   * expired: the next delivery of the subject is claimed whatever its body. The claim must expire
+   * expired: the next delivery of the subject is claimed whatever its body (unless it is a
+   * superseded retry, below). The claim must expire
    * by itself (a process that dies mid-handler must not block the retries forever). A store may
    * answer `superseded` to the first delivery of a digest released with `retryExpected` once
    * an event of `key` first received after it was processed (the memory, Redis and Durable Object stores do; a

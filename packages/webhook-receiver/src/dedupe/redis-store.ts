@@ -41,14 +41,16 @@ export interface RedisDedupeStoreOptions {
 const PROCESSED = 'processed:';
 const CLAIM_PREFIX = 'processing:';
 // One string per subject, so that every script touches one key (Redis Cluster). Its first line
-// is the state: `processed:<digest>`, `processing:<token>|<failures>|<since>` (the token is
+// is the state: `processed:<digest>`, `released`, or
+// `processing:<token>|<failures>|<since>|<due until>|<claim expires at>` (the token is
 // `<uuid>:<digest>`; failures: failed attempts of that body before this claim; since: the
-// event's place in the subject's order, see SubjectRecord) or `released`. The next lines are the
-// subject's retries due, one per body: `<a|s><failures>:<expires at, ms>:<since>:<digest>`, `s`
-// once superseded. The key lives as long as its state (claimTtlMs, ttlMs) or, when released, as
-// long as its last retry due.
+// event's place in the subject's order; due until: a retry's claim, when its event's retries
+// stop coming, else 0; see SubjectRecord). The next lines are the subject's retries due, one per
+// body: `<a|s><failures>:<expires at>:<since>:<failed at>:<digest>` (ms), `s` once superseded.
+// The key lives as long as its state or its last retry due, whichever is later: a claim expires
+// by the time in its state, not only by the key's.
 // Lua helpers shared by the scripts: split the value, keep the retries due that are live, and
-// read a claim's failures and place.
+// read a claim's fields.
 const SPLIT = `
 local NL = string.char(10)
 local function split(v)
@@ -58,14 +60,14 @@ local function split(v)
 end
 local function retries(rest, now)
   local live = {}
-  for flag, count, expires, since, digest in string.gmatch(rest, '([as])(%d+):(%d+):(%d+):([^' .. NL .. ']+)') do
-    if tonumber(expires) > now then table.insert(live, { flag, tonumber(count), tonumber(expires), tonumber(since), digest }) end
+  for flag, count, expires, since, failed, digest in string.gmatch(rest, '([as])(%d+):(%d+):(%d+):(%d+):([^' .. NL .. ']+)') do
+    if tonumber(expires) > now then table.insert(live, { flag, tonumber(count), tonumber(expires), tonumber(since), tonumber(failed), digest }) end
   end
   return live
 end
 local function joined(first, live)
   local lines = { first }
-  for _, r in ipairs(live) do table.insert(lines, r[1] .. r[2] .. ':' .. r[3] .. ':' .. r[4] .. ':' .. r[5]) end
+  for _, r in ipairs(live) do table.insert(lines, r[1] .. r[2] .. ':' .. r[3] .. ':' .. r[4] .. ':' .. r[5] .. ':' .. r[6]) end
   return table.concat(lines, NL)
 end
 local function lastExpiry(live)
@@ -73,76 +75,98 @@ local function lastExpiry(live)
   for _, r in ipairs(live) do if r[3] > last then last = r[3] end end
   return last
 end
-local function claimed(state, prefix)
-  local failures, since = string.match(string.sub(state, #prefix + 1), '^(%d+)|(%d+)')
-  return tonumber(failures) or 0, tonumber(since) or 0
+local function claimFields(state)
+  local failures, since, dueUntil, expires = string.match(state, '^processing:[^|]*|(%d+)|(%d+)|(%d+)|(%d+)')
+  return tonumber(failures) or 0, tonumber(since) or 0, tonumber(dueUntil) or 0, tonumber(expires) or math.huge
+end
+local function lifetime(ms, live, now)
+  local left = lastExpiry(live) - now
+  if left > ms then return left end
+  return ms
 end`;
 // Releases the key only while it still holds this delivery's claim, so that releasing a claim
 // that expired and was taken over by another process does not touch that process's claim. A
 // released claim leaves no processed record (see SubjectRecord): the next delivery of the
 // subject is dispatched whatever its body. With a retry expected (ARGV[3] = '1'), the body joins
-// the retries due, in its event's place. (A claim of an earlier version reads as 0 failures.)
+// the retries due, in its event's place, until its event's retries stop coming.
 // ARGV: claim prefix, digest, retry expected, now, RETRY_DUE_MS, DELIVERY_ATTEMPTS.
 const RELEASE_IF_OWNED = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
 local state, rest = split(v)
 local now = tonumber(ARGV[4])
-local failures, since = claimed(state, ARGV[1])
+local failures, since, dueUntil = claimFields(state)
 failures = failures + 1
 local adds = ARGV[3] == '1' and failures < tonumber(ARGV[6])
 local live = {}
 for _, r in ipairs(retries(rest, now)) do
-  if not adds or r[5] ~= ARGV[2] then table.insert(live, r) end
+  if not adds or r[6] ~= ARGV[2] then table.insert(live, r) end
 end
-if adds then table.insert(live, { 'a', failures, now + tonumber(ARGV[5]), since, ARGV[2] }) end
+if adds then
+  local expires = dueUntil
+  if expires == 0 then expires = now + tonumber(ARGV[5]) end
+  if expires > now then table.insert(live, { 'a', failures, expires, since, now, ARGV[2] }) end
+end
 if #live == 0 then return redis.call('DEL', KEYS[1]) end
 redis.call('SET', KEYS[1], joined('released', live), 'PX', lastExpiry(live) - now)
 return 1`;
-// Records the processed digest unless another delivery holds the key now (this claim expired
-// and another process took the subject over, or processed a newer event): as the memory store.
-// The retries due of events received before this one are now superseded (an older event with
-// the same body included); a newer one's with the same body is dropped: a copy of what is now
-// processed. ARGV: claim prefix, processed state, ttlMs, now, digest.
+// Records the processed digest unless another delivery holds the key now (a live claim of its
+// own, or a processed event): as the memory store. The retries due of events received before
+// this one are now superseded (an older event with the same body included); a newer one's with
+// the same body is dropped: a copy of what is now processed. A claim that is no longer the
+// key's (it expired meanwhile) supersedes nothing: the events received since may be newer.
+// ARGV: claim prefix, processed state, ttlMs, now, digest.
 const MARK_PROCESSED_IF_NOT_TAKEN = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 local state, rest = '', ''
 if v then state, rest = split(v) end
+local now = tonumber(ARGV[4])
 local mine = v and string.sub(state, 1, #ARGV[1]) == ARGV[1]
-if v and not mine and state ~= 'released' then return 0 end
-local since = math.huge
+if v and not mine then
+  if string.sub(state, 1, 11) == 'processing:' then
+    local _, _, _, expires = claimFields(state)
+    if expires > now then return 0 end
+  elseif state ~= 'released' then return 0 end
+end
+local since = -math.huge
 if mine then
-  local _, place = claimed(state, ARGV[1])
+  local _, place = claimFields(state)
   since = place
 end
 local kept = {}
-for _, r in ipairs(retries(rest, tonumber(ARGV[4]))) do
-  if r[5] ~= ARGV[5] or r[4] < since then
+for _, r in ipairs(retries(rest, now)) do
+  if r[6] ~= ARGV[5] or r[4] < since then
     if r[4] < since then r[1] = 's' end
     table.insert(kept, r)
   end
 end
-redis.call('SET', KEYS[1], joined(ARGV[2], kept), 'PX', ARGV[3])
+redis.call('SET', KEYS[1], joined(ARGV[2], kept), 'PX', lifetime(tonumber(ARGV[3]), kept, now))
 return 1`;
 // 'processed' alone was written by 1.x under a body digest key: the same body, so processed.
 // One script, so that reading the latest digest and taking the claim is atomic across processes.
 // The retry due this delivery can be: one of its body whose last attempt failed at least
-// minRetryDelayMs ago (a copy that comes sooner is a newer event with the same body).
-// ARGV: digest, token, claimTtlMs, now, minRetryDelayMs, RETRY_DUE_MS.
+// minRetryDelayMs ago (a copy that comes sooner is a newer event with the same body). A claim
+// past its time (its process died) counts as released.
+// ARGV: digest, token, claimTtlMs, now, minRetryDelayMs.
 const CLAIM = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 local state, rest = '', ''
+local now = tonumber(ARGV[4])
 if v then
   state, rest = split(v)
-  if string.sub(state, 1, 11) == 'processing:' then return 'processing' end
-  if state ~= 'released' and string.sub(state, 1, 10) ~= 'processed:' and state ~= 'processed' then return 'foreign:' .. string.sub(v, 1, 40) end
+  if string.sub(state, 1, 11) == 'processing:' then
+    local _, _, _, expires = claimFields(state)
+    if expires > now then return 'processing' end
+    state = 'released'
+  elseif state ~= 'released' and string.sub(state, 1, 10) ~= 'processed:' and state ~= 'processed' then
+    return 'foreign:' .. string.sub(v, 1, 40)
+  end
 end
-local now = tonumber(ARGV[4])
 local live = retries(rest, now)
 local others, due, last = {}, nil, 0
 for _, r in ipairs(live) do
   if r[4] > last then last = r[4] end
-  if not due and r[5] == ARGV[1] and now - (r[3] - tonumber(ARGV[6])) >= tonumber(ARGV[5]) then due = r else table.insert(others, r) end
+  if not due and r[6] == ARGV[1] and now - r[5] >= tonumber(ARGV[5]) then due = r else table.insert(others, r) end
 end
 local function keepOthers()
   if state == 'released' then
@@ -150,7 +174,8 @@ local function keepOthers()
     else redis.call('SET', KEYS[1], joined('released', others), 'PX', lastExpiry(others) - now) end
   else
     local ttl = redis.call('PTTL', KEYS[1])
-    if ttl > 0 then redis.call('SET', KEYS[1], joined(state, others), 'PX', ttl) end
+    if ttl > 0 then redis.call('SET', KEYS[1], joined(state, others), 'PX', ttl)
+    else redis.call('SET', KEYS[1], joined(state, others), 'KEEPTTL') end
   end
 end
 if state == 'processed:' .. ARGV[1] or state == 'processed' then
@@ -162,17 +187,19 @@ if due and due[1] == 's' then
   return 'superseded'
 end
 -- A new event comes after every retry due; the retry due keeps its event's place.
-local failures, since = 0, 0
+local failures, since, dueUntil = 0, 0, 0
 if #live > 0 then since = last + 1 end
-if due then failures, since = due[2], due[4] end
-redis.call('SET', KEYS[1], joined('processing:' .. ARGV[2] .. '|' .. failures .. '|' .. since, others), 'PX', ARGV[3])
+if due then failures, since, dueUntil = due[2], due[4], due[3] end
+local claimTtl = tonumber(ARGV[3])
+local first = 'processing:' .. ARGV[2] .. '|' .. failures .. '|' .. since .. '|' .. dueUntil .. '|' .. (now + claimTtl)
+redis.call('SET', KEYS[1], joined(first, others), 'PX', lifetime(claimTtl, others, now))
 return 'claimed'`;
 
 /**
- * A deduplication store in Redis, shared by every receiver process that uses the same Redis:
- * each unique body is processed once across all of them. A claim is `SET key value NX PX`, so
- * exactly one process wins it; a failed handler releases it; success marks the key processed
- * for `ttlMs`. When Redis does not answer within `commandTimeoutMs`, the receiver replies 503
+ * A deduplication store in Redis, shared by every receiver process that uses the same Redis,
+ * with the rules of the memory store (see {@link DedupeStore}): one Lua script per operation on
+ * the subject's key, so exactly one process wins a claim; a failed handler releases it (keeping
+ * the body's retry due); success marks the subject's latest processed body for `ttlMs`. When Redis does not answer within `commandTimeoutMs`, the receiver replies 503
  * and the service retries (fail closed: nothing is dropped).
  *
  * @example
@@ -196,6 +223,8 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
     throw new WebhookReceiverError('invalid_options', 'now must be a function returning milliseconds, like Date.now.');
   }
   const now = options.now ?? Date.now;
+  // Whole ms: the scripts read the times in the value as digits.
+  const clock = () => String(Math.floor(now()));
   const commandTimeoutMs = positiveIntegerOption('commandTimeoutMs', options.commandTimeoutMs, 2_000);
 
   const command = withCommandTimeout(send, commandTimeoutMs,
@@ -203,7 +232,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
 
   const releaseClaim = async (key: string, token: string, options?: ReleaseOptions): Promise<void> => {
     await command(['EVAL', RELEASE_IF_OWNED, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`, digestOfToken(token),
-      options?.retryExpected === true ? '1' : '0', String(now()), String(RETRY_DUE_MS), String(DELIVERY_ATTEMPTS)]);
+      options?.retryExpected === true ? '1' : '0', clock(), String(RETRY_DUE_MS), String(DELIVERY_ATTEMPTS)]);
   };
 
   return {
@@ -211,12 +240,13 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
       const token = `${crypto.randomUUID()}:${digest}`;
       let reply: unknown;
       try {
-        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl, String(now()), minRetryDelay, String(RETRY_DUE_MS)]);
+        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl, clock(), minRetryDelay]);
       } catch (error) {
         // The script may still be queued in the client and run once Redis is back. A release
         // queued behind it on the same connection undoes it, so that the retry is not
         // answered "in progress" for claimTtlMs.
-        releaseClaim(key, token).catch(() => undefined);
+        // The 503 is retried: a retry due that the late claim took stays due.
+        releaseClaim(key, token, { retryExpected: true }).catch(() => undefined);
         throw error;
       }
       const text = String(reply);
@@ -228,7 +258,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
     async markProcessed(key: string, token: string): Promise<void> {
       const digest = digestOfToken(token);
       await command(['EVAL', MARK_PROCESSED_IF_NOT_TAKEN, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`,
-        PROCESSED + digest, ttl, String(now()), digest]);
+        PROCESSED + digest, ttl, clock(), digest]);
     },
     release: releaseClaim,
   };

@@ -33,6 +33,8 @@ export interface SubjectRecord {
   failures?: number;
   /** The place in the subject's order of the event being processed (see {@link RetryDue.since}). */
   since?: number;
+  /** A retry's claim: until when its event's retries can come (see {@link RetryDue.expiresAt}). */
+  dueUntil?: number;
   /** Bodies of the subject answered non-2xx after their handler failed, whose retry is due. */
   retries?: RetryDue[];
 }
@@ -50,15 +52,20 @@ export interface RetryDue {
    * once none is left.
    */
   since: number;
+  /** When its latest attempt failed: the retry comes at least `minRetryDelayMs` later. */
+  failedAt: number;
+  /** The first failure plus {@link RETRY_DUE_MS}: the service's last attempt comes before. */
   expiresAt: number;
 }
 
 /**
- * How long a retry stays due after a failed attempt: the longest wait between two attempts
- * (15 minutes, reference 6.3), the 30 seconds an attempt may take, and room for a queue at the
- * service. A retry that comes later is dispatched like any new body.
+ * How long an event's retries stay due after its first failed attempt: the whole schedule (1, 5
+ * and 15 minutes between attempts, reference 6.3, and up to 30 seconds an attempt), about 23
+ * minutes, and room for a queue at the service. Counted from the first failure, not the last,
+ * so that attempts answered otherwise (409, 503) cannot stretch it past the service's last
+ * attempt. A retry that comes later is dispatched like any new body.
  */
-export const RETRY_DUE_MS = 20 * 60 * 1000;
+export const RETRY_DUE_MS = 25 * 60 * 1000;
 
 /** Attempts the service makes of one delivery: the first and 3 retries (reference 6.3). */
 export const DELIVERY_ATTEMPTS = 4;
@@ -81,7 +88,7 @@ export function claimSubject(
   const live = record !== undefined && record.expiresAt > at;
   if (live && record.state === 'processing') return { claim: { state: 'processing' }, record };
   const retries = liveRetries(record, at);
-  const due = retries?.find((retry) => retry.digest === digest && at - failedAt(retry) >= minRetryDelayMs);
+  const due = retries?.find((retry) => retry.digest === digest && at - retry.failedAt >= minRetryDelayMs);
   const others = due === undefined ? retries : withoutEmpty(retries!.filter((retry) => retry !== due));
   // The latest processed body of the subject: a retry of it (which answers the retry due it may be).
   if (live && record.state === 'processed' && record.digest === digest) {
@@ -98,6 +105,7 @@ export function claimSubject(
   if (due !== undefined) {
     claimed.failures = due.failures;
     claimed.since = due.since;
+    claimed.dueUntil = due.expiresAt;
   } else if (retries !== undefined) claimed.since = 1 + Math.max(...retries.map((retry) => retry.since));
   if (others !== undefined) claimed.retries = others;
   return { claim: { state: 'claimed', token }, record: claimed };
@@ -111,8 +119,9 @@ export function markSubjectProcessed(record: SubjectRecord | undefined, key: str
   if (record !== undefined && record.token !== token && record.expiresAt > at) return record;
   const digest = digestOfToken(token, key);
   const processed: SubjectRecord = { state: 'processed', token, digest, expiresAt: at + ttlMs };
-  // Without its claim's place (the claim expired and was dropped), it counts as the newest.
-  const since = record?.token === token ? record.since ?? 0 : Number.POSITIVE_INFINITY;
+  // Without its claim's place (the claim expired, and another delivery may have taken the
+  // subject since), it supersedes nothing: the events received meanwhile may be newer.
+  const since = record?.token === token ? record.since ?? 0 : Number.NEGATIVE_INFINITY;
   // An older event with this same body keeps its retry due, superseded: it must not bring the
   // state back after a newer event. A newer one's retry is a copy of what is now processed.
   const retries = withoutEmpty(liveRetries(record, at)?.filter((retry) => retry.digest !== digest || retry.since < since)
@@ -131,7 +140,7 @@ export function releaseSubject(record: SubjectRecord | undefined, token: string,
   let retries = liveRetries(record, at);
   const failures = (record.failures ?? 0) + 1;
   if (options?.retryExpected === true && failures < DELIVERY_ATTEMPTS) {
-    const due: RetryDue = { digest: record.digest, superseded: false, failures, since: record.since ?? 0, expiresAt: at + RETRY_DUE_MS };
+    const due: RetryDue = { digest: record.digest, superseded: false, failures, since: record.since ?? 0, failedAt: at, expiresAt: record.dueUntil ?? at + RETRY_DUE_MS };
     retries = [...(retries ?? []).filter((retry) => retry.digest !== record.digest), due];
   }
   return retries === undefined ? undefined : released(retries);
@@ -142,11 +151,6 @@ export function recordExpiry(record: SubjectRecord): number {
   let expiresAt = record.expiresAt;
   for (const retry of record.retries ?? []) expiresAt = Math.max(expiresAt, retry.expiresAt);
   return expiresAt;
-}
-
-/** When the retry's latest attempt failed. */
-function failedAt(retry: RetryDue): number {
-  return retry.expiresAt - RETRY_DUE_MS;
 }
 
 function released(retries: RetryDue[]): SubjectRecord {
