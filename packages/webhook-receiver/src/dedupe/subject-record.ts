@@ -19,7 +19,9 @@ import type { DedupeClaim, ReleaseOptions } from './dedupe-store.js';
  * of the events received BEFORE it are superseded: the first delivery of such a digest is
  * answered `superseded` and not dispatched, since it would bring back a state older than the one
  * processed. The retries of events received after it stay due and are dispatched (two events
- * that fail in a row are both handled, in the order of their retries).
+ * that fail in a row are both handled, in the order of their retries). A copy of a failed body
+ * that comes sooner than `minRetryDelayMs` after its failure is not its retry (the service waits
+ * that long): it is a newer event with the same body, placed after the others.
  */
 export interface SubjectRecord {
   /** `released`: no event in progress and none processed, only retries due. */
@@ -42,7 +44,7 @@ export interface SubjectRecord {
 /** A body of the subject whose delivery failed and whose retry the service will send. */
 export interface RetryDue {
   digest: string;
-  /** Another body of the subject was processed after this one failed. */
+  /** An event of the subject received after this one was processed since. */
   superseded: boolean;
   /** Failed attempts so far (the service makes 4 in all, reference 6.3). */
   failures: number;
