@@ -114,53 +114,53 @@ describe("a failing partner handler loses no event (reference 6.3: retried after
 });
 
 describe('a late retry does not bring back an older state (reference 6.3: a retry comes minutes after the attempt it repeats)', () => {
+  // A journey of its own whose first retry comes 3 s after the failure (60 s / 20), so that a
+  // change sent right after a failed attempt is surely delivered before that retry.
+  let late: Journey;
+  beforeAll(async () => {
+    late = await startJourney({ timeScale: 20 });
+  });
+  afterAll(() => late.close());
+
+  /** Sets the user's KYC status; with `failing`, the partner's handler fails on that event's first attempt. */
+  async function change(userId: string, kycStatus: string, { failing = false } = {}) {
+    const before = late.sandbox.deliveries().length;
+    if (failing) late.failNextHandler('kyc.status.changed');
+    await admin(late.sandbox, 'PUT', `/__sandbox/users/${userId}/kyc-status`, { kycStatus });
+    if (failing) await vi.waitFor(() => expect(late.sandbox.deliveries()[before]?.attempts[0]?.status).toBe(500));
+  }
+
   it('pending fails, approved is processed, then the retry of pending comes: answered superseded, never handled, and the receiver stays on the API\'s approved', async () => {
-    // A journey of its own whose first retry comes 3 s after the failure (60 s / 20), so that
-    // approved, sent right after the failed attempt, is surely processed before it.
-    const late = await startJourney({ timeScale: 20 });
-    try {
-      const { client, user } = await onboardedUser(late, 'late-retry@example.com');
-      const seen = { count: late.received.length };
-      const before = late.sandbox.deliveries().length;
-      late.failNextHandler('kyc.status.changed');
-      await admin(late.sandbox, 'PUT', `/__sandbox/users/${user.id}/kyc-status`, { kycStatus: 'pending' });
-      await vi.waitFor(() => expect(late.sandbox.deliveries()[before]?.attempts[0]?.status).toBe(500));
-      await admin(late.sandbox, 'PUT', `/__sandbox/users/${user.id}/kyc-status`, { kycStatus: 'approved' });
-      await expectNewEvents(late, seen, client, ['kyc.status.changed']);
-      expect(late.received.at(-1)!.data.kycStatus).toBe('approved');
-      const [pending, approved] = late.sandbox.deliveries().slice(before);
-      expect(approved!.attempts.map((attempt) => attempt.status)).toEqual([200]);
-      // The retry was acknowledged (the service stops), as superseded: handled, it would have
-      // left the partner on pending while the API says approved.
-      expect(pending!.attempts.map((attempt) => attempt.status)).toEqual([500, 200]);
-      expect(JSON.parse(pending!.attempts[1]!.responseBody!)).toMatchObject({ code: 'superseded' });
-      expect(late.reported).toEqual([{ message: "the partner's kyc.status.changed handler failed", outcome: 'handler_failed' }]);
-    } finally {
-      await late.close();
-    }
+    const { client, user } = await onboardedUser(late, 'late-retry@example.com');
+    const seen = { count: late.received.length };
+    const before = late.sandbox.deliveries().length;
+    const reported = late.reported.length;
+    await change(user.id, 'pending', { failing: true });
+    await change(user.id, 'approved');
+    await expectNewEvents(late, seen, client, ['kyc.status.changed']);
+    expect(late.received.at(-1)!.data.kycStatus).toBe('approved');
+    const [pending, approved] = late.sandbox.deliveries().slice(before);
+    expect(approved!.attempts.map((attempt) => attempt.status)).toEqual([200]);
+    // The retry was acknowledged (the service stops), as superseded: handled, it would have
+    // left the partner on pending while the API says approved.
+    expect(pending!.attempts.map((attempt) => attempt.status)).toEqual([500, 200]);
+    expect(JSON.parse(pending!.attempts[1]!.responseBody!)).toMatchObject({ code: 'superseded' });
+    expect(late.reported.slice(reported)).toEqual([{ message: "the partner's kyc.status.changed handler failed", outcome: 'handler_failed' }]);
   });
 
   it('pending and approved both fail (the partner\'s database is down): both retries are handled, in order, and the receiver ends on the API\'s approved', async () => {
-    const down = await startJourney({ timeScale: 20 });
-    try {
-      const { client, user } = await onboardedUser(down, 'outage@example.com');
-      const seen = { count: down.received.length };
-      const before = down.sandbox.deliveries().length;
-      for (const [index, kycStatus] of ['pending', 'approved'].entries()) {
-        down.failNextHandler('kyc.status.changed');
-        await admin(down.sandbox, 'PUT', `/__sandbox/users/${user.id}/kyc-status`, { kycStatus });
-        await vi.waitFor(() => expect(down.sandbox.deliveries()[before + index]?.attempts[0]?.status).toBe(500));
-      }
-      await down.sandbox.whenDeliveriesSettled();
-      const fresh = down.received.slice(seen.count);
-      expect(fresh.map((event) => event.data.kycStatus)).toEqual(['pending', 'approved']);
-      expect(fresh.at(-1)!.data).toEqual(await apiUser(client));
-      const deliveries = down.sandbox.deliveries().slice(before);
-      expect(deliveries.map((delivery) => delivery.attempts.map((attempt) => attempt.status))).toEqual([[500, 200], [500, 200]]);
-      expect(deliveries.map((delivery) => JSON.parse(delivery.attempts[1]!.responseBody!).code)).toEqual(['processed', 'processed']);
-    } finally {
-      await down.close();
-    }
+    const { client, user } = await onboardedUser(late, 'outage@example.com');
+    const seen = { count: late.received.length };
+    const before = late.sandbox.deliveries().length;
+    await change(user.id, 'pending', { failing: true });
+    await change(user.id, 'approved', { failing: true });
+    await late.sandbox.whenDeliveriesSettled();
+    const fresh = late.received.slice(seen.count);
+    expect(fresh.map((event) => event.data.kycStatus)).toEqual(['pending', 'approved']);
+    expect(fresh.at(-1)!.data).toEqual(await apiUser(client));
+    const deliveries = late.sandbox.deliveries().slice(before);
+    expect(deliveries.map((delivery) => delivery.attempts.map((attempt) => attempt.status))).toEqual([[500, 200], [500, 200]]);
+    expect(deliveries.map((delivery) => JSON.parse(delivery.attempts[1]!.responseBody!).code)).toEqual(['processed', 'processed']);
   });
 });
 
