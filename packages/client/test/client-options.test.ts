@@ -52,7 +52,7 @@ describe('checks the signal and auth of each call before sending', () => {
     ['an AbortController instead of its signal', { signal: new AbortController() }, 'signal'],
     ['auth given as a string', { auth: 'false' }, 'auth'],
   ])('rejects %s with InvalidArgumentError and sends nothing', async (_case, options, argument) => {
-    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] }); // the limit's generation
     const client = createPartnerClient({ baseUrl: service.url, webhooksUrl: service.url });
     const calls = [
       client.getDailyLimit(options as never),
@@ -71,7 +71,7 @@ describe('checks the signal and auth of each call before sending', () => {
   });
 
   it('takes signal: null as no signal, as fetch does', async () => {
-    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] }); // the limit's generation
     const client = createPartnerClient({ baseUrl: service.url });
     await expect(client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE, signal: null as never })).resolves.toMatchObject({ token: expect.any(String) });
     await expect(client.getDailyLimit({ signal: null as never })).resolves.toMatchObject({ amount: 1_000_000 });
@@ -96,7 +96,7 @@ describe('refuses a custom fetch that resolves to something other than a Respons
 
 describe('exposes the typed openapi-fetch client as raw, with the client behaviour underneath', () => {
   it('sends raw requests with the bearer token and returns {data, response} without throwing', async () => {
-    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] }); // the limit's generation
     const client = createPartnerClient({ baseUrl: service.url });
     const { token } = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
     const { data, error, response } = await client.raw.GET('/user-api/user/account/limit');

@@ -1,14 +1,28 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AbortError, ConflictError, createPartnerClient, InvalidArgumentError, NotFoundError, signerFromViemAccount, TimeoutError, ValidationError, type PartnerClient, type PartnerClientOptions } from '../src/index.js';
+import {
+  AbortError,
+  AuthenticationError,
+  ConflictError,
+  createPartnerClient,
+  InvalidArgumentError,
+  NotFoundError,
+  signerFromViemAccount,
+  TimeoutError,
+  TokenManager,
+  ValidationError,
+  type PartnerClient,
+  type PartnerClientOptions,
+} from '../src/index.js';
 import { startPartnerService, type PartnerService, type PartnerServiceOptions } from './support/partner-service.js';
-import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
+import { registeredAccount, SIGN_IN_PAGE, unregisteredAccount } from './support/wallet.js';
 
 const LIMIT_PATH = '/user-api/user/account/limit';
 let service: PartnerService;
 afterEach(() => service?.close());
 
+/** A client signed in with a registered wallet; on the newer generation (the limit's) unless `serviceOptions` says otherwise. */
 async function signedInClient(serviceOptions: PartnerServiceOptions = {}, clientOptions: Partial<PartnerClientOptions> = {}): Promise<PartnerClient> {
-  service = await startPartnerService({ registeredAddresses: [registeredAccount.address], ...serviceOptions });
+  service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address], ...serviceOptions });
   const client = createPartnerClient({ baseUrl: service.url, ...clientOptions });
   await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
   return client;
@@ -56,21 +70,57 @@ describe('a user without an account yet: the 409 is a ConflictError that says to
   });
 });
 
+describe('a wallet that has not registered: it signs in, and the limit answers 401 UserNotRegistered, an AuthenticationError that says to register', () => {
+  // Service facts and the sandbox: any wallet that signs gets a token (hasSignedUp: false until
+  // it registers); the routes that need a user refuse it with 401 UserNotRegistered.
+  it('getDailyLimit and setDailyLimit reject with the service\'s words and the advice; the token is kept, no new sign-in, nothing is set', async () => {
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
+    let reauthentications = 0;
+    const client = createPartnerClient({
+      baseUrl: service.url,
+      tokenManager: new TokenManager({ reauthenticate: () => (reauthentications++, client.signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE })) }),
+    });
+    const { token } = await client.signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE });
+    expect(client.tokenManager.hasSignedUp).toBe(false);
+    for (const call of [() => client.getDailyLimit(), () => client.setDailyLimit({ amount: 50_000 })]) {
+      const error = await call().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(AuthenticationError);
+      expect(error).toMatchObject({ status: 401, code: 'UserNotRegistered' });
+      expect((error as Error).message).toMatch(
+        /^Authentication failed \(HTTP 401 UserNotRegistered\): This wallet has no user yet \(token claim hasSignedUp: false\); register first: POST \/email\/verification, then POST \/user with the email and its one-time password\. This wallet has not registered a user yet \(hasSignedUp: false\): register it \(POST \/user\), then finish onboarding up to createAccount\(\) \[request id req-\d+\]$/,
+      );
+    }
+    // The token still serves registration: kept, and no wallet prompt for a sign-in that would bring the same answer.
+    expect(reauthentications).toBe(0);
+    expect(client.tokenManager.hasToken).toBe(true);
+    expect(service.requests.filter((request) => request.path === LIMIT_PATH).map((request) => [request.method, request.authorization])).toEqual([
+      ['GET', `Bearer ${token}`],
+      ['PUT', `Bearer ${token}`],
+    ]);
+    expect(service.limit).toMatchObject({ amount: 1_000_000, syncStatus: 'synced' });
+  });
+});
+
 describe('an older-generation deployment: the 404 is a NotFoundError that says the limit is a newer-generation operation, set onchain on the older one', () => {
   // Service facts: the limit endpoint belongs to the newer generation; reference 9: the older
   // generation's user sets the onchain daily limit with an onchain signature.
   it('getDailyLimit, setDailyLimit and waitForLimitSync reject with NotFoundError, the service\'s words and the advice', async () => {
-    const client = await signedInClient();
-    const refusal = { status: 404, body: { code: 'NotFound', message: 'GET /user-api/user/account/limit (getAccountLimit) exists only on the newer generation' } };
-    service.script('GET', LIMIT_PATH, refusal, refusal);
-    service.script('PUT', LIMIT_PATH, refusal);
-    for (const call of [() => client.getDailyLimit(), () => client.setDailyLimit({ amount: 50_000 }), () => client.waitForLimitSync({ timeoutMs: 1_000 })]) {
+    // The test service answers as the sandbox does on the older generation (404 NotFound, before the token is read).
+    const client = await signedInClient({ generation: 'older' });
+    const calls: [() => Promise<unknown>, string][] = [
+      [() => client.getDailyLimit(), 'GET /user-api/user/account/limit (getAccountLimit)'],
+      [() => client.setDailyLimit({ amount: 50_000 }), 'PUT /user-api/user/account/limit (setAccountLimit)'],
+      [() => client.waitForLimitSync({ timeoutMs: 1_000 }), 'GET /user-api/user/account/limit (getAccountLimit)'],
+    ];
+    for (const [call, operation] of calls) {
       const error = await call().catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(NotFoundError);
       expect(error).toMatchObject({ status: 404, code: 'NotFound' });
-      expect((error as Error).message).toMatch(
-        /^Not found \(HTTP 404 NotFound\): GET \/user-api\/user\/account\/limit \(getAccountLimit\) exists only on the newer generation\. The daily limit is a newer-generation operation; on the older generation the user sets it onchain \(no limit endpoint\)\. Check baseUrl: it must be a newer-generation deployment \(sandbox: generation 'newer'\) \[request id req-\d+\]$/,
+      expect((error as Error).message).toBe(
+        `Not found (HTTP 404 NotFound): ${operation} exists only on the newer generation; this sandbox runs the older one (start it with --generation newer): on the older generation the user sets the daily limit onchain, with an onchain signature. ` +
+          `The daily limit is a newer-generation operation; on the older generation the user sets it onchain (no limit endpoint). Check baseUrl: it must be a newer-generation deployment (sandbox: generation 'newer') [request id ${(error as NotFoundError).requestId}]`,
       );
+      expect((error as NotFoundError).requestId).toMatch(/^req-\d+$/);
     }
     // A 404 is not retried, and keeps the token.
     expect(service.requests.filter((request) => request.path === LIMIT_PATH)).toHaveLength(3);
@@ -78,7 +128,7 @@ describe('an older-generation deployment: the 404 is a NotFoundError that says t
   });
 
   it('a 404 without a body still names the generation', async () => {
-    const client = await signedInClient();
+    const client = await signedInClient({ generation: 'older' });
     service.script('GET', LIMIT_PATH, { status: 404, body: '' });
     await expect(client.getDailyLimit()).rejects.toThrow(/The daily limit is a newer-generation operation; on the older generation the user sets it onchain/);
   });

@@ -10,8 +10,10 @@ let service: PartnerService;
 let retries: RetryEvent[];
 let client: PartnerClient;
 
+// The limit stands for any idempotent (GET) and non-idempotent (PUT) request: on the newer
+// generation, whose operation it is (the older one answers it 404).
 beforeEach(async () => {
-  service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+  service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
   retries = [];
   client = createPartnerClient({ baseUrl: service.url, retries: { count: 2, baseDelayMs: 1 }, onRetry: (event) => retries.push(event) });
   await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });

@@ -103,13 +103,19 @@ describe('runs one sign-in at a time', () => {
     expect((error as Error).message).toMatch(/still in flight: only one runs at a time/);
     await first;
     expect(service.count('GET', '/api/v1/auth/nonce')).toBe(1);
-    await expect(signIn({ ...signerFromViemAccount(unregisteredAccount) })).rejects.toBeInstanceOf(AuthenticationError);
+    // The other wallet has not registered: it signs in all the same (hasSignedUp: false).
+    await expect(signIn({ ...signerFromViemAccount(unregisteredAccount) })).resolves.toMatchObject({ token: expect.any(String) });
+    expect(client.tokenManager.hasSignedUp).toBe(false);
     expect(service.count('GET', '/api/v1/auth/nonce')).toBe(2);
   });
 });
 
 describe('sends the bearer token on later requests', () => {
   it('authorizes the limit request with the token from sign-in', async () => {
+    // The limit is the newer generation's (the older one answers it 404).
+    await service.close();
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
+    client = createPartnerClient({ baseUrl: service.url, retries: { baseDelayMs: 1 } });
     const { token } = await signIn();
     await client.getDailyLimit();
     const limitRequest = service.requests.find((request) => request.path === '/user-api/user/account/limit');
@@ -183,22 +189,32 @@ describe('checks sign-in arguments before any request', () => {
   });
 });
 
+describe('signs in a wallet that has not registered (reference 5 rule 1: it is refused later, on the routes that need a user)', () => {
+  it.each(['older', 'newer'] as const)('%s generation: a token whose claims say hasSignedUp false, without userId', async (generation) => {
+    await service.close();
+    service = await startPartnerService({ generation, registeredAddresses: [registeredAccount.address] });
+    client = createPartnerClient({ baseUrl: service.url });
+    const result = await client.signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE });
+    const claims = JSON.parse(Buffer.from(result.token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    expect(claims).toMatchObject({ signerAddress: unregisteredAccount.address, hasSignedUp: false });
+    expect(claims).not.toHaveProperty('userId');
+    expect([client.tokenManager.hasToken, client.tokenManager.hasSignedUp, client.tokenManager.generation]).toEqual([true, false, generation]);
+    expect(result.refreshToken === undefined).toBe(generation === 'older');
+  });
+});
+
 describe('reports refused sign-ins with typed errors', () => {
-  it('answers a refused challenge with AuthenticationError (401), advising a new sign-in and a signer check, never registration', async () => {
-    // (This test service refuses an unregistered signer here; the spec and the sandbox give it a token.)
+  it('answers a refused challenge (a signature by another key) with AuthenticationError (401), advising a new sign-in and a signer check, never registration', async () => {
+    // A signature that does not match the address is refused at the challenge; a wallet that has not registered is not (it gets a token).
+    const impostor = { address: registeredAccount.address, signMessage: (message: string) => unregisteredAccount.signMessage({ message }) };
     const error = await client
-      .signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE })
+      .signInWithEthereum({ ...impostor, ...SIGN_IN_PAGE })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect((error as AuthenticationError).status).toBe(401);
     expect((error as Error).message).toMatch(/call signInWithEthereum again, which gets a new nonce .*signMessage signs `message` exactly as given, with the key of `address`/);
     expect((error as Error).message).not.toMatch(/registered account/);
     expect(client.tokenManager.hasToken).toBe(false);
-  });
-
-  it('answers a signature by another key with AuthenticationError', async () => {
-    const impostor = { address: registeredAccount.address, signMessage: (message: string) => unregisteredAccount.signMessage({ message }) };
-    await expect(client.signInWithEthereum({ ...impostor, ...SIGN_IN_PAGE })).rejects.toBeInstanceOf(AuthenticationError);
   });
 
   it('answers a domain that is not whitelisted with ForbiddenError code DomainNotWhitelisted', async () => {

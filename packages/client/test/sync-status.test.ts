@@ -10,8 +10,9 @@ const LIMIT_PATH = '/user-api/user/account/limit';
 let service: PartnerService;
 afterEach(() => service?.close());
 
+/** A client signed in on the newer generation, the limit's (the older one answers it 404). */
 async function signedInClient(): Promise<PartnerClient> {
-  service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+  service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
   const client = createPartnerClient({ baseUrl: service.url });
   await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
   return client;

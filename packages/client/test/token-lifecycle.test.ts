@@ -11,7 +11,8 @@ import {
   type PartnerClient,
   type TokenSet,
 } from '../src/index.js';
-import { REFRESH_PATH, startPartnerService, type PartnerService } from './support/partner-service.js';
+import { requestLegacyPhoneVerification } from '../src/onboarding.js';
+import { LEGACY_PHONE_VERIFICATION_PATH, REFRESH_PATH, startPartnerService, type PartnerService } from './support/partner-service.js';
 import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
 
 const LIMIT_PATH = '/user-api/user/account/limit';
@@ -40,6 +41,12 @@ function clientWithReauthentication(options: { renewBeforeMs?: number; refresh?:
   return { client, tokenManager, calls };
 }
 
+/**
+ * An authenticated request on the older generation, which has no limit endpoint (404): its own
+ * authenticated operation, the SMS phone verification (`requestLegacyPhoneVerification`).
+ */
+const olderGenerationRequest = (client: PartnerClient) => requestLegacyPhoneVerification(client, { phone: '+15555550123' });
+
 /** The newer generation's refresh call, which is outside the reference: here the test service's. */
 async function refreshAtTestService(refreshToken: string): Promise<TokenSet> {
   const response = await fetch(`${service.url}${REFRESH_PATH}`, { method: 'POST', body: JSON.stringify({ refreshToken }) });
@@ -47,9 +54,11 @@ async function refreshAtTestService(refreshToken: string): Promise<TokenSet> {
   return (await response.json()) as TokenSet;
 }
 
+// The limit stands for any authenticated route: on the newer generation, whose operation it is
+// (without a refresh callback, the newer generation's tokens are renewed by reauthenticate too).
 describe('on 401, runs exactly one reauthentication however many requests failed, then retries each once', () => {
   it('20 concurrent requests hitting 401 cause one sign-in and 20 retries', async () => {
-    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
     const { client, calls } = clientWithReauthentication();
     const first = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
     service.revokeAccessTokens();
@@ -69,7 +78,7 @@ describe('on 401, runs exactly one reauthentication however many requests failed
   });
 
   it('throws AuthenticationError when the retried request gets a 401 again', async () => {
-    service = await startPartnerService();
+    service = await startPartnerService({ generation: 'newer' });
     let reauthentications = 0;
     const tokenManager = createTokenManager({
       tokens: 'rejected-token-1',
@@ -87,14 +96,14 @@ describe('on 401, runs exactly one reauthentication however many requests failed
   });
 
   it('throws AuthenticationError at once when nothing can renew the token', async () => {
-    service = await startPartnerService();
+    service = await startPartnerService({ generation: 'newer' });
     const client = createPartnerClient({ baseUrl: service.url });
     await expect(client.getDailyLimit()).rejects.toBeInstanceOf(AuthenticationError);
     expect(service.count('GET', LIMIT_PATH)).toBe(1);
   });
 
   it('retries a PUT once after the renewal too, since the service never processed it', async () => {
-    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
     const { client, calls } = clientWithReauthentication();
     await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
     service.revokeAccessTokens();
@@ -104,7 +113,7 @@ describe('on 401, runs exactly one reauthentication however many requests failed
   });
 
   it('wraps a failing reauthenticate callback in TokenRenewalError with the cause', async () => {
-    service = await startPartnerService();
+    service = await startPartnerService({ generation: 'newer' });
     const refusal = new Error('User rejected the request.');
     const client = createPartnerClient({
       baseUrl: service.url,
@@ -117,60 +126,62 @@ describe('on 401, runs exactly one reauthentication however many requests failed
   });
 });
 
+// Renewal through reauthenticate ahead of exp, the older generation's (1 h to 24 h tokens; the
+// newer one refreshes, below): on the older generation, with its own authenticated operation.
 describe('renews the token ahead of its expiry', () => {
   it('signs in again before a request when the token expires within renewBeforeMs', async () => {
-    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'older', registeredAddresses: [registeredAccount.address] });
     const { client, tokenManager, calls } = clientWithReauthentication({ renewBeforeMs: 60_000 });
     const shortLived = service.issueAccessToken(registeredAccount.address, 30);
     tokenManager.setTokens(shortLived);
 
-    await client.getDailyLimit();
+    await olderGenerationRequest(client);
 
     expect(calls.reauthenticate).toBe(1);
-    const limitRequest = service.requests.find((request) => request.path === LIMIT_PATH)!;
-    expect(limitRequest.authorization).not.toBe(`Bearer ${shortLived}`);
+    const authenticatedRequest = service.requests.find((request) => request.path === LEGACY_PHONE_VERIFICATION_PATH)!;
+    expect(authenticatedRequest.authorization).not.toBe(`Bearer ${shortLived}`);
     expect(tokenManager.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 3_600_000);
   });
 
   it('keeps a token that is not yet due', async () => {
-    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'older', registeredAddresses: [registeredAccount.address] });
     const { client, tokenManager, calls } = clientWithReauthentication({ renewBeforeMs: 60_000 });
     const token = service.issueAccessToken(registeredAccount.address, 600);
     tokenManager.setTokens(token);
-    await client.getDailyLimit();
+    await olderGenerationRequest(client);
     expect(calls.reauthenticate).toBe(0);
     expect(service.requests[0]!.authorization).toBe(`Bearer ${token}`);
   });
 
   it('renews by default 3 minutes before exp: a token with 150 s left is renewed, one with 240 s is kept', async () => {
-    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'older', registeredAddresses: [registeredAccount.address] });
     const { client, tokenManager, calls } = clientWithReauthentication();
     const kept = service.issueAccessToken(registeredAccount.address, 240);
     tokenManager.setTokens(kept);
-    await client.getDailyLimit();
+    await olderGenerationRequest(client);
     expect(calls.reauthenticate).toBe(0);
     expect(service.requests.at(-1)!.authorization).toBe(`Bearer ${kept}`);
 
     tokenManager.setTokens(service.issueAccessToken(registeredAccount.address, 150));
-    await client.getDailyLimit();
+    await olderGenerationRequest(client);
     expect(calls.reauthenticate).toBe(1);
     expect(tokenManager.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 3_600_000);
   });
 
   it('signs in lazily when there is no token yet', async () => {
-    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'older', registeredAddresses: [registeredAccount.address] });
     const { client, calls } = clientWithReauthentication();
-    await client.getDailyLimit();
+    await olderGenerationRequest(client);
     expect(calls.reauthenticate).toBe(1);
-    expect(service.requests.map((request) => request.path)).toEqual(['/api/v1/auth/nonce', CHALLENGE_PATH, LIMIT_PATH]);
+    expect(service.requests.map((request) => request.path)).toEqual(['/api/v1/auth/nonce', CHALLENGE_PATH, LEGACY_PHONE_VERIFICATION_PATH]);
   });
 
   it('uses the still-valid token when an early renewal fails', async () => {
-    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'older', registeredAddresses: [registeredAccount.address] });
     const token = service.issueAccessToken(registeredAccount.address, 30);
     const tokenManager = new TokenManager({ tokens: token, reauthenticate: () => Promise.reject(new Error('wallet closed')) });
     const client = createPartnerClient({ baseUrl: service.url, tokenManager });
-    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 });
+    await expect(olderGenerationRequest(client)).resolves.toMatchObject({ sentTo: '+15555550123', expiresAt: expect.any(String) });
     expect(service.requests[0]!.authorization).toBe(`Bearer ${token}`);
   });
 });
@@ -224,12 +235,13 @@ describe('newer generation: refreshes the 15-minute access token with a rotating
   });
 
   it('uses reauthenticate for the older generation even when refresh is configured', async () => {
-    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'older', registeredAddresses: [registeredAccount.address] });
     const { client, tokenManager, calls } = clientWithReauthentication({ refresh: refreshAtTestService });
     await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
     expect(tokenManager.generation).toBe('older');
     service.revokeAccessTokens();
-    await client.getDailyLimit();
+    await expect(olderGenerationRequest(client)).resolves.toMatchObject({ sentTo: '+15555550123' });
+    expect(service.count('POST', LEGACY_PHONE_VERIFICATION_PATH)).toBe(2); // refused with the revoked token, then sent again
     expect(calls).toEqual({ reauthenticate: 1, refresh: 0 });
   });
 });
@@ -238,7 +250,7 @@ describe('tells a wallet that has not registered to register', () => {
   const unsigned = (claims: Record<string, unknown>) => `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify({ exp: Math.floor(Date.now() / 1000) + 3_600, ...claims })).toString('base64url')}.c2ln`;
 
   it('a 401 on the limit with hasSignedUp false says to register; with hasSignedUp true it says to sign in again', async () => {
-    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
     service.script('GET', LIMIT_PATH, { status: 401, body: { message: 'Unauthorized' } });
     const client = createPartnerClient({ baseUrl: service.url });
     client.tokenManager.setTokens(unsigned({ hasSignedUp: false }));
@@ -317,7 +329,7 @@ describe('never shows tokens in logs or error messages', () => {
   });
 
   it('redacts a token that the service echoes in an error body', async () => {
-    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
     const client = createPartnerClient({ baseUrl: service.url });
     const { token } = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
     service.script('GET', LIMIT_PATH, { status: 401, body: { message: `Token ${token} expired`, detail: { authorization: `Bearer ${token}` } } });
@@ -370,7 +382,7 @@ describe('never shows tokens in logs or error messages', () => {
   });
 
   it('redacts a bearer credential once, so the message stays readable', async () => {
-    service = await startPartnerService({ registeredAddresses: [registeredAccount.address] });
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
     const client = createPartnerClient({ baseUrl: service.url });
     await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
     service.script('GET', LIMIT_PATH, { status: 401, body: { code: 'MissingToken', message: 'The proxy got "Authorization: Bearer opaque9f3c2a7d".' } });

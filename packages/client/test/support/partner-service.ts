@@ -2,6 +2,14 @@
 // reference and service-facts.md describe it: text/plain nonces, SIWE challenge verified with
 // viem, HS256 JWTs, the daily limit with its sync status, the error body shapes the live service
 // uses, plus scripted answers (statuses, Retry-After, hangs, dropped sockets) for failure tests.
+// Where the sandbox (@capi/sandbox) decides what the live service leaves open, it answers as the
+// sandbox does (partner-service.test.ts checks it against the sandbox):
+// - Each operation is answered on its generation only (the spec's `x-generation`): the daily
+//   limit on the newer one, the SMS phone verification (the older generation's authenticated
+//   operation) on the older one. On the other generation: 404 `NotFound`, before the token is read.
+// - Any wallet that signs a valid message gets a token (reference 5 rule 1); `hasSignedUp` (and
+//   `userId`) say whether it has registered. A wallet that has not is answered 401
+//   `UserNotRegistered` on the routes that need a user.
 import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,8 +34,17 @@ export interface RecordedRequest {
 }
 
 export interface PartnerServiceOptions {
+  /**
+   * The generation it runs (default `older`): which operations it answers (the limit is the
+   * newer one's, the SMS phone verification the older one's), and whether sign-in also issues a
+   * refresh token (newer).
+   */
   generation?: Generation;
-  /** Addresses that own a registered account (any case). */
+  /**
+   * Wallets (any case) whose user has registered and has its account. Any other wallet still
+   * signs in, with a token that says `hasSignedUp: false`, and is refused on the limit with 401
+   * `UserNotRegistered`.
+   */
   registeredAddresses?: string[];
   /** Whitelisted SIWE domains besides localhost. */
   whitelistedDomains?: string[];
@@ -46,13 +63,54 @@ export interface PartnerService {
   script(method: string, path: string, ...answers: ScriptedAnswer[]): void;
   /** Makes every access token issued so far invalid (as if expired). */
   revokeAccessTokens(): void;
-  /** Issues an access token directly, as the challenge would. */
+  /** Issues an access token directly, as the challenge would (`hasSignedUp` as the wallet has registered). */
   issueAccessToken(address: string, lifetimeSeconds: number): string;
   limit: { amount: number; currency: string; syncStatus: 'pending' | 'synced' };
   close(): Promise<void>;
 }
 
 export const REFRESH_PATH = '/test-only/refresh';
+export const LIMIT_PATH = '/user-api/user/account/limit';
+/** `requestLegacyPhoneVerification`: the older generation's authenticated operation here. */
+export const LEGACY_PHONE_VERIFICATION_PATH = '/api/v1/verification';
+
+interface AccessTokenClaims {
+  iat: number;
+  exp: number;
+  signerAddress: string;
+  chainId: string;
+  hasSignedUp: boolean;
+  userId?: string;
+  serial: number;
+}
+
+/**
+ * The refusal of an operation on the generation that lacks it, word for word the sandbox's
+ * (packages/sandbox/src/routes/operation-generation.ts): `404 NotFound`, naming the generation
+ * that has the operation and, where the reference says it, what the other one does instead.
+ */
+function otherGenerationRefusal(operation: { operationId: string; method: string; path: string; generation: Generation }, running: Generation, instead?: string): { code: 'NotFound'; message: string } {
+  return {
+    code: 'NotFound',
+    message:
+      `${operation.method} ${operation.path} (${operation.operationId}) exists only on the ${operation.generation} generation; this sandbox runs the ${running} one (start it with --generation ${operation.generation})` +
+      (instead === undefined ? '.' : `: ${instead}.`),
+  };
+}
+
+// Reference 9: "Onchain daily limit | Set by user with an onchain signature" (older generation).
+const LIMIT_INSTEAD = 'on the older generation the user sets the daily limit onchain, with an onchain signature';
+
+/** The 401 for a signed-in wallet without a user, word for word the sandbox's (routes/bearer-auth.ts). */
+function userNotRegistered(generation: Generation): { code: 'UserNotRegistered'; message: string } {
+  return {
+    code: 'UserNotRegistered',
+    message:
+      generation === 'newer'
+        ? 'This wallet has no user yet (token claim hasSignedUp: false); register first: POST /email/verification, then POST /user with the email and its one-time password.'
+        : 'This wallet owns no registered account (token claim hasSignedUp: false); register it first (sandbox: --user ADDRESS or POST /__sandbox/users).',
+  };
+}
 
 export async function startPartnerService(options: PartnerServiceOptions = {}): Promise<PartnerService> {
   const generation = options.generation ?? 'older';
@@ -72,7 +130,9 @@ export async function startPartnerService(options: PartnerServiceOptions = {}): 
 
   function issueAccessToken(address: string, lifetimeSeconds: number): string {
     const now = Math.floor(Date.now() / 1000);
-    const claims = { iat: now, exp: now + lifetimeSeconds, signerAddress: address, chainId: '100', hasSignedUp: true, userId: `user-${address.slice(2, 10)}`, serial: ++tokenSerial };
+    // A wallet without a user gets a token too, without `userId` (service-facts.md, reference 5).
+    const user = registered.has(address.toLowerCase()) ? { hasSignedUp: true, userId: `user-${address.slice(2, 10)}` } : { hasSignedUp: false };
+    const claims: AccessTokenClaims = { iat: now, exp: now + lifetimeSeconds, signerAddress: address, chainId: '100', ...user, serial: ++tokenSerial };
     const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
     const signature = createHmac('sha256', secret).update(`${header}.${payload}`).digest('base64url');
@@ -85,16 +145,20 @@ export async function startPartnerService(options: PartnerServiceOptions = {}): 
     return refreshToken;
   }
 
-  function isValidAccessToken(authorization: string | undefined): boolean {
+  /** The claims of a valid bearer token (signature, expiry, not revoked), else undefined. */
+  function verifiedClaims(authorization: string | undefined): AccessTokenClaims | undefined {
     const token = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
-    if (!token) return false;
+    if (!token) return undefined;
     const [header, payload, signature] = token.split('.');
-    if (!header || !payload || !signature) return false;
+    if (!header || !payload || !signature) return undefined;
     const expected = createHmac('sha256', secret).update(`${header}.${payload}`).digest('base64url');
-    if (expected !== signature) return false;
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp: number; serial: number };
-    return claims.exp * 1000 > Date.now() && claims.serial > tokensValidAfter;
+    if (expected !== signature) return undefined;
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as AccessTokenClaims;
+    return claims.exp * 1000 > Date.now() && claims.serial > tokensValidAfter ? claims : undefined;
   }
+
+  /** Whether the signer has a user: the token's `userId`, else its wallet's (as the sandbox reads it). */
+  const hasUser = (claims: AccessTokenClaims) => claims.userId !== undefined || registered.has(claims.signerAddress.toLowerCase());
 
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -111,18 +175,45 @@ export async function startPartnerService(options: PartnerServiceOptions = {}): 
     }
     if (route === 'POST /api/v1/auth/challenge') return challenge(res, body);
     if (route === `POST ${REFRESH_PATH}`) return refresh(res, body);
-    // An HTTP double for the transport tests: the limit stands for any authenticated route,
-    // whatever `generation` says. The live older generation has no limit endpoint (404; see
-    // sandbox.test.ts), its tokens are simply the ones without a refresh token.
-    if (path === '/user-api/user/account/limit') {
-      if (!isValidAccessToken(req.headers.authorization)) return send(res, 401, { message: 'Unauthorized' });
+    if (path === LIMIT_PATH && (req.method === 'GET' || req.method === 'PUT')) {
+      // Newer generation only (x-generation: newer): on the older one a 404, before the token is read.
+      if (generation !== 'newer') {
+        const operationId = req.method === 'GET' ? 'getAccountLimit' : 'setAccountLimit';
+        return send(res, 404, otherGenerationRefusal({ operationId, method: req.method, path, generation: 'newer' }, generation, LIMIT_INSTEAD));
+      }
+      const claims = verifiedClaims(req.headers.authorization);
+      if (!claims) return send(res, 401, { message: 'Unauthorized' });
+      // The limit is the user's account's: a wallet without a user is refused (before the body is read).
+      if (!hasUser(claims)) return send(res, 401, userNotRegistered(generation));
       if (req.method === 'GET') {
         if (limit.syncStatus === 'pending' && pendingPolls-- <= 0) limit.syncStatus = 'synced';
         return send(res, 200, limit);
       }
-      if (req.method === 'PUT') return putLimit(res, body);
+      return putLimit(res, body);
     }
+    if (route === `POST ${LEGACY_PHONE_VERIFICATION_PATH}`) return legacyPhoneVerification(req, res, body);
     return send(res, 404, { error: `No route ${route}` });
+  }
+
+  /**
+   * `requestLegacyPhoneVerification`: the older generation's authenticated operation (x-generation:
+   * older), in the sandbox's order: generation, token, body, then the user. Sends no SMS.
+   */
+  function legacyPhoneVerification(req: IncomingMessage, res: ServerResponse, body: string): void {
+    if (generation !== 'older') {
+      return send(res, 404, otherGenerationRefusal({ operationId: 'requestLegacyPhoneVerification', method: 'POST', path: LEGACY_PHONE_VERIFICATION_PATH, generation: 'older' }, generation));
+    }
+    const claims = verifiedClaims(req.headers.authorization);
+    if (!claims) return send(res, 401, { message: 'Unauthorized' });
+    let input: { phone?: unknown };
+    try {
+      input = JSON.parse(body);
+    } catch {
+      return send(res, 400, { code: 'InvalidJson', message: 'The body is not JSON; send a JSON object.' });
+    }
+    if (typeof input?.phone !== 'string' || input.phone === '') return send(res, 422, { code: 'ValidationError', message: 'phone is required.' });
+    if (!hasUser(claims)) return send(res, 401, userNotRegistered(generation));
+    return send(res, 200, { sentTo: input.phone, expiresAt: new Date(Date.now() + 10 * 60_000).toISOString() });
   }
 
   async function challenge(res: ServerResponse, body: string): Promise<void> {
@@ -153,7 +244,7 @@ export async function startPartnerService(options: PartnerServiceOptions = {}): 
     if (!issuedNonces.delete(siwe.nonce)) return send(res, 401, { error: 'Invalid nonce' });
     const valid = await verifyMessage({ address: siwe.address as `0x${string}`, message, signature: signature as `0x${string}` }).catch(() => false);
     if (!valid) return send(res, 401, { error: 'Invalid signature' });
-    if (!registered.has(siwe.address.toLowerCase())) return send(res, 401, { message: 'Unauthorized' });
+    // Any wallet that signs a valid message gets a token, registered or not: its claims say which.
     if (generation === 'older') {
       return send(res, 200, { token: issueAccessToken(siwe.address, options.accessTokenLifetimeSeconds ?? ttlInSeconds) });
     }
