@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The stores are imported from their modules, so that this file runs without the packages the receiver builds on.
+import type { DedupeStore } from '../src/dedupe/dedupe-store.js';
 import { createMemoryDedupeStore } from '../src/dedupe/memory-store.js';
 import { createRedisDedupeStore } from '../src/dedupe/redis-store.js';
 import { claimSubject, markSubjectProcessed, releaseSubject, type SubjectRecord } from '../src/dedupe/subject-record.js';
@@ -162,8 +163,17 @@ describe('Redis store shared by many clients', () => {
     expect(await redis.ioredis.pttl(`${keyPrefix}k`)).toBeGreaterThan(50_000);
     if (claim.state !== 'claimed') throw new Error('expected a claim');
     await store.markProcessed('k', claim.token);
-    expect(await redis.ioredis.get(`${keyPrefix}k`)).toBe('processed:k');
+    // processed:<digest>|<place>|<claimed at>|<failures before>|<expires at>
+    expect(await redis.ioredis.get(`${keyPrefix}k`)).toMatch(/^processed:k\|0\|\d+\|0\|\d+$/);
     expect(await redis.ioredis.pttl(`${keyPrefix}k`)).toBeGreaterThan(3_500_000);
+  });
+
+  it('reads the processed records the previous major wrote (processed:<digest>)', async () => {
+    const keyPrefix = freshPrefix();
+    await redis.ioredis.set(`${keyPrefix}k`, 'processed:d1', 'PX', 60_000);
+    const store = createRedisDedupeStore({ client: redis.ioredis, keyPrefix });
+    expect((await store.claim('k', 'd1')).state).toBe('processed');
+    expect((await store.claim('k', 'd2')).state).toBe('claimed');
   });
 
   it('refuses a key it did not write with unexpected_store_reply, naming keyPrefix as the fix', async () => {
@@ -185,7 +195,7 @@ describe('Redis store and memory store agree', () => {
     const operation = fc.oneof(
       fc.record({ kind: fc.constant('claim' as const), key, digest: fc.constantFrom('x', 'y', 'z') }),
       fc.record({ kind: fc.constantFrom('markProcessed' as const, 'release' as const), key, nth: fc.nat(12), retryExpected: fc.boolean() }),
-      fc.record({ kind: fc.constant('wait' as const), seconds: fc.constantFrom(1, 61, 301) }),
+      fc.record({ kind: fc.constant('wait' as const), seconds: fc.constantFrom(1, 61, 301, 901) }),
     );
     await fc.assert(fc.asyncProperty(fc.array(operation, { minLength: 10, maxLength: 40, size: 'max' }), async (operations) => {
       let clock = 1_000_000;
@@ -259,6 +269,57 @@ describe.each([
     clock += 200_000; // 26 minutes after A first failed: no retry of A can come any more
     // The user went back to A: a new event, dispatched.
     expect((await store.claim('s', 'A')).state).toBe('claimed');
+  });
+
+  // The three rules below close the cases the model of the retry schedule found when a state
+  // repeats (retry-model.test.ts); each failed on the previous rules.
+  const claimed = async (store: DedupeStore, digest: string) => {
+    const claim = await store.claim('s', digest);
+    if (claim.state !== 'claimed') throw new Error(`expected a claim of ${digest}, got ${claim.state}`);
+    return claim.token;
+  };
+
+  it('keeps a retry due for each of two events with the same body that failed', async () => {
+    let clock = 1_000_000;
+    const store = create(() => clock);
+    await store.release('s', await claimed(store, 'X'), { retryExpected: true });
+    clock += 10_000; // the user came back to X: a newer event with the same body, which fails too
+    await store.release('s', await claimed(store, 'X'), { retryExpected: true });
+    clock += 20_000;
+    await store.markProcessed('s', await claimed(store, 'P'));
+    clock += 30_000; // both retries of X come after P: neither brings X back
+    expect((await store.claim('s', 'X')).state).toBe('superseded');
+    clock += 10_000;
+    expect((await store.claim('s', 'X')).state).toBe('superseded');
+  });
+
+  it('takes a copy of the processed body for a newer event while an event received after it waits for its retry', async () => {
+    let clock = 1_000_000;
+    const store = create(() => clock);
+    await store.release('s', await claimed(store, 'B'), { retryExpected: true });
+    clock += 39_000;
+    await store.release('s', await claimed(store, 'A'), { retryExpected: true });
+    clock += 21_000; // B's retry, processed
+    await store.markProcessed('s', await claimed(store, 'B'));
+    // The same second the user goes back to B: too soon to be a retry of the processed B (its
+    // retry would come a minute later), so a newer event, placed after A.
+    await store.markProcessed('s', await claimed(store, 'B'));
+    clock += 39_000; // A's retry: older than the latest B
+    expect((await store.claim('s', 'A')).state).toBe('superseded');
+    // Without newer events waiting, a copy of the processed body is its retry (or a replay).
+    expect((await store.claim('s', 'B')).state).toBe('processed');
+  });
+
+  it('waits 5 minutes after a second failure before a copy of the body can be its retry', async () => {
+    let clock = 1_000_000;
+    const store = create(() => clock);
+    await store.release('s', await claimed(store, 'X'), { retryExpected: true });
+    clock += 60_000; // X's first retry, which fails: the next one comes 5 minutes later
+    await store.release('s', await claimed(store, 'X'), { retryExpected: true });
+    clock += 30_000;
+    await store.markProcessed('s', await claimed(store, 'P'));
+    clock += 30_000; // the user goes back to X a minute after X's retry failed: a new event
+    expect((await store.claim('s', 'X')).state).toBe('claimed');
   });
 });
 

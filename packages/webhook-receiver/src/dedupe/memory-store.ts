@@ -27,13 +27,13 @@ export interface MemoryDedupeStoreOptions {
   /** How long an unfinished claim lives, in ms. Default 2 minutes. */
   claimTtlMs?: number;
   /**
-   * The least time, in ms, the service waits after a failed attempt before it retries it.
-   * A copy of a failed body that arrives sooner is a newer event with the same content, not the
-   * retry (see Duplicates in the README). Default 60,000 (reference 6.3); against a sandbox with
-   * `timeScale` N, 60,000 / N.
+   * The least time, in ms, the service waits after a failed attempt before it retries it; it
+   * waits 5 and 15 times as long before the second and third retry (reference 6.3). A copy of a
+   * failed body that arrives sooner is a newer event with the same content, not the retry (see
+   * Duplicates in the README). Default 60,000; against a sandbox with `timeScale` N, 60,000 / N.
    */
   minRetryDelayMs?: number;
-  /** Most subjects remembered; the least recently seen is forgotten first, in constant time. Default 100,000 (about 40 MB of heap). */
+  /** Most subjects remembered; the least recently seen is forgotten first, in constant time. Default 100,000 (about 43 MB of heap). */
   maxEntries?: number;
   /** Clock in ms, injectable for tests. Default `Date.now`. */
   now?: () => number;

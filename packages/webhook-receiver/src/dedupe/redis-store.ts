@@ -1,6 +1,6 @@
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions } from './dedupe-store.js';
-import { DELIVERY_ATTEMPTS, RETRY_DUE_MS } from './subject-record.js';
+import { DELIVERY_ATTEMPTS, RETRY_DUE_MS, RETRY_WAIT_FACTORS } from './subject-record.js';
 import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
 import { toRedisCommand, withCommandTimeout, type RedisClientLike } from './redis-command.js';
 
@@ -22,10 +22,10 @@ export interface RedisDedupeStoreOptions {
   /** How long an unfinished claim lives, in ms (a process that died mid-handler). Default 2 minutes. */
   claimTtlMs?: number;
   /**
-   * The least time, in ms, the service waits after a failed attempt before it retries it.
-   * A copy of a failed body that arrives sooner is a newer event with the same content, not the
-   * retry (see Duplicates in the README). Default 60,000 (reference 6.3); against a sandbox with
-   * `timeScale` N, 60,000 / N.
+   * The least time, in ms, the service waits after a failed attempt before it retries it; it
+   * waits 5 and 15 times as long before the second and third retry (reference 6.3). A copy of a
+   * failed body that arrives sooner is a newer event with the same content, not the retry (see
+   * Duplicates in the README). Default 60,000; against a sandbox with `timeScale` N, 60,000 / N.
    */
   minRetryDelayMs?: number;
   /** Clock in ms, injectable for tests. Default `Date.now`. */
@@ -41,14 +41,15 @@ export interface RedisDedupeStoreOptions {
 const PROCESSED = 'processed:';
 const CLAIM_PREFIX = 'processing:';
 // One string per subject, so that every script touches one key (Redis Cluster). Its first line
-// is the state: `processed:<digest>`, `released`, or
-// `processing:<token>|<failures>|<since>|<due until>|<claim expires at>` (the token is
+// is the state: `processed:<digest>|<since>|<claimed at>|<failures>|<expires at>`, `released`, or
+// `processing:<token>|<failures>|<since>|<due until>|<claim expires at>|<claimed at>` (the token is
 // `<uuid>:<digest>`; failures: failed attempts of that body before this claim; since: the
 // event's place in the subject's order; due until: a retry's claim, when its event's retries
-// stop coming, else 0; see SubjectRecord). The next lines are the subject's retries due, one per
-// body: `<a|s><failures>:<expires at>:<since>:<failed at>:<digest>` (ms), `s` once superseded.
-// The key lives as long as its state or its last retry due, whichever is later: a claim expires
-// by the time in its state, not only by the key's.
+// stop coming, else 0; see SubjectRecord). Earlier versions wrote `processed:<digest>` and
+// `processed`. The next lines are the subject's retries due, one per failed event:
+// `<a|s><failures>:<expires at>:<since>:<failed at>:<digest>` (ms), `s` once superseded.
+// The key lives as long as its state or its last retry due, whichever is later: a state
+// expires by the time in it, not only by the key's.
 // Lua helpers shared by the scripts: split the value, keep the retries due that are live, and
 // read a claim's fields.
 const SPLIT = `
@@ -76,8 +77,13 @@ local function lastExpiry(live)
   return last
 end
 local function claimFields(state)
-  local failures, since, dueUntil, expires = string.match(state, '^processing:[^|]*|(%d+)|(%d+)|(%d+)|(%d+)')
-  return tonumber(failures) or 0, tonumber(since) or 0, tonumber(dueUntil) or 0, tonumber(expires) or math.huge
+  local failures, since, dueUntil, expires, claimedAt = string.match(state, '^processing:[^|]*|(%d+)|(%d+)|(%d+)|(%d+)|?(%d*)')
+  return tonumber(failures) or 0, tonumber(since) or 0, tonumber(dueUntil) or 0, tonumber(expires) or math.huge, tonumber(claimedAt)
+end
+local function processedFields(state)
+  local digest, since, claimedAt, failures, expires = string.match(state, '^processed:([^|]*)|(%d+)|(%d*)|(%d*)|(%d+)$')
+  if digest then return digest, tonumber(since), tonumber(claimedAt), tonumber(failures) or 0, tonumber(expires) end
+  return string.sub(state, 11), 0, nil, 0, math.huge
 end
 local function lifetime(ms, live, now)
   local left = lastExpiry(live) - now
@@ -87,8 +93,8 @@ end`;
 // Releases the key only while it still holds this delivery's claim, so that releasing a claim
 // that expired and was taken over by another process does not touch that process's claim. A
 // released claim leaves no processed record (see SubjectRecord): the next delivery of the
-// subject is dispatched whatever its body. With a retry expected (ARGV[3] = '1'), the body joins
-// the retries due, in its event's place, until its event's retries stop coming.
+// subject is dispatched whatever its body. With a retry expected (ARGV[3] = '1'), the event
+// joins the retries due, in its place, until its retries stop coming.
 // ARGV: claim prefix, digest, retry expected, now, RETRY_DUE_MS, DELIVERY_ATTEMPTS.
 const RELEASE_IF_OWNED = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
@@ -98,10 +104,7 @@ local now = tonumber(ARGV[4])
 local failures, since, dueUntil = claimFields(state)
 failures = failures + 1
 local adds = ARGV[3] == '1' and failures < tonumber(ARGV[6])
-local live = {}
-for _, r in ipairs(retries(rest, now)) do
-  if not adds or r[6] ~= ARGV[2] then table.insert(live, r) end
-end
+local live = retries(rest, now)
 if adds then
   local expires = dueUntil
   if expires == 0 then expires = now + tonumber(ARGV[5]) end
@@ -112,10 +115,10 @@ redis.call('SET', KEYS[1], joined('released', live), 'PX', lastExpiry(live) - no
 return 1`;
 // Records the processed digest unless another delivery holds the key now (a live claim of its
 // own, or a processed event): as the memory store. The retries due of events received before
-// this one are now superseded (an older event with the same body included); a newer one's with
-// the same body is dropped: a copy of what is now processed. A claim that is no longer the
-// key's (it expired meanwhile) supersedes nothing: the events received since may be newer.
-// ARGV: claim prefix, processed state, ttlMs, now, digest.
+// this one are now superseded (an older event with the same body included); those of events
+// received after it stay due. A claim that is no longer the key's (it expired meanwhile)
+// supersedes nothing, and is placed after the events received since.
+// ARGV: claim prefix, processed state prefix, ttlMs, now.
 const MARK_PROCESSED_IF_NOT_TAKEN = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 local state, rest = '', ''
@@ -126,48 +129,65 @@ if v and not mine then
   if string.sub(state, 1, 11) == 'processing:' then
     local _, _, _, expires = claimFields(state)
     if expires > now then return 0 end
-  elseif state ~= 'released' then return 0 end
-end
-local since = -math.huge
-if mine then
-  local _, place = claimFields(state)
-  since = place
-end
-local kept = {}
-for _, r in ipairs(retries(rest, now)) do
-  if r[6] ~= ARGV[5] or r[4] < since then
-    if r[4] < since then r[1] = 's' end
-    table.insert(kept, r)
+  elseif state ~= 'released' then
+    local _, _, _, _, expires = processedFields(state)
+    if expires > now then return 0 end
   end
 end
-redis.call('SET', KEYS[1], joined(ARGV[2], kept), 'PX', lifetime(tonumber(ARGV[3]), kept, now))
+local live = retries(rest, now)
+local since, place, claimedAt, failures = -math.huge, 0, '', ''
+if mine then
+  local claimedFailures, claimedSince, _, _, at = claimFields(state)
+  since, place = claimedSince, claimedSince
+  if at then claimedAt, failures = at, claimedFailures end
+else
+  for _, r in ipairs(live) do if r[4] > place then place = r[4] end end
+  place = place + 1
+end
+for _, r in ipairs(live) do
+  if r[4] < since then r[1] = 's' end
+end
+local ttl = tonumber(ARGV[3])
+redis.call('SET', KEYS[1], joined(ARGV[2] .. '|' .. place .. '|' .. claimedAt .. '|' .. failures .. '|' .. (now + ttl), live), 'PX', lifetime(ttl, live, now))
 return 1`;
 // 'processed' alone was written by 1.x under a body digest key: the same body, so processed.
 // One script, so that reading the latest digest and taking the claim is atomic across processes.
-// The retry due this delivery can be: one of its body whose last attempt failed at least
-// minRetryDelayMs ago (a copy that comes sooner is a newer event with the same body). A claim
-// past its time (its process died) counts as released.
+// The retry due this delivery can be: one of its body whose wait after its last failure is over
+// (minRetryDelayMs times 1, 5 or 15, reference 6.3; a copy that comes sooner is a newer event
+// with the same body), the earliest in the subject's order. A claim or processed state past its
+// time counts as released.
 // ARGV: digest, token, claimTtlMs, now, minRetryDelayMs.
 const CLAIM = `${SPLIT}
+local WAITS = { ${RETRY_WAIT_FACTORS.join(', ')} }
 local v = redis.call('GET', KEYS[1])
 local state, rest = '', ''
 local now = tonumber(ARGV[4])
+local minDelay = tonumber(ARGV[5])
+local pdigest, psince, pat, pfailures = nil, 0, nil, 0
 if v then
   state, rest = split(v)
   if string.sub(state, 1, 11) == 'processing:' then
     local _, _, _, expires = claimFields(state)
     if expires > now then return 'processing' end
     state = 'released'
-  elseif state ~= 'released' and string.sub(state, 1, 10) ~= 'processed:' and state ~= 'processed' then
+  elseif state == 'processed' then
+    return 'processed'
+  elseif string.sub(state, 1, 10) == 'processed:' then
+    local expires
+    pdigest, psince, pat, pfailures, expires = processedFields(state)
+    if expires <= now then state, pdigest, psince, pat = 'released', nil, 0, nil end
+  elseif state ~= 'released' then
     return 'foreign:' .. string.sub(v, 1, 40)
   end
 end
 local live = retries(rest, now)
-local others, due, last = {}, nil, 0
+local due, last = nil, psince
 for _, r in ipairs(live) do
   if r[4] > last then last = r[4] end
-  if not due and r[6] == ARGV[1] and now - r[5] >= tonumber(ARGV[5]) then due = r else table.insert(others, r) end
+  if r[6] == ARGV[1] and now - r[5] >= minDelay * (WAITS[r[2]] or 1) and (not due or r[4] < due[4]) then due = r end
 end
+local others = {}
+for _, r in ipairs(live) do if r ~= due then table.insert(others, r) end end
 local function keepOthers()
   if state == 'released' then
     if #others == 0 then redis.call('DEL', KEYS[1])
@@ -178,20 +198,31 @@ local function keepOthers()
     else redis.call('SET', KEYS[1], joined(state, others), 'KEEPTTL') end
   end
 end
-if state == 'processed:' .. ARGV[1] or state == 'processed' then
-  if due then keepOthers() end
-  return 'processed'
+-- The latest processed body: a retry of it, unless it is the retry of a newer event with the
+-- same body, or a copy sooner than the processed attempt's retry could come while newer events
+-- wait for theirs.
+if pdigest == ARGV[1] then
+  local newer = false
+  if due then newer = due[1] == 'a' and due[4] > psince
+  elseif pat and minDelay > 0 and (pfailures + 1 >= ${DELIVERY_ATTEMPTS} or now - pat < minDelay * WAITS[pfailures + 1]) then
+    for _, r in ipairs(live) do if r[1] == 'a' and r[4] > psince then newer = true end end
+  end
+  if not newer then
+    if due then keepOthers() end
+    return 'processed'
+  end
 end
 if due and due[1] == 's' then
   keepOthers()
   return 'superseded'
 end
--- A new event comes after every retry due; the retry due keeps its event's place.
+-- A new event comes after the processed one and every retry due; the retry due keeps its
+-- event's place.
 local failures, since, dueUntil = 0, 0, 0
-if #live > 0 then since = last + 1 end
+if #live > 0 or pdigest then since = last + 1 end
 if due then failures, since, dueUntil = due[2], due[4], due[3] end
 local claimTtl = tonumber(ARGV[3])
-local first = 'processing:' .. ARGV[2] .. '|' .. failures .. '|' .. since .. '|' .. dueUntil .. '|' .. (now + claimTtl)
+local first = 'processing:' .. ARGV[2] .. '|' .. failures .. '|' .. since .. '|' .. dueUntil .. '|' .. (now + claimTtl) .. '|' .. now
 redis.call('SET', KEYS[1], joined(first, others), 'PX', lifetime(claimTtl, others, now))
 return 'claimed'`;
 
@@ -256,9 +287,8 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
         `Redis key ${keyPrefix + key} holds "${text.replace(/^foreign:/, '')}", which this store did not write; use a keyPrefix of its own.`);
     },
     async markProcessed(key: string, token: string): Promise<void> {
-      const digest = digestOfToken(token);
       await command(['EVAL', MARK_PROCESSED_IF_NOT_TAKEN, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`,
-        PROCESSED + digest, ttl, clock(), digest]);
+        PROCESSED + digestOfToken(token), ttl, clock()]);
     },
     release: releaseClaim,
   };

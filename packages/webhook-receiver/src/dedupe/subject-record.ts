@@ -13,15 +13,22 @@ import type { DedupeClaim, ReleaseOptions } from './dedupe-store.js';
  * B's retry) would be taken for a retry of A and never dispatched.
  *
  * A claim released with a retry expected (the delivery was answered non-2xx, so the service
- * sends the body again) keeps its digest among the subject's `retries`. Each event of the
- * subject gets, when it is first received, a place in the subject's order (`since`: one more
- * than any retry due); its retries keep that place. Once an event is processed, the retries due
- * of the events received BEFORE it are superseded: the first delivery of such a digest is
- * answered `superseded` and not dispatched, since it would bring back a state older than the one
- * processed. The retries of events received after it stay due and are dispatched (two events
- * that fail in a row are both handled, in the order of their retries). A copy of a failed body
- * that comes sooner than `minRetryDelayMs` after its failure is not its retry (the service waits
- * that long): it is a newer event with the same body, placed after the others.
+ * sends the body again) keeps its event among the subject's `retries` (one entry per event: two
+ * events with the same body that failed are two entries). Each event of the subject gets, when
+ * it is first received, a place in the subject's order (`since`: one more than the processed
+ * event's and any retry due's); its retries keep that place. Once an event is processed, the
+ * retries due of the events received BEFORE it are superseded: the first delivery of such a
+ * digest is answered `superseded` and not dispatched, since it would bring back a state older
+ * than the one processed. The retries of events received after it stay due and are dispatched
+ * in their place (two events that fail in a row are both handled, in the order of their
+ * retries), also when one has the processed body.
+ *
+ * Time tells a retry from a newer event with the same body: the service waits
+ * `minRetryDelayMs` times {@link RETRY_WAIT_FACTORS} after a failed attempt before it retries
+ * it. A copy of a failed body that comes sooner is not its retry: it is a newer event, placed
+ * after the others. So is a copy of the processed body that comes sooner than the processed
+ * attempt's retry could (had its answer been lost) while an event received after it waits for
+ * its retry; without such an event, such a copy is answered `processed`.
  */
 export interface SubjectRecord {
   /** `released`: no event in progress and none processed, only retries due. */
@@ -31,10 +38,12 @@ export interface SubjectRecord {
   digest: string;
   /** When the state above ends (a claim expires, a processed body is forgotten). */
   expiresAt: number;
-  /** Failed attempts of the body being processed, before this claim (a retry's count goes on). */
+  /** Failed attempts of the event being processed (or processed), before this claim (a retry's count goes on). */
   failures?: number;
-  /** The place in the subject's order of the event being processed (see {@link RetryDue.since}). */
+  /** The place in the subject's order of the event being processed or processed (see {@link RetryDue.since}). */
   since?: number;
+  /** When the claim of the event being processed (or processed) was taken: when its attempt came. */
+  claimedAt?: number;
   /** A retry's claim: until when its event's retries can come (see {@link RetryDue.expiresAt}). */
   dueUntil?: number;
   /** Bodies of the subject answered non-2xx after their handler failed, whose retry is due. */
@@ -49,12 +58,12 @@ export interface RetryDue {
   /** Failed attempts so far (the service makes 4 in all, reference 6.3). */
   failures: number;
   /**
-   * The event's place in the subject's order of first receptions: one more than every retry
-   * due when it was first received. Only retries due are compared, so the count may start over
-   * once none is left.
+   * The event's place in the subject's order of first receptions: one more than the processed
+   * event's and every retry due's when it was first received. Only these are compared, so the
+   * count may start over once the subject is forgotten.
    */
   since: number;
-  /** When its latest attempt failed: the retry comes at least `minRetryDelayMs` later. */
+  /** When its latest attempt failed: the retry comes `minRetryDelayMs` times {@link RETRY_WAIT_FACTORS} later at the soonest. */
   failedAt: number;
   /** The first failure plus {@link RETRY_DUE_MS}: the service's last attempt comes before. */
   expiresAt: number;
@@ -73,10 +82,20 @@ export const RETRY_DUE_MS = 25 * 60 * 1000;
 export const DELIVERY_ATTEMPTS = 4;
 
 /**
+ * The service's waits before the retries after the 1st, 2nd and 3rd failed attempt (1, 5 and
+ * 15 minutes, reference 6.3), in units of the first: a store's `minRetryDelayMs` times these.
+ */
+export const RETRY_WAIT_FACTORS = [1, 5, 15] as const;
+
+/** Whether a copy of a body that arrives at `at` can be this retry due: the service's wait after its last failure is over. */
+function canBeRetry(retry: RetryDue, at: number, minRetryDelayMs: number): boolean {
+  return at - retry.failedAt >= minRetryDelayMs * (RETRY_WAIT_FACTORS[retry.failures - 1] ?? 1);
+}
+
+/**
  * A claim of the subject by a delivery whose body has `digest`, at time `at`. `record` is the
- * record to keep afterwards (the same object when nothing changed). The service waits
- * `minRetryDelayMs` after a failed attempt before it sends the retry, so a copy of a failed body
- * that comes sooner is not that retry: it is a newer event with the same body.
+ * record to keep afterwards (the same object when nothing changed). `minRetryDelayMs`: see
+ * {@link SubjectRecord}.
  */
 export function claimSubject(
   record: SubjectRecord | undefined,
@@ -86,31 +105,59 @@ export function claimSubject(
   tokenId: string,
   minRetryDelayMs = 0,
 ): { claim: DedupeClaim; record: SubjectRecord | undefined } {
-  // A claim in progress: wait. Otherwise find the retry due that this delivery can be.
+  // A claim in progress: wait. Otherwise find the retry due that this delivery can be: of its
+  // body, whose wait is over, the earliest in the subject's order.
   const live = record !== undefined && record.expiresAt > at;
   if (live && record.state === 'processing') return { claim: { state: 'processing' }, record };
   const retries = liveRetries(record, at);
-  const due = retries?.find((retry) => retry.digest === digest && at - retry.failedAt >= minRetryDelayMs);
+  let due: RetryDue | undefined;
+  for (const retry of retries ?? []) {
+    if (retry.digest === digest && canBeRetry(retry, at, minRetryDelayMs) && (due === undefined || retry.since < due.since)) due = retry;
+  }
   const others = due === undefined ? retries : withoutEmpty(retries!.filter((retry) => retry !== due));
-  // The latest processed body of the subject: a retry of it (which answers the retry due it may be).
-  if (live && record.state === 'processed' && record.digest === digest) {
-    return { claim: { state: 'processed' }, record: due === undefined ? record : { ...record, retries: others } };
+  const processed = live && record.state === 'processed' ? record : undefined;
+  // The latest processed body of the subject: a retry of it (which answers the retry due it may
+  // be), unless it is the retry of a newer event with the same body, or a copy sooner than the
+  // processed attempt's retry could come while newer events wait for theirs.
+  if (processed?.digest === digest && !(due === undefined ? repeatsWhileNewerWait(processed, retries, at, minRetryDelayMs) : isNewer(due, processed))) {
+    return { claim: { state: 'processed' }, record: due === undefined ? processed : { ...processed, retries: others } };
   }
   if (due?.superseded === true) {
     const rest = live ? { ...record, retries: others } : others === undefined ? undefined : released(others);
     return { claim: { state: 'superseded' }, record: rest };
   }
   // A different body (or an expired record, or an expired claim): a new event for this subject,
-  // placed after every retry due; or the retry due, in its event's place.
+  // placed after the processed one and every retry due; or the retry due, in its event's place.
   const token = `${tokenId}:${digest}`;
-  const claimed: SubjectRecord = { state: 'processing', token, digest, expiresAt: at + claimTtlMs };
+  const claimed: SubjectRecord = { state: 'processing', token, digest, expiresAt: at + claimTtlMs, claimedAt: at };
   if (due !== undefined) {
     claimed.failures = due.failures;
     claimed.since = due.since;
     claimed.dueUntil = due.expiresAt;
-  } else if (retries !== undefined) claimed.since = 1 + Math.max(...retries.map((retry) => retry.since));
+  } else if (processed !== undefined || retries !== undefined) {
+    claimed.since = 1 + Math.max(processed?.since ?? 0, ...(retries ?? []).map((retry) => retry.since));
+  }
   if (others !== undefined) claimed.retries = others;
   return { claim: { state: 'claimed', token }, record: claimed };
+}
+
+/** A retry due of an event received after the processed one (not superseded by it). */
+function isNewer(retry: RetryDue, processed: SubjectRecord): boolean {
+  return !retry.superseded && retry.since > (processed.since ?? 0);
+}
+
+/**
+ * A copy of the processed body that comes before the service could retry it (had its answer
+ * been lost: the wait after that attempt, counted from when it was received; never after the
+ * last attempt) is not its retry: while events received after it still wait for their retries,
+ * that copy is a newer event with the same body, and must come after them. (Without such
+ * events it changes nothing, and is answered `processed`, as a replay would be.)
+ */
+function repeatsWhileNewerWait(processed: SubjectRecord, retries: RetryDue[] | undefined, at: number, minRetryDelayMs: number): boolean {
+  if (processed.claimedAt === undefined || minRetryDelayMs === 0) return false;
+  const attempt = (processed.failures ?? 0) + 1;
+  const soonerThanItsRetry = attempt >= DELIVERY_ATTEMPTS || at - processed.claimedAt < minRetryDelayMs * RETRY_WAIT_FACTORS[attempt - 1]!;
+  return soonerThanItsRetry && retries !== undefined && retries.some((retry) => isNewer(retry, processed));
 }
 
 /**
@@ -120,14 +167,22 @@ export function claimSubject(
 export function markSubjectProcessed(record: SubjectRecord | undefined, key: string, token: string, at: number, ttlMs: number): SubjectRecord {
   if (record !== undefined && record.token !== token && record.expiresAt > at) return record;
   const digest = digestOfToken(token, key);
-  const processed: SubjectRecord = { state: 'processed', token, digest, expiresAt: at + ttlMs };
+  const live = liveRetries(record, at);
   // Without its claim's place (the claim expired, and another delivery may have taken the
-  // subject since), it supersedes nothing: the events received meanwhile may be newer.
-  const since = record?.token === token ? record.since ?? 0 : Number.NEGATIVE_INFINITY;
-  // An older event with this same body keeps its retry due, superseded: it must not bring the
-  // state back after a newer event. A newer one's retry is a copy of what is now processed.
-  const retries = withoutEmpty(liveRetries(record, at)?.filter((retry) => retry.digest !== digest || retry.since < since)
-    .map((retry) => (retry.superseded || retry.since >= since ? retry : { ...retry, superseded: true })));
+  // subject since), it supersedes nothing: the events received meanwhile may be newer. It is
+  // then placed after them, so that none counts as newer than it.
+  const mine = record?.token === token;
+  const since = mine ? record.since ?? 0 : Number.NEGATIVE_INFINITY;
+  const place = mine ? since : 1 + Math.max(0, ...(live ?? []).map((retry) => retry.since));
+  // Zeros are left out: most subjects keep a processed record alone, held in memory by the
+  // memory store (a property added later costs a V8 object more than one in its literal).
+  const processed: SubjectRecord = { state: 'processed', token, digest, expiresAt: at + ttlMs, claimedAt: mine ? record.claimedAt : undefined };
+  if (place !== 0) processed.since = place;
+  if (mine && record.failures) processed.failures = record.failures;
+  // The retries due of events received before this one are superseded (an older event with
+  // this same body included: it must not bring the state back after a newer event). Those of
+  // events received after it stay due, and are dispatched in their place.
+  const retries = withoutEmpty(live?.map((retry) => (retry.superseded || retry.since >= since ? retry : { ...retry, superseded: true })));
   if (retries !== undefined) processed.retries = retries;
   return processed;
 }
@@ -143,7 +198,7 @@ export function releaseSubject(record: SubjectRecord | undefined, token: string,
   const failures = (record.failures ?? 0) + 1;
   if (options?.retryExpected === true && failures < DELIVERY_ATTEMPTS) {
     const due: RetryDue = { digest: record.digest, superseded: false, failures, since: record.since ?? 0, failedAt: at, expiresAt: record.dueUntil ?? at + RETRY_DUE_MS };
-    retries = [...(retries ?? []).filter((retry) => retry.digest !== record.digest), due];
+    retries = [...(retries ?? []), due];
   }
   return retries === undefined ? undefined : released(retries);
 }
