@@ -38,24 +38,32 @@ function formatUsd(cents: number): string {
 
 // The limit operations are the newer generation's (the spec's x-generation, from service
 // facts): the older generation has no limit endpoint, its users set the limit onchain
-// (reference 9), and answers 404. The limit is the account's: a wallet that never registered
-// gets 401 (reference 5 rule 1), a user whose onboarding has not created the account 409 (the
-// spec's AccountNotCreated).
+// (reference 9), and answers 404 `NotFound`. The limit is the account's: a wallet that never
+// registered gets 401 `UserNotRegistered` (reference 5 rule 1), a user whose onboarding has not
+// created the account 409 `OnboardingStepNotReached` (the spec's AccountNotCreated). Each advice
+// is given for its code only (or a body without one, as the older generation's `{error}` and
+// `{message}` bodies are): a refusal with another code keeps the service's words and the
+// status's own advice, never one that would send the caller the wrong way.
 const FINISH_ONBOARDING = 'finish onboarding up to createAccount()';
 
 /**
- * The advice of a limit operation's refusal (404, 409, 401), or `undefined` when the status
- * alone says enough. `hasSignedUp` is the TokenManager's when the refusal came.
+ * The advice of a limit operation's refusal (404 `NotFound`, 409 `OnboardingStepNotReached`,
+ * 401 `UserNotRegistered`, or one of these statuses without a code), or `undefined` when the
+ * status and the service's words say enough. `hasSignedUp` is the TokenManager's when the
+ * refusal came.
  *
  * @example
  * limitAdvice(404, { code: 'NotFound' }, undefined) // 'The daily limit is a newer-generation operation; ...'
+ * limitAdvice(409, { code: 'Something' }, true) // undefined
  */
 export function limitAdvice(status: number, body: unknown, hasSignedUp: boolean | undefined): string | undefined {
-  return status === 404
+  const code = readErrorBody(body).code;
+  const is = (documented: string) => (code ?? documented) === documented;
+  return status === 404 && is('NotFound')
     ? "The daily limit is a newer-generation operation; on the older generation the user sets it onchain (no limit endpoint). Check baseUrl: it must be a newer-generation deployment (sandbox: generation 'newer')"
-    : status === 409
+    : status === 409 && is('OnboardingStepNotReached')
       ? `The limit is on the account, not created yet: ${FINISH_ONBOARDING}`
-      : status === 401 && hasSignedUp === false && (readErrorBody(body).code ?? 'UserNotRegistered') === 'UserNotRegistered'
+      : status === 401 && hasSignedUp === false && is('UserNotRegistered')
         ? `This wallet has not registered a user yet (hasSignedUp: false): register it (POST /user), then ${FINISH_ONBOARDING}`
         : undefined;
 }

@@ -110,7 +110,8 @@ export async function waitForOnboardingStatus(
 }
 
 // What to do about each refusal the onboarding operations document (the spec's `code`s), so
-// that the error says it instead of a generic word about the status.
+// that the error says it instead of a generic word about the status: the newer generation's
+// operations, whose advice names newer-generation operations.
 const ADVICE: Record<string, string> = {
   UserNotRegistered: 'This wallet has not registered a user yet: requestEmailVerification(), then registerUser()',
   OnboardingStepNotReached: 'An earlier step is still open: read getOnboardingStatus() and complete the step it names first',
@@ -121,9 +122,23 @@ const ADVICE: Record<string, string> = {
   InvalidOneTimePassword: 'Ask for a new one-time password (requestEmailVerification() or requestPhoneVerification()) and send the newest one the user received',
 };
 
-function onboardingAdvice(body: unknown): string | undefined {
+// The older generation's operations (the SMS phone verification, under /api/v1) are answered
+// by an older-generation deployment only (a newer one answers them 404 before reading the
+// token), so their refusals are the older generation's, whatever the TokenManager infers. It has
+// none of the operations named above (it answers them 404): no registration at all, since its
+// signer must own a registered account (reference 5 rule 1; a user could add several sign-in
+// wallets, reference 9); the sandbox registers one with --user or POST /__sandbox/users. Any
+// other code keeps the service's words and the status's own advice.
+const OLDER_GENERATION_ADVICE: Record<string, string> = {
+  UserNotRegistered:
+    'This wallet owns no registered account (hasSignedUp: false), and the older generation has no registration operation: sign in with a wallet that owns a registered account, or have this one registered with the service out-of-band (sandbox: --user ADDRESS or POST /__sandbox/users), then sign in again',
+  InvalidOneTimePassword: 'Ask for a new one-time password (requestLegacyPhoneVerification()) and send the newest one the user received',
+};
+
+function onboardingAdvice(body: unknown, path?: OnboardingPath): string | undefined {
+  const advice = path?.startsWith('/api/v1/') ? OLDER_GENERATION_ADVICE : ADVICE;
   const code = (body as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && Object.hasOwn(ADVICE, code) ? ADVICE[code] : undefined;
+  return typeof code === 'string' && Object.hasOwn(advice, code) ? advice[code] : undefined;
 }
 
 type OnboardingPath = '/email/verification' | '/user' | '/user/terms' | '/source-of-funds' | '/account' | '/phone/verification' | '/phone' | '/cards' | '/api/v1/verification' | '/api/v1/verification/check';
@@ -133,7 +148,7 @@ async function send(client: PartnerClient, method: 'GET' | 'POST' | 'PATCH', pat
   // unless options.retries says so.
   const call = client.raw[method] as (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
   const { data, error, response } = await call(path, body === undefined ? options : { ...options, body });
-  if (error !== undefined) throw errorFromResponse(response, error, { advice: onboardingAdvice(error) });
+  if (error !== undefined) throw errorFromResponse(response, error, { advice: onboardingAdvice(error, path) });
   return data;
 }
 
@@ -350,7 +365,7 @@ export async function createCard(client: PartnerClient, body: Spec.CreateCardReq
  * (reference 9). Then {@link checkLegacyPhoneVerification} with the number and the password.
  * On the newer generation use {@link requestPhoneVerification}.
  *
- * @throws InvalidArgumentError (`invalid_phone`) before sending; ValidationError (422), AuthenticationError (401, also for a wallet without a registered account), NotFoundError (404 from a newer-generation deployment), and the usual request errors.
+ * @throws InvalidArgumentError (`invalid_phone`) before sending; ValidationError (422), AuthenticationError (401, also `UserNotRegistered` for a wallet without a registered account: the older generation has no registration operation, so the advice is to sign in with a wallet that owns one, or to have this one registered with the service out-of-band), NotFoundError (404 from a newer-generation deployment), and the usual request errors.
  * @example
  * await requestLegacyPhoneVerification(client, { phone: '+15555550123' });
  */
@@ -365,7 +380,7 @@ export const requestLegacyPhoneVerification: (client: PartnerClient, body: Spec.
  * becomes the user's validated phone, and the service emits `kyc.phone-validation.changed`
  * when the validation changes. Answers the User.
  *
- * @throws InvalidArgumentError (`invalid_phone`, `invalid_otp`) before sending; ValidationError (422, `InvalidOneTimePassword`), AuthenticationError (401), NotFoundError (404 from a newer-generation deployment), and the usual request errors.
+ * @throws InvalidArgumentError (`invalid_phone`, `invalid_otp`) before sending; ValidationError (422, `InvalidOneTimePassword`: ask for a new one with {@link requestLegacyPhoneVerification}), AuthenticationError (401, as {@link requestLegacyPhoneVerification}), NotFoundError (404 from a newer-generation deployment), and the usual request errors.
  * @example
  * const { isPhoneValidated } = await checkLegacyPhoneVerification(client, { phone: '+15555550123', otp: '731904' });
  */

@@ -68,6 +68,22 @@ describe('a user without an account yet: the 409 is a ConflictError that says to
       );
     }
   });
+
+  it('a 409 with another code is still a ConflictError with its status and code, and keeps the service\'s words without the account advice', async () => {
+    const client = await signedInClient();
+    const refusal = { status: 409, body: { code: 'Something', message: 'Another change of the limit is in progress' } };
+    service.script('GET', LIMIT_PATH, refusal);
+    service.script('PUT', LIMIT_PATH, refusal);
+    for (const call of [() => client.getDailyLimit(), () => client.setDailyLimit({ amount: 50_000 })]) {
+      const error = await call().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ConflictError);
+      expect(error).toMatchObject({ status: 409, code: 'Something' });
+      expect((error as Error).message).toMatch(
+        /^The request conflicts with the current state \(HTTP 409 Something\): Another change of the limit is in progress\. Read the current state \(for onboarding: the onboarding status\) and act on it \[request id req-\d+\]$/,
+      );
+      expect((error as Error).message).not.toMatch(/createAccount|not created yet/);
+    }
+  });
 });
 
 describe('a wallet that has not registered: it signs in, and the limit answers 401 UserNotRegistered, an AuthenticationError that says to register', () => {
@@ -131,6 +147,20 @@ describe('an older-generation deployment: the 404 is a NotFoundError that says t
     const client = await signedInClient({ generation: 'older' });
     service.script('GET', LIMIT_PATH, { status: 404, body: '' });
     await expect(client.getDailyLimit()).rejects.toThrow(/The daily limit is a newer-generation operation; on the older generation the user sets it onchain/);
+  });
+
+  it('a 404 with another code is still a NotFoundError with its status and code, and keeps the service\'s words without the generation advice', async () => {
+    const client = await signedInClient();
+    const refusal = { status: 404, body: { code: 'AccountClosed', message: 'The account of this user was closed' } };
+    service.script('GET', LIMIT_PATH, refusal);
+    service.script('PUT', LIMIT_PATH, refusal);
+    for (const call of [() => client.getDailyLimit(), () => client.setDailyLimit({ amount: 50_000 })]) {
+      const error = await call().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(NotFoundError);
+      expect(error).toMatchObject({ status: 404, code: 'AccountClosed' });
+      expect((error as Error).message).toMatch(/^Not found \(HTTP 404 AccountClosed\): The account of this user was closed\. Check baseUrl \(or webhooksUrl\) and the path \[request id req-\d+\]$/);
+      expect((error as Error).message).not.toMatch(/newer-generation|onchain/);
+    }
   });
 });
 

@@ -112,6 +112,9 @@ describe('turns each refusal the spec documents into its typed error, saying wha
     ['409 PhoneNotValidated', () => (c: PartnerClient) => updatePhone(c, { phone: '+15555550199', otp: '118273' }), 'PATCH', '/phone', 409, 'PhoneNotValidated', ConflictError, /requestPhoneVerification\(\), then setPhone\(\)/],
     ['422 InvalidOneTimePassword', () => (c: PartnerClient) => setPhone(c, { phone: '+15555550123', otp: '000000' }), 'POST', '/phone', 422, 'InvalidOneTimePassword', ValidationError, /Ask for a new one-time password/],
     ['404 UserNotRegistered', () => getOnboardingStatus, 'GET', '/user/onboarding', 404, 'UserNotRegistered', NotFoundError, /requestEmailVerification\(\), then registerUser\(\)/],
+    ['401 UserNotRegistered (newer generation)', () => getUser, 'GET', '/user', 401, 'UserNotRegistered', AuthenticationError, /requestEmailVerification\(\), then registerUser\(\)/],
+    ['401 UserNotRegistered (older generation: no registration operation there)', () => (c: PartnerClient) => requestLegacyPhoneVerification(c, { phone: '+15555550123' }), 'POST', '/api/v1/verification', 401, 'UserNotRegistered', AuthenticationError, /^(?!.*(requestEmailVerification|registerUser)).*the older generation has no registration operation.*sign in with a wallet that owns a registered account/],
+    ['422 InvalidOneTimePassword (older generation)', () => (c: PartnerClient) => checkLegacyPhoneVerification(c, { phone: '+15555550123', otp: '000000' }), 'POST', '/api/v1/verification/check', 422, 'InvalidOneTimePassword', ValidationError, /^(?!.*(requestEmailVerification|requestPhoneVerification\(\))).*Ask for a new one-time password \(requestLegacyPhoneVerification\(\)\)/],
     ['401', () => getUser, 'GET', '/user', 401, 'Unauthorized', AuthenticationError, /Sign in again/],
   ] as const)('%s', async (_name, operation, method, path, status, code, errorClass, advice) => {
     const { client } = await signedIn();

@@ -17,7 +17,7 @@ import {
   type PartnerClient,
   type TokenSet,
 } from '../src/index.js';
-import { requestLegacyPhoneVerification } from '../src/onboarding.js';
+import { checkLegacyPhoneVerification, requestEmailVerification, requestLegacyPhoneVerification } from '../src/onboarding.js';
 import { registeredAccount, SIGN_IN_PAGE, unregisteredAccount } from './support/wallet.js';
 
 let sandbox: Sandbox | undefined;
@@ -107,6 +107,39 @@ describe('maps the sandbox refusals to typed errors', () => {
     const error = await client.getDailyLimit().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect((error as Error).message).toContain('register it (POST /user), then finish onboarding up to createAccount()');
+  });
+
+  // Reference 5 rule 1 and 9: the older generation answers only a signer that owns a registered
+  // account, and has neither requestEmailVerification nor registerUser (it answers them 404).
+  it('older generation: the 401 UserNotRegistered of an unregistered wallet says to use a registered wallet or have it registered out-of-band, never the newer registration', async () => {
+    const { baseUrl } = await start({ generation: 'older', users: [{ signInWallets: [registeredAccount.address] }] });
+    const client = createPartnerClient({ baseUrl });
+    await client.signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE });
+    expect(client.tokenManager.generation).toBe('older');
+    for (const call of [() => requestLegacyPhoneVerification(client, { phone: '+15555550123' }), () => checkLegacyPhoneVerification(client, { phone: '+15555550123', otp: '731904' })]) {
+      const error = await call().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(AuthenticationError);
+      expect(error).toMatchObject({ status: 401, code: 'UserNotRegistered' });
+      expect((error as Error).message).not.toContain('requestEmailVerification(), then registerUser()');
+      expect((error as Error).message).not.toMatch(/requestEmailVerification|registerUser|POST \/user\b/);
+      expect((error as Error).message).toContain('the older generation has no registration operation');
+      expect((error as Error).message).toContain('sign in with a wallet that owns a registered account');
+    }
+    // The newer registration it does not advise is indeed missing there.
+    const registration = await requestEmailVerification(client, { email: 'ada@example.com' }).catch((caught: unknown) => caught);
+    expect(registration).toMatchObject({ name: 'NotFoundError', status: 404, code: 'NotFound' });
+  });
+
+  it('older generation: a wrong SMS one-time password says to ask for a new one with requestLegacyPhoneVerification(), not a newer-generation operation', async () => {
+    const { baseUrl } = await start({ generation: 'older', users: [{ signInWallets: [registeredAccount.address] }] });
+    const client = createPartnerClient({ baseUrl });
+    await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    await requestLegacyPhoneVerification(client, { phone: '+15555550123' });
+    const error = await checkLegacyPhoneVerification(client, { phone: '+15555550199', otp: '000000' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ status: 422, code: 'InvalidOneTimePassword' });
+    expect((error as Error).message).toContain('Ask for a new one-time password (requestLegacyPhoneVerification())');
+    expect((error as Error).message).not.toMatch(/requestEmailVerification|requestPhoneVerification\(\)/);
   });
 
   // Service facts: the limit endpoint belongs to the newer generation; reference 9: on the
