@@ -163,9 +163,25 @@ describe('Redis store shared by many clients', () => {
     expect(await redis.ioredis.pttl(`${keyPrefix}k`)).toBeGreaterThan(50_000);
     if (claim.state !== 'claimed') throw new Error('expected a claim');
     await store.markProcessed('k', claim.token);
-    // processed:<digest>|<place>|<claimed at>|<failures before>|<expires at>
-    expect(await redis.ioredis.get(`${keyPrefix}k`)).toMatch(/^processed:k\|0\|\d+\|0\|\d+$/);
+    // The first line as the previous major wrote and compares it (a rolling upgrade), then
+    // p<place>:<claimed at>:<failures before>:<expires at>.
+    expect(await redis.ioredis.get(`${keyPrefix}k`)).toMatch(/^processed:k\np0:\d+:0:\d+$/);
     expect(await redis.ioredis.pttl(`${keyPrefix}k`)).toBeGreaterThan(3_500_000);
+  });
+
+  it('keeps the retry due of a claim released after claimTtlMs, as the memory store does', async () => {
+    let clock = 1_000_000;
+    const store = createRedisDedupeStore({ client: redis.ioredis, keyPrefix: freshPrefix(), now: () => clock, claimTtlMs: 50 });
+    const slow = await store.claim('s', 'X');
+    if (slow.state !== 'claimed') throw new Error('expected a claim');
+    await new Promise((resolve) => setTimeout(resolve, 150)); // past the claim's 50 ms in Redis too
+    clock += 5_000;
+    await store.release('s', slow.token, { retryExpected: true });
+    const newer = await store.claim('s', 'Y');
+    if (newer.state !== 'claimed') throw new Error('expected a claim of Y');
+    await store.markProcessed('s', newer.token);
+    clock += 60_000; // X's retry comes after Y was processed
+    expect((await store.claim('s', 'X')).state).toBe('superseded');
   });
 
   it('reads the processed records the previous major wrote (processed:<digest>)', async () => {
@@ -308,6 +324,42 @@ describe.each([
     expect((await store.claim('s', 'A')).state).toBe('superseded');
     // Without newer events waiting, a copy of the processed body is its retry (or a replay).
     expect((await store.claim('s', 'B')).state).toBe('processed');
+  });
+
+  it('counts a retry\'s wait from when the service saw the attempt fail: the end of its 30 s window when the handler outlived it', async () => {
+    let clock = 1_000_000;
+    const store = create(() => clock);
+    await store.markProcessed('s', await claimed(store, 'S1'));
+    clock += 59_000;
+    await store.release('s', await claimed(store, 'S0'), { retryExpected: true });
+    clock += 60_000; // S0's retry; its handler runs 40 s, the service times out after 30
+    const retry = await claimed(store, 'S0');
+    clock += 40_000;
+    await store.release('s', retry, { retryExpected: true });
+    await store.markProcessed('s', await claimed(store, 'S1')); // the user is back on S1
+    clock += 290_000; // the service's third attempt: 5 minutes after it saw the second fail
+    expect((await store.claim('s', 'S0')).state).toBe('superseded');
+  });
+
+  it('takes a copy for the retry due that is not superseded when two of its body can be its retry', async () => {
+    let clock = 1_000_000;
+    const store = create(() => clock);
+    await store.release('s', await claimed(store, 'S2'), { retryExpected: true });
+    clock += 60_000;
+    // A newer S2 event the same second as the first one's retry: it is taken for the retry, and
+    // fails; the real retry comes next and is taken for a newer event, processed.
+    await store.release('s', await claimed(store, 'S2'), { retryExpected: true });
+    await store.markProcessed('s', await claimed(store, 'S2'));
+    clock += 60_000;
+    expect((await store.claim('s', 'S2')).state).toBe('processed');
+    clock += 31_000;
+    await store.markProcessed('s', await claimed(store, 'S0'));
+    clock += 31_000; // the user goes back to S2, which fails twice
+    await store.release('s', await claimed(store, 'S2'), { retryExpected: true });
+    clock += 60_000;
+    await store.release('s', await claimed(store, 'S2'), { retryExpected: true });
+    clock += 300_000; // its third attempt: the superseded S2 left behind must not take it
+    expect((await store.claim('s', 'S2')).state).toBe('claimed');
   });
 
   it('waits 5 minutes after a second failure before a copy of the body can be its retry', async () => {

@@ -1,6 +1,6 @@
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions } from './dedupe-store.js';
-import { DELIVERY_ATTEMPTS, RETRY_DUE_MS, RETRY_WAIT_FACTORS } from './subject-record.js';
+import { DELIVERY_ATTEMPTS, REPLY_WINDOW_MS, RETRY_DUE_MS, RETRY_WAIT_FACTORS } from './subject-record.js';
 import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
 import { toRedisCommand, withCommandTimeout, type RedisClientLike } from './redis-command.js';
 
@@ -41,23 +41,33 @@ export interface RedisDedupeStoreOptions {
 const PROCESSED = 'processed:';
 const CLAIM_PREFIX = 'processing:';
 // One string per subject, so that every script touches one key (Redis Cluster). Its first line
-// is the state: `processed:<digest>|<since>|<claimed at>|<failures>|<expires at>`, `released`, or
+// is the state: `processed:<digest>`, `released`, or
 // `processing:<token>|<failures>|<since>|<due until>|<claim expires at>|<claimed at>` (the token is
-// `<uuid>:<digest>`; failures: failed attempts of that body before this claim; since: the
+// `<uuid>:<digest>`; failures: failed attempts of that event before this claim; since: the
 // event's place in the subject's order; due until: a retry's claim, when its event's retries
-// stop coming, else 0; see SubjectRecord). Earlier versions wrote `processed:<digest>` and
-// `processed`. The next lines are the subject's retries due, one per failed event:
+// stop coming, else 0; claimed at: when this attempt arrived; see SubjectRecord). A processed
+// state's second line is `p<since>:<claimed at>:<failures>:<expires at>` (the first two empty
+// when unknown). The first line is what the previous major wrote and compares, so that its
+// processes, during a rolling upgrade, still answer a retry of the latest event `processed`
+// (they drop the second line; `processed:<digest>` alone reads as place 0, with no claim time).
+// The next lines are the subject's retries due, one per failed event:
 // `<a|s><failures>:<expires at>:<since>:<failed at>:<digest>` (ms), `s` once superseded.
-// The key lives as long as its state or its last retry due, whichever is later: a state
-// expires by the time in it, not only by the key's.
-// Lua helpers shared by the scripts: split the value, keep the retries due that are live, and
-// read a claim's fields.
+// The key lives as long as its state or its last retry due, whichever is later, and a claim's
+// key for RETRY_DUE_MS more: a state expires by the time in it, and the release of a claim that
+// outlived claimTtlMs still finds it and keeps its retry due, as the memory store does.
+// Lua helpers shared by the scripts: split the value, read a processed state's line, keep the
+// retries due that are live, and read a claim's fields.
 const SPLIT = `
 local NL = string.char(10)
 local function split(v)
   local nl = string.find(v, NL, 1, true)
   if nl then return string.sub(v, 1, nl - 1), string.sub(v, nl + 1) end
   return v, ''
+end
+local function processedLine(rest)
+  local line, since, claimedAt, failures, expires = string.match(rest, '^(p(%d+):(%d*):(%d*):(%d+))')
+  if line then return line, tonumber(since), tonumber(claimedAt), tonumber(failures) or 0, tonumber(expires) end
+  return nil, 0, nil, 0, math.huge
 end
 local function retries(rest, now)
   local live = {}
@@ -80,11 +90,6 @@ local function claimFields(state)
   local failures, since, dueUntil, expires, claimedAt = string.match(state, '^processing:[^|]*|(%d+)|(%d+)|(%d+)|(%d+)|?(%d*)')
   return tonumber(failures) or 0, tonumber(since) or 0, tonumber(dueUntil) or 0, tonumber(expires) or math.huge, tonumber(claimedAt)
 end
-local function processedFields(state)
-  local digest, since, claimedAt, failures, expires = string.match(state, '^processed:([^|]*)|(%d+)|(%d*)|(%d*)|(%d+)$')
-  if digest then return digest, tonumber(since), tonumber(claimedAt), tonumber(failures) or 0, tonumber(expires) end
-  return string.sub(state, 11), 0, nil, 0, math.huge
-end
 local function lifetime(ms, live, now)
   local left = lastExpiry(live) - now
   if left > ms then return left end
@@ -94,21 +99,25 @@ end`;
 // that expired and was taken over by another process does not touch that process's claim. A
 // released claim leaves no processed record (see SubjectRecord): the next delivery of the
 // subject is dispatched whatever its body. With a retry expected (ARGV[3] = '1'), the event
-// joins the retries due, in its place, until its retries stop coming.
+// joins the retries due, in its place, until its retries stop coming; its wait is counted from
+// when the service saw the attempt fail: now, or the end of its reply window if the handler
+// outlived it.
 // ARGV: claim prefix, digest, retry expected, now, RETRY_DUE_MS, DELIVERY_ATTEMPTS.
 const RELEASE_IF_OWNED = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
 local state, rest = split(v)
 local now = tonumber(ARGV[4])
-local failures, since, dueUntil = claimFields(state)
+local failures, since, dueUntil, _, claimedAt = claimFields(state)
 failures = failures + 1
 local adds = ARGV[3] == '1' and failures < tonumber(ARGV[6])
 local live = retries(rest, now)
 if adds then
   local expires = dueUntil
   if expires == 0 then expires = now + tonumber(ARGV[5]) end
-  if expires > now then table.insert(live, { 'a', failures, expires, since, now, ARGV[2] }) end
+  local failedAt = now
+  if claimedAt and claimedAt + ${REPLY_WINDOW_MS} < now then failedAt = claimedAt + ${REPLY_WINDOW_MS} end
+  if expires > now then table.insert(live, { 'a', failures, expires, since, failedAt, ARGV[2] }) end
 end
 if #live == 0 then return redis.call('DEL', KEYS[1]) end
 redis.call('SET', KEYS[1], joined('released', live), 'PX', lastExpiry(live) - now)
@@ -118,7 +127,7 @@ return 1`;
 // this one are now superseded (an older event with the same body included); those of events
 // received after it stay due. A claim that is no longer the key's (it expired meanwhile)
 // supersedes nothing, and is placed after the events received since.
-// ARGV: claim prefix, processed state prefix, ttlMs, now.
+// ARGV: claim prefix, processed state (first line), ttlMs, now.
 const MARK_PROCESSED_IF_NOT_TAKEN = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 local state, rest = '', ''
@@ -130,7 +139,7 @@ if v and not mine then
     local _, _, _, expires = claimFields(state)
     if expires > now then return 0 end
   elseif state ~= 'released' then
-    local _, _, _, _, expires = processedFields(state)
+    local _, _, _, _, expires = processedLine(rest)
     if expires > now then return 0 end
   end
 end
@@ -148,24 +157,26 @@ for _, r in ipairs(live) do
   if r[4] < since then r[1] = 's' end
 end
 local ttl = tonumber(ARGV[3])
-redis.call('SET', KEYS[1], joined(ARGV[2] .. '|' .. place .. '|' .. claimedAt .. '|' .. failures .. '|' .. (now + ttl), live), 'PX', lifetime(ttl, live, now))
+local first = ARGV[2] .. NL .. 'p' .. place .. ':' .. claimedAt .. ':' .. failures .. ':' .. (now + ttl)
+redis.call('SET', KEYS[1], joined(first, live), 'PX', lifetime(ttl, live, now))
 return 1`;
 // 'processed' alone was written by 1.x under a body digest key: the same body, so processed.
 // One script, so that reading the latest digest and taking the claim is atomic across processes.
 // The retry due this delivery can be: one of its body whose wait after its last failure is over
 // (minRetryDelayMs times 1, 5 or 15, reference 6.3; a copy that comes sooner is a newer event
-// with the same body), the earliest in the subject's order. A claim or processed state past its
-// time counts as released.
+// with the same body); one not superseded first, then the earliest in the subject's order. A
+// claim or processed state past its time counts as released.
 // ARGV: digest, token, claimTtlMs, now, minRetryDelayMs.
 const CLAIM = `${SPLIT}
 local WAITS = { ${RETRY_WAIT_FACTORS.join(', ')} }
 local v = redis.call('GET', KEYS[1])
-local state, rest = '', ''
+local state, rest, header = '', '', ''
 local now = tonumber(ARGV[4])
 local minDelay = tonumber(ARGV[5])
 local pdigest, psince, pat, pfailures = nil, 0, nil, 0
 if v then
   state, rest = split(v)
+  header = state
   if string.sub(state, 1, 11) == 'processing:' then
     local _, _, _, expires = claimFields(state)
     if expires > now then return 'processing' end
@@ -173,8 +184,10 @@ if v then
   elseif state == 'processed' then
     return 'processed'
   elseif string.sub(state, 1, 10) == 'processed:' then
-    local expires
-    pdigest, psince, pat, pfailures, expires = processedFields(state)
+    local line, expires
+    line, psince, pat, pfailures, expires = processedLine(rest)
+    pdigest = string.sub(state, 11)
+    if line then header = state .. NL .. line end
     if expires <= now then state, pdigest, psince, pat = 'released', nil, 0, nil end
   elseif state ~= 'released' then
     return 'foreign:' .. string.sub(v, 1, 40)
@@ -184,7 +197,9 @@ local live = retries(rest, now)
 local due, last = nil, psince
 for _, r in ipairs(live) do
   if r[4] > last then last = r[4] end
-  if r[6] == ARGV[1] and now - r[5] >= minDelay * (WAITS[r[2]] or 1) and (not due or r[4] < due[4]) then due = r end
+  if r[6] == ARGV[1] and now - r[5] >= minDelay * (WAITS[r[2]] or 1) then
+    if not due or (due[1] == 's' and r[1] == 'a') or (due[1] == r[1] and r[4] < due[4]) then due = r end
+  end
 end
 local others = {}
 for _, r in ipairs(live) do if r ~= due then table.insert(others, r) end end
@@ -194,8 +209,8 @@ local function keepOthers()
     else redis.call('SET', KEYS[1], joined('released', others), 'PX', lastExpiry(others) - now) end
   else
     local ttl = redis.call('PTTL', KEYS[1])
-    if ttl > 0 then redis.call('SET', KEYS[1], joined(state, others), 'PX', ttl)
-    else redis.call('SET', KEYS[1], joined(state, others), 'KEEPTTL') end
+    if ttl > 0 then redis.call('SET', KEYS[1], joined(header, others), 'PX', ttl)
+    else redis.call('SET', KEYS[1], joined(header, others), 'KEEPTTL') end
   end
 end
 -- The latest processed body: a retry of it, unless it is the retry of a newer event with the
@@ -223,7 +238,7 @@ if #live > 0 or pdigest then since = last + 1 end
 if due then failures, since, dueUntil = due[2], due[4], due[3] end
 local claimTtl = tonumber(ARGV[3])
 local first = 'processing:' .. ARGV[2] .. '|' .. failures .. '|' .. since .. '|' .. dueUntil .. '|' .. (now + claimTtl) .. '|' .. now
-redis.call('SET', KEYS[1], joined(first, others), 'PX', lifetime(claimTtl, others, now))
+redis.call('SET', KEYS[1], joined(first, others), 'PX', lifetime(claimTtl + ${RETRY_DUE_MS}, others, now))
 return 'claimed'`;
 
 /**

@@ -63,7 +63,12 @@ export interface RetryDue {
    * count may start over once the subject is forgotten.
    */
   since: number;
-  /** When its latest attempt failed: the retry comes `minRetryDelayMs` times {@link RETRY_WAIT_FACTORS} later at the soonest. */
+  /**
+   * When the service saw its latest attempt fail: when the handler failed (the 500 answer), or
+   * at the end of the service's 30-second window ({@link REPLY_WINDOW_MS}) after the attempt
+   * arrived, if the handler outlived it. The service's wait before the next attempt counts from
+   * then: `minRetryDelayMs` times {@link RETRY_WAIT_FACTORS}.
+   */
   failedAt: number;
   /** The first failure plus {@link RETRY_DUE_MS}: the service's last attempt comes before. */
   expiresAt: number;
@@ -77,6 +82,9 @@ export interface RetryDue {
  * attempt. A retry that comes later is dispatched like any new body.
  */
 export const RETRY_DUE_MS = 25 * 60 * 1000;
+
+/** How long the service waits for an answer before it counts the attempt failed (reference 6.3). */
+export const REPLY_WINDOW_MS = 30_000;
 
 /** Attempts the service makes of one delivery: the first and 3 retries (reference 6.3). */
 export const DELIVERY_ATTEMPTS = 4;
@@ -106,13 +114,17 @@ export function claimSubject(
   minRetryDelayMs = 0,
 ): { claim: DedupeClaim; record: SubjectRecord | undefined } {
   // A claim in progress: wait. Otherwise find the retry due that this delivery can be: of its
-  // body, whose wait is over, the earliest in the subject's order.
+  // body, whose wait is over; one that is not superseded first (two retries due with the same
+  // body are the same content: dispatching it in the newer one's place loses nothing, while
+  // taking it for the superseded one would lose the newer one if its own copy never came),
+  // then the earliest in the subject's order.
   const live = record !== undefined && record.expiresAt > at;
   if (live && record.state === 'processing') return { claim: { state: 'processing' }, record };
   const retries = liveRetries(record, at);
   let due: RetryDue | undefined;
   for (const retry of retries ?? []) {
-    if (retry.digest === digest && canBeRetry(retry, at, minRetryDelayMs) && (due === undefined || retry.since < due.since)) due = retry;
+    if (retry.digest !== digest || !canBeRetry(retry, at, minRetryDelayMs)) continue;
+    if (due === undefined || (due.superseded && !retry.superseded) || (due.superseded === retry.superseded && retry.since < due.since)) due = retry;
   }
   const others = due === undefined ? retries : withoutEmpty(retries!.filter((retry) => retry !== due));
   const processed = live && record.state === 'processed' ? record : undefined;
@@ -197,7 +209,7 @@ export function releaseSubject(record: SubjectRecord | undefined, token: string,
   let retries = liveRetries(record, at);
   const failures = (record.failures ?? 0) + 1;
   if (options?.retryExpected === true && failures < DELIVERY_ATTEMPTS) {
-    const due: RetryDue = { digest: record.digest, superseded: false, failures, since: record.since ?? 0, failedAt: at, expiresAt: record.dueUntil ?? at + RETRY_DUE_MS };
+    const due: RetryDue = { digest: record.digest, superseded: false, failures, since: record.since ?? 0, failedAt: Math.min(at, (record.claimedAt ?? at) + REPLY_WINDOW_MS), expiresAt: record.dueUntil ?? at + RETRY_DUE_MS };
     retries = [...(retries ?? []), due];
   }
   return retries === undefined ? undefined : released(retries);
