@@ -1,8 +1,9 @@
 import { SandboxConfigError } from './errors.js';
 
 /**
- * The sandbox's notion of "now" for nonces and tokens. It can be moved forward
- * (`advance`) so that tests and partners can see a token expire without waiting an hour.
+ * The sandbox's notion of "now" for nonces, tokens, one-time passwords and a migration's
+ * `waiting_kyc_setup`. It can be moved forward (`advance`) so that tests and partners can see
+ * a token expire without waiting an hour.
  * Webhook timestamps deliberately use the real time: receivers check them against their
  * own clock.
  */

@@ -74,7 +74,7 @@ export interface Sandbox {
   deliveries(): Delivery[];
   /** Resolves once no delivery is in flight or waiting for a retry. */
   whenDeliveriesSettled(): Promise<void>;
-  /** Moves the nonce and token clock forward, e.g. past a token's expiry; anything but milliseconds >= 0 throws {@link SandboxConfigError}. */
+  /** Moves the sandbox clock forward (nonces, tokens, one-time passwords, a migration's `waiting_kyc_setup`), e.g. past a token's expiry; anything but milliseconds >= 0 throws {@link SandboxConfigError}. */
   advanceClock(ms: number): void;
   /** Stops both listeners, every pending retry and every timer. */
   close(): Promise<void>;

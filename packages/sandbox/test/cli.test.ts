@@ -10,6 +10,7 @@ import { createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
 import { createPublicKeyProvider } from '@capi/webhook-signature';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run-cli.js';
+import { USAGE } from '../src/cli/usage.js';
 import { DEFAULT_SANDBOX_URL, expandSandboxFlag } from '../src/cli/send-through-sandbox.js';
 import { DEFAULT_CLI_PORT } from '../src/cli/serve-command.js';
 import { startSandbox, type Sandbox } from '../src/index.js';
@@ -443,6 +444,32 @@ describe('capi-sandbox --version, and "did you mean" for a mistyped flag or comm
     for (const flag of ['--version', '-v', 'version']) {
       expect(await runBinary([flag])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
     }
+  });
+
+  it.each([
+    [['serve', '--help']],
+    [['serve', '-h']],
+    [['serve', '--port', '4010', '--help']],
+    [['--port', '4010', '-h']],
+    [['send-event', '--help']],
+    [['send-event', 'user.created', '--to', 'http://localhost:3000', '-h']],
+    [['sned-event', '--help']],
+    [['serve', '--version', '--help']],
+  ])('%j: --help or -h anywhere prints the usage on stdout and exits 0, starting nothing', async (args) => {
+    const { code, stdout, stderr } = await runBinary(args);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout).toBe(USAGE);
+  });
+
+  it('--version or -v after a command prints the version; after "--" a flag word is a positional, not a request', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const args of [['serve', '--version'], ['send-event', 'user.created', '-v']]) {
+      expect(await runBinary(args)).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    }
+    const { code, stdout, stderr } = await run(['send-event', '--to', 'http://localhost:1', '--', '--help']);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/Unknown event type "--help"/);
   });
 
   it.each([

@@ -47,7 +47,7 @@ export function didYouMean(word: string, known: readonly string[], prefix = ''):
   return nearest.length === 0 ? '' : ` Did you mean ${nearest.map((candidate) => prefix + candidate).join(' or ')}?`;
 }
 
-/** Flags every command line understands before its command (`capi-sandbox --version`). */
+/** Flags every command line understands, anywhere on it (`capi-sandbox serve --help`): suggested for a mistyped flag. */
 const GLOBAL_FLAGS = ['help', 'version'];
 
 /**
