@@ -1078,6 +1078,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description The wallet or the email is taken: `code` `AlreadyRegistered` (the signed-in wallet already has a user: sign in again for a token with its `userId`), or `EmailTaken` (another user registered the address; a user has one sign-in wallet, fixed, reference 5 rule 8: sign in with that user's wallet, or register another email). An older-generation user's email is not kept for its migration: once another wallet has registered it, the user's own wallet gets `EmailTaken` for it, and that user can no longer be migrated. */
+        RegistrationConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The user has no account yet, so there is no daily limit to read or set (the limit is "configured on the authenticated user's account", reference 4.3): a registered user of the newer generation whose onboarding has not created the account (`createAccount`; the User's `smartWallets` is still empty). `code` is `OnboardingStepNotReached`; the message names the step the user is at and what to do. Finish onboarding up to `createAccount` (read `getOnboardingStatus`), then call again. A refused `PUT` changes nothing and sets no limit for later. */
         AccountNotCreated: {
             headers: {
@@ -1322,7 +1331,7 @@ export interface operations {
             };
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["OnboardingConflict"];
+            409: components["responses"]["RegistrationConflict"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1371,7 +1380,7 @@ export interface operations {
             };
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["OnboardingConflict"];
+            409: components["responses"]["RegistrationConflict"];
             422: components["responses"]["ValidationFailed"];
         };
     };
