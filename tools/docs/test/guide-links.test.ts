@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { guidePage, referenceLink } from '../src/guides.mjs';
+import { repoRoot } from '@capi/release-tools/workspace-packages';
+import { guidePage, readGuides, referenceLink } from '../src/guides.mjs';
 import { headings } from '../src/package-reference.mjs';
 
 const links = {
@@ -69,5 +72,18 @@ describe('heading ids as VitePress gives them', () => {
       { level: 6, text: 'options?', id: 'options-1' },
       { level: 5, text: 'body_already_consumed', id: 'body-already-consumed' },
     ]);
+  });
+});
+
+describe('links between guides', () => {
+  it('name a file of docs/guides, numeric prefix included, so that they resolve in the repository as on the site', () => {
+    const dir = path.join(repoRoot, 'docs/guides');
+    const broken = readGuides(dir).flatMap((guide) =>
+      [...guide.markdown.matchAll(/\]\((\.\/[^)#\s]+\.md)(?:#[^)]*)?\)/g)]
+        .map((link) => link[1]!)
+        .filter((target) => !existsSync(path.join(dir, target)))
+        .map((target) => `${path.basename(guide.file)} links ${target}`),
+    );
+    expect(broken).toEqual([]);
   });
 });
