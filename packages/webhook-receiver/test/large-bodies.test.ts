@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { signWebhook } from '@capi/webhook-signature';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createMemoryDeadLetterStore,
@@ -57,6 +58,17 @@ describe.each(servings)('large bodies through %s', (_name, serve) => {
     expect(await service.deliver(url, pending)).toMatchObject({ status: 200, body: { code: 'duplicate' } });
     expect(seen.map((entry) => entry.kycStatus)).toEqual(['pending', 'resubmissionRequested', 'pending']);
     expect(seen.map((entry) => entry.delivery.bodySha256)).toEqual([opensslSha256(pending), opensslSha256(resubmit), opensslSha256(pending)]);
+  });
+
+  it('refuses a large body signed by another key, or signed for another body, with 401 invalid_signature and no dispatch', async () => {
+    const seen: string[] = [];
+    const { url } = await start((receiver) => receiver.on('kyc.status.changed', (event) => { seen.push(event.data.kycStatus); }));
+    const body = largeBody('kyc.status.changed', 'big-3', LARGE, { kycStatus: 'approved' });
+    const forger = await createFakeService();
+    expect(await forger.deliver(url, body)).toMatchObject({ status: 401, body: { code: 'invalid_signature' } });
+    const signedForAnother = await signWebhook({ rawBody: body.replace('"approved"', '"rejected"'), privateKey: service.privateKey });
+    expect(await service.deliver(url, body, { headers: signedForAnother.headers })).toMatchObject({ status: 401, body: { code: 'invalid_signature' } });
+    expect(seen).toEqual([]);
   });
 
   it('dead-letters a large drifted body under its digest and replays it once the validator accepts it', async () => {

@@ -162,6 +162,16 @@ describe.each(implementations)('verifyWebhookSignature (%s build)', (_, api) => 
       await rejectsWithCode(verify({ publicKey: OTHER_PUBLIC_KEY }), 'invalid_signature');
     });
 
+    it('a 1 MB body verifies, and with one byte changed or under another key gives invalid_signature', async () => {
+      const large = new TextEncoder().encode(`{"eventType":"user.created","data":{"id":"u_1","notes":"${'x'.repeat(1_000_000)}"}}`);
+      const signed = await api.signWebhook({ rawBody: large, privateKey: SEED, timestamp: TIMESTAMP });
+      await expect(verify({ rawBody: large, signature: signed.signature })).resolves.toBeUndefined();
+      const changed = large.slice();
+      changed[changed.length - 3] = 0x79;
+      await rejectsWithCode(verify({ rawBody: changed, signature: signed.signature }), 'invalid_signature');
+      await rejectsWithCode(verify({ rawBody: large, signature: signed.signature, publicKey: OTHER_PUBLIC_KEY }), 'invalid_signature');
+    });
+
     it('re-serialized JSON (the usual mistake) gives invalid_signature', async () => {
       await rejectsWithCode(verify({ rawBody: JSON.stringify(JSON.parse(BODY), null, 2) }), 'invalid_signature');
     });
