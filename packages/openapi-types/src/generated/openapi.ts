@@ -1069,7 +1069,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The operation does not fit the user's onboarding state: `code` `OnboardingStepNotReached` (an earlier step is still open; read `getOnboardingStatus`), `AlreadyRegistered` (the wallet already has a user), `EmailTaken` (another user registered the address; a user has one sign-in wallet, fixed, reference 5 rule 8), `AlreadyDone` (the step was completed before), or `PhoneNotValidated` (changing a number needs a validated one). */
+        /** @description The operation does not fit the user's onboarding state: `code` `OnboardingStepNotReached` (an earlier step is still open; read `getOnboardingStatus`), `AlreadyDone` (the step was completed before), or `PhoneNotValidated` (changing a number needs a validated one). Registration's own conflicts are `RegistrationConflict`. */
         OnboardingConflict: {
             headers: {
                 [name: string]: unknown;
@@ -1105,7 +1105,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The access token is missing, invalid or expired (drop the cached token and sign in again: new nonce, new signature), or the signer has not registered yet (token claim `hasSignedUp: false`): register with `registerUser` and follow `getOnboardingStatus`, then sign in again to get a token with `userId`. Every authenticated route answers this to a not-yet-registered signer, except `requestEmailVerification`, `registerUser` and `getOnboardingStatus`. */
+        /** @description The access token is missing, invalid or expired (drop the cached token and sign in again: new nonce, new signature), or the signer has not registered yet (token claim `hasSignedUp: false`). On the newer generation: register with `registerUser` and follow `getOnboardingStatus`, then sign in again to get a token with `userId`; every authenticated route answers this to a not-yet-registered signer, except `requestEmailVerification`, `registerUser` and `getOnboardingStatus`. The older generation has no registration operation: sign in with a wallet that owns a registered account. */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
