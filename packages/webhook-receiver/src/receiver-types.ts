@@ -132,8 +132,9 @@ export interface WebhookReceiverOptions extends SignatureCheckOptions {
   /**
    * How long a delivery waits, in ms, while an earlier event of its subject
    * (`<eventType>:<data.id>`) is being handled, before it is answered 409
-   * `duplicate_in_progress` (retried by the service 1, 5 and 15 minutes later, so after the
-   * events behind it). Deliveries of a subject wait in the order they arrived in this process;
+   * `duplicate_in_progress` (retried by the service 1, 5 and 15 minutes later; the store keeps
+   * its place, so a newer event processed meanwhile supersedes that retry). Deliveries of a
+   * subject wait in the order they arrived in this process;
    * one held by another process is looked up again until the time is up. Default 10,000; at
    * most 30,000 (the service waits 30 seconds for an answer); `0` answers 409 at once.
    */

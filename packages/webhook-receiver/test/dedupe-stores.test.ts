@@ -203,7 +203,7 @@ describe('Redis store shared by many clients', () => {
 });
 
 describe('Redis store and memory store agree', () => {
-  it('answers every run of claims, settlements and releases (with and without a retry expected) as the memory store does', async () => {
+  it('answers every run of claims, settlements, releases (with and without a retry expected) and 409s as the memory store does', async () => {
     // The memory store applies subject-record.ts, the Redis store its own Lua: any difference in
     // what a claim answers shows up here. No waits: the TTLs are far longer than a run.
     const key = fc.constantFrom('a', 'b');
@@ -211,6 +211,7 @@ describe('Redis store and memory store agree', () => {
     const operation = fc.oneof(
       fc.record({ kind: fc.constant('claim' as const), key, digest: fc.constantFrom('x', 'y', 'z') }),
       fc.record({ kind: fc.constantFrom('markProcessed' as const, 'release' as const), key, nth: fc.nat(12), retryExpected: fc.boolean() }),
+      fc.record({ kind: fc.constant('expectRetry' as const), key, digest: fc.constantFrom('x', 'y', 'z') }),
       fc.record({ kind: fc.constant('wait' as const), seconds: fc.constantFrom(1, 61, 301, 901) }),
     );
     await fc.assert(fc.asyncProperty(fc.array(operation, { minLength: 10, maxLength: 40, size: 'max' }), async (operations) => {
@@ -224,6 +225,9 @@ describe('Redis store and memory store agree', () => {
       for (const op of operations) {
         if (op.kind === 'wait') {
           clock += op.seconds * 1_000;
+        } else if (op.kind === 'expectRetry') {
+          memory.expectRetry!(op.key, op.digest);
+          await inRedis.expectRetry!(op.key, op.digest);
         } else if (op.kind === 'claim') {
           const [fromMemory, fromRedis] = [memory.claim(op.key, op.digest), await inRedis.claim(op.key, op.digest)];
           expect(fromRedis.state).toBe(fromMemory.state);

@@ -431,6 +431,31 @@ describe.each(servings)('over %s', (_name, serve) => {
       expect(seen).toEqual([true, false]);
     });
 
+    it('keeps the place of an event answered 409: a newer event processed before its retry supersedes it', async () => {
+      const handlerStarted = deferred();
+      const handlerMayFinish = deferred();
+      const seen: string[] = [];
+      const overtaken: string[] = [];
+      const dedupe = createMemoryDedupeStore({ minRetryDelayMs: 0 });
+      const { url } = await start({ subjectWaitMs: 200, dedupe, onSuperseded: (event) => { if (event.eventType === 'kyc.status.changed') overtaken.push(event.data.kycStatus); } },
+        (receiver) => receiver.on('kyc.status.changed', async (event) => {
+          seen.push(event.data.kycStatus);
+          handlerStarted.resolve();
+          if (event.data.kycStatus === 'pending') await handlerMayFinish.promise;
+        }));
+      const first = service.deliver(url, eventBody('kyc.status.changed', 'u15', { kycStatus: 'pending' }));
+      await handlerStarted.promise;
+      const approved = eventBody('kyc.status.changed', 'u15', { kycStatus: 'approved' });
+      expect(await service.deliver(url, approved)).toMatchObject({ status: 409, body: { code: 'duplicate_in_progress' } });
+      handlerMayFinish.resolve();
+      expect((await first).status).toBe(200);
+      // The user moved on before the service retried `approved`: the retry must not bring it back.
+      expect((await service.deliver(url, eventBody('kyc.status.changed', 'u15', { kycStatus: 'rejected' }))).body.code).toBe('processed');
+      expect(await service.deliver(url, approved)).toMatchObject({ status: 200, body: { code: 'superseded' } });
+      expect(seen).toEqual(['pending', 'rejected']);
+      expect(overtaken).toEqual(['approved']);
+    });
+
     it('dispatches every delivery when dedupe is false', async () => {
       let calls = 0;
       const { url } = await start({ dedupe: false }, (receiver) => receiver.onAny(() => { calls += 1; }));

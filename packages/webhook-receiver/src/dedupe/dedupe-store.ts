@@ -69,6 +69,15 @@ export interface DedupeStore {
    * {@link DedupeStore.claim}. Without options: no retry is expected.
    */
   release(key: string, token: string, options?: ReleaseOptions): void | Promise<void>;
+  /**
+   * Optional. A delivery of `key` whose body has SHA-256 `digest` was answered 409 without a
+   * claim (an earlier event of the subject was still being handled after `subjectWaitMs`), so
+   * the service sends it again: keep its retry due, in its event's place, as a release with
+   * `retryExpected` does (see {@link DedupeStore.claim}). Then a newer event processed before
+   * the retry arrives supersedes it, and an older one does not. A store without it dispatches
+   * such a retry like a new event (the memory, Redis and Durable Object stores have it).
+   */
+  expectRetry?(key: string, digest: string): void | Promise<void>;
 }
 
 /**

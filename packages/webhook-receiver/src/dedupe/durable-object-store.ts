@@ -2,7 +2,7 @@ import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions } from './dedupe-store.js';
 import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
-import { claimSubject, markSubjectProcessed, recordExpiry, releaseSubject, type SubjectRecord } from './subject-record.js';
+import { claimSubject, expectSubjectRetry, markSubjectProcessed, recordExpiry, releaseSubject, type SubjectRecord } from './subject-record.js';
 
 // The members of the Workers runtime this module uses, typed here so that the package needs
 // neither @cloudflare/workers-types nor an import of `cloudflare:workers`.
@@ -38,6 +38,7 @@ export type StoreOperation =
   | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number }
   | { op: 'markProcessed'; key: string; token: string; ttlMs: number }
   | { op: 'release'; token: string; retryExpected?: boolean }
+  | { op: 'expectRetry'; digest: string; minRetryDelayMs: number }
   | { op: 'deadLetter.put'; entry: StoredDeadLetter }
   | { op: 'deadLetter.list'; limit: number }
   | { op: 'deadLetter.delete'; bodySha256: string };
@@ -121,6 +122,9 @@ export class WebhookStoreObject {
         break;
       case 'release':
         this.#record = releaseSubject(record, operation.token, at, { retryExpected: operation.retryExpected === true });
+        break;
+      case 'expectRetry':
+        this.#record = expectSubjectRetry(record, operation.digest, at, operation.minRetryDelayMs);
         break;
       default:
         return Response.json({ error: `Unknown operation ${String(operation.op)}.` }, { status: 400 });
@@ -233,6 +237,9 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
     },
     async release(key: string, token: string, options?: ReleaseOptions): Promise<void> {
       await send(key, { op: 'release', token, retryExpected: options?.retryExpected === true });
+    },
+    async expectRetry(key: string, digest: string): Promise<void> {
+      await send(key, { op: 'expectRetry', digest, minRetryDelayMs });
     },
   };
 }

@@ -1,7 +1,7 @@
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions } from './dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
 import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
-import { claimSubject, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
+import { claimSubject, expectSubjectRetry, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
 
 /** A subject in the memory store: its record, and its neighbours in the least-recently-seen order. */
 interface Entry {
@@ -142,6 +142,11 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
     release(key: string, token: string, options?: ReleaseOptions): void {
       const entry = entries.get(key);
       const next = releaseSubject(entry?.record, token, now(), options);
+      if (next !== entry?.record) keep(key, entry, next);
+    },
+    expectRetry(key: string, digest: string): void {
+      const entry = entries.get(key);
+      const next = expectSubjectRetry(entry?.record, digest, now(), minRetryDelayMs);
       if (next !== entry?.record) keep(key, entry, next);
     },
   };

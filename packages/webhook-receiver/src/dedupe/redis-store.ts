@@ -241,6 +241,65 @@ local first = 'processing:' .. ARGV[2] .. '|' .. failures .. '|' .. since .. '|'
 redis.call('SET', KEYS[1], joined(first, others), 'PX', lifetime(claimTtl + ${RETRY_DUE_MS}, others, now))
 return 'claimed'`;
 
+// A delivery answered 409 without a claim: keep its retry due (see expectSubjectRetry). The
+// retry due it can be counts one more failure, in its place; otherwise it is a newer event,
+// placed after the state's event and every retry due, unless it is a copy of that event.
+// ARGV: digest, now, minRetryDelayMs.
+const EXPECT_RETRY = `${SPLIT}
+local WAITS = { ${RETRY_WAIT_FACTORS.join(', ')} }
+local v = redis.call('GET', KEYS[1])
+local now = tonumber(ARGV[2])
+local minDelay = tonumber(ARGV[3])
+local state, rest, header = 'released', '', 'released'
+local live, since, digest = false, 0, nil
+if v then
+  state, rest = split(v)
+  header = state
+  if string.sub(state, 1, 11) == 'processing:' then
+    local _, claimed, _, expires = claimFields(state)
+    if expires > now then live, since, digest = true, claimed, string.match(state, '^processing:[^:|]*:([^|]*)|') end
+  elseif state == 'processed' then
+    return 0
+  elseif string.sub(state, 1, 10) == 'processed:' then
+    local line, placed, _, _, expires = processedLine(rest)
+    if line then header = state .. NL .. line end
+    if expires > now then live, since, digest = true, placed, string.sub(state, 11) end
+  elseif state ~= 'released' then
+    return 0
+  end
+end
+if not live then header = 'released' end
+local list = retries(rest, now)
+local due = nil
+for _, r in ipairs(list) do
+  if r[6] == ARGV[1] and now - r[5] >= minDelay * (WAITS[r[2]] or 1) then
+    if not due or (due[1] == 's' and r[1] == 'a') or (due[1] == r[1] and r[4] < due[4]) then due = r end
+  end
+end
+local next = {}
+if due then
+  for _, r in ipairs(list) do if r ~= due then table.insert(next, r) end end
+  if due[2] + 1 < ${DELIVERY_ATTEMPTS} then table.insert(next, { due[1], due[2] + 1, due[3], due[4], now, due[6] }) end
+else
+  if live and digest == ARGV[1] then return 0 end
+  local last = since
+  for _, r in ipairs(list) do
+    if r[4] > last then last = r[4] end
+    table.insert(next, r)
+  end
+  table.insert(next, { 'a', 1, now + ${RETRY_DUE_MS}, last + 1, now, ARGV[1] })
+end
+if not live then
+  if #next == 0 then return redis.call('DEL', KEYS[1]) end
+  redis.call('SET', KEYS[1], joined('released', next), 'PX', lastExpiry(next) - now)
+  return 1
+end
+local ttl = redis.call('PTTL', KEYS[1])
+local left = lastExpiry(next) - now
+if ttl > left then left = ttl end
+redis.call('SET', KEYS[1], joined(header, next), 'PX', left)
+return 1`;
+
 /**
  * A deduplication store in Redis, shared by every receiver process that uses the same Redis,
  * with the rules of the memory store (see {@link DedupeStore}): one Lua script per operation on
@@ -306,6 +365,9 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
         PROCESSED + digestOfToken(token), ttl, clock()]);
     },
     release: releaseClaim,
+    async expectRetry(key: string, digest: string): Promise<void> {
+      await command(['EVAL', EXPECT_RETRY, '1', keyPrefix + key, digest, clock(), minRetryDelay]);
+    },
   };
 }
 

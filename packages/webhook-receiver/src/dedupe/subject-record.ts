@@ -121,11 +121,7 @@ export function claimSubject(
   const live = record !== undefined && record.expiresAt > at;
   if (live && record.state === 'processing') return { claim: { state: 'processing' }, record };
   const retries = liveRetries(record, at);
-  let due: RetryDue | undefined;
-  for (const retry of retries ?? []) {
-    if (retry.digest !== digest || !canBeRetry(retry, at, minRetryDelayMs)) continue;
-    if (due === undefined || (due.superseded && !retry.superseded) || (due.superseded === retry.superseded && retry.since < due.since)) due = retry;
-  }
+  const due = retryDueOf(retries, digest, at, minRetryDelayMs);
   const others = due === undefined ? retries : withoutEmpty(retries!.filter((retry) => retry !== due));
   const processed = live && record.state === 'processed' ? record : undefined;
   // The latest processed body of the subject: a retry of it (which answers the retry due it may
@@ -151,6 +147,45 @@ export function claimSubject(
   }
   if (others !== undefined) claimed.retries = others;
   return { claim: { state: 'claimed', token }, record: claimed };
+}
+
+/** The retry due that a copy of `digest` arriving at `at` can be (see {@link claimSubject}). */
+function retryDueOf(retries: RetryDue[] | undefined, digest: string, at: number, minRetryDelayMs: number): RetryDue | undefined {
+  let due: RetryDue | undefined;
+  for (const retry of retries ?? []) {
+    if (retry.digest !== digest || !canBeRetry(retry, at, minRetryDelayMs)) continue;
+    if (due === undefined || (due.superseded && !retry.superseded) || (due.superseded === retry.superseded && retry.since < due.since)) due = retry;
+  }
+  return due;
+}
+
+/**
+ * The record after `expectRetry(key, digest)`: a delivery of the subject was answered non-2xx
+ * without a claim (409: an earlier event of the subject was still being handled), so the
+ * service sends its body again. If it was the retry of a retry due, that event counts one more
+ * failed attempt, in its place (none is kept after the last attempt). Otherwise it is a newer
+ * event, placed after the event in progress and every retry due, and its retry is now due: a
+ * newer event processed before that retry supersedes it, an older one does not. A copy of the
+ * body in progress (or of the latest processed one) adds nothing: with no other event between
+ * them it is a duplicate the service sent (reference 6: duplicates are possible), answered
+ * `duplicate` once that event is processed, and the state is the same either way.
+ */
+export function expectSubjectRetry(record: SubjectRecord | undefined, digest: string, at: number, minRetryDelayMs = 0): SubjectRecord | undefined {
+  const live = record !== undefined && record.expiresAt > at;
+  const retries = liveRetries(record, at) ?? [];
+  const due = retryDueOf(retries, digest, at, minRetryDelayMs);
+  let next: RetryDue[];
+  if (due !== undefined) {
+    const others = retries.filter((retry) => retry !== due);
+    next = due.failures + 1 < DELIVERY_ATTEMPTS ? [...others, { ...due, failures: due.failures + 1, failedAt: at }] : others;
+  } else {
+    if (live && record.state !== 'released' && record.digest === digest) return record;
+    const since = 1 + Math.max(live ? record.since ?? 0 : 0, ...retries.map((retry) => retry.since));
+    next = [...retries, { digest, superseded: false, failures: 1, since, failedAt: at, expiresAt: at + RETRY_DUE_MS }];
+  }
+  if (!live) return next.length === 0 ? undefined : released(next);
+  const { retries: _, ...state } = record;
+  return next.length === 0 ? state : { ...state, retries: next };
 }
 
 /** A retry due of an event received after the processed one (not superseded by it). */

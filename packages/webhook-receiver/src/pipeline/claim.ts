@@ -24,7 +24,7 @@ const MAX_PAUSE_MS = 250;
  * and the service retries later. A store that fails is answered 503 (fail closed: nothing is
  * dispatched without a claim).
  */
-export function claimSubject(context: PipelineContext, subject: string, delivery: WebhookDelivery): MaybePromise<SubjectClaim | Answer> {
+export function claimSubject(context: PipelineContext, subject: string, delivery: WebhookDelivery, retryExpected: boolean): MaybePromise<SubjectClaim | Answer> {
   const { dedupe } = context;
   if (dedupe === undefined) return { subject, token: '' };
   const storeFailed = (error: unknown): Answer => {
@@ -33,8 +33,24 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
   };
   const claim = () => dedupe.claim(subject, delivery.bodySha256);
   // Deliveries already waiting for the subject came first: join them rather than claim ahead.
-  if (context.lines.has(subject)) return waitInLine(context, subject, claim, storeFailed);
-  return fromStore(claim, (answer) => (answer.state === 'processing' ? waitInLine(context, subject, claim, storeFailed) : claimOf(subject, answer)), storeFailed);
+  if (context.lines.has(subject)) return waitInLine(context, subject, delivery, retryExpected, claim, storeFailed);
+  return fromStore(claim, (answer) => (answer.state === 'processing' ? waitInLine(context, subject, delivery, retryExpected, claim, storeFailed) : claimOf(subject, answer)), storeFailed);
+}
+
+/**
+ * The 409 of a delivery that waited too long for its subject. The service sends it again
+ * (not a replay): the store keeps its retry due, in its event's place, so that a newer event
+ * processed before that retry supersedes it. A store that fails here is reported; the answer is
+ * 409 all the same.
+ */
+function inProgress(context: PipelineContext, subject: string, delivery: WebhookDelivery, retryExpected: boolean): MaybePromise<Answer> {
+  const answer: Answer = { outcome: 'duplicate_in_progress' };
+  const { dedupe } = context;
+  if (!retryExpected || dedupe?.expectRetry === undefined) return answer;
+  return fromStore(() => dedupe.expectRetry!(subject, delivery.bodySha256), () => answer, (error) => {
+    context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
+    return answer;
+  });
 }
 
 function claimOf(subject: string, answer: DedupeClaim): SubjectClaim | Answer {
@@ -45,11 +61,14 @@ function claimOf(subject: string, answer: DedupeClaim): SubjectClaim | Answer {
 function waitInLine(
   context: PipelineContext,
   subject: string,
+  delivery: WebhookDelivery,
+  retryExpected: boolean,
   claim: () => DedupeClaim | Promise<DedupeClaim>,
   storeFailed: (error: unknown) => Answer,
 ): MaybePromise<SubjectClaim | Answer> {
-  if (context.subjectWaitMs === 0) return { outcome: 'duplicate_in_progress' };
-  return waitForClaim(context.lines.join(subject), Date.now() + context.subjectWaitMs, subject, claim, storeFailed);
+  const tooLong = () => inProgress(context, subject, delivery, retryExpected);
+  if (context.subjectWaitMs === 0) return tooLong();
+  return waitForClaim(context.lines.join(subject), Date.now() + context.subjectWaitMs, subject, claim, storeFailed, tooLong);
 }
 
 /** In line until `deadline` (`Date.now()` ms): the first in line tries the claim when woken or after its pause. */
@@ -59,13 +78,14 @@ async function waitForClaim(
   subject: string,
   claim: () => DedupeClaim | Promise<DedupeClaim>,
   storeFailed: (error: unknown) => Answer,
+  tooLong: () => MaybePromise<Answer>,
 ): Promise<SubjectClaim | Answer> {
   let pauseMs = FIRST_PAUSE_MS;
   for (;;) {
     const leftMs = deadline - Date.now();
     if (leftMs <= 0) {
       place.leave(false);
-      return { outcome: 'duplicate_in_progress' };
+      return tooLong();
     }
     await place.pause(place.first() ? Math.min(pauseMs, leftMs) : leftMs);
     if (!place.first()) continue;

@@ -75,7 +75,7 @@ function claimAndDispatch(
   parsed: Exclude<ParsedDelivery, { kind: 'invalid' }>,
   mode: { readonly replay: boolean },
 ): MaybePromise<Processed> {
-  return andThen(claimSubject(context, parsed.subject, delivery), (claim): MaybePromise<Processed> => {
+  return andThen(claimSubject(context, parsed.subject, delivery, !mode.replay), (claim): MaybePromise<Processed> => {
     if ('outcome' in claim) {
       return claim.outcome === 'superseded' && parsed.kind === 'event' ? giveToSupersededHook(context, parsed.event, delivery) : claim;
     }

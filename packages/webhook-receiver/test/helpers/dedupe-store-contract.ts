@@ -192,6 +192,40 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect(await immediate.claim('s', 'true')).toEqual({ state: 'superseded' });
   });
 
+  it('keeps the place of a delivery answered 409 (expectRetry): a newer event processed before its retry supersedes it, an older one does not', async () => {
+    const store = createStore({ minRetryDelayMs: 0 });
+    const holder = await store.claim('s', 'A');
+    if (holder.state !== 'claimed') throw new Error('expected a claim of A');
+    // B arrives while A is handled, waits too long and is answered 409: the service sends B again.
+    await store.expectRetry!('s', 'B');
+    await store.markProcessed('s', holder.token);
+    // A came before B: B's retry is dispatched.
+    expect((await store.claim('s', 'B')).state).toBe('claimed');
+
+    const overtaken = createStore({ minRetryDelayMs: 0 });
+    const first = await overtaken.claim('s', 'A');
+    if (first.state !== 'claimed') throw new Error('expected a claim of A');
+    await overtaken.expectRetry!('s', 'B');
+    await overtaken.markProcessed('s', first.token);
+    await processes(overtaken, 's', 'C'); // the user moved on before B's retry came
+    expect(await overtaken.claim('s', 'B')).toEqual({ state: 'superseded' });
+  });
+
+  it('adds nothing for a 409 copy of the body in progress (a duplicate), and counts a 409 retry as one more attempt of its event', async () => {
+    const store = createStore({ minRetryDelayMs: 0 });
+    const holder = await store.claim('s', 'A');
+    if (holder.state !== 'claimed') throw new Error('expected a claim of A');
+    await store.expectRetry!('s', 'A');
+    await store.markProcessed('s', holder.token);
+    expect(await store.claim('s', 'A')).toEqual({ state: 'processed' });
+    // B fails 3 times, its last attempt is answered 409: no retry comes after the 4th attempt.
+    const last = createStore({ minRetryDelayMs: 0 });
+    for (let attempt = 1; attempt <= 3; attempt++) await fails(last, 's', 'B');
+    await last.expectRetry!('s', 'B');
+    await processes(last, 's', 'C');
+    expect((await last.claim('s', 'B')).state).toBe('claimed');
+  });
+
   it('rejects a ttl that is not a positive integer with invalid_options', () => {
     expect(() => createStore({ ttlMs: 0 })).toThrow(WebhookReceiverError);
     expect(() => createStore({ claimTtlMs: 1.5 })).toThrow(/claimTtlMs must be a positive integer, got 1.5/);
