@@ -140,7 +140,8 @@ export interface WebhookReceiverOptions extends SignatureCheckOptions {
    */
   subjectWaitMs?: number;
   /**
-   * Called with the retry of an event whose handler failed, when a newer event of its subject
+   * Called with the retry of an event that was not processed (its handler failed, or it was
+   * answered 409 after `subjectWaitMs`), when a newer event of its subject
    * (`<eventType>:<data.id>`) was processed after that failure. Such a retry is answered 200
    * `superseded` and never given to the handlers: handled last, it would bring back the older
    * state. Use this hook when every transition matters (an audit log); a failure in it is given

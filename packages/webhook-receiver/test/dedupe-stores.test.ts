@@ -209,9 +209,9 @@ describe('Redis store and memory store agree', () => {
     const key = fc.constantFrom('a', 'b');
     // One virtual clock for both; a wait of 61 s lets a copy of a failed body be its retry.
     const operation = fc.oneof(
-      fc.record({ kind: fc.constant('claim' as const), key, digest: fc.constantFrom('x', 'y', 'z') }),
+      fc.record({ kind: fc.constant('claim' as const), key, digest: fc.constantFrom('x', 'y', 'z'), waited: fc.constantFrom(0, 0, 5_000, 40_000) }),
       fc.record({ kind: fc.constantFrom('markProcessed' as const, 'release' as const), key, nth: fc.nat(12), retryExpected: fc.boolean() }),
-      fc.record({ kind: fc.constant('expectRetry' as const), key, digest: fc.constantFrom('x', 'y', 'z') }),
+      fc.record({ kind: fc.constant('expectRetry' as const), key, digest: fc.constantFrom('x', 'y', 'z'), waited: fc.constantFrom(0, 10_000) }),
       fc.record({ kind: fc.constant('wait' as const), seconds: fc.constantFrom(1, 61, 301, 901) }),
     );
     await fc.assert(fc.asyncProperty(fc.array(operation, { minLength: 10, maxLength: 40, size: 'max' }), async (operations) => {
@@ -226,10 +226,10 @@ describe('Redis store and memory store agree', () => {
         if (op.kind === 'wait') {
           clock += op.seconds * 1_000;
         } else if (op.kind === 'expectRetry') {
-          memory.expectRetry!(op.key, op.digest);
-          await inRedis.expectRetry!(op.key, op.digest);
+          memory.expectRetry(op.key, op.digest, op.waited);
+          await inRedis.expectRetry!(op.key, op.digest, op.waited);
         } else if (op.kind === 'claim') {
-          const [fromMemory, fromRedis] = [memory.claim(op.key, op.digest), await inRedis.claim(op.key, op.digest)];
+          const [fromMemory, fromRedis] = [memory.claim(op.key, op.digest, op.waited), await inRedis.claim(op.key, op.digest, op.waited)];
           expect(fromRedis.state).toBe(fromMemory.state);
           if (fromMemory.state === 'claimed' && fromRedis.state === 'claimed') tokens.push({ memory: fromMemory.token, redis: fromRedis.token, key: op.key });
         } else {
@@ -364,6 +364,16 @@ describe.each([
     await store.release('s', await claimed(store, 'S2'), { retryExpected: true });
     clock += 300_000; // its third attempt: the superseded S2 left behind must not take it
     expect((await store.claim('s', 'S2')).state).toBe('claimed');
+  });
+
+  it('judges whether a copy can be a retry by when it arrived, not by when it got the subject after waiting in line', async () => {
+    let clock = 1_000_000;
+    const store = create(() => clock);
+    await store.release('s', await claimed(store, 'X'), { retryExpected: true });
+    clock += 10_000;
+    await store.markProcessed('s', await claimed(store, 'P'));
+    clock += 60_000; // X again, which arrived 40 s ago and waited in line: a newer event
+    expect((await store.claim('s', 'X', 40_000)).state).toBe('claimed');
   });
 
   it('waits 5 minutes after a second failure before a copy of the body can be its retry', async () => {

@@ -456,6 +456,39 @@ describe.each(servings)('over %s', (_name, serve) => {
       expect(overtaken).toEqual(['approved']);
     });
 
+    it('takes an event that waited in line for a newer event, not for the retry its wait made due', async () => {
+      // A sandbox with a fast schedule (minRetryDelayMs 1 s): `pending` fails; a genuine
+      // `pending` arrives at once, waits in line behind a slow `approved`, and gets the subject
+      // after the retry of the first `pending` became due. It arrived long before that retry
+      // could: a newer event, dispatched, not the superseded retry.
+      const approvedStarted = deferred();
+      const approvedMayFinish = deferred();
+      const seen: string[] = [];
+      let failNext = true;
+      const dedupe = createMemoryDedupeStore({ minRetryDelayMs: 1_000 });
+      const { url } = await start({ subjectWaitMs: 20_000, dedupe }, (receiver) => receiver.on('kyc.status.changed', async (event) => {
+        if (event.data.kycStatus === 'pending' && failNext) {
+          failNext = false;
+          throw new Error('the partner database is down');
+        }
+        seen.push(event.data.kycStatus);
+        if (event.data.kycStatus === 'approved') {
+          approvedStarted.resolve();
+          await approvedMayFinish.promise;
+        }
+      }));
+      const pending = eventBody('kyc.status.changed', 'u16', { kycStatus: 'pending' });
+      expect((await service.deliver(url, pending)).status).toBe(500);
+      const approved = service.deliver(url, eventBody('kyc.status.changed', 'u16', { kycStatus: 'approved' }));
+      await approvedStarted.promise;
+      const again = service.deliver(url, pending);
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // past the first retry's wait
+      approvedMayFinish.resolve();
+      expect((await approved).body.code).toBe('processed');
+      expect((await again).body.code).toBe('processed');
+      expect(seen).toEqual(['approved', 'pending']);
+    });
+
     it('dispatches every delivery when dedupe is false', async () => {
       let calls = 0;
       const { url } = await start({ dedupe: false }, (receiver) => receiver.onAny(() => { calls += 1; }));

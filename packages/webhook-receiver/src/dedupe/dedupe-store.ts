@@ -58,9 +58,11 @@ export interface DedupeStore {
    * answer `superseded` to the first delivery of a digest released with `retryExpected` once
    * an event of `key` first received after it was processed (the memory, Redis and Durable Object stores do; a
    * store that never does dispatches such a late retry). Throws (or rejects) when the store
-   * cannot answer: the receiver then replies 503.
+   * cannot answer: the receiver then replies 503. `waitedMs`: how long the delivery has waited
+   * in its subject's line since it arrived (the receiver passes it when it claims again), so
+   * that whether it can be a retry is judged by when it arrived.
    */
-  claim(key: string, digest?: string): DedupeClaim | Promise<DedupeClaim>;
+  claim(key: string, digest?: string, waitedMs?: number): DedupeClaim | Promise<DedupeClaim>;
   /** Records `key` as processed, for the store's TTL, unless another delivery has taken `key` since this claim expired. */
   markProcessed(key: string, token: string): void | Promise<void>;
   /**
@@ -77,7 +79,7 @@ export interface DedupeStore {
    * the retry arrives supersedes it, and an older one does not. A store without it dispatches
    * such a retry like a new event (the memory, Redis and Durable Object stores have it).
    */
-  expectRetry?(key: string, digest: string): void | Promise<void>;
+  expectRetry?(key: string, digest: string, waitedMs?: number): void | Promise<void>;
 }
 
 /**

@@ -35,10 +35,10 @@ export interface StoredDeadLetter extends Omit<DeadLetterEntry, 'rawBody'> {
 
 /** One operation of the protocol, as the stores' adapters send it to the object. */
 export type StoreOperation =
-  | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number }
+  | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number; waitedMs?: number }
   | { op: 'markProcessed'; key: string; token: string; ttlMs: number }
-  | { op: 'release'; token: string; retryExpected?: boolean }
-  | { op: 'expectRetry'; digest: string; minRetryDelayMs: number }
+  | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number }
+  | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number }
   | { op: 'deadLetter.put'; entry: StoredDeadLetter }
   | { op: 'deadLetter.list'; limit: number }
   | { op: 'deadLetter.delete'; bodySha256: string };
@@ -112,7 +112,7 @@ export class WebhookStoreObject {
     let answer: DedupeClaim | null = null;
     switch (operation.op) {
       case 'claim': {
-        const result = claimSubject(record, operation.digest, at, operation.claimTtlMs, `${at.toString(36)}.${++this.#tokens}`, operation.minRetryDelayMs ?? 0);
+        const result = claimSubject(record, operation.digest, at, operation.claimTtlMs, `${at.toString(36)}.${++this.#tokens}`, operation.minRetryDelayMs ?? 0, at - (operation.waitedMs ?? 0));
         answer = result.claim;
         this.#record = result.record;
         break;
@@ -121,10 +121,10 @@ export class WebhookStoreObject {
         this.#record = markSubjectProcessed(record, operation.key, operation.token, at, operation.ttlMs);
         break;
       case 'release':
-        this.#record = releaseSubject(record, operation.token, at, { retryExpected: operation.retryExpected === true });
+        this.#record = releaseSubject(record, operation.token, at, { retryExpected: operation.retryExpected === true }, operation.minRetryDelayMs ?? 0);
         break;
       case 'expectRetry':
-        this.#record = expectSubjectRetry(record, operation.digest, at, operation.minRetryDelayMs);
+        this.#record = expectSubjectRetry(record, operation.digest, at, operation.minRetryDelayMs, at - (operation.waitedMs ?? 0));
         break;
       default:
         return Response.json({ error: `Unknown operation ${String(operation.op)}.` }, { status: 400 });
@@ -226,8 +226,8 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
     (code, message, cause) => new DedupeStoreError(code === 'unavailable' ? 'dedupe_store_unavailable' : 'unexpected_store_reply', message, { cause }));
 
   return {
-    async claim(key: string, digest: string = key): Promise<DedupeClaim> {
-      const claim = (await send(key, { op: 'claim', digest, claimTtlMs, minRetryDelayMs })) as DedupeClaim | null;
+    async claim(key: string, digest: string = key, waitedMs = 0): Promise<DedupeClaim> {
+      const claim = (await send(key, { op: 'claim', digest, claimTtlMs, minRetryDelayMs, waitedMs })) as DedupeClaim | null;
       if (claim?.state === 'claimed' || claim?.state === 'processing' || claim?.state === 'processed' || claim?.state === 'superseded') return claim;
       throw new DedupeStoreError('unexpected_store_reply',
         `The Durable Object ${keyPrefix + key} answered a claim with ${JSON.stringify(claim)}; is the namespace bound to WebhookStoreObject?`);
@@ -236,10 +236,10 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
       await send(key, { op: 'markProcessed', key, token, ttlMs });
     },
     async release(key: string, token: string, options?: ReleaseOptions): Promise<void> {
-      await send(key, { op: 'release', token, retryExpected: options?.retryExpected === true });
+      await send(key, { op: 'release', token, retryExpected: options?.retryExpected === true, minRetryDelayMs });
     },
-    async expectRetry(key: string, digest: string): Promise<void> {
-      await send(key, { op: 'expectRetry', digest, minRetryDelayMs });
+    async expectRetry(key: string, digest: string, waitedMs = 0): Promise<void> {
+      await send(key, { op: 'expectRetry', digest, minRetryDelayMs, waitedMs });
     },
   };
 }

@@ -49,9 +49,10 @@ export interface MemoryDedupeStoreOptions {
  * ```
  */
 export interface MemoryDedupeStore extends DedupeStore {
-  claim(key: string, digest?: string): DedupeClaim;
+  claim(key: string, digest?: string, waitedMs?: number): DedupeClaim;
   markProcessed(key: string, token: string): void;
   release(key: string, token: string, options?: ReleaseOptions): void;
+  expectRetry(key: string, digest: string, waitedMs?: number): void;
 }
 
 /**
@@ -127,9 +128,10 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
   };
 
   return {
-    claim(key: string, digest: string = key): DedupeClaim {
+    claim(key: string, digest: string = key, waitedMs = 0): DedupeClaim {
       const entry = entries.get(key);
-      const { claim, record } = claimSubject(entry?.record, digest, now(), claimTtlMs, String(nextToken + 1), minRetryDelayMs);
+      const at = now();
+      const { claim, record } = claimSubject(entry?.record, digest, at, claimTtlMs, String(nextToken + 1), minRetryDelayMs, at - waitedMs);
       if (claim.state === 'claimed') nextToken++;
       keep(key, entry, record);
       return claim;
@@ -141,12 +143,13 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
     },
     release(key: string, token: string, options?: ReleaseOptions): void {
       const entry = entries.get(key);
-      const next = releaseSubject(entry?.record, token, now(), options);
+      const next = releaseSubject(entry?.record, token, now(), options, minRetryDelayMs);
       if (next !== entry?.record) keep(key, entry, next);
     },
-    expectRetry(key: string, digest: string): void {
+    expectRetry(key: string, digest: string, waitedMs = 0): void {
       const entry = entries.get(key);
-      const next = expectSubjectRetry(entry?.record, digest, now(), minRetryDelayMs);
+      const at = now();
+      const next = expectSubjectRetry(entry?.record, digest, at, minRetryDelayMs, at - waitedMs);
       if (next !== entry?.record) keep(key, entry, next);
     },
   };

@@ -1,6 +1,6 @@
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions } from './dedupe-store.js';
-import { DELIVERY_ATTEMPTS, REPLY_WINDOW_MS, RETRY_DUE_MS, RETRY_WAIT_FACTORS } from './subject-record.js';
+import { DELIVERY_ATTEMPTS, REPLY_WINDOW_MS, RETRY_WAIT_FACTORS, retryDueWindow } from './subject-record.js';
 import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
 import { toRedisCommand, withCommandTimeout, type RedisClientLike } from './redis-command.js';
 
@@ -53,7 +53,7 @@ const CLAIM_PREFIX = 'processing:';
 // The next lines are the subject's retries due, one per failed event:
 // `<a|s><failures>:<expires at>:<since>:<failed at>:<digest>` (ms), `s` once superseded.
 // The key lives as long as its state or its last retry due, whichever is later, and a claim's
-// key for RETRY_DUE_MS more: a state expires by the time in it, and the release of a claim that
+// key for the retry-due window more: a state expires by the time in it, and the release of a claim that
 // outlived claimTtlMs still finds it and keeps its retry due, as the memory store does.
 // Lua helpers shared by the scripts: split the value, read a processed state's line, keep the
 // retries due that are live, and read a claim's fields.
@@ -102,7 +102,7 @@ end`;
 // joins the retries due, in its place, until its retries stop coming; its wait is counted from
 // when the service saw the attempt fail: now, or the end of its reply window if the handler
 // outlived it.
-// ARGV: claim prefix, digest, retry expected, now, RETRY_DUE_MS, DELIVERY_ATTEMPTS.
+// ARGV: claim prefix, digest, retry expected, now, retry-due window, DELIVERY_ATTEMPTS.
 const RELEASE_IF_OWNED = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
@@ -166,13 +166,16 @@ return 1`;
 // (minRetryDelayMs times 1, 5 or 15, reference 6.3; a copy that comes sooner is a newer event
 // with the same body); one not superseded first, then the earliest in the subject's order. A
 // claim or processed state past its time counts as released.
-// ARGV: digest, token, claimTtlMs, now, minRetryDelayMs.
+// Whether a copy can be a retry is judged by when it arrived: now less the time it waited in
+// its subject's line.
+// ARGV: digest, token, claimTtlMs, now, minRetryDelayMs, waited ms, retry-due window.
 const CLAIM = `${SPLIT}
 local WAITS = { ${RETRY_WAIT_FACTORS.join(', ')} }
 local v = redis.call('GET', KEYS[1])
 local state, rest, header = '', '', ''
 local now = tonumber(ARGV[4])
 local minDelay = tonumber(ARGV[5])
+local received = now - tonumber(ARGV[6])
 local pdigest, psince, pat, pfailures = nil, 0, nil, 0
 if v then
   state, rest = split(v)
@@ -197,7 +200,7 @@ local live = retries(rest, now)
 local due, last = nil, psince
 for _, r in ipairs(live) do
   if r[4] > last then last = r[4] end
-  if r[6] == ARGV[1] and now - r[5] >= minDelay * (WAITS[r[2]] or 1) then
+  if r[6] == ARGV[1] and received - r[5] >= minDelay * (WAITS[r[2]] or 1) then
     if not due or (due[1] == 's' and r[1] == 'a') or (due[1] == r[1] and r[4] < due[4]) then due = r end
   end
 end
@@ -219,7 +222,7 @@ end
 if pdigest == ARGV[1] then
   local newer = false
   if due then newer = due[1] == 'a' and due[4] > psince
-  elseif pat and minDelay > 0 and (pfailures + 1 >= ${DELIVERY_ATTEMPTS} or now - pat < minDelay * WAITS[pfailures + 1]) then
+  elseif pat and minDelay > 0 and (pfailures + 1 >= ${DELIVERY_ATTEMPTS} or received - pat < minDelay * WAITS[pfailures + 1]) then
     for _, r in ipairs(live) do if r[1] == 'a' and r[4] > psince then newer = true end end
   end
   if not newer then
@@ -237,14 +240,14 @@ local failures, since, dueUntil = 0, 0, 0
 if #live > 0 or pdigest then since = last + 1 end
 if due then failures, since, dueUntil = due[2], due[4], due[3] end
 local claimTtl = tonumber(ARGV[3])
-local first = 'processing:' .. ARGV[2] .. '|' .. failures .. '|' .. since .. '|' .. dueUntil .. '|' .. (now + claimTtl) .. '|' .. now
-redis.call('SET', KEYS[1], joined(first, others), 'PX', lifetime(claimTtl + ${RETRY_DUE_MS}, others, now))
+local first = 'processing:' .. ARGV[2] .. '|' .. failures .. '|' .. since .. '|' .. dueUntil .. '|' .. (now + claimTtl) .. '|' .. received
+redis.call('SET', KEYS[1], joined(first, others), 'PX', lifetime(claimTtl + tonumber(ARGV[7]), others, now))
 return 'claimed'`;
 
 // A delivery answered 409 without a claim: keep its retry due (see expectSubjectRetry). The
 // retry due it can be counts one more failure, in its place; otherwise it is a newer event,
 // placed after the state's event and every retry due, unless it is a copy of that event.
-// ARGV: digest, now, minRetryDelayMs.
+// ARGV: digest, now, minRetryDelayMs, retry-due window, waited ms.
 const EXPECT_RETRY = `${SPLIT}
 local WAITS = { ${RETRY_WAIT_FACTORS.join(', ')} }
 local v = redis.call('GET', KEYS[1])
@@ -272,7 +275,7 @@ if not live then header = 'released' end
 local list = retries(rest, now)
 local due = nil
 for _, r in ipairs(list) do
-  if r[6] == ARGV[1] and now - r[5] >= minDelay * (WAITS[r[2]] or 1) then
+  if r[6] == ARGV[1] and now - tonumber(ARGV[5]) - r[5] >= minDelay * (WAITS[r[2]] or 1) then
     if not due or (due[1] == 's' and r[1] == 'a') or (due[1] == r[1] and r[4] < due[4]) then due = r end
   end
 end
@@ -287,7 +290,7 @@ else
     if r[4] > last then last = r[4] end
     table.insert(next, r)
   end
-  table.insert(next, { 'a', 1, now + ${RETRY_DUE_MS}, last + 1, now, ARGV[1] })
+  table.insert(next, { 'a', 1, now + tonumber(ARGV[4]), last + 1, now, ARGV[1] })
 end
 if not live then
   if #next == 0 then return redis.call('DEL', KEYS[1]) end
@@ -323,7 +326,9 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
   }
   const ttl = String(positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS));
   const claimTtl = String(positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS));
-  const minRetryDelay = String(minRetryDelayOption(options.minRetryDelayMs));
+  const minRetryDelayMs = minRetryDelayOption(options.minRetryDelayMs);
+  const minRetryDelay = String(minRetryDelayMs);
+  const dueWindow = String(retryDueWindow(minRetryDelayMs));
   if (options.now !== undefined && typeof options.now !== 'function') {
     throw new WebhookReceiverError('invalid_options', 'now must be a function returning milliseconds, like Date.now.');
   }
@@ -337,15 +342,15 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
 
   const releaseClaim = async (key: string, token: string, options?: ReleaseOptions): Promise<void> => {
     await command(['EVAL', RELEASE_IF_OWNED, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`, digestOfToken(token),
-      options?.retryExpected === true ? '1' : '0', clock(), String(RETRY_DUE_MS), String(DELIVERY_ATTEMPTS)]);
+      options?.retryExpected === true ? '1' : '0', clock(), dueWindow, String(DELIVERY_ATTEMPTS)]);
   };
 
   return {
-    async claim(key: string, digest: string = key): Promise<DedupeClaim> {
+    async claim(key: string, digest: string = key, waitedMs = 0): Promise<DedupeClaim> {
       const token = `${crypto.randomUUID()}:${digest}`;
       let reply: unknown;
       try {
-        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl, clock(), minRetryDelay]);
+        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl, clock(), minRetryDelay, String(Math.floor(waitedMs)), dueWindow]);
       } catch (error) {
         // The script may still be queued in the client and run once Redis is back. A release
         // queued behind it on the same connection undoes it, so that the retry is not
@@ -365,8 +370,8 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
         PROCESSED + digestOfToken(token), ttl, clock()]);
     },
     release: releaseClaim,
-    async expectRetry(key: string, digest: string): Promise<void> {
-      await command(['EVAL', EXPECT_RETRY, '1', keyPrefix + key, digest, clock(), minRetryDelay]);
+    async expectRetry(key: string, digest: string, waitedMs = 0): Promise<void> {
+      await command(['EVAL', EXPECT_RETRY, '1', keyPrefix + key, digest, clock(), minRetryDelay, dueWindow, String(Math.floor(waitedMs))]);
     },
   };
 }

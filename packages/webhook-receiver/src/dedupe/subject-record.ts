@@ -83,6 +83,16 @@ export interface RetryDue {
  */
 export const RETRY_DUE_MS = 25 * 60 * 1000;
 
+/**
+ * How long an event's retries stay due for a store whose `minRetryDelayMs` is the service's
+ * first wait: {@link RETRY_DUE_MS} in those units (25 of them), so that against a sandbox whose
+ * schedule runs N times faster the window shrinks with it; {@link RETRY_DUE_MS} when
+ * `minRetryDelayMs` is 0 (no schedule known).
+ */
+export function retryDueWindow(minRetryDelayMs: number): number {
+  return minRetryDelayMs > 0 ? (RETRY_DUE_MS / 60_000) * minRetryDelayMs : RETRY_DUE_MS;
+}
+
 /** How long the service waits for an answer before it counts the attempt failed (reference 6.3). */
 export const REPLY_WINDOW_MS = 30_000;
 
@@ -112,6 +122,7 @@ export function claimSubject(
   claimTtlMs: number,
   tokenId: string,
   minRetryDelayMs = 0,
+  receivedAt = at,
 ): { claim: DedupeClaim; record: SubjectRecord | undefined } {
   // A claim in progress: wait. Otherwise find the retry due that this delivery can be: of its
   // body, whose wait is over; one that is not superseded first (two retries due with the same
@@ -121,13 +132,15 @@ export function claimSubject(
   const live = record !== undefined && record.expiresAt > at;
   if (live && record.state === 'processing') return { claim: { state: 'processing' }, record };
   const retries = liveRetries(record, at);
-  const due = retryDueOf(retries, digest, at, minRetryDelayMs);
+  // Whether a copy can be a retry depends on when it arrived, not on when it got the subject
+  // after waiting in line.
+  const due = retryDueOf(retries, digest, receivedAt, minRetryDelayMs);
   const others = due === undefined ? retries : withoutEmpty(retries!.filter((retry) => retry !== due));
   const processed = live && record.state === 'processed' ? record : undefined;
   // The latest processed body of the subject: a retry of it (which answers the retry due it may
   // be), unless it is the retry of a newer event with the same body, or a copy sooner than the
   // processed attempt's retry could come while newer events wait for theirs.
-  if (processed?.digest === digest && !(due === undefined ? repeatsWhileNewerWait(processed, retries, at, minRetryDelayMs) : isNewer(due, processed))) {
+  if (processed?.digest === digest && !(due === undefined ? repeatsWhileNewerWait(processed, retries, receivedAt, minRetryDelayMs) : isNewer(due, processed))) {
     return { claim: { state: 'processed' }, record: due === undefined ? processed : { ...processed, retries: others } };
   }
   if (due?.superseded === true) {
@@ -137,7 +150,7 @@ export function claimSubject(
   // A different body (or an expired record, or an expired claim): a new event for this subject,
   // placed after the processed one and every retry due; or the retry due, in its event's place.
   const token = `${tokenId}:${digest}`;
-  const claimed: SubjectRecord = { state: 'processing', token, digest, expiresAt: at + claimTtlMs, claimedAt: at };
+  const claimed: SubjectRecord = { state: 'processing', token, digest, expiresAt: at + claimTtlMs, claimedAt: receivedAt };
   if (due !== undefined) {
     claimed.failures = due.failures;
     claimed.since = due.since;
@@ -170,10 +183,10 @@ function retryDueOf(retries: RetryDue[] | undefined, digest: string, at: number,
  * them it is a duplicate the service sent (reference 6: duplicates are possible), answered
  * `duplicate` once that event is processed, and the state is the same either way.
  */
-export function expectSubjectRetry(record: SubjectRecord | undefined, digest: string, at: number, minRetryDelayMs = 0): SubjectRecord | undefined {
+export function expectSubjectRetry(record: SubjectRecord | undefined, digest: string, at: number, minRetryDelayMs = 0, receivedAt = at): SubjectRecord | undefined {
   const live = record !== undefined && record.expiresAt > at;
   const retries = liveRetries(record, at) ?? [];
-  const due = retryDueOf(retries, digest, at, minRetryDelayMs);
+  const due = retryDueOf(retries, digest, receivedAt, minRetryDelayMs);
   let next: RetryDue[];
   if (due !== undefined) {
     const others = retries.filter((retry) => retry !== due);
@@ -181,7 +194,7 @@ export function expectSubjectRetry(record: SubjectRecord | undefined, digest: st
   } else {
     if (live && record.state !== 'released' && record.digest === digest) return record;
     const since = 1 + Math.max(live ? record.since ?? 0 : 0, ...retries.map((retry) => retry.since));
-    next = [...retries, { digest, superseded: false, failures: 1, since, failedAt: at, expiresAt: at + RETRY_DUE_MS }];
+    next = [...retries, { digest, superseded: false, failures: 1, since, failedAt: at, expiresAt: at + retryDueWindow(minRetryDelayMs) }];
   }
   if (!live) return next.length === 0 ? undefined : released(next);
   const { retries: _, ...state } = record;
@@ -239,12 +252,12 @@ export function markSubjectProcessed(record: SubjectRecord | undefined, key: str
  * token's; otherwise no processed record (see {@link SubjectRecord}), and the body among the
  * retries due when the service will send it again.
  */
-export function releaseSubject(record: SubjectRecord | undefined, token: string, at: number, options?: ReleaseOptions): SubjectRecord | undefined {
+export function releaseSubject(record: SubjectRecord | undefined, token: string, at: number, options?: ReleaseOptions, minRetryDelayMs = 0): SubjectRecord | undefined {
   if (record?.token !== token) return record;
   let retries = liveRetries(record, at);
   const failures = (record.failures ?? 0) + 1;
   if (options?.retryExpected === true && failures < DELIVERY_ATTEMPTS) {
-    const due: RetryDue = { digest: record.digest, superseded: false, failures, since: record.since ?? 0, failedAt: Math.min(at, (record.claimedAt ?? at) + REPLY_WINDOW_MS), expiresAt: record.dueUntil ?? at + RETRY_DUE_MS };
+    const due: RetryDue = { digest: record.digest, superseded: false, failures, since: record.since ?? 0, failedAt: Math.min(at, (record.claimedAt ?? at) + REPLY_WINDOW_MS), expiresAt: record.dueUntil ?? at + retryDueWindow(minRetryDelayMs) };
     retries = [...(retries ?? []), due];
   }
   return retries === undefined ? undefined : released(retries);

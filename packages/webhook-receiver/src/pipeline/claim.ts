@@ -31,7 +31,7 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
     context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
     return { outcome: 'dedupe_store_unavailable' };
   };
-  const claim = () => dedupe.claim(subject, delivery.bodySha256);
+  const claim = (waitedMs?: number) => dedupe.claim(subject, delivery.bodySha256, waitedMs);
   // Deliveries already waiting for the subject came first: join them rather than claim ahead.
   if (context.lines.has(subject)) return waitInLine(context, subject, delivery, retryExpected, claim, storeFailed);
   return fromStore(claim, (answer) => (answer.state === 'processing' ? waitInLine(context, subject, delivery, retryExpected, claim, storeFailed) : claimOf(subject, answer)), storeFailed);
@@ -43,11 +43,11 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
  * processed before that retry supersedes it. A store that fails here is reported; the answer is
  * 409 all the same.
  */
-function inProgress(context: PipelineContext, subject: string, delivery: WebhookDelivery, retryExpected: boolean): MaybePromise<Answer> {
+function inProgress(context: PipelineContext, subject: string, delivery: WebhookDelivery, retryExpected: boolean, waitedMs: number): MaybePromise<Answer> {
   const answer: Answer = { outcome: 'duplicate_in_progress' };
   const { dedupe } = context;
   if (!retryExpected || dedupe?.expectRetry === undefined) return answer;
-  return fromStore(() => dedupe.expectRetry!(subject, delivery.bodySha256), () => answer, (error) => {
+  return fromStore(() => dedupe.expectRetry!(subject, delivery.bodySha256, waitedMs), () => answer, (error) => {
     context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
     return answer;
   });
@@ -63,12 +63,15 @@ function waitInLine(
   subject: string,
   delivery: WebhookDelivery,
   retryExpected: boolean,
-  claim: () => DedupeClaim | Promise<DedupeClaim>,
+  claim: (waitedMs?: number) => DedupeClaim | Promise<DedupeClaim>,
   storeFailed: (error: unknown) => Answer,
 ): MaybePromise<SubjectClaim | Answer> {
-  const tooLong = () => inProgress(context, subject, delivery, retryExpected);
+  const joinedAt = Date.now();
+  const tooLong = () => inProgress(context, subject, delivery, retryExpected, Date.now() - joinedAt);
   if (context.subjectWaitMs === 0) return tooLong();
-  return waitForClaim(context.lines.join(subject), Date.now() + context.subjectWaitMs, subject, claim, storeFailed, tooLong);
+  // Claims after a wait tell the store how long the delivery waited: whether it can be a retry
+  // is judged by when it arrived.
+  return waitForClaim(context.lines.join(subject), joinedAt + context.subjectWaitMs, subject, () => claim(Date.now() - joinedAt), storeFailed, tooLong);
 }
 
 /** In line until `deadline` (`Date.now()` ms): the first in line tries the claim when woken or after its pause. */

@@ -226,6 +226,19 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect((await last.claim('s', 'B')).state).toBe('claimed');
   });
 
+  it('keeps retries due for 25 times minRetryDelayMs (the schedule of a sandbox with timeScale N shrinks it N times)', async () => {
+    const delay = shortTtlMs / 4;
+    const store = createStore({ minRetryDelayMs: delay });
+    await fails(store, 's', 'X');
+    await processes(store, 's', 'P');
+    await sleep(2 * delay); // X's retry: due, and superseded
+    expect(await store.claim('s', 'X')).toEqual({ state: 'superseded' });
+    await fails(store, 's', 'Y');
+    await processes(store, 's', 'P2');
+    await sleep(30 * delay); // past 25 x minRetryDelayMs: no retry of Y can come any more
+    expect((await store.claim('s', 'Y')).state).toBe('claimed');
+  });
+
   it('rejects a ttl that is not a positive integer with invalid_options', () => {
     expect(() => createStore({ ttlMs: 0 })).toThrow(WebhookReceiverError);
     expect(() => createStore({ claimTtlMs: 1.5 })).toThrow(/claimTtlMs must be a positive integer, got 1.5/);
