@@ -42,7 +42,7 @@ export interface SubjectRecord {
   failures?: number;
   /** The place in the subject's order of the event being processed or processed (see {@link RetryDue.since}). */
   since?: number;
-  /** When the claim of the event being processed (or processed) was taken: when its attempt came. */
+  /** When the attempt of the event being processed (or processed) arrived (before any wait in its subject's line). */
   claimedAt?: number;
   /** A retry's claim: until when its event's retries can come (see {@link RetryDue.expiresAt}). */
   dueUntil?: number;
@@ -70,7 +70,7 @@ export interface RetryDue {
    * then: `minRetryDelayMs` times {@link RETRY_WAIT_FACTORS}.
    */
   failedAt: number;
-  /** The first failure plus {@link RETRY_DUE_MS}: the service's last attempt comes before. */
+  /** The first failure plus {@link retryDueWindow} (25 minutes by default): the service's last attempt comes before. */
   expiresAt: number;
 }
 
