@@ -52,7 +52,9 @@ export type DedupeStoreErrorCode =
   /** The Redis client passed to `createRedisDedupeStore` is neither ioredis, node-redis nor a command function. */
   | 'unsupported_redis_client'
   /** The store answered something the protocol does not allow (for example a key holding a foreign value). */
-  | 'unexpected_store_reply';
+  | 'unexpected_store_reply'
+  /** A `SubjectWaiter` id the Redis store cannot keep (only letters, digits, `-` and `_`); the receiver's own ids always fit. */
+  | 'invalid_waiter';
 
 /**
  * A failure of the deduplication store. The receiver answers `503` when a claim fails this

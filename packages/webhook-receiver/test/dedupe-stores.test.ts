@@ -203,16 +203,19 @@ describe('Redis store shared by many clients', () => {
 });
 
 describe('Redis store and memory store agree', () => {
-  it('answers every run of claims, settlements, releases (with and without a retry expected) and 409s as the memory store does', async () => {
+  it('answers every run of claims (with and without waiters), settlements, releases (with and without a retry expected), 409s and joined lines as the memory store does', async () => {
     // The memory store applies subject-record.ts, the Redis store its own Lua: any difference in
     // what a claim answers shows up here. No waits: the TTLs are far longer than a run.
     const key = fc.constantFrom('a', 'b');
     // One virtual clock for both; a wait of 61 s lets a copy of a failed body be its retry.
+    // Waiters: none, or one of three, whose places lapse after 30 s or 5 minutes.
+    const waiter = fc.constantFrom(undefined, undefined, { id: 'w1', leftMs: 30_000 }, { id: 'w2', leftMs: 300_000 }, { id: 'w3', leftMs: 30_000 });
     const operation = fc.oneof(
-      fc.record({ kind: fc.constant('claim' as const), key, digest: fc.constantFrom('x', 'y', 'z'), waited: fc.constantFrom(0, 0, 5_000, 40_000) }),
+      fc.record({ kind: fc.constant('claim' as const), key, digest: fc.constantFrom('x', 'y', 'z'), waited: fc.constantFrom(0, 0, 5_000, 40_000), waiter }),
+      fc.record({ kind: fc.constant('joinLine' as const), key, waiter: fc.constantFrom({ id: 'w1', leftMs: 30_000 }, { id: 'w2', leftMs: 300_000 }) }),
       fc.record({ kind: fc.constantFrom('markProcessed' as const, 'release' as const), key, nth: fc.nat(12), retryExpected: fc.boolean() }),
       fc.record({ kind: fc.constant('expectRetry' as const), key, digest: fc.constantFrom('x', 'y', 'z'), waited: fc.constantFrom(0, 10_000) }),
-      fc.record({ kind: fc.constant('wait' as const), seconds: fc.constantFrom(1, 61, 301, 901) }),
+      fc.record({ kind: fc.constant('wait' as const), seconds: fc.constantFrom(1, 31, 61, 301, 901) }),
     );
     await fc.assert(fc.asyncProperty(fc.array(operation, { minLength: 10, maxLength: 40, size: 'max' }), async (operations) => {
       let clock = 1_000_000;
@@ -228,8 +231,11 @@ describe('Redis store and memory store agree', () => {
         } else if (op.kind === 'expectRetry') {
           memory.expectRetry(op.key, op.digest, op.waited);
           await inRedis.expectRetry!(op.key, op.digest, op.waited);
+        } else if (op.kind === 'joinLine') {
+          memory.joinLine(op.key, op.waiter);
+          await inRedis.joinLine!(op.key, op.waiter);
         } else if (op.kind === 'claim') {
-          const [fromMemory, fromRedis] = [memory.claim(op.key, op.digest, op.waited), await inRedis.claim(op.key, op.digest, op.waited)];
+          const [fromMemory, fromRedis] = [memory.claim(op.key, op.digest, op.waited, op.waiter), await inRedis.claim(op.key, op.digest, op.waited, op.waiter)];
           expect(fromRedis.state).toBe(fromMemory.state);
           if (fromMemory.state === 'claimed' && fromRedis.state === 'claimed') tokens.push({ memory: fromMemory.token, redis: fromRedis.token, key: op.key });
         } else {

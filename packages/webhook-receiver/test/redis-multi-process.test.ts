@@ -158,6 +158,30 @@ describe('makes a delivery wait while another process handles its subject', () =
   });
 });
 
+describe('gives a subject to the deliveries waiting for it in different processes in the order they arrived', () => {
+  it('pending held in one process, approved waiting in the other, then rejected in the first: approved is processed before rejected', async () => {
+    const recordFile = join(workDir, 'line.log');
+    const holdFile = join(workDir, 'hold-line');
+    const processes = await startProcesses(recordFile, 2, { HOLD_FILE: holdFile });
+    const [pending, approved, rejected] = (['pending', 'approved', 'rejected'] as const)
+      .map((kycStatus) => eventBody('kyc.status.changed', 'subject-line', { kycStatus }));
+    writeFileSync(holdFile, sha256(pending!));
+    const first = service.deliver(processes[0]!.url, pending!);
+    while (!existsSync(`${holdFile}.started`)) await new Promise((resolve) => setTimeout(resolve, 10));
+    const second = service.deliver(processes[1]!.url, approved!);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // rejected waits in the process that holds the subject: that process hands it the subject the
+    // moment pending is done, while approved, in the other, is between two tries. The store's
+    // line keeps approved first.
+    const third = service.deliver(processes[0]!.url, rejected!);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    rmSync(holdFile);
+    expect([(await first).body.code, (await second).body.code, (await third).body.code]).toEqual(['processed', 'processed', 'processed']);
+    expect(readFileSync(recordFile, 'utf8').trim().split('\n').map((line) => line.split(' ')[0]))
+      .toEqual([sha256(pending!), sha256(approved!), sha256(rejected!)]);
+  });
+});
+
 describe('answers 503 while Redis is down and loses nothing once it is back', () => {
   it('stops Redis in the middle of a run: 503s, and after the restart every event is processed', async () => {
     const recordFile = join(workDir, 'outage.log');

@@ -32,6 +32,22 @@ export interface ReleaseOptions {
 }
 
 /**
+ * A delivery that waits for its subject, as the receiver describes it to the store (see
+ * {@link DedupeStore.claim} and {@link DedupeStore.joinLine}).
+ *
+ * @example
+ * ```ts
+ * await store.claim(subject, bodySha256, 0, { id: 'b9f0c2de-7', leftMs: 20_000 });
+ * ```
+ */
+export interface SubjectWaiter {
+  /** Unique among the deliveries that wait, across processes: letters, digits, `-` and `_` only. */
+  readonly id: string;
+  /** How much longer, in ms, the delivery will wait (it is answered 409 then): its place lapses after that. */
+  readonly leftMs: number;
+}
+
+/**
  * Where the receiver records which bodies it has seen, keyed by the SHA-256 of the raw body
  * (deliveries carry no id, and a retry is re-signed with a new timestamp, reference 6.2.6).
  * Implement it to keep the record elsewhere (a SQL table, a KV store); the receiver only
@@ -61,8 +77,15 @@ export interface DedupeStore {
    * cannot answer: the receiver then replies 503. `waitedMs`: how long the delivery has waited
    * in its subject's line since it arrived (the receiver passes it when it claims again), so
    * that whether it can be a retry is judged by when it arrived.
+   *
+   * `waiter`: the delivery will wait for the subject if it is not free. A store that keeps lines
+   * (the memory, Redis and Durable Object stores do) then keeps the waiter's place in the
+   * subject's line, in the order deliveries first asked, and gives the subject to the first
+   * waiter whose place has not lapsed: it answers `processing` to every other delivery, with or
+   * without a `waiter`, until then. So deliveries of one subject that wait in different processes
+   * are handled in the order they arrived. A store without lines ignores it.
    */
-  claim(key: string, digest?: string, waitedMs?: number): DedupeClaim | Promise<DedupeClaim>;
+  claim(key: string, digest?: string, waitedMs?: number, waiter?: SubjectWaiter): DedupeClaim | Promise<DedupeClaim>;
   /** Records `key` as processed, for the store's TTL, unless another delivery has taken `key` since this claim expired. */
   markProcessed(key: string, token: string): void | Promise<void>;
   /**
@@ -80,6 +103,13 @@ export interface DedupeStore {
    * such a retry like a new event (the memory, Redis and Durable Object stores have it).
    */
   expectRetry?(key: string, digest: string, waitedMs?: number): void | Promise<void>;
+  /**
+   * Optional, for stores that keep lines (see `waiter` in {@link DedupeStore.claim}). Puts a
+   * delivery in `key`'s line without claiming: the receiver calls it for a delivery that joins
+   * deliveries of its subject already waiting in the same process, so that it is not claimed
+   * ahead of them. It keeps its place if it has one.
+   */
+  joinLine?(key: string, waiter: SubjectWaiter): void | Promise<void>;
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
-import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions } from './dedupe-store.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
-import { claimSubject, expectSubjectRetry, markSubjectProcessed, recordExpiry, releaseSubject, type SubjectRecord } from './subject-record.js';
+import { claimSubject, expectSubjectRetry, joinSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, type SubjectRecord } from './subject-record.js';
 
 // The members of the Workers runtime this module uses, typed here so that the package needs
 // neither @cloudflare/workers-types nor an import of `cloudflare:workers`.
@@ -35,10 +35,11 @@ export interface StoredDeadLetter extends Omit<DeadLetterEntry, 'rawBody'> {
 
 /** One operation of the protocol, as the stores' adapters send it to the object. */
 export type StoreOperation =
-  | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number; waitedMs?: number }
+  | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number; waitedMs?: number; waiter?: SubjectWaiter }
   | { op: 'markProcessed'; key: string; token: string; ttlMs: number }
   | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number }
   | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number }
+  | { op: 'joinLine'; waiter: SubjectWaiter }
   | { op: 'deadLetter.put'; entry: StoredDeadLetter }
   | { op: 'deadLetter.list'; limit: number }
   | { op: 'deadLetter.delete'; bodySha256: string };
@@ -112,7 +113,7 @@ export class WebhookStoreObject {
     let answer: DedupeClaim | null = null;
     switch (operation.op) {
       case 'claim': {
-        const result = claimSubject(record, operation.digest, at, operation.claimTtlMs, `${at.toString(36)}.${++this.#tokens}`, operation.minRetryDelayMs ?? 0, at - (operation.waitedMs ?? 0));
+        const result = claimSubject(record, operation.digest, at, operation.claimTtlMs, `${at.toString(36)}.${++this.#tokens}`, operation.minRetryDelayMs ?? 0, at - (operation.waitedMs ?? 0), operation.waiter);
         answer = result.claim;
         this.#record = result.record;
         break;
@@ -125,6 +126,9 @@ export class WebhookStoreObject {
         break;
       case 'expectRetry':
         this.#record = expectSubjectRetry(record, operation.digest, at, operation.minRetryDelayMs, at - (operation.waitedMs ?? 0));
+        break;
+      case 'joinLine':
+        this.#record = joinSubjectLine(record, operation.waiter, at);
         break;
       default:
         return Response.json({ error: `Unknown operation ${String(operation.op)}.` }, { status: 400 });
@@ -226,8 +230,8 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
     (code, message, cause) => new DedupeStoreError(code === 'unavailable' ? 'dedupe_store_unavailable' : 'unexpected_store_reply', message, { cause }));
 
   return {
-    async claim(key: string, digest: string = key, waitedMs = 0): Promise<DedupeClaim> {
-      const claim = (await send(key, { op: 'claim', digest, claimTtlMs, minRetryDelayMs, waitedMs })) as DedupeClaim | null;
+    async claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter): Promise<DedupeClaim> {
+      const claim = (await send(key, { op: 'claim', digest, claimTtlMs, minRetryDelayMs, waitedMs, waiter })) as DedupeClaim | null;
       if (claim?.state === 'claimed' || claim?.state === 'processing' || claim?.state === 'processed' || claim?.state === 'superseded') return claim;
       throw new DedupeStoreError('unexpected_store_reply',
         `The Durable Object ${keyPrefix + key} answered a claim with ${JSON.stringify(claim)}; is the namespace bound to WebhookStoreObject?`);
@@ -240,6 +244,9 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
     },
     async expectRetry(key: string, digest: string, waitedMs = 0): Promise<void> {
       await send(key, { op: 'expectRetry', digest, minRetryDelayMs, waitedMs });
+    },
+    async joinLine(key: string, waiter: SubjectWaiter): Promise<void> {
+      await send(key, { op: 'joinLine', waiter });
     },
   };
 }

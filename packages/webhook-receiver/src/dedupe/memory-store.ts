@@ -1,7 +1,7 @@
-import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions } from './dedupe-store.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
 import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
-import { claimSubject, expectSubjectRetry, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
+import { claimSubject, expectSubjectRetry, joinSubjectLine, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
 
 /** A subject in the memory store: its record, and its neighbours in the least-recently-seen order. */
 interface Entry {
@@ -49,10 +49,11 @@ export interface MemoryDedupeStoreOptions {
  * ```
  */
 export interface MemoryDedupeStore extends DedupeStore {
-  claim(key: string, digest?: string, waitedMs?: number): DedupeClaim;
+  claim(key: string, digest?: string, waitedMs?: number, waiter?: SubjectWaiter): DedupeClaim;
   markProcessed(key: string, token: string): void;
   release(key: string, token: string, options?: ReleaseOptions): void;
   expectRetry(key: string, digest: string, waitedMs?: number): void;
+  joinLine(key: string, waiter: SubjectWaiter): void;
 }
 
 /**
@@ -128,10 +129,10 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
   };
 
   return {
-    claim(key: string, digest: string = key, waitedMs = 0): DedupeClaim {
+    claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter): DedupeClaim {
       const entry = entries.get(key);
       const at = now();
-      const { claim, record } = claimSubject(entry?.record, digest, at, claimTtlMs, String(nextToken + 1), minRetryDelayMs, at - waitedMs);
+      const { claim, record } = claimSubject(entry?.record, digest, at, claimTtlMs, String(nextToken + 1), minRetryDelayMs, at - waitedMs, waiter);
       if (claim.state === 'claimed') nextToken++;
       keep(key, entry, record);
       return claim;
@@ -150,6 +151,11 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
       const entry = entries.get(key);
       const at = now();
       const next = expectSubjectRetry(entry?.record, digest, at, minRetryDelayMs, at - waitedMs);
+      if (next !== entry?.record) keep(key, entry, next);
+    },
+    joinLine(key: string, waiter: SubjectWaiter): void {
+      const entry = entries.get(key);
+      const next = joinSubjectLine(entry?.record, waiter, now());
       if (next !== entry?.record) keep(key, entry, next);
     },
   };

@@ -1,5 +1,5 @@
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
-import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions } from './dedupe-store.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { DELIVERY_ATTEMPTS, REPLY_WINDOW_MS, RETRY_WAIT_FACTORS, retryDueWindow } from './subject-record.js';
 import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
 import { toRedisCommand, withCommandTimeout, type RedisClientLike } from './redis-command.js';
@@ -52,11 +52,13 @@ const CLAIM_PREFIX = 'processing:';
 // (they drop the second line; `processed:<digest>` alone reads as place 0, with no claim time).
 // The next lines are the subject's retries due, one per failed event:
 // `<a|s><failures>:<expires at>:<since>:<failed at>:<digest>` (ms), `s` once superseded.
+// The last lines are the subject's line, first first: `w<expires at>|<waiter id>` (ids have no
+// `:` or `|`, so that no reading of the lines above can take them for a retry due).
 // The key lives as long as its state or its last retry due, whichever is later, and a claim's
 // key for the retry-due window more: a state expires by the time in it, and the release of a claim that
 // outlived claimTtlMs still finds it and keeps its retry due, as the memory store does.
 // Lua helpers shared by the scripts: split the value, read a processed state's line, keep the
-// retries due that are live, and read a claim's fields.
+// retries due and the places in line that are live, and read a claim's fields.
 const SPLIT = `
 local NL = string.char(10)
 local function split(v)
@@ -76,22 +78,43 @@ local function retries(rest, now)
   end
   return live
 end
-local function joined(first, live)
+local function waiting(rest, now)
+  local line = {}
+  for expires, id in string.gmatch(NL .. rest, NL .. 'w(%d+)|([^' .. NL .. ']+)') do
+    if tonumber(expires) > now then table.insert(line, { tonumber(expires), id }) end
+  end
+  return line
+end
+local function inLine(line, id)
+  for _, w in ipairs(line) do if w[2] == id then return true end end
+  return false
+end
+local function joined(first, live, line)
   local lines = { first }
   for _, r in ipairs(live) do table.insert(lines, r[1] .. r[2] .. ':' .. r[3] .. ':' .. r[4] .. ':' .. r[5] .. ':' .. r[6]) end
+  for _, w in ipairs(line) do table.insert(lines, 'w' .. w[1] .. '|' .. w[2]) end
   return table.concat(lines, NL)
 end
-local function lastExpiry(live)
+local function lastExpiry(live, line)
   local last = 0
   for _, r in ipairs(live) do if r[3] > last then last = r[3] end end
+  for _, w in ipairs(line) do if w[1] > last then last = w[1] end end
   return last
+end
+-- Appends a waiter's place to the value v (its lines stay as they are) unless it has one.
+local function join(v, line, id, left, now)
+  if inLine(line, id) then return end
+  local ttl = -1
+  if v then ttl = redis.call('PTTL', KEYS[1]) end
+  if ttl < left then ttl = left end
+  redis.call('SET', KEYS[1], (v or 'released') .. NL .. 'w' .. (now + left) .. '|' .. id, 'PX', ttl)
 end
 local function claimFields(state)
   local failures, since, dueUntil, expires, claimedAt = string.match(state, '^processing:[^|]*|(%d+)|(%d+)|(%d+)|(%d+)|?(%d*)')
   return tonumber(failures) or 0, tonumber(since) or 0, tonumber(dueUntil) or 0, tonumber(expires) or math.huge, tonumber(claimedAt)
 end
-local function lifetime(ms, live, now)
-  local left = lastExpiry(live) - now
+local function lifetime(ms, live, line, now)
+  local left = lastExpiry(live, line) - now
   if left > ms then return left end
   return ms
 end`;
@@ -112,6 +135,7 @@ local failures, since, dueUntil, _, claimedAt = claimFields(state)
 failures = failures + 1
 local adds = ARGV[3] == '1' and failures < tonumber(ARGV[6])
 local live = retries(rest, now)
+local line = waiting(rest, now)
 if adds then
   local expires = dueUntil
   if expires == 0 then expires = now + tonumber(ARGV[5]) end
@@ -119,8 +143,8 @@ if adds then
   if claimedAt and claimedAt + ${REPLY_WINDOW_MS} < now then failedAt = claimedAt + ${REPLY_WINDOW_MS} end
   if expires > now then table.insert(live, { 'a', failures, expires, since, failedAt, ARGV[2] }) end
 end
-if #live == 0 then return redis.call('DEL', KEYS[1]) end
-redis.call('SET', KEYS[1], joined('released', live), 'PX', lastExpiry(live) - now)
+if #live == 0 and #line == 0 then return redis.call('DEL', KEYS[1]) end
+redis.call('SET', KEYS[1], joined('released', live, line), 'PX', lastExpiry(live, line) - now)
 return 1`;
 // Records the processed digest unless another delivery holds the key now (a live claim of its
 // own, or a processed event): as the memory store. The retries due of events received before
@@ -144,6 +168,7 @@ if v and not mine then
   end
 end
 local live = retries(rest, now)
+local line = waiting(rest, now)
 local since, place, claimedAt, failures = -math.huge, 0, '', ''
 if mine then
   local claimedFailures, claimedSince, _, _, at = claimFields(state)
@@ -158,7 +183,7 @@ for _, r in ipairs(live) do
 end
 local ttl = tonumber(ARGV[3])
 local first = ARGV[2] .. NL .. 'p' .. place .. ':' .. claimedAt .. ':' .. failures .. ':' .. (now + ttl)
-redis.call('SET', KEYS[1], joined(first, live), 'PX', lifetime(ttl, live, now))
+redis.call('SET', KEYS[1], joined(first, live, line), 'PX', lifetime(ttl, live, line, now))
 return 1`;
 // 'processed' alone was written by 1.x under a body digest key: the same body, so processed.
 // One script, so that reading the latest digest and taking the claim is atomic across processes.
@@ -168,7 +193,11 @@ return 1`;
 // claim or processed state past its time counts as released.
 // Whether a copy can be a retry is judged by when it arrived: now less the time it waited in
 // its subject's line.
-// ARGV: digest, token, claimTtlMs, now, minRetryDelayMs, waited ms, retry-due window.
+// While the subject is held, or deliveries wait before this one in its line, the answer is
+// 'processing', and a waiter (ARGV[8], '' for none) keeps or takes a place in the line until
+// ARGV[9] ms from now. Otherwise it leaves the line (it was first, if it was in it).
+// ARGV: digest, token, claimTtlMs, now, minRetryDelayMs, waited ms, retry-due window, waiter id,
+// waiter's ms left.
 const CLAIM = `${SPLIT}
 local WAITS = { ${RETRY_WAIT_FACTORS.join(', ')} }
 local v = redis.call('GET', KEYS[1])
@@ -176,13 +205,19 @@ local state, rest, header = '', '', ''
 local now = tonumber(ARGV[4])
 local minDelay = tonumber(ARGV[5])
 local received = now - tonumber(ARGV[6])
+local me = ARGV[8]
 local pdigest, psince, pat, pfailures = nil, 0, nil, 0
+if v then state, rest = split(v) end
+local line = waiting(rest, now)
+local function wait()
+  if me ~= '' then join(v, line, me, tonumber(ARGV[9]), now) end
+  return 'processing'
+end
 if v then
-  state, rest = split(v)
   header = state
   if string.sub(state, 1, 11) == 'processing:' then
     local _, _, _, expires = claimFields(state)
-    if expires > now then return 'processing' end
+    if expires > now then return wait() end
     state = 'released'
   elseif state == 'processed' then
     return 'processed'
@@ -196,6 +231,9 @@ if v then
     return 'foreign:' .. string.sub(v, 1, 40)
   end
 end
+if #line > 0 and line[1][2] ~= me then return wait() end
+local after = {}
+for i = 2, #line do table.insert(after, line[i]) end
 local live = retries(rest, now)
 local due, last = nil, psince
 for _, r in ipairs(live) do
@@ -207,13 +245,14 @@ end
 local others = {}
 for _, r in ipairs(live) do if r ~= due then table.insert(others, r) end end
 local function keepOthers()
+  if not due and #line == 0 then return end
   if state == 'released' then
-    if #others == 0 then redis.call('DEL', KEYS[1])
-    else redis.call('SET', KEYS[1], joined('released', others), 'PX', lastExpiry(others) - now) end
+    if #others == 0 and #after == 0 then redis.call('DEL', KEYS[1])
+    else redis.call('SET', KEYS[1], joined('released', others, after), 'PX', lastExpiry(others, after) - now) end
   else
     local ttl = redis.call('PTTL', KEYS[1])
-    if ttl > 0 then redis.call('SET', KEYS[1], joined(header, others), 'PX', ttl)
-    else redis.call('SET', KEYS[1], joined(header, others), 'KEEPTTL') end
+    if ttl > 0 then redis.call('SET', KEYS[1], joined(header, others, after), 'PX', ttl)
+    else redis.call('SET', KEYS[1], joined(header, others, after), 'KEEPTTL') end
   end
 end
 -- The latest processed body: a retry of it, unless it is the retry of a newer event with the
@@ -226,7 +265,7 @@ if pdigest == ARGV[1] then
     for _, r in ipairs(live) do if r[1] == 'a' and r[4] > psince then newer = true end end
   end
   if not newer then
-    if due then keepOthers() end
+    keepOthers()
     return 'processed'
   end
 end
@@ -241,7 +280,7 @@ if #live > 0 or pdigest then since = last + 1 end
 if due then failures, since, dueUntil = due[2], due[4], due[3] end
 local claimTtl = tonumber(ARGV[3])
 local first = 'processing:' .. ARGV[2] .. '|' .. failures .. '|' .. since .. '|' .. dueUntil .. '|' .. (now + claimTtl) .. '|' .. received
-redis.call('SET', KEYS[1], joined(first, others), 'PX', lifetime(claimTtl + tonumber(ARGV[7]), others, now))
+redis.call('SET', KEYS[1], joined(first, others, after), 'PX', lifetime(claimTtl + tonumber(ARGV[7]), others, after, now))
 return 'claimed'`;
 
 // A delivery answered 409 without a claim: keep its retry due (see expectSubjectRetry). The
@@ -273,6 +312,7 @@ if v then
 end
 if not live then header = 'released' end
 local list = retries(rest, now)
+local line = waiting(rest, now)
 local due = nil
 for _, r in ipairs(list) do
   if r[6] == ARGV[1] and now - tonumber(ARGV[5]) - r[5] >= minDelay * (WAITS[r[2]] or 1) then
@@ -293,14 +333,27 @@ else
   table.insert(next, { 'a', 1, now + tonumber(ARGV[4]), last + 1, now, ARGV[1] })
 end
 if not live then
-  if #next == 0 then return redis.call('DEL', KEYS[1]) end
-  redis.call('SET', KEYS[1], joined('released', next), 'PX', lastExpiry(next) - now)
+  if #next == 0 and #line == 0 then return redis.call('DEL', KEYS[1]) end
+  redis.call('SET', KEYS[1], joined('released', next, line), 'PX', lastExpiry(next, line) - now)
   return 1
 end
 local ttl = redis.call('PTTL', KEYS[1])
-local left = lastExpiry(next) - now
+local left = lastExpiry(next, line) - now
 if ttl > left then left = ttl end
-redis.call('SET', KEYS[1], joined(header, next), 'PX', left)
+redis.call('SET', KEYS[1], joined(header, next, line), 'PX', left)
+return 1`;
+
+// A delivery joins the subject's line without claiming (see joinSubjectLine).
+// ARGV: waiter id, waiter's ms left, now.
+const JOIN_LINE = `${SPLIT}
+local v = redis.call('GET', KEYS[1])
+local now = tonumber(ARGV[3])
+local rest = ''
+if v then
+  local _
+  _, rest = split(v)
+end
+join(v, waiting(rest, now), ARGV[1], tonumber(ARGV[2]), now)
 return 1`;
 
 /**
@@ -346,11 +399,12 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
   };
 
   return {
-    async claim(key: string, digest: string = key, waitedMs = 0): Promise<DedupeClaim> {
+    async claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter): Promise<DedupeClaim> {
       const token = `${crypto.randomUUID()}:${digest}`;
+      const [id, leftMs] = waiter === undefined ? ['', '0'] : waiterArguments(waiter);
       let reply: unknown;
       try {
-        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl, clock(), minRetryDelay, String(Math.floor(waitedMs)), dueWindow]);
+        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl, clock(), minRetryDelay, String(Math.floor(waitedMs)), dueWindow, id, leftMs]);
       } catch (error) {
         // The script may still be queued in the client and run once Redis is back. A release
         // queued behind it on the same connection undoes it, so that the retry is not
@@ -373,7 +427,18 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
     async expectRetry(key: string, digest: string, waitedMs = 0): Promise<void> {
       await command(['EVAL', EXPECT_RETRY, '1', keyPrefix + key, digest, clock(), minRetryDelay, dueWindow, String(Math.floor(waitedMs))]);
     },
+    async joinLine(key: string, waiter: SubjectWaiter): Promise<void> {
+      await command(['EVAL', JOIN_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock()]);
+    },
   };
+}
+
+/** A waiter's id and ms left as script arguments; an id the value's lines could not hold is refused. */
+function waiterArguments(waiter: SubjectWaiter): [string, string] {
+  if (!/^[\w-]{1,200}$/.test(waiter.id)) {
+    throw new DedupeStoreError('invalid_waiter', `A waiter's id must be 1 to 200 letters, digits, '-' or '_', got ${JSON.stringify(String(waiter.id).slice(0, 40))}.`);
+  }
+  return [waiter.id, String(Math.max(1, Math.ceil(waiter.leftMs)))];
 }
 
 /** Tokens are `<uuid>:<digest>`. */

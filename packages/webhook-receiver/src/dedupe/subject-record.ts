@@ -1,4 +1,4 @@
-import type { DedupeClaim, ReleaseOptions } from './dedupe-store.js';
+import type { DedupeClaim, ReleaseOptions, SubjectWaiter } from './dedupe-store.js';
 
 /**
  * What a store keeps per subject (`<eventType>:<data.id>`): the latest processed body's digest,
@@ -29,6 +29,11 @@ import type { DedupeClaim, ReleaseOptions } from './dedupe-store.js';
  * after the others. So is a copy of the processed body that comes sooner than the processed
  * attempt's retry could (had its answer been lost) while an event received after it waits for
  * its retry; without such an event, such a copy is answered `processed`.
+ *
+ * Deliveries that wait for the subject (it is being handled, or others wait before them) keep
+ * their places in its `line`, in the order they first asked: the subject goes to the first of
+ * them, so that deliveries waiting in different processes are handled in the order they
+ * arrived. A place lapses when its delivery stops waiting (it is answered 409 then).
  */
 export interface SubjectRecord {
   /** `released`: no event in progress and none processed, only retries due. */
@@ -48,6 +53,15 @@ export interface SubjectRecord {
   dueUntil?: number;
   /** Bodies of the subject answered non-2xx after their handler failed, whose retry is due. */
   retries?: RetryDue[];
+  /** The deliveries waiting for the subject, first first. */
+  line?: LinePlace[];
+}
+
+/** A delivery's place in its subject's line (see {@link SubjectWaiter}). */
+export interface LinePlace {
+  id: string;
+  /** When its delivery stops waiting. */
+  expiresAt: number;
 }
 
 /** A body of the subject whose delivery failed and whose retry the service will send. */
@@ -123,14 +137,21 @@ export function claimSubject(
   tokenId: string,
   minRetryDelayMs = 0,
   receivedAt = at,
+  waiter?: SubjectWaiter,
 ): { claim: DedupeClaim; record: SubjectRecord | undefined } {
   // A claim in progress: wait. Otherwise find the retry due that this delivery can be: of its
   // body, whose wait is over; one that is not superseded first (two retries due with the same
   // body are the same content: dispatching it in the newer one's place loses nothing, while
   // taking it for the superseded one would lose the newer one if its own copy never came),
   // then the earliest in the subject's order.
+  // Deliveries that wait before this one (in any process) have the subject first.
   const live = record !== undefined && record.expiresAt > at;
-  if (live && record.state === 'processing') return { claim: { state: 'processing' }, record };
+  const line = liveList(record?.line, at);
+  if ((live && record.state === 'processing') || (line !== undefined && line[0]!.id !== waiter?.id)) {
+    return { claim: { state: 'processing' }, record: waiter === undefined ? record : joinSubjectLine(record, waiter, at) };
+  }
+  // This delivery leaves the line (it was first, if it was in it).
+  const rest = line === undefined ? undefined : withoutEmpty(line.slice(1));
   const retries = liveRetries(record, at);
   // Whether a copy can be a retry depends on when it arrived, not on when it got the subject
   // after waiting in line.
@@ -141,11 +162,10 @@ export function claimSubject(
   // be), unless it is the retry of a newer event with the same body, or a copy sooner than the
   // processed attempt's retry could come while newer events wait for theirs.
   if (processed?.digest === digest && !(due === undefined ? repeatsWhileNewerWait(processed, retries, receivedAt, minRetryDelayMs) : isNewer(due, processed))) {
-    return { claim: { state: 'processed' }, record: due === undefined ? processed : { ...processed, retries: others } };
+    return { claim: { state: 'processed' }, record: due === undefined && processed.line === rest ? processed : lined({ ...processed, retries: others }, rest) };
   }
   if (due?.superseded === true) {
-    const rest = live ? { ...record, retries: others } : others === undefined ? undefined : released(others);
-    return { claim: { state: 'superseded' }, record: rest };
+    return { claim: { state: 'superseded' }, record: live ? lined({ ...record, retries: others }, rest) : released(others, rest) };
   }
   // A different body (or an expired record, or an expired claim): a new event for this subject,
   // placed after the processed one and every retry due; or the retry due, in its event's place.
@@ -159,7 +179,19 @@ export function claimSubject(
     claimed.since = 1 + Math.max(processed?.since ?? 0, ...(retries ?? []).map((retry) => retry.since));
   }
   if (others !== undefined) claimed.retries = others;
+  if (rest !== undefined) claimed.line = rest;
   return { claim: { state: 'claimed', token }, record: claimed };
+}
+
+/**
+ * The record after `joinLine(key, waiter)` (or a claim that answered `processing`): the waiter
+ * keeps its place in the subject's line, or takes the last one, until `waiter.leftMs` from `at`.
+ */
+export function joinSubjectLine(record: SubjectRecord | undefined, waiter: SubjectWaiter, at: number): SubjectRecord {
+  const line = liveList(record?.line, at);
+  if (line !== undefined && line.some((place) => place.id === waiter.id)) return line === record!.line ? record! : lined(record!, line);
+  const joined = [...(line ?? []), { id: waiter.id, expiresAt: at + waiter.leftMs }];
+  return record === undefined ? released(undefined, joined)! : lined(record, joined);
 }
 
 /** The retry due that a copy of `digest` arriving at `at` can be (see {@link claimSubject}). */
@@ -196,9 +228,10 @@ export function expectSubjectRetry(record: SubjectRecord | undefined, digest: st
     const since = 1 + Math.max(live ? record.since ?? 0 : 0, ...retries.map((retry) => retry.since));
     next = [...retries, { digest, superseded: false, failures: 1, since, failedAt: at, expiresAt: at + retryDueWindow(minRetryDelayMs) }];
   }
-  if (!live) return next.length === 0 ? undefined : released(next);
+  const line = liveList(record?.line, at);
+  if (!live) return released(withoutEmpty(next), line);
   const { retries: _, ...state } = record;
-  return next.length === 0 ? state : { ...state, retries: next };
+  return lined(next.length === 0 ? state : { ...state, retries: next }, line);
 }
 
 /** A retry due of an event received after the processed one (not superseded by it). */
@@ -244,6 +277,8 @@ export function markSubjectProcessed(record: SubjectRecord | undefined, key: str
   // events received after it stay due, and are dispatched in their place.
   const retries = withoutEmpty(live?.map((retry) => (retry.superseded || retry.since >= since ? retry : { ...retry, superseded: true })));
   if (retries !== undefined) processed.retries = retries;
+  const line = liveList(record?.line, at);
+  if (line !== undefined) processed.line = line;
   return processed;
 }
 
@@ -260,28 +295,46 @@ export function releaseSubject(record: SubjectRecord | undefined, token: string,
     const due: RetryDue = { digest: record.digest, superseded: false, failures, since: record.since ?? 0, failedAt: Math.min(at, (record.claimedAt ?? at) + REPLY_WINDOW_MS), expiresAt: record.dueUntil ?? at + retryDueWindow(minRetryDelayMs) };
     retries = [...(retries ?? []), due];
   }
-  return retries === undefined ? undefined : released(retries);
+  return released(retries, liveList(record.line, at));
 }
 
-/** When the record may be deleted: its state and every retry due have expired. */
+/** When the record may be deleted: its state, every retry due and every place in line have expired. */
 export function recordExpiry(record: SubjectRecord): number {
   let expiresAt = record.expiresAt;
   for (const retry of record.retries ?? []) expiresAt = Math.max(expiresAt, retry.expiresAt);
+  for (const place of record.line ?? []) expiresAt = Math.max(expiresAt, place.expiresAt);
   return expiresAt;
 }
 
-function released(retries: RetryDue[]): SubjectRecord {
-  return { state: 'released', token: '', digest: '', expiresAt: 0, retries };
+/** No event in progress or processed: the retries due and the line, if any. */
+function released(retries: RetryDue[] | undefined, line: LinePlace[] | undefined): SubjectRecord | undefined {
+  if (retries === undefined && line === undefined) return undefined;
+  const record: SubjectRecord = { state: 'released', token: '', digest: '', expiresAt: 0 };
+  if (retries !== undefined) record.retries = retries;
+  if (line !== undefined) record.line = line;
+  return record;
+}
+
+/** `record` with `line` as its line (none: without one). */
+function lined(record: SubjectRecord, line: LinePlace[] | undefined): SubjectRecord {
+  if (record.line === line) return record;
+  if (line !== undefined) return { ...record, line };
+  const { line: _, ...rest } = record;
+  return rest;
 }
 
 function liveRetries(record: SubjectRecord | undefined, at: number): RetryDue[] | undefined {
-  const retries = record?.retries;
-  if (retries === undefined) return undefined;
-  return withoutEmpty(retries.every((retry) => retry.expiresAt > at) ? retries : retries.filter((retry) => retry.expiresAt > at));
+  return liveList(record?.retries, at);
 }
 
-function withoutEmpty(retries: RetryDue[] | undefined): RetryDue[] | undefined {
-  return retries === undefined || retries.length === 0 ? undefined : retries;
+/** The entries of `list` that have not expired at `at` (none: `undefined`). */
+function liveList<T extends { expiresAt: number }>(list: T[] | undefined, at: number): T[] | undefined {
+  if (list === undefined) return undefined;
+  return withoutEmpty(list.every((entry) => entry.expiresAt > at) ? list : list.filter((entry) => entry.expiresAt > at));
+}
+
+function withoutEmpty<T>(list: T[] | undefined): T[] | undefined {
+  return list === undefined || list.length === 0 ? undefined : list;
 }
 
 /** Tokens are `<id>:<digest>`: markProcessed learns the digest even after the record was evicted. */

@@ -18,11 +18,13 @@ const MAX_PAUSE_MS = 250;
  * Stage 4, claim: take the subject in the deduplication store, or learn that this body is its
  * latest processed event (200 `duplicate`) or the retry of a failed event that a newer one of
  * its subject has overtaken (200 `superseded`). While another delivery holds the subject, this one
- * waits in the subject's line (see subject-lines.ts), in arrival order, up to `subjectWaitMs`:
- * the first in line tries the claim again when the holder in this process settles, or after a
- * pause (10 ms, doubling up to 250 ms) for a holder in another process. Still waiting then: 409,
- * and the service retries later. A store that fails is answered 503 (fail closed: nothing is
- * dispatched without a claim).
+ * waits in the subject's line, in arrival order, up to `subjectWaitMs`: in this process's line
+ * (see subject-lines.ts), where the first tries the claim again when the holder in this process
+ * settles, or after a pause (10 ms, doubling up to 250 ms) for a holder in another process; and
+ * in the store's line (see `waiter` in DedupeStore.claim), which gives the subject to the
+ * deliveries of every process in the order they first asked. Still waiting then: 409, and the
+ * service retries later. A store that fails is answered 503 (fail closed: nothing is dispatched
+ * without a claim).
  */
 export function claimSubject(context: PipelineContext, subject: string, delivery: WebhookDelivery, retryExpected: boolean): MaybePromise<SubjectClaim | Answer> {
   const { dedupe } = context;
@@ -31,10 +33,18 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
     context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
     return { outcome: 'dedupe_store_unavailable' };
   };
-  const claim = (waitedMs?: number) => dedupe.claim(subject, delivery.bodySha256, waitedMs);
-  // Deliveries already waiting for the subject came first: join them rather than claim ahead.
-  if (context.lines.has(subject)) return waitInLine(context, subject, delivery, retryExpected, claim, storeFailed);
-  return fromStore(claim, (answer) => (answer.state === 'processing' ? waitInLine(context, subject, delivery, retryExpected, claim, storeFailed) : claimOf(subject, answer)), storeFailed);
+  // The delivery's place in the store's line, should it wait (none when it would not wait).
+  const arrivedAt = Date.now();
+  const waiter = context.subjectWaitMs === 0 ? undefined : context.lines.waiter(context.subjectWaitMs);
+  const claim = (waitedMs?: number) => dedupe.claim(subject, delivery.bodySha256, waitedMs,
+    waiter === undefined || waitedMs === undefined ? waiter : { id: waiter.id, leftMs: waiter.leftMs - waitedMs });
+  // Deliveries already waiting for the subject in this process came first: join them, in the
+  // store's line too, rather than claim ahead.
+  if (context.lines.has(subject)) {
+    const joined = waiter === undefined || dedupe.joinLine === undefined ? undefined : () => dedupe.joinLine!(subject, waiter);
+    return waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed, joined);
+  }
+  return fromStore(claim, (answer) => (answer.state === 'processing' ? waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed) : claimOf(subject, answer)), storeFailed);
 }
 
 /**
@@ -63,15 +73,16 @@ function waitInLine(
   subject: string,
   delivery: WebhookDelivery,
   retryExpected: boolean,
+  arrivedAt: number,
   claim: (waitedMs?: number) => DedupeClaim | Promise<DedupeClaim>,
   storeFailed: (error: unknown) => Answer,
+  joinStoreLine?: () => void | Promise<void>,
 ): MaybePromise<SubjectClaim | Answer> {
-  const joinedAt = Date.now();
-  const tooLong = () => inProgress(context, subject, delivery, retryExpected, Date.now() - joinedAt);
+  const tooLong = () => inProgress(context, subject, delivery, retryExpected, Date.now() - arrivedAt);
   if (context.subjectWaitMs === 0) return tooLong();
   // Claims after a wait tell the store how long the delivery waited: whether it can be a retry
   // is judged by when it arrived.
-  return waitForClaim(context.lines.join(subject), joinedAt + context.subjectWaitMs, subject, () => claim(Date.now() - joinedAt), storeFailed, tooLong);
+  return waitForClaim(context.lines.join(subject), arrivedAt + context.subjectWaitMs, subject, () => claim(Date.now() - arrivedAt), storeFailed, tooLong, joinStoreLine);
 }
 
 /** In line until `deadline` (`Date.now()` ms): the first in line tries the claim when woken or after its pause. */
@@ -82,7 +93,16 @@ async function waitForClaim(
   claim: () => DedupeClaim | Promise<DedupeClaim>,
   storeFailed: (error: unknown) => Answer,
   tooLong: () => MaybePromise<Answer>,
+  joinStoreLine: (() => void | Promise<void>) | undefined,
 ): Promise<SubjectClaim | Answer> {
+  if (joinStoreLine !== undefined) {
+    try {
+      await joinStoreLine();
+    } catch (error) {
+      place.leave(false);
+      return storeFailed(error);
+    }
+  }
   let pauseMs = FIRST_PAUSE_MS;
   for (;;) {
     const leftMs = deadline - Date.now();

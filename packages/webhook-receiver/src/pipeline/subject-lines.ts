@@ -1,12 +1,18 @@
+import type { SubjectWaiter } from '../dedupe/dedupe-store.js';
+
 /**
  * The deliveries waiting for a subject in this process, in the order they arrived. A delivery
  * joins its subject's line when the store answers that the subject is being handled, or when a
  * line is already there (so that it does not claim ahead of the deliveries before it). Only the
  * first in line tries the claim again: when the delivery that holds the subject here settles
  * (`settled`), or after a pause, for a holder in another process. A delivery that meets no
- * contention never touches a line: `has` is a size check then.
+ * contention never touches a line: `has` is a size check then. The store keeps a line of its
+ * own across processes (see `waiter` in DedupeStore.claim): `waiter` names this process's
+ * deliveries in it.
  */
 export interface SubjectLines {
+  /** A new delivery's place in a store's line, should it wait `leftMs`: an id unique across processes. */
+  waiter(leftMs: number): SubjectWaiter;
   /** Whether deliveries of `subject` wait in this process. */
   has(subject: string): boolean;
   /** Puts a delivery at the end of `subject`'s line. */
@@ -32,11 +38,18 @@ interface Waiter {
 /** The lines of one receiver. */
 export function createSubjectLines(): SubjectLines {
   const lines = new Map<string, Waiter[]>();
+  // Ids of this receiver's waiters: a random prefix (other processes) and a count.
+  let prefix: string | undefined;
+  let waiters = 0;
   const wakeFirst = (subject: string): void => {
     const first = lines.get(subject)?.[0];
     first?.wake?.();
   };
   return {
+    waiter(leftMs) {
+      prefix ??= crypto.randomUUID();
+      return { id: `${prefix}-${(++waiters).toString(36)}`, leftMs };
+    },
     has: (subject) => lines.size !== 0 && lines.has(subject),
     settled(subject) {
       if (lines.size !== 0) wakeFirst(subject);

@@ -239,6 +239,53 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect((await store.claim('s', 'Y')).state).toBe('claimed');
   });
 
+  it('gives a free subject to the deliveries waiting for it in the order they first asked (waiters of any process), and answers every other delivery processing until then', async () => {
+    const store = createStore({});
+    const held = await store.claim('s', 'A');
+    if (held.state !== 'claimed') throw new Error('expected a claim');
+    const b = { id: 'proc1-b', leftMs: 60_000 };
+    const c = { id: 'proc2-c', leftMs: 60_000 };
+    const d = { id: 'proc1-d', leftMs: 60_000 };
+    expect(await store.claim('s', 'B', 0, b)).toEqual({ state: 'processing' });
+    expect(await store.claim('s', 'C', 0, c)).toEqual({ state: 'processing' });
+    await store.joinLine!('s', d);
+    await store.joinLine!('s', b); // keeps its place
+    await store.markProcessed('s', held.token);
+    // Free, but B asked first: C, D, a delivery without a waiter, and a copy of the processed A wait.
+    expect(await store.claim('s', 'C', 5, { ...c, leftMs: 59_995 })).toEqual({ state: 'processing' });
+    expect(await store.claim('s', 'D', 5, d)).toEqual({ state: 'processing' });
+    expect(await store.claim('s', 'E')).toEqual({ state: 'processing' });
+    expect(await store.claim('s', 'A')).toEqual({ state: 'processing' });
+    const second = await store.claim('s', 'B', 5, b);
+    if (second.state !== 'claimed') throw new Error(`expected B's claim, got ${second.state}`);
+    // The line outlives a release: C is next, then D.
+    await store.release('s', second.token, { retryExpected: true });
+    expect(await store.claim('s', 'D', 6, d)).toEqual({ state: 'processing' });
+    const third = await store.claim('s', 'C', 6, c);
+    if (third.state !== 'claimed') throw new Error(`expected C's claim, got ${third.state}`);
+    await store.markProcessed('s', third.token);
+    // D's body repeats nothing: its turn, and then the line is empty.
+    const fourth = await store.claim('s', 'D', 7, d);
+    if (fourth.state !== 'claimed') throw new Error(`expected D's claim, got ${fourth.state}`);
+    await store.markProcessed('s', fourth.token);
+    expect(await store.claim('s', 'D')).toEqual({ state: 'processed' });
+  });
+
+  it('drops a place in line once its waiter stops waiting (leftMs), and keeps the line through a 409 (expectRetry)', async () => {
+    const store = createStore({});
+    const held = await store.claim('s', 'A');
+    if (held.state !== 'claimed') throw new Error('expected a claim');
+    const b = { id: 'b', leftMs: shortTtlMs };
+    const c = { id: 'c', leftMs: 60_000 };
+    expect(await store.claim('s', 'B', 0, b)).toEqual({ state: 'processing' });
+    expect(await store.claim('s', 'C', 0, c)).toEqual({ state: 'processing' });
+    await store.expectRetry!('s', 'X');
+    await store.markProcessed('s', held.token);
+    expect(await store.claim('s', 'C', 1, c)).toEqual({ state: 'processing' });
+    await sleep(3 * shortTtlMs); // B's process gave up (or died): its place lapses
+    expect((await store.claim('s', 'C', 3 * shortTtlMs, c)).state).toBe('claimed');
+  });
+
   it('rejects a ttl that is not a positive integer with invalid_options', () => {
     expect(() => createStore({ ttlMs: 0 })).toThrow(WebhookReceiverError);
     expect(() => createStore({ claimTtlMs: 1.5 })).toThrow(/claimTtlMs must be a positive integer, got 1.5/);
