@@ -15,6 +15,10 @@ const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 const DEFAULT_SUBJECT_WAIT_MS = 10_000;
 const MAX_SUBJECT_WAIT_MS = 30_000;
 
+/** Every option of {@link WebhookReceiverOptions}: any other name is refused (a misspelt option would silently take its default). */
+const OPTION_NAMES: ReadonlyArray<keyof WebhookReceiverOptions> = ['publicKey', 'toleranceSeconds', 'now', 'maxBodyBytes', 'dedupe', 'strict',
+  'acknowledgeEarly', 'subjectWaitMs', 'onSuperseded', 'onUnknownEvent', 'onInvalidEvent', 'deadLetters', 'validator', 'onError'];
+
 /**
  * Creates a webhook receiver: it verifies the Ed25519 signature on the raw body, parses and
  * validates the event, drops duplicates, calls the typed handlers and answers the status that
@@ -69,6 +73,13 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
   if (options === null || typeof options !== 'object') {
     throw new WebhookReceiverError('invalid_options', 'createWebhookReceiver needs an options object with at least publicKey.');
+  }
+  for (const name of Object.keys(options)) {
+    if (!(OPTION_NAMES as readonly string[]).includes(name)) {
+      const near = OPTION_NAMES.find((known) => editDistance(name.toLowerCase(), known.toLowerCase()) <= 2);
+      throw new WebhookReceiverError('invalid_options',
+        `createWebhookReceiver has no option ${JSON.stringify(name)}${near === undefined ? '.' : `; did you mean ${near}?`} Its options: ${OPTION_NAMES.join(', ')}.`);
+    }
   }
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
@@ -133,4 +144,15 @@ function logToConsole(error: unknown, context: WebhookErrorContext): void {
 
 function hasMethods(value: unknown, names: readonly string[]): boolean {
   return typeof value === 'object' && value !== null && names.every((name) => typeof (value as Record<string, unknown>)[name] === 'function');
+}
+
+/** Levenshtein distance, for the "did you mean" of a misspelt option (short strings only). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length]!;
 }

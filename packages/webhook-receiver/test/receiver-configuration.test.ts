@@ -28,6 +28,8 @@ describe('rejects wrong options at creation with invalid_options naming the opti
   const cases: Array<[string, () => unknown, RegExp]> = [
     ['no options', () => createWebhookReceiver(undefined as never), /needs an options object/],
     ['no publicKey', () => createWebhookReceiver({} as never), /publicKey is required/],
+    ['a misspelt option (JavaScript has no type check)', () => createWebhookReceiver({ publicKey: service.publicKey, toleranceSecond: 5 } as never), /createWebhookReceiver has no option "toleranceSecond"; did you mean toleranceSeconds\? Its options: publicKey, toleranceSeconds,/],
+    ['an option of another library', () => createWebhookReceiver({ publicKey: service.publicKey, logger: console } as never), /createWebhookReceiver has no option "logger"\. Its options: .*onError\.$/],
     ['maxBodyBytes of 0', () => createWebhookReceiver({ publicKey: service.publicKey, maxBodyBytes: 0 }), /maxBodyBytes must be a positive integer/],
     ['a negative tolerance', () => createWebhookReceiver({ publicKey: service.publicKey, toleranceSeconds: -1 }), /toleranceSeconds must be a number of seconds >= 0/],
     ['a dedupe store without release', () => createWebhookReceiver({ publicKey: service.publicKey, dedupe: { claim: () => ({ state: 'processed' }) } as never }), /dedupe must be a store with claim, markProcessed and release/],
