@@ -112,9 +112,10 @@ function timerMilliseconds(name: string, value: number): number {
 function timeScaleOption(value: number | undefined): number {
   const timeScale = positiveNumber('timeScale', value, 1);
   // The longest retry wait, divided by the time scale, must fit a timer.
-  const slowest = Math.max(...RETRY_DELAYS_MS) / MAX_TIMER_MS;
+  // Rounded up to a number that prints exactly, so that the message states the real bound.
+  const slowest = Math.ceil((Math.max(...RETRY_DELAYS_MS) / MAX_TIMER_MS) * 1e5) / 1e5;
   if (timeScale < slowest) {
-    throw new SandboxConfigError('invalid_option', `timeScale must be at least ${slowest.toPrecision(3)}, or the 15-minute retry wait would outgrow the longest Node timer (about 24.8 days); got ${timeScale}.`);
+    throw new SandboxConfigError('invalid_option', `timeScale must be at least ${slowest}, or the 15-minute retry wait would outgrow the longest Node timer (about 24.8 days); got ${timeScale}.`);
   }
   return timeScale;
 }

@@ -13,7 +13,7 @@ describe('refuses unusable options with a SandboxConfigError that names the opti
     // Longer than a Node timer holds: the timer would fire after 1 ms (every delivery timed out at once).
     [{ deliveryTimeoutMs: 3e9 }, 'invalid_option', /deliveryTimeoutMs must be at most 2147483647 ms .*got 3000000000/],
     [{ limitSyncDelayMs: 2 ** 31 }, 'invalid_option', /limitSyncDelayMs must be at most 2147483647 ms/],
-    [{ timeScale: 1e-4 }, 'invalid_option', /timeScale must be at least 0\.000419, or the 15-minute retry wait would outgrow/],
+    [{ timeScale: 1e-4 }, 'invalid_option', /timeScale must be at least 0\.00042, or the 15-minute retry wait would outgrow/],
     [{ port: 1.5 }, 'invalid_option', /port must be an integer port/],
     [{ generation: 'newest' as 'newer' }, 'invalid_option', /generation must be "older" or "newer"/],
     [{ webhookUrls: ['mailto:ops@example.com'] }, 'invalid_option', /webhookUrls: .*not an http\(s\) URL/],
