@@ -6,8 +6,8 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getOnboardingStatus, requestPhoneVerification, setPhone } from '@capi/client/onboarding';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { admin, apiUser, expectNewEvents, lastOneTimePassword, onboardedUser, startJourney, type Journey } from './support/journey.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, apiUser, expectHeldChangesInOrder, expectLateRetrySuperseded, expectNewEvents, expectOutageRetriesInOrder, expectRepeatedDeliveryDuplicate, lastOneTimePassword, onboardedUser, startJourney, type Journey } from './support/journey.js';
 
 let journey: Journey;
 beforeAll(async () => {
@@ -74,25 +74,7 @@ describe('a phone set with the first card and validated later (reference 9: the 
 
 describe('a slow partner handler does not reorder changes made in quick succession (reference 3.2: every change is an event)', () => {
   it('resubmissionRequested, pending, approved while the handlers are held: each waits its turn, they are handled in that order, first time, and the receiver ends on the API\'s approved', async () => {
-    const { client, user } = await onboardedUser(journey, 'slow-handler@example.com');
-    const seen = { count: journey.received.length };
-    const deliveriesBefore = journey.sandbox.deliveries().length;
-    const release = journey.holdHandlers();
-    for (const kycStatus of ['resubmissionRequested', 'pending', 'approved']) {
-      const parsed = journey.parsedCount();
-      await setKyc(user.id, kycStatus);
-      // The delivery has reached the receiver and taken its place in line before the next change.
-      while (journey.parsedCount() === parsed) await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    release();
-    await journey.sandbox.whenDeliveriesSettled();
-    const fresh = journey.received.slice(seen.count);
-    seen.count = journey.received.length;
-    expect(fresh.map((event) => event.data.kycStatus)).toEqual(['resubmissionRequested', 'pending', 'approved']);
-    expect(fresh.at(-1)!.data).toEqual(await apiUser(client));
-    // None of them was answered 409 and retried later: each succeeded on its first attempt.
-    const deliveries = journey.sandbox.deliveries().slice(deliveriesBefore);
-    expect(deliveries.map((delivery) => delivery.attempts.map((attempt) => attempt.status))).toEqual([[200], [200], [200]]);
+    await expectHeldChangesInOrder(journey, 'slow-handler@example.com');
   });
 });
 
@@ -122,60 +104,20 @@ describe('a late retry does not bring back an older state (reference 6.3: a retr
   });
   afterAll(() => late.close());
 
-  /** Sets the user's KYC status; with `failing`, the partner's handler fails on that event's first attempt. */
-  async function change(userId: string, kycStatus: string, { failing = false } = {}) {
-    const before = late.sandbox.deliveries().length;
-    if (failing) late.failNextHandler('kyc.status.changed');
-    await admin(late.sandbox, 'PUT', `/__sandbox/users/${userId}/kyc-status`, { kycStatus });
-    if (failing) await vi.waitFor(() => expect(late.sandbox.deliveries()[before]?.attempts[0]?.status).toBe(500));
-  }
-
   it('pending fails, approved is processed, then the retry of pending comes: answered superseded, never handled, and the receiver stays on the API\'s approved', async () => {
-    const { client, user } = await onboardedUser(late, 'late-retry@example.com');
-    const seen = { count: late.received.length };
-    const before = late.sandbox.deliveries().length;
     const reported = late.reported.length;
-    await change(user.id, 'pending', { failing: true });
-    await change(user.id, 'approved');
-    await expectNewEvents(late, seen, client, ['kyc.status.changed']);
-    expect(late.received.at(-1)!.data.kycStatus).toBe('approved');
-    const [pending, approved] = late.sandbox.deliveries().slice(before);
-    expect(approved!.attempts.map((attempt) => attempt.status)).toEqual([200]);
-    // The retry was acknowledged (the service stops), as superseded: handled, it would have
-    // left the partner on pending while the API says approved.
-    expect(pending!.attempts.map((attempt) => attempt.status)).toEqual([500, 200]);
-    expect(JSON.parse(pending!.attempts[1]!.responseBody!)).toMatchObject({ code: 'superseded' });
+    await expectLateRetrySuperseded(late, 'late-retry@example.com');
     expect(late.reported.slice(reported)).toEqual([{ message: "the partner's kyc.status.changed handler failed", outcome: 'handler_failed' }]);
   });
 
   it('pending and approved both fail (the partner\'s database is down): both retries are handled, in order, and the receiver ends on the API\'s approved', async () => {
-    const { client, user } = await onboardedUser(late, 'outage@example.com');
-    const seen = { count: late.received.length };
-    const before = late.sandbox.deliveries().length;
-    await change(user.id, 'pending', { failing: true });
-    await change(user.id, 'approved', { failing: true });
-    await late.sandbox.whenDeliveriesSettled();
-    const fresh = late.received.slice(seen.count);
-    expect(fresh.map((event) => event.data.kycStatus)).toEqual(['pending', 'approved']);
-    expect(fresh.at(-1)!.data).toEqual(await apiUser(client));
-    const deliveries = late.sandbox.deliveries().slice(before);
-    expect(deliveries.map((delivery) => delivery.attempts.map((attempt) => attempt.status))).toEqual([[500, 200], [500, 200]]);
-    expect(deliveries.map((delivery) => JSON.parse(delivery.attempts[1]!.responseBody!).code)).toEqual(['processed', 'processed']);
+    await expectOutageRetriesInOrder(late, 'outage@example.com');
   });
 });
 
 describe('a repeated delivery is processed once (reference 6.2 rule 6: duplicates are possible)', () => {
   it('the same event sent again is answered 2xx and reaches no handler', async () => {
-    const { client, user } = await onboardedUser(journey, 'twice@example.com');
-    const seen = { count: journey.received.length };
-    await setKyc(user.id, 'processing');
-    await expectNewEvents(journey, seen, client, ['kyc.status.changed']);
-    // The platform sends the same body once more (what a retry after a lost answer looks like).
-    const { deliveries } = await admin<{ deliveries: { id: string }[] }>(journey.sandbox, 'POST', '/__sandbox/events', { eventType: 'kyc.status.changed', userId: user.id });
-    await expectNewEvents(journey, seen, client, []);
-    const again = journey.sandbox.deliveries().find((entry) => entry.id === deliveries[0]!.id)!;
-    expect(again.state).toBe('succeeded');
-    expect(JSON.parse(again.attempts[0]!.responseBody!)).toMatchObject({ code: 'duplicate' });
+    await expectRepeatedDeliveryDuplicate(journey, 'twice@example.com');
   });
 });
 
