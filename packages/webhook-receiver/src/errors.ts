@@ -16,7 +16,12 @@ export type WebhookReceiverErrorCode =
   /** The request body is larger than `maxBodyBytes`. */
   | 'body_too_large'
   /** The request ended (the sender disconnected) before the whole body arrived. */
-  | 'body_incomplete';
+  | 'body_incomplete'
+  /**
+   * Reported to `onError`, not thrown: a delivery waited `subjectWaitMs` for the handler of an
+   * earlier event of its subject and was answered 409 (the service retries it minutes later).
+   */
+  | 'subject_wait_exceeded';
 
 /**
  * A usage or configuration problem of the receiver: wrong options, or a server that hands the

@@ -184,6 +184,30 @@ describe('Redis store shared by many clients', () => {
     expect((await store.claim('s', 'X')).state).toBe('superseded');
   });
 
+  it('gives back the place of a claim that timed out once it runs (leaveLine queued behind it), and leaves a value it did not write alone', async () => {
+    const keyPrefix = freshPrefix();
+    const client = new Redis({ port: redis.server.port, host: '127.0.0.1' });
+    const slow = createRedisDedupeStore({ client, keyPrefix, commandTimeoutMs: 300 });
+    const other = createRedisDedupeStore({ client: redis.ioredis, keyPrefix });
+    const held = await other.claim('s', 'A');
+    if (held.state !== 'claimed') throw new Error('expected a claim');
+    await redis.ioredis.call('CLIENT', 'PAUSE', '800', 'ALL');
+    await expect(slow.claim('s', 'B', 0, { id: 'lost', leftMs: 60_000 })).rejects.toMatchObject({ code: 'dedupe_store_unavailable' });
+    // What the receiver does on that 503: queued behind the claim on the same connection.
+    const left = Promise.resolve(slow.leaveLine!('s', 'lost')).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    await left;
+    await other.markProcessed('s', held.token);
+    expect((await other.claim('s', 'C', 0, { id: 'next', leftMs: 60_000 })).state).toBe('claimed');
+    expect(await redis.ioredis.get(`${keyPrefix}s`)).not.toContain('lost');
+    client.disconnect();
+
+    await redis.ioredis.set(`${keyPrefix}foreign`, 'some other app');
+    await other.joinLine!('foreign', { id: 'w', leftMs: 5_000 });
+    expect(await redis.ioredis.get(`${keyPrefix}foreign`)).toBe('some other app');
+    expect(await redis.ioredis.pttl(`${keyPrefix}foreign`)).toBe(-1);
+  });
+
   it('reads the processed records the previous major wrote (processed:<digest>)', async () => {
     const keyPrefix = freshPrefix();
     await redis.ioredis.set(`${keyPrefix}k`, 'processed:d1', 'PX', 60_000);
@@ -203,7 +227,7 @@ describe('Redis store shared by many clients', () => {
 });
 
 describe('Redis store and memory store agree', () => {
-  it('answers every run of claims (with and without waiters), settlements, releases (with and without a retry expected), 409s and joined lines as the memory store does', async () => {
+  it('answers every run of claims (with and without waiters), settlements, releases (with and without a retry expected), 409s, and places taken and given back, as the memory store does', async () => {
     // The memory store applies subject-record.ts, the Redis store its own Lua: any difference in
     // what a claim answers shows up here. No waits: the TTLs are far longer than a run.
     const key = fc.constantFrom('a', 'b');
@@ -213,6 +237,7 @@ describe('Redis store and memory store agree', () => {
     const operation = fc.oneof(
       fc.record({ kind: fc.constant('claim' as const), key, digest: fc.constantFrom('x', 'y', 'z'), waited: fc.constantFrom(0, 0, 5_000, 40_000), waiter }),
       fc.record({ kind: fc.constant('joinLine' as const), key, waiter: fc.constantFrom({ id: 'w1', leftMs: 30_000 }, { id: 'w2', leftMs: 300_000 }) }),
+      fc.record({ kind: fc.constant('leaveLine' as const), key, id: fc.constantFrom('w1', 'w2', 'w3') }),
       fc.record({ kind: fc.constantFrom('markProcessed' as const, 'release' as const), key, nth: fc.nat(12), retryExpected: fc.boolean() }),
       fc.record({ kind: fc.constant('expectRetry' as const), key, digest: fc.constantFrom('x', 'y', 'z'), waited: fc.constantFrom(0, 10_000) }),
       fc.record({ kind: fc.constant('wait' as const), seconds: fc.constantFrom(1, 31, 61, 301, 901) }),
@@ -231,6 +256,9 @@ describe('Redis store and memory store agree', () => {
         } else if (op.kind === 'expectRetry') {
           memory.expectRetry(op.key, op.digest, op.waited);
           await inRedis.expectRetry!(op.key, op.digest, op.waited);
+        } else if (op.kind === 'leaveLine') {
+          memory.leaveLine(op.key, op.id);
+          await inRedis.leaveLine!(op.key, op.id);
         } else if (op.kind === 'joinLine') {
           memory.joinLine(op.key, op.waiter);
           await inRedis.joinLine!(op.key, op.waiter);

@@ -412,11 +412,13 @@ describe.each(servings)('over %s', (_name, serve) => {
       expect(seen).toEqual(['pending', 'resubmissionRequested', 'approved']);
     });
 
-    it('answers 409 duplicate_in_progress to an event still waiting after subjectWaitMs, and processes its retry', async () => {
+    it('answers 409 duplicate_in_progress to an event still waiting after subjectWaitMs, tells onError (subject_wait_exceeded), and processes its retry', async () => {
       const handlerStarted = deferred();
       const handlerMayFinish = deferred();
       const seen: boolean[] = [];
-      const { url } = await start({ subjectWaitMs: 200 }, (receiver) => receiver.on('kyc.phone-validation.changed', async (event) => {
+      const reported: Array<{ error: unknown; outcome: string }> = [];
+      const onError = (error: unknown, { outcome }: { outcome: string }) => void reported.push({ error, outcome });
+      const { url } = await start({ subjectWaitMs: 200, onError }, (receiver) => receiver.on('kyc.phone-validation.changed', async (event) => {
         seen.push(event.data.isPhoneValidated);
         handlerStarted.resolve();
         if (event.data.isPhoneValidated) await handlerMayFinish.promise;
@@ -425,10 +427,14 @@ describe.each(servings)('over %s', (_name, serve) => {
       await handlerStarted.promise;
       const later = eventBody('kyc.phone-validation.changed', 'u14', { isPhoneValidated: false });
       expect(await service.deliver(url, later)).toMatchObject({ status: 409, body: { code: 'duplicate_in_progress' } });
+      // The partner learns why the event comes late, and what to change.
+      expect(reported).toEqual([{ outcome: 'duplicate_in_progress', error: expect.objectContaining({ code: 'subject_wait_exceeded' }) }]);
+      expect((reported[0]!.error as Error).message).toMatch(/^A delivery of kyc\.phone-validation\.changed:u14 waited \d+ ms \(subjectWaitMs 200\) .* the service sends it again in 1, 5 or 15 minutes\. Keep the handlers of one subject well under subjectWaitMs, or raise it/);
       handlerMayFinish.resolve();
       expect((await first).status).toBe(200);
       expect((await service.deliver(url, later)).body.code).toBe('processed');
       expect(seen).toEqual([true, false]);
+      expect(reported).toHaveLength(1);
     });
 
     it('keeps the place of an event answered 409: a newer event processed before its retry supersedes it', async () => {

@@ -41,9 +41,9 @@ export interface ReleaseOptions {
  * ```
  */
 export interface SubjectWaiter {
-  /** Unique among the deliveries that wait, across processes: letters, digits, `-` and `_` only. */
+  /** Unique among the deliveries that wait, across processes: 1 to 200 letters, digits, `-` and `_`. */
   readonly id: string;
-  /** How much longer, in ms, the delivery will wait (it is answered 409 then): its place lapses after that. */
+  /** How much longer, in ms, the delivery will wait (a finite number above 0; it is answered 409 then): its place lapses after that. */
   readonly leftMs: number;
 }
 
@@ -82,8 +82,10 @@ export interface DedupeStore {
    * (the memory, Redis and Durable Object stores do) then keeps the waiter's place in the
    * subject's line, in the order deliveries first asked, and gives the subject to the first
    * waiter whose place has not lapsed: it answers `processing` to every other delivery, with or
-   * without a `waiter`, until then. So deliveries of one subject that wait in different processes
-   * are handled in the order they arrived. A store without lines ignores it.
+   * without a `waiter`, until then. The waiter leaves the line when its claim is answered anything
+   * but `processing`. So deliveries of one subject that wait in different processes are handled
+   * in the order they first asked the store (their arrival, give or take the network). A store
+   * without lines ignores it.
    */
   claim(key: string, digest?: string, waitedMs?: number, waiter?: SubjectWaiter): DedupeClaim | Promise<DedupeClaim>;
   /** Records `key` as processed, for the store's TTL, unless another delivery has taken `key` since this claim expired. */
@@ -110,6 +112,12 @@ export interface DedupeStore {
    * ahead of them. It keeps its place if it has one.
    */
   joinLine?(key: string, waiter: SubjectWaiter): void | Promise<void>;
+  /**
+   * Optional, for stores that keep lines. Drops the place of the waiter `waiterId` from `key`'s
+   * line: the receiver calls it when the delivery stopped waiting because the store failed
+   * (answered 503), so that its place does not hold the subject up until it lapses.
+   */
+  leaveLine?(key: string, waiterId: string): void | Promise<void>;
 }
 
 /**

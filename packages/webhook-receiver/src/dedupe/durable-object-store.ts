@@ -2,7 +2,7 @@ import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
-import { claimSubject, expectSubjectRetry, joinSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, type SubjectRecord } from './subject-record.js';
+import { checkWaiter, claimSubject, expectSubjectRetry, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, type SubjectRecord } from './subject-record.js';
 
 // The members of the Workers runtime this module uses, typed here so that the package needs
 // neither @cloudflare/workers-types nor an import of `cloudflare:workers`.
@@ -40,6 +40,7 @@ export type StoreOperation =
   | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number }
   | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number }
   | { op: 'joinLine'; waiter: SubjectWaiter }
+  | { op: 'leaveLine'; waiterId: string }
   | { op: 'deadLetter.put'; entry: StoredDeadLetter }
   | { op: 'deadLetter.list'; limit: number }
   | { op: 'deadLetter.delete'; bodySha256: string };
@@ -129,6 +130,9 @@ export class WebhookStoreObject {
         break;
       case 'joinLine':
         this.#record = joinSubjectLine(record, operation.waiter, at);
+        break;
+      case 'leaveLine':
+        this.#record = leaveSubjectLine(record, operation.waiterId, at);
         break;
       default:
         return Response.json({ error: `Unknown operation ${String(operation.op)}.` }, { status: 400 });
@@ -231,6 +235,7 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
 
   return {
     async claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter): Promise<DedupeClaim> {
+      if (waiter !== undefined) checkWaiter(waiter);
       const claim = (await send(key, { op: 'claim', digest, claimTtlMs, minRetryDelayMs, waitedMs, waiter })) as DedupeClaim | null;
       if (claim?.state === 'claimed' || claim?.state === 'processing' || claim?.state === 'processed' || claim?.state === 'superseded') return claim;
       throw new DedupeStoreError('unexpected_store_reply',
@@ -246,7 +251,11 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
       await send(key, { op: 'expectRetry', digest, minRetryDelayMs, waitedMs });
     },
     async joinLine(key: string, waiter: SubjectWaiter): Promise<void> {
+      checkWaiter(waiter);
       await send(key, { op: 'joinLine', waiter });
+    },
+    async leaveLine(key: string, waiterId: string): Promise<void> {
+      await send(key, { op: 'leaveLine', waiterId });
     },
   };
 }

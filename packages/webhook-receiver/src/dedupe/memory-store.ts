@@ -1,7 +1,7 @@
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
 import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
-import { claimSubject, expectSubjectRetry, joinSubjectLine, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
+import { checkWaiter, claimSubject, expectSubjectRetry, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
 
 /** A subject in the memory store: its record, and its neighbours in the least-recently-seen order. */
 interface Entry {
@@ -54,6 +54,7 @@ export interface MemoryDedupeStore extends DedupeStore {
   release(key: string, token: string, options?: ReleaseOptions): void;
   expectRetry(key: string, digest: string, waitedMs?: number): void;
   joinLine(key: string, waiter: SubjectWaiter): void;
+  leaveLine(key: string, waiterId: string): void;
 }
 
 /**
@@ -130,6 +131,7 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
 
   return {
     claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter): DedupeClaim {
+      if (waiter !== undefined) checkWaiter(waiter);
       const entry = entries.get(key);
       const at = now();
       const { claim, record } = claimSubject(entry?.record, digest, at, claimTtlMs, String(nextToken + 1), minRetryDelayMs, at - waitedMs, waiter);
@@ -154,8 +156,14 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
       if (next !== entry?.record) keep(key, entry, next);
     },
     joinLine(key: string, waiter: SubjectWaiter): void {
+      checkWaiter(waiter);
       const entry = entries.get(key);
       const next = joinSubjectLine(entry?.record, waiter, now());
+      if (next !== entry?.record) keep(key, entry, next);
+    },
+    leaveLine(key: string, waiterId: string): void {
+      const entry = entries.get(key);
+      const next = leaveSubjectLine(entry?.record, waiterId, now());
       if (next !== entry?.record) keep(key, entry, next);
     },
   };

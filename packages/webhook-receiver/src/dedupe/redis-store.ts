@@ -1,6 +1,6 @@
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
-import { DELIVERY_ATTEMPTS, REPLY_WINDOW_MS, RETRY_WAIT_FACTORS, retryDueWindow } from './subject-record.js';
+import { checkWaiter, DELIVERY_ATTEMPTS, REPLY_WINDOW_MS, RETRY_WAIT_FACTORS, retryDueWindow } from './subject-record.js';
 import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
 import { toRedisCommand, withCommandTimeout, type RedisClientLike } from './redis-command.js';
 
@@ -343,17 +343,38 @@ if ttl > left then left = ttl end
 redis.call('SET', KEYS[1], joined(header, next, line), 'PX', left)
 return 1`;
 
-// A delivery joins the subject's line without claiming (see joinSubjectLine).
+// A delivery joins the subject's line without claiming (see joinSubjectLine); a value this
+// store did not write is left alone (the claim that follows reports it).
 // ARGV: waiter id, waiter's ms left, now.
 const JOIN_LINE = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 local now = tonumber(ARGV[3])
-local rest = ''
-if v then
-  local _
-  _, rest = split(v)
-end
+local state, rest = 'released', ''
+if v then state, rest = split(v) end
+if state ~= 'released' and state ~= 'processed' and string.sub(state, 1, 10) ~= 'processed:' and string.sub(state, 1, 11) ~= 'processing:' then return 0 end
 join(v, waiting(rest, now), ARGV[1], tonumber(ARGV[2]), now)
+return 1`;
+
+// A delivery that stopped waiting without a claim answer (the store failed) leaves the line
+// (see leaveSubjectLine). ARGV: waiter id, now.
+const LEAVE_LINE = `${SPLIT}
+local v = redis.call('GET', KEYS[1])
+if not v then return 0 end
+local now = tonumber(ARGV[2])
+local state, rest = split(v)
+local line = waiting(rest, now)
+if not inLine(line, ARGV[1]) then return 0 end
+local others = {}
+for _, w in ipairs(line) do if w[2] ~= ARGV[1] then table.insert(others, w) end end
+local kept = {}
+for l in string.gmatch(rest, '[^' .. NL .. ']+') do
+  if string.sub(l, 1, 1) ~= 'w' then table.insert(kept, l) end
+end
+for _, w in ipairs(others) do table.insert(kept, 'w' .. w[1] .. '|' .. w[2]) end
+if state == 'released' and #kept == 0 then return redis.call('DEL', KEYS[1]) end
+local value = state
+if #kept > 0 then value = state .. NL .. table.concat(kept, NL) end
+redis.call('SET', KEYS[1], value, 'KEEPTTL')
 return 1`;
 
 /**
@@ -430,14 +451,18 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
     async joinLine(key: string, waiter: SubjectWaiter): Promise<void> {
       await command(['EVAL', JOIN_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock()]);
     },
+    async leaveLine(key: string, waiterId: string): Promise<void> {
+      await command(['EVAL', LEAVE_LINE, '1', keyPrefix + key, waiterId, clock()]);
+    },
   };
 }
 
 /** A waiter's id and ms left as script arguments; an id the value's lines could not hold is refused. */
 function waiterArguments(waiter: SubjectWaiter): [string, string] {
-  if (!/^[\w-]{1,200}$/.test(waiter.id)) {
+  if (typeof waiter.id !== 'string' || !/^[\w-]{1,200}$/.test(waiter.id)) {
     throw new DedupeStoreError('invalid_waiter', `A waiter's id must be 1 to 200 letters, digits, '-' or '_', got ${JSON.stringify(String(waiter.id).slice(0, 40))}.`);
   }
+  checkWaiter(waiter);
   return [waiter.id, String(Math.max(1, Math.ceil(waiter.leftMs)))];
 }
 

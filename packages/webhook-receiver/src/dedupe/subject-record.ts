@@ -1,3 +1,4 @@
+import { DedupeStoreError } from '../errors.js';
 import type { DedupeClaim, ReleaseOptions, SubjectWaiter } from './dedupe-store.js';
 
 /**
@@ -192,6 +193,20 @@ export function joinSubjectLine(record: SubjectRecord | undefined, waiter: Subje
   if (line !== undefined && line.some((place) => place.id === waiter.id)) return line === record!.line ? record! : lined(record!, line);
   const joined = [...(line ?? []), { id: waiter.id, expiresAt: at + waiter.leftMs }];
   return record === undefined ? released(undefined, joined)! : lined(record, joined);
+}
+
+/** The record after `leaveLine(key, waiterId)`: without that waiter's place. */
+export function leaveSubjectLine(record: SubjectRecord | undefined, waiterId: string, at: number): SubjectRecord | undefined {
+  if (record?.line === undefined) return record;
+  const line = withoutEmpty(liveList(record.line, at)?.filter((place) => place.id !== waiterId));
+  return record.state === 'released' && record.retries === undefined && line === undefined ? undefined : lined(record, line);
+}
+
+/** Refuses a waiter whose place could never lapse, or that a store could not keep. */
+export function checkWaiter(waiter: SubjectWaiter): void {
+  if (!(waiter.leftMs > 0 && waiter.leftMs < Number.POSITIVE_INFINITY) || typeof waiter.id !== 'string' || waiter.id === '') {
+    throw new DedupeStoreError('invalid_waiter', `A waiter needs a non-empty id and a finite leftMs above 0, got ${JSON.stringify({ id: waiter.id, leftMs: String(waiter.leftMs) })}.`);
+  }
 }
 
 /** The retry due that a copy of `digest` arriving at `at` can be (see {@link claimSubject}). */

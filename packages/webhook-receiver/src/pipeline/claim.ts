@@ -1,4 +1,5 @@
 import type { DedupeClaim } from '../dedupe/dedupe-store.js';
+import { WebhookReceiverError } from '../errors.js';
 import type { WebhookDelivery } from '../receiver-types.js';
 import { fromStore, type Answer, type MaybePromise, type PipelineContext } from './context.js';
 import type { InLine } from './subject-lines.js';
@@ -29,20 +30,32 @@ const MAX_PAUSE_MS = 250;
 export function claimSubject(context: PipelineContext, subject: string, delivery: WebhookDelivery, retryExpected: boolean): MaybePromise<SubjectClaim | Answer> {
   const { dedupe } = context;
   if (dedupe === undefined) return { subject, token: '' };
-  const storeFailed = (error: unknown): Answer => {
-    context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
-    return { outcome: 'dedupe_store_unavailable' };
-  };
   // The delivery's place in the store's line, should it wait (none when it would not wait).
   const arrivedAt = Date.now();
   const waiter = context.subjectWaitMs === 0 ? undefined : context.lines.waiter(context.subjectWaitMs);
+  const storeFailed = (error: unknown): Answer => {
+    context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
+    // The failed call may still have taken a place (it ran, its answer was lost): give it back,
+    // after that call on the same connection, so that it does not hold the subject up.
+    if (waiter !== undefined && dedupe.leaveLine !== undefined) {
+      try {
+        Promise.resolve(dedupe.leaveLine(subject, waiter.id)).catch(() => undefined);
+      } catch {
+        // The store is down; the place lapses by itself.
+      }
+    }
+    return { outcome: 'dedupe_store_unavailable' };
+  };
   const claim = (waitedMs?: number) => dedupe.claim(subject, delivery.bodySha256, waitedMs,
-    waiter === undefined || waitedMs === undefined ? waiter : { id: waiter.id, leftMs: waiter.leftMs - waitedMs });
-  // Deliveries already waiting for the subject in this process came first: join them, in the
-  // store's line too, rather than claim ahead.
+    // (A claim sent as the wait ends may find less than 1 ms left.)
+    waiter === undefined || waitedMs === undefined ? waiter : { id: waiter.id, leftMs: Math.max(1, waiter.leftMs - waitedMs) });
+  // Deliveries already waiting for the subject in this process came first: join them rather
+  // than claim ahead. With a store that keeps lines, take the store's place first and this
+  // process's place when the store has answered: a claim sent before (its answer not back yet)
+  // is ahead in the store's line, and must be ahead here too.
   if (context.lines.has(subject)) {
-    const joined = waiter === undefined || dedupe.joinLine === undefined ? undefined : () => dedupe.joinLine!(subject, waiter);
-    return waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed, joined);
+    if (waiter === undefined || dedupe.joinLine === undefined) return waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed);
+    return fromStore(() => dedupe.joinLine!(subject, waiter), () => waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed), storeFailed);
   }
   return fromStore(claim, (answer) => (answer.state === 'processing' ? waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed) : claimOf(subject, answer)), storeFailed);
 }
@@ -51,10 +64,16 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
  * The 409 of a delivery that waited too long for its subject. The service sends it again
  * (not a replay): the store keeps its retry due, in its event's place, so that a newer event
  * processed before that retry supersedes it. A store that fails here is reported; the answer is
- * 409 all the same.
+ * 409 all the same. After a wait (`subjectWaitMs` above 0), `onError` hears of it: the
+ * partner's handlers outlast the wait, and the event comes late.
  */
 function inProgress(context: PipelineContext, subject: string, delivery: WebhookDelivery, retryExpected: boolean, waitedMs: number): MaybePromise<Answer> {
   const answer: Answer = { outcome: 'duplicate_in_progress' };
+  if (context.subjectWaitMs > 0) {
+    context.report(new WebhookReceiverError('subject_wait_exceeded',
+      `A delivery of ${subject} waited ${Math.round(waitedMs)} ms (subjectWaitMs ${context.subjectWaitMs}) while an earlier event of its subject was still being handled, and was answered 409: ${retryExpected ? 'the service sends it again in 1, 5 or 15 minutes' : 'a replay, it stays in the dead-letter store for the next replay()'}. Keep the handlers of one subject well under subjectWaitMs, or raise it (at most 30000).`),
+    { outcome: 'duplicate_in_progress', delivery, afterReply: false });
+  }
   const { dedupe } = context;
   if (!retryExpected || dedupe?.expectRetry === undefined) return answer;
   return fromStore(() => dedupe.expectRetry!(subject, delivery.bodySha256, waitedMs), () => answer, (error) => {
@@ -76,16 +95,21 @@ function waitInLine(
   arrivedAt: number,
   claim: (waitedMs?: number) => DedupeClaim | Promise<DedupeClaim>,
   storeFailed: (error: unknown) => Answer,
-  joinStoreLine?: () => void | Promise<void>,
 ): MaybePromise<SubjectClaim | Answer> {
   const tooLong = () => inProgress(context, subject, delivery, retryExpected, Date.now() - arrivedAt);
   if (context.subjectWaitMs === 0) return tooLong();
   // Claims after a wait tell the store how long the delivery waited: whether it can be a retry
   // is judged by when it arrived.
-  return waitForClaim(context.lines.join(subject), arrivedAt + context.subjectWaitMs, subject, () => claim(Date.now() - arrivedAt), storeFailed, tooLong, joinStoreLine);
+  const storeKeepsLine = context.dedupe?.joinLine !== undefined;
+  return waitForClaim(context.lines.join(subject), arrivedAt + context.subjectWaitMs, subject, () => claim(Date.now() - arrivedAt), storeFailed, tooLong, storeKeepsLine);
 }
 
-/** In line until `deadline` (`Date.now()` ms): the first in line tries the claim when woken or after its pause. */
+/**
+ * In line until `deadline` (`Date.now()` ms): the first in line tries the claim when woken or
+ * after its pause. With a store that keeps lines (`storeKeepsLine`), the others try too, every
+ * {@link MAX_PAUSE_MS}: the store's line decides, and should this process's order differ from it
+ * (a Redis client that answers out of order), the store's first still gets its turn.
+ */
 async function waitForClaim(
   place: InLine,
   deadline: number,
@@ -93,16 +117,8 @@ async function waitForClaim(
   claim: () => DedupeClaim | Promise<DedupeClaim>,
   storeFailed: (error: unknown) => Answer,
   tooLong: () => MaybePromise<Answer>,
-  joinStoreLine: (() => void | Promise<void>) | undefined,
+  storeKeepsLine: boolean,
 ): Promise<SubjectClaim | Answer> {
-  if (joinStoreLine !== undefined) {
-    try {
-      await joinStoreLine();
-    } catch (error) {
-      place.leave(false);
-      return storeFailed(error);
-    }
-  }
   let pauseMs = FIRST_PAUSE_MS;
   for (;;) {
     const leftMs = deadline - Date.now();
@@ -110,9 +126,10 @@ async function waitForClaim(
       place.leave(false);
       return tooLong();
     }
-    await place.pause(place.first() ? Math.min(pauseMs, leftMs) : leftMs);
-    if (!place.first()) continue;
-    pauseMs = Math.min(2 * pauseMs, MAX_PAUSE_MS);
+    const first = place.first();
+    await place.pause(Math.min(first ? pauseMs : storeKeepsLine ? MAX_PAUSE_MS : leftMs, leftMs));
+    if (place.first()) pauseMs = first ? Math.min(2 * pauseMs, MAX_PAUSE_MS) : FIRST_PAUSE_MS;
+    else if (!storeKeepsLine) continue;
     let answer: DedupeClaim;
     try {
       answer = await claim();

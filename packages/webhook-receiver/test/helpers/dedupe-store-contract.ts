@@ -286,6 +286,27 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect((await store.claim('s', 'C', 3 * shortTtlMs, c)).state).toBe('claimed');
   });
 
+  it('drops a waiter\'s place on leaveLine (its claim failed), so that the next waiter gets the subject at once', async () => {
+    const store = createStore({});
+    const held = await store.claim('s', 'A');
+    if (held.state !== 'claimed') throw new Error('expected a claim');
+    expect(await store.claim('s', 'B', 0, { id: 'lost', leftMs: 60_000 })).toEqual({ state: 'processing' });
+    expect(await store.claim('s', 'C', 0, { id: 'next', leftMs: 60_000 })).toEqual({ state: 'processing' });
+    await store.leaveLine!('s', 'lost');
+    await store.leaveLine!('s', 'never-waited');
+    await store.markProcessed('s', held.token);
+    expect((await store.claim('s', 'C', 1, { id: 'next', leftMs: 59_999 })).state).toBe('claimed');
+  });
+
+  it('refuses a waiter whose place could never lapse with invalid_waiter', async () => {
+    const store = createStore({});
+    for (const leftMs of [Number.POSITIVE_INFINITY, Number.NaN, 0, -5]) {
+      const error = await Promise.resolve().then(() => store.claim('s', 'A', 0, { id: 'w', leftMs })).then(() => undefined, (caught: unknown) => caught);
+      expect(error, String(leftMs)).toMatchObject({ code: 'invalid_waiter' });
+    }
+    expect((await store.claim('s', 'A')).state).toBe('claimed');
+  });
+
   it('rejects a ttl that is not a positive integer with invalid_options', () => {
     expect(() => createStore({ ttlMs: 0 })).toThrow(WebhookReceiverError);
     expect(() => createStore({ claimTtlMs: 1.5 })).toThrow(/claimTtlMs must be a positive integer, got 1.5/);

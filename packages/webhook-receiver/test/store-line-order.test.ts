@@ -1,0 +1,111 @@
+// The order of a subject's waiting deliveries when this process's line and the store's line
+// could disagree: the store's answers come back late or out of order (a slow round trip to Redis,
+// a Durable Object), or a call fails after the store applied it. The store is the memory store
+// behind a wrapper that delays or drops its answers, as a network does; the receiver is real,
+// over loopback HTTP.
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryDedupeStore, createWebhookReceiver, DedupeStoreError, toNodeHandler, type DedupeStore } from '../src/index.js';
+import { eventBody } from './helpers/events.js';
+import { createFakeService, type FakeService } from './helpers/service.js';
+import { listen, type RunningServer } from './helpers/servers.js';
+
+let service: FakeService;
+const running: RunningServer[] = [];
+beforeAll(async () => { service = await createFakeService(); });
+afterAll(async () => { await Promise.all(running.splice(0).map((server) => server.close())); });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sha256 = (body: string) => createHash('sha256').update(body).digest('hex');
+
+/**
+ * The memory store, applied at once, answering a body's first claim after `delays` ms (none:
+ * at once), or failing it (`'lost'`: applied, but the answer never comes, as a timeout).
+ */
+function networkStore(delays: Map<string, number | 'lost'>): DedupeStore & { leftLine: string[] } {
+  const inner = createMemoryDedupeStore({ minRetryDelayMs: 0 });
+  const leftLine: string[] = [];
+  return {
+    leftLine,
+    claim(key, digest, waitedMs, waiter) {
+      const answer = inner.claim(key, digest, waitedMs, waiter);
+      const delay = delays.get(digest!) ?? 0;
+      delays.delete(digest!);
+      if (delay === 'lost') return Promise.reject(new DedupeStoreError('dedupe_store_unavailable', 'the answer was lost'));
+      return new Promise((resolve) => setTimeout(() => resolve(answer), delay));
+    },
+    markProcessed: (key, token) => inner.markProcessed(key, token),
+    release: (key, token, options) => inner.release(key, token, options),
+    expectRetry: (key, digest, waitedMs) => inner.expectRetry(key, digest, waitedMs),
+    joinLine: (key, waiter) => new Promise((resolve) => setTimeout(() => resolve(inner.joinLine(key, waiter)), 1)),
+    leaveLine: (key, waiterId) => {
+      leftLine.push(waiterId);
+      inner.leaveLine(key, waiterId);
+    },
+  };
+}
+
+/** A receiver over `store` whose handler holds `pending` until `release()`. */
+async function start(store: DedupeStore) {
+  const seen: string[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => { release = resolve; });
+  const receiver = createWebhookReceiver({ publicKey: service.publicKey, dedupe: store, subjectWaitMs: 3_000, onError: () => undefined })
+    .on('kyc.status.changed', async (event) => {
+      seen.push(event.data.kycStatus);
+      if (event.data.kycStatus === 'pending') await held;
+    });
+  const server = await listen(toNodeHandler(receiver));
+  running.push(server);
+  return { url: `${server.url}/webhooks`, seen, release };
+}
+
+const bodies = (subject: string) => Object.fromEntries((['pending', 'approved', 'rejected', 'processing'] as const)
+  .map((kycStatus) => [kycStatus, eventBody('kyc.status.changed', subject, { kycStatus })])) as Record<'pending' | 'approved' | 'rejected' | 'processing', string>;
+
+describe("the store's line decides when this process's order differs from it", () => {
+  it('answers that come back out of order (a Durable Object): the delivery the store has first is handled first, without a 409', async () => {
+    const body = bodies('line-1');
+    const { url, seen, release } = await start(networkStore(new Map([[sha256(body.approved), 300]])));
+    const first = service.deliver(url, body.pending);
+    await sleep(50);
+    const second = service.deliver(url, body.approved); // in the store's line now; its answer is slow
+    await sleep(50);
+    const third = service.deliver(url, body.rejected); // behind it in the store, ahead of it here
+    await sleep(300);
+    release();
+    expect((await Promise.all([first, second, third])).map((reply) => reply.body.code)).toEqual(['processed', 'processed', 'processed']);
+    expect(seen).toEqual(['pending', 'approved', 'rejected']);
+  });
+
+  it('a delivery that joins this process\'s line while an earlier claim\'s answer is on its way: each in the store\'s order, without a 409', async () => {
+    const body = bodies('line-2');
+    const { url, seen, release } = await start(networkStore(new Map([[sha256(body.approved), 20], [sha256(body.rejected), 90]])));
+    const first = service.deliver(url, body.pending);
+    await sleep(50);
+    const approved = service.deliver(url, body.approved);
+    await sleep(10);
+    const rejected = service.deliver(url, body.rejected);
+    await sleep(40); // approved waits in this process's line; rejected's answer is not back
+    const processing = service.deliver(url, body.processing);
+    await sleep(200);
+    release();
+    expect((await Promise.all([first, approved, rejected, processing])).map((reply) => reply.body.code)).toEqual(['processed', 'processed', 'processed', 'processed']);
+    expect(seen).toEqual(['pending', 'approved', 'rejected', 'processing']);
+  });
+
+  it('gives back the place a failed claim took (answered 503), so that it does not hold the subject up', async () => {
+    const body = bodies('line-3');
+    const store = networkStore(new Map([[sha256(body.approved), 'lost']]));
+    const { url, seen, release } = await start(store);
+    const first = service.deliver(url, body.pending);
+    await sleep(50);
+    expect((await service.deliver(url, body.approved)).status).toBe(503);
+    expect(store.leftLine).toHaveLength(1);
+    // The store dropped that place (the contract tests show the next waiter then claims at once).
+    const rejected = service.deliver(url, body.rejected);
+    await sleep(50);
+    release();
+    expect((await Promise.all([first, rejected])).map((reply) => reply.body.code)).toEqual(['processed', 'processed']);
+    expect(seen).toEqual(['pending', 'rejected']);
+  });
+});
