@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readmeModules } from './readme-modules.mjs';
 import { runTsc } from './run-tsc.mjs';
 import { temporaryDirectory } from './temporary-directory.mjs';
 
@@ -9,36 +10,71 @@ import { temporaryDirectory } from './temporary-directory.mjs';
  * The specification that a package's README examples compile: every ` ```ts ` block of
  * README.md, in order, type-checked as one module against the package's `src/index.ts`.
  *
+ * The imports and `declare` statements of the blocks go to the top of the module (an import
+ * that several blocks repeat, once); the rest of each block is the body of a function of its
+ * own, so that `return` is legal. A block that binds a name another block already bound to
+ * something else (the same name imported from another module, or declared otherwise) is
+ * type-checked as a module of its own, with the prelude.
+ *
+ * With `js`, every ` ```js ` block is type-checked too, each as a JavaScript module of its own
+ * (`checkJs`, strict except for implicit `any`, which JavaScript has no way to avoid), with
+ * `jsPrelude` as global declarations for their free names.
+ *
  * @param {object} options
  * @param {string} options.packageDir absolute path of the package
  * @param {string} options.packageName e.g. `@capi/event-types`, the import the snippets use
  * @param {string} options.prelude declarations of the free names the snippets stand for
- * @param {Record<string, string[]>} [options.extraPaths] more `paths` mappings, e.g. a peer the snippets import
+ * @param {Record<string, string[]>} [options.extraPaths] more `paths` mappings, e.g. a peer or a subpath entry the snippets import
+ * @param {string[]} [options.types] type packages to include (`['node']` for `process`, `node:http`), from the package's `node_modules/@types`; none by default
+ * @param {boolean} [options.js] also type-check the ` ```js ` blocks (a README may then have no ` ```ts ` block)
+ * @param {string} [options.jsPrelude] global declarations (a script `.d.ts`) of the free names of the js blocks
  * @example
  * describeReadmeExamples({ packageDir, packageName: '@capi/openapi-types', prelude: 'declare const accessToken: string;\n' });
  */
-export function describeReadmeExamples({ packageDir, packageName, prelude, extraPaths = {} }) {
+export function describeReadmeExamples({ packageDir, packageName, prelude, extraPaths = {}, types = [], js = false, jsPrelude = '' }) {
   const shortName = packageName.slice(packageName.indexOf('/') + 1);
+  const readme = () => readFileSync(join(packageDir, 'README.md'), 'utf8');
+  /** @param {string} language */
+  const blocksOf = (language) => [...readme().matchAll(new RegExp(`\`\`\`${language}\n([^]*?)\`\`\``, 'g'))].map((match) => match[1] ?? '');
+  /**
+   * @param {Record<string, string>} fileTexts file name -> text, in a fresh directory
+   * @param {object} [options] more compiler options
+   */
+  const typeCheck = (fileTexts, options = {}) => {
+    const dir = temporaryDirectory(join(tmpdir(), `${shortName}-readme-`));
+    for (const [file, text] of Object.entries(fileTexts)) writeFileSync(join(dir, file), text);
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: {
+        noEmit: true, strict: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', lib: ['es2023', 'dom'], types,
+        ...(types.length > 0 ? { typeRoots: [join(packageDir, 'node_modules/@types')] } : {}),
+        // Declaration files of dependencies are their authors' to check (as in the packages' own tsconfig).
+        skipLibCheck: true, noUnusedLocals: false, paths: { [packageName]: [join(packageDir, 'src/index.ts')], ...extraPaths },
+        ...options,
+      },
+      files: Object.keys(fileTexts),
+    }));
+    return runTsc(join(dir, 'tsconfig.json'));
+  };
   describe('the README examples compile against the package', () => {
-    it('type-checks every ts block of README.md, in order, as one module', () => {
-      const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
-      const blocks = [...readme.matchAll(/```ts\n([^]*?)```/g)].map((match) => match[1] ?? '');
-      expect(blocks.length).toBeGreaterThan(0);
-      const dir = temporaryDirectory(join(tmpdir(), `${shortName}-readme-`));
-      // Each block in a function of its own so that `return` statements in snippets are legal.
-      const imports = blocks.join('\n').match(/^import [^]*?;$/gm) ?? [];
-      const bodies = blocks.map((block) => block.replace(/^import [^]*?;$/gm, ''));
-      writeFileSync(join(dir, 'readme.ts'), `${imports.join('\n')}\n${prelude}${bodies.map((code, i) => `export async function example${i}() {\n${code}\n}`).join('\n')}\n`);
-      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-        compilerOptions: {
-          noEmit: true, strict: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', lib: ['es2023', 'dom'], types: [],
-          noUnusedLocals: false, paths: { [packageName]: [join(packageDir, 'src/index.ts')], ...extraPaths },
-        },
-        files: ['readme.ts'],
-      }));
-      const result = runTsc(join(dir, 'tsconfig.json'));
-      expect(result.output).toBe('');
-      expect(result.status).toBe(0);
-    });
+    if (!js || blocksOf('ts').length > 0) {
+      it('type-checks every ts block of README.md, in order, as one module', () => {
+        const blocks = blocksOf('ts');
+        expect(blocks.length).toBeGreaterThan(0);
+        const modules = readmeModules(blocks, prelude);
+        const result = typeCheck(Object.fromEntries(modules.map((text, i) => [i === 0 ? 'readme.ts' : `readme-${i}.ts`, text])));
+        expect(result.output).toBe('');
+        expect(result.status).toBe(0);
+      }, 120_000);
+    }
+    if (js) {
+      it('type-checks every js block of README.md, each as a JavaScript module', () => {
+        const blocks = blocksOf('js');
+        expect(blocks.length).toBeGreaterThan(0);
+        const files = Object.fromEntries(blocks.map((block, i) => [`readme-${i}.js`, block]));
+        const result = typeCheck({ 'globals.d.ts': jsPrelude, ...files }, { allowJs: true, checkJs: true, noImplicitAny: false });
+        expect(result.output).toBe('');
+        expect(result.status).toBe(0);
+      }, 120_000);
+    }
   });
 }
