@@ -58,7 +58,7 @@ export type DedupeStoreErrorCode =
   | 'unsupported_redis_client'
   /** The store answered something the protocol does not allow (for example a key holding a foreign value). */
   | 'unexpected_store_reply'
-  /** A `SubjectWaiter` id the Redis store cannot keep (only letters, digits, `-` and `_`); the receiver's own ids always fit. */
+  /** A `SubjectWaiter` a store refuses: an id the Redis store cannot keep (only letters, digits, `-` and `_`), or a `leftMs` that is not a number above 0 and at most a day; the receiver's own waiters always fit. */
   | 'invalid_waiter';
 
 /**

@@ -429,7 +429,7 @@ describe.each(servings)('over %s', (_name, serve) => {
       expect(await service.deliver(url, later)).toMatchObject({ status: 409, body: { code: 'duplicate_in_progress' } });
       // The partner learns why the event comes late, and what to change.
       expect(reported).toEqual([{ outcome: 'duplicate_in_progress', error: expect.objectContaining({ code: 'subject_wait_exceeded' }) }]);
-      expect((reported[0]!.error as Error).message).toMatch(/^A delivery of kyc\.phone-validation\.changed:u14 waited \d+ ms \(subjectWaitMs 200\) .* the service sends it again in 1, 5 or 15 minutes\. Keep the handlers of one subject well under subjectWaitMs, or raise it/);
+      expect((reported[0]!.error as Error).message).toMatch(/^A delivery of kyc\.phone-validation\.changed:u14 waited \d+ ms \(subjectWaitMs 200\) .* the service sends it again in 1, 5 or 15 minutes\. A delivery waits for every earlier handler of its subject in turn: keep their sum well under subjectWaitMs, or raise it/);
       handlerMayFinish.resolve();
       expect((await first).status).toBe(200);
       expect((await service.deliver(url, later)).body.code).toBe('processed');

@@ -5,6 +5,7 @@
 // over loopback HTTP.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signWebhook } from '@capi/webhook-signature';
 import { createMemoryDedupeStore, createWebhookReceiver, DedupeStoreError, toNodeHandler, type DedupeStore } from '../src/index.js';
 import { eventBody } from './helpers/events.js';
 import { createFakeService, type FakeService } from './helpers/service.js';
@@ -107,5 +108,19 @@ describe("the store's line decides when this process's order differs from it", (
     release();
     expect((await Promise.all([first, rejected])).map((reply) => reply.body.code)).toEqual(['processed', 'processed']);
     expect(seen).toEqual(['pending', 'rejected']);
+  });
+
+  it('hands the give-back to waitUntil on handle(request, { waitUntil }), so that a Worker runs it after the 503', async () => {
+    const body = bodies('line-4');
+    const store = networkStore(new Map([[sha256(body.approved), 'lost']]));
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, dedupe: store, subjectWaitMs: 3_000, onError: () => undefined })
+      .on('kyc.status.changed', () => undefined);
+    const { headers } = await signWebhook({ rawBody: body.approved, privateKey: service.privateKey });
+    const kept: Promise<unknown>[] = [];
+    const response = await receiver.handle(new Request('http://127.0.0.1/webhooks', { method: 'POST', headers, body: body.approved }), { waitUntil: (work) => void kept.push(work) });
+    expect(response.status).toBe(503);
+    expect(kept).toHaveLength(1);
+    await kept[0];
+    expect(store.leftLine).toHaveLength(1);
   });
 });

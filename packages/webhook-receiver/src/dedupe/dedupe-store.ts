@@ -43,7 +43,7 @@ export interface ReleaseOptions {
 export interface SubjectWaiter {
   /** Unique among the deliveries that wait, across processes: 1 to 200 letters, digits, `-` and `_`. */
   readonly id: string;
-  /** How much longer, in ms, the delivery will wait (a finite number above 0; it is answered 409 then): its place lapses after that. */
+  /** How much longer, in ms, the delivery will wait (above 0, at most a day; it is answered 409 then): its place lapses after that. */
   readonly leftMs: number;
 }
 
@@ -106,7 +106,9 @@ export interface DedupeStore {
    */
   expectRetry?(key: string, digest: string, waitedMs?: number): void | Promise<void>;
   /**
-   * Optional, for stores that keep lines (see `waiter` in {@link DedupeStore.claim}). Puts a
+   * Optional, for stores that keep lines (see `waiter` in {@link DedupeStore.claim}): a store
+   * that has it must honour `claim`'s `waiter`, since the receiver then lets every waiting
+   * delivery try the claim and relies on the store's line for the order. Puts a
    * delivery in `key`'s line without claiming: the receiver calls it for a delivery that joins
    * deliveries of its subject already waiting in the same process, so that it is not claimed
    * ahead of them. It keeps its place if it has one.
@@ -115,7 +117,10 @@ export interface DedupeStore {
   /**
    * Optional, for stores that keep lines. Drops the place of the waiter `waiterId` from `key`'s
    * line: the receiver calls it when the delivery stopped waiting because the store failed
-   * (answered 503), so that its place does not hold the subject up until it lapses.
+   * (answered 503), so that its place does not hold the subject up until it lapses. It is sent
+   * after the failed call: a client that runs commands in order (ioredis, node-redis, a Durable
+   * Object stub) runs it after that call, should that call still run; a command function that
+   * may reorder commands can let the failed call's place come back, to lapse by itself.
    */
   leaveLine?(key: string, waiterId: string): void | Promise<void>;
 }

@@ -202,10 +202,14 @@ export function leaveSubjectLine(record: SubjectRecord | undefined, waiterId: st
   return record.state === 'released' && record.retries === undefined && line === undefined ? undefined : lined(record, line);
 }
 
+/** Longest wait a {@link SubjectWaiter} may announce: a day (the receiver's is 30 s at most). */
+const MAX_WAITER_LEFT_MS = 86_400_000;
+
 /** Refuses a waiter whose place could never lapse, or that a store could not keep. */
 export function checkWaiter(waiter: SubjectWaiter): void {
-  if (!(waiter.leftMs > 0 && waiter.leftMs < Number.POSITIVE_INFINITY) || typeof waiter.id !== 'string' || waiter.id === '') {
-    throw new DedupeStoreError('invalid_waiter', `A waiter needs a non-empty id and a finite leftMs above 0, got ${JSON.stringify({ id: waiter.id, leftMs: String(waiter.leftMs) })}.`);
+  const { id, leftMs } = waiter;
+  if (typeof leftMs !== 'number' || !(leftMs > 0 && leftMs <= MAX_WAITER_LEFT_MS) || typeof id !== 'string' || id === '') {
+    throw new DedupeStoreError('invalid_waiter', `A waiter needs a non-empty id and a leftMs in ms above 0 and at most ${MAX_WAITER_LEFT_MS}, got ${JSON.stringify({ id, leftMs: String(leftMs) })}.`);
   }
 }
 

@@ -4,6 +4,11 @@ import type { WebhookDelivery } from '../receiver-types.js';
 import { fromStore, type Answer, type MaybePromise, type PipelineContext } from './context.js';
 import type { InLine } from './subject-lines.js';
 
+/** How a delivery that got no claim is answered; a store failure may leave work for after the reply. */
+export interface ClaimAnswer extends Answer {
+  readonly afterReply?: Promise<void>;
+}
+
 /** The subject this delivery holds in the deduplication store, until it is settled. */
 export interface SubjectClaim {
   readonly subject: string;
@@ -27,19 +32,21 @@ const MAX_PAUSE_MS = 250;
  * service retries later. A store that fails is answered 503 (fail closed: nothing is dispatched
  * without a claim).
  */
-export function claimSubject(context: PipelineContext, subject: string, delivery: WebhookDelivery, retryExpected: boolean): MaybePromise<SubjectClaim | Answer> {
+export function claimSubject(context: PipelineContext, subject: string, delivery: WebhookDelivery, retryExpected: boolean): MaybePromise<SubjectClaim | ClaimAnswer> {
   const { dedupe } = context;
   if (dedupe === undefined) return { subject, token: '' };
   // The delivery's place in the store's line, should it wait (none when it would not wait).
   const arrivedAt = Date.now();
   const waiter = context.subjectWaitMs === 0 ? undefined : context.lines.waiter(context.subjectWaitMs);
-  const storeFailed = (error: unknown): Answer => {
+  const storeFailed = (error: unknown): ClaimAnswer => {
     context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
     // The failed call may still have taken a place (it ran, its answer was lost): give it back,
-    // after that call on the same connection, so that it does not hold the subject up.
+    // after that call on the same connection, so that it does not hold the subject up. After the
+    // reply (a Worker keeps it alive with waitUntil).
     if (waiter !== undefined && dedupe.leaveLine !== undefined) {
       try {
-        Promise.resolve(dedupe.leaveLine(subject, waiter.id)).catch(() => undefined);
+        const afterReply = Promise.resolve(dedupe.leaveLine(subject, waiter.id)).then(() => undefined, () => undefined);
+        return { outcome: 'dedupe_store_unavailable', afterReply };
       } catch {
         // The store is down; the place lapses by itself.
       }
@@ -71,7 +78,7 @@ function inProgress(context: PipelineContext, subject: string, delivery: Webhook
   const answer: Answer = { outcome: 'duplicate_in_progress' };
   if (context.subjectWaitMs > 0) {
     context.report(new WebhookReceiverError('subject_wait_exceeded',
-      `A delivery of ${subject} waited ${Math.round(waitedMs)} ms (subjectWaitMs ${context.subjectWaitMs}) while an earlier event of its subject was still being handled, and was answered 409: ${retryExpected ? 'the service sends it again in 1, 5 or 15 minutes' : 'a replay, it stays in the dead-letter store for the next replay()'}. Keep the handlers of one subject well under subjectWaitMs, or raise it (at most 30000).`),
+      `A delivery of ${subject} waited ${Math.round(waitedMs)} ms (subjectWaitMs ${context.subjectWaitMs}) while an earlier event of its subject was still being handled, and was answered 409: ${retryExpected ? 'the service sends it again in 1, 5 or 15 minutes' : 'a replay, it stays in the dead-letter store for the next replay()'}. A delivery waits for every earlier handler of its subject in turn: keep their sum well under subjectWaitMs, or raise it (at most 30000).`),
     { outcome: 'duplicate_in_progress', delivery, afterReply: false });
   }
   const { dedupe } = context;
@@ -94,8 +101,8 @@ function waitInLine(
   retryExpected: boolean,
   arrivedAt: number,
   claim: (waitedMs?: number) => DedupeClaim | Promise<DedupeClaim>,
-  storeFailed: (error: unknown) => Answer,
-): MaybePromise<SubjectClaim | Answer> {
+  storeFailed: (error: unknown) => ClaimAnswer,
+): MaybePromise<SubjectClaim | ClaimAnswer> {
   const tooLong = () => inProgress(context, subject, delivery, retryExpected, Date.now() - arrivedAt);
   if (context.subjectWaitMs === 0) return tooLong();
   // Claims after a wait tell the store how long the delivery waited: whether it can be a retry
@@ -115,10 +122,10 @@ async function waitForClaim(
   deadline: number,
   subject: string,
   claim: () => DedupeClaim | Promise<DedupeClaim>,
-  storeFailed: (error: unknown) => Answer,
+  storeFailed: (error: unknown) => ClaimAnswer,
   tooLong: () => MaybePromise<Answer>,
   storeKeepsLine: boolean,
-): Promise<SubjectClaim | Answer> {
+): Promise<SubjectClaim | ClaimAnswer> {
   let pauseMs = FIRST_PAUSE_MS;
   for (;;) {
     const leftMs = deadline - Date.now();

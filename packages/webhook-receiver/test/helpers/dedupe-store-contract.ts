@@ -300,7 +300,7 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
 
   it('refuses a waiter whose place could never lapse with invalid_waiter', async () => {
     const store = createStore({});
-    for (const leftMs of [Number.POSITIVE_INFINITY, Number.NaN, 0, -5]) {
+    for (const leftMs of [Number.POSITIVE_INFINITY, Number.NaN, 0, -5, 1e14, '5' as never]) {
       const error = await Promise.resolve().then(() => store.claim('s', 'A', 0, { id: 'w', leftMs })).then(() => undefined, (caught: unknown) => caught);
       expect(error, String(leftMs)).toMatchObject({ code: 'invalid_waiter' });
     }
