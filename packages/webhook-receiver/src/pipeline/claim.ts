@@ -115,7 +115,8 @@ function waitInLine(
  * In line until `deadline` (`Date.now()` ms): the first in line tries the claim when woken or
  * after its pause. With a store that keeps lines (`storeKeepsLine`), the others try too, every
  * {@link MAX_PAUSE_MS}: the store's line decides, and should this process's order differ from it
- * (a Redis client that answers out of order), the store's first still gets its turn.
+ * (answers that come back out of order, from a Durable Object or an HTTP Redis API), the
+ * store's first still gets its turn.
  */
 async function waitForClaim(
   place: InLine,
