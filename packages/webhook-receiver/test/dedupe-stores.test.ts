@@ -194,12 +194,14 @@ describe('Redis store shared by many clients', () => {
     await redis.ioredis.call('CLIENT', 'PAUSE', '800', 'ALL');
     await expect(slow.claim('s', 'B', 0, { id: 'lost', leftMs: 60_000 })).rejects.toMatchObject({ code: 'dedupe_store_unavailable' });
     // What the receiver does on that 503: queued behind the claim on the same connection.
-    const left = Promise.resolve(slow.leaveLine!('s', 'lost')).catch(() => undefined);
+    const left = Promise.resolve(slow.leaveLine!('s', { id: 'lost', leftMs: 60_000 })).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 900));
     await left;
     await other.markProcessed('s', held.token);
     expect((await other.claim('s', 'C', 0, { id: 'next', leftMs: 60_000 })).state).toBe('claimed');
-    expect(await redis.ioredis.get(`${keyPrefix}s`)).not.toContain('lost');
+    // Given back: no place, a mark until it would have lapsed.
+    expect(await redis.ioredis.get(`${keyPrefix}s`)).not.toMatch(/\nw\d+\|lost/);
+    expect(await redis.ioredis.get(`${keyPrefix}s`)).toMatch(/\nl\d+\|lost/);
     client.disconnect();
 
     await redis.ioredis.set(`${keyPrefix}foreign`, 'some other app');
@@ -237,7 +239,7 @@ describe('Redis store and memory store agree', () => {
     const operation = fc.oneof(
       fc.record({ kind: fc.constant('claim' as const), key, digest: fc.constantFrom('x', 'y', 'z'), waited: fc.constantFrom(0, 0, 5_000, 40_000), waiter }),
       fc.record({ kind: fc.constant('joinLine' as const), key, waiter: fc.constantFrom({ id: 'w1', leftMs: 30_000 }, { id: 'w2', leftMs: 300_000 }) }),
-      fc.record({ kind: fc.constant('leaveLine' as const), key, id: fc.constantFrom('w1', 'w2', 'w3') }),
+      fc.record({ kind: fc.constant('leaveLine' as const), key, waiter: fc.constantFrom({ id: 'w1', leftMs: 30_000 }, { id: 'w2', leftMs: 300_000 }, { id: 'w3', leftMs: 30_000 }) }),
       fc.record({ kind: fc.constantFrom('markProcessed' as const, 'release' as const), key, nth: fc.nat(12), retryExpected: fc.boolean() }),
       fc.record({ kind: fc.constant('expectRetry' as const), key, digest: fc.constantFrom('x', 'y', 'z'), waited: fc.constantFrom(0, 10_000) }),
       fc.record({ kind: fc.constant('wait' as const), seconds: fc.constantFrom(1, 31, 61, 301, 901) }),
@@ -257,8 +259,8 @@ describe('Redis store and memory store agree', () => {
           memory.expectRetry(op.key, op.digest, op.waited);
           await inRedis.expectRetry!(op.key, op.digest, op.waited);
         } else if (op.kind === 'leaveLine') {
-          memory.leaveLine(op.key, op.id);
-          await inRedis.leaveLine!(op.key, op.id);
+          memory.leaveLine(op.key, op.waiter);
+          await inRedis.leaveLine!(op.key, op.waiter);
         } else if (op.kind === 'joinLine') {
           memory.joinLine(op.key, op.waiter);
           await inRedis.joinLine!(op.key, op.waiter);

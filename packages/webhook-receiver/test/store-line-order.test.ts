@@ -38,9 +38,9 @@ function networkStore(delays: Map<string, number | 'lost'>): DedupeStore & { lef
     release: (key, token, options) => inner.release(key, token, options),
     expectRetry: (key, digest, waitedMs) => inner.expectRetry(key, digest, waitedMs),
     joinLine: (key, waiter) => new Promise((resolve) => setTimeout(() => resolve(inner.joinLine(key, waiter)), 1)),
-    leaveLine: (key, waiterId) => {
-      leftLine.push(waiterId);
-      inner.leaveLine(key, waiterId);
+    leaveLine: (key, waiter) => {
+      leftLine.push(waiter.id);
+      inner.leaveLine(key, waiter);
     },
   };
 }

@@ -115,14 +115,13 @@ export interface DedupeStore {
    */
   joinLine?(key: string, waiter: SubjectWaiter): void | Promise<void>;
   /**
-   * Optional, for stores that keep lines. Drops the place of the waiter `waiterId` from `key`'s
-   * line: the receiver calls it when the delivery stopped waiting because the store failed
-   * (answered 503), so that its place does not hold the subject up until it lapses. It is sent
-   * after the failed call: a client that runs commands in order (ioredis, node-redis, a Durable
-   * Object stub) runs it after that call, should that call still run; a command function that
-   * may reorder commands can let the failed call's place come back, to lapse by itself.
+   * Optional, for stores that keep lines. Gives back the place of `waiter` in `key`'s line: the
+   * receiver calls it when the delivery stopped waiting because the store failed (answered
+   * 503), so that its place does not hold the subject up until it lapses. Until then (`leftMs`)
+   * the store remembers that it left: a call of that delivery that still runs after this one
+   * (sent before it, over a client that may reorder commands) takes no place and claims nothing.
    */
-  leaveLine?(key: string, waiterId: string): void | Promise<void>;
+  leaveLine?(key: string, waiter: SubjectWaiter): void | Promise<void>;
 }
 
 /**

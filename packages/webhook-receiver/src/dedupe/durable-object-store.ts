@@ -40,7 +40,7 @@ export type StoreOperation =
   | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number }
   | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number }
   | { op: 'joinLine'; waiter: SubjectWaiter }
-  | { op: 'leaveLine'; waiterId: string }
+  | { op: 'leaveLine'; waiter: SubjectWaiter }
   | { op: 'deadLetter.put'; entry: StoredDeadLetter }
   | { op: 'deadLetter.list'; limit: number }
   | { op: 'deadLetter.delete'; bodySha256: string };
@@ -132,7 +132,7 @@ export class WebhookStoreObject {
         this.#record = joinSubjectLine(record, operation.waiter, at);
         break;
       case 'leaveLine':
-        this.#record = leaveSubjectLine(record, operation.waiterId, at);
+        this.#record = leaveSubjectLine(record, operation.waiter, at);
         break;
       default:
         return Response.json({ error: `Unknown operation ${String(operation.op)}.` }, { status: 400 });
@@ -254,8 +254,9 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
       checkWaiter(waiter);
       await send(key, { op: 'joinLine', waiter });
     },
-    async leaveLine(key: string, waiterId: string): Promise<void> {
-      await send(key, { op: 'leaveLine', waiterId });
+    async leaveLine(key: string, waiter: SubjectWaiter): Promise<void> {
+      checkWaiter(waiter);
+      await send(key, { op: 'leaveLine', waiter });
     },
   };
 }

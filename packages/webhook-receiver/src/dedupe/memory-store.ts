@@ -54,7 +54,7 @@ export interface MemoryDedupeStore extends DedupeStore {
   release(key: string, token: string, options?: ReleaseOptions): void;
   expectRetry(key: string, digest: string, waitedMs?: number): void;
   joinLine(key: string, waiter: SubjectWaiter): void;
-  leaveLine(key: string, waiterId: string): void;
+  leaveLine(key: string, waiter: SubjectWaiter): void;
 }
 
 /**
@@ -161,9 +161,10 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
       const next = joinSubjectLine(entry?.record, waiter, now());
       if (next !== entry?.record) keep(key, entry, next);
     },
-    leaveLine(key: string, waiterId: string): void {
+    leaveLine(key: string, waiter: SubjectWaiter): void {
+      checkWaiter(waiter);
       const entry = entries.get(key);
-      const next = leaveSubjectLine(entry?.record, waiterId, now());
+      const next = leaveSubjectLine(entry?.record, waiter, now());
       if (next !== entry?.record) keep(key, entry, next);
     },
   };

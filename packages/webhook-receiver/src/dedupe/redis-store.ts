@@ -52,8 +52,9 @@ const CLAIM_PREFIX = 'processing:';
 // (they drop the second line; `processed:<digest>` alone reads as place 0, with no claim time).
 // The next lines are the subject's retries due, one per failed event:
 // `<a|s><failures>:<expires at>:<since>:<failed at>:<digest>` (ms), `s` once superseded.
-// The last lines are the subject's line, first first: `w<expires at>|<waiter id>` (ids have no
-// `:` or `|`, so that no reading of the lines above can take them for a retry due).
+// The last lines are the subject's line, first first: `w<expires at>|<waiter id>` for a place,
+// `l<expires at>|<waiter id>` for one given back (leaveLine; see LinePlace.left). Ids have no
+// `:` or `|`, so that no reading of the lines above can take them for a retry due.
 // The key lives as long as its state or its last retry due, whichever is later, and a claim's
 // key for the retry-due window more: a state expires by the time in it, and the release of a claim that
 // outlived claimTtlMs still finds it and keeps its retry due, as the memory store does.
@@ -80,10 +81,18 @@ local function retries(rest, now)
 end
 local function waiting(rest, now)
   local line = {}
-  for expires, id in string.gmatch(NL .. rest, NL .. 'w(%d+)|([^' .. NL .. ']+)') do
-    if tonumber(expires) > now then table.insert(line, { tonumber(expires), id }) end
+  for kind, expires, id in string.gmatch(NL .. rest, NL .. '([wl])(%d+)|([^' .. NL .. ']+)') do
+    if tonumber(expires) > now then table.insert(line, { tonumber(expires), id, kind }) end
   end
   return line
+end
+local function firstPlace(line)
+  for _, w in ipairs(line) do if w[3] == 'w' then return w end end
+  return nil
+end
+local function hasLeft(line, id)
+  for _, w in ipairs(line) do if w[3] == 'l' and w[2] == id then return true end end
+  return false
 end
 local function inLine(line, id)
   for _, w in ipairs(line) do if w[2] == id then return true end end
@@ -92,7 +101,7 @@ end
 local function joined(first, live, line)
   local lines = { first }
   for _, r in ipairs(live) do table.insert(lines, r[1] .. r[2] .. ':' .. r[3] .. ':' .. r[4] .. ':' .. r[5] .. ':' .. r[6]) end
-  for _, w in ipairs(line) do table.insert(lines, 'w' .. w[1] .. '|' .. w[2]) end
+  for _, w in ipairs(line) do table.insert(lines, w[3] .. w[1] .. '|' .. w[2]) end
   return table.concat(lines, NL)
 end
 local function lastExpiry(live, line)
@@ -213,6 +222,8 @@ local function wait()
   if me ~= '' then join(v, line, me, tonumber(ARGV[9]), now) end
   return 'processing'
 end
+-- A late call of a delivery that gave its place back: it is gone, and changes nothing.
+if me ~= '' and hasLeft(line, me) then return 'processing' end
 if v then
   header = state
   if string.sub(state, 1, 11) == 'processing:' then
@@ -231,9 +242,10 @@ if v then
     return 'foreign:' .. string.sub(v, 1, 40)
   end
 end
-if #line > 0 and line[1][2] ~= me then return wait() end
+local first = firstPlace(line)
+if first and first[2] ~= me then return wait() end
 local after = {}
-for i = 2, #line do table.insert(after, line[i]) end
+for _, w in ipairs(line) do if w ~= first then table.insert(after, w) end end
 local live = retries(rest, now)
 local due, last = nil, psince
 for _, r in ipairs(live) do
@@ -245,7 +257,7 @@ end
 local others = {}
 for _, r in ipairs(live) do if r ~= due then table.insert(others, r) end end
 local function keepOthers()
-  if not due and #line == 0 then return end
+  if not due and not first then return end
   if state == 'released' then
     if #others == 0 and #after == 0 then redis.call('DEL', KEYS[1])
     else redis.call('SET', KEYS[1], joined('released', others, after), 'PX', lastExpiry(others, after) - now) end
@@ -355,26 +367,31 @@ if state ~= 'released' and state ~= 'processed' and string.sub(state, 1, 10) ~= 
 join(v, waiting(rest, now), ARGV[1], tonumber(ARGV[2]), now)
 return 1`;
 
-// A delivery that stopped waiting without a claim answer (the store failed) leaves the line
-// (see leaveSubjectLine). ARGV: waiter id, now.
+// A delivery that stopped waiting without a claim answer (the store failed) gives its place
+// back, and leaves a mark until the place would have lapsed, so that a late call of it takes no
+// place again (see leaveSubjectLine). ARGV: waiter id, waiter's ms left, now.
 const LEAVE_LINE = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
-if not v then return 0 end
-local now = tonumber(ARGV[2])
-local state, rest = split(v)
+local now = tonumber(ARGV[3])
+local state, rest = 'released', ''
+if v then state, rest = split(v) end
+if state ~= 'released' and state ~= 'processed' and string.sub(state, 1, 10) ~= 'processed:' and string.sub(state, 1, 11) ~= 'processing:' then return 0 end
 local line = waiting(rest, now)
-if not inLine(line, ARGV[1]) then return 0 end
-local others = {}
-for _, w in ipairs(line) do if w[2] ~= ARGV[1] then table.insert(others, w) end end
-local kept = {}
+local found = nil
+for _, w in ipairs(line) do if w[2] == ARGV[1] then found = w end end
+if found and found[3] == 'l' then return 0 end
+if found then found[3] = 'l' else table.insert(line, { now + tonumber(ARGV[2]), ARGV[1], 'l' }) end
+local kept = { state }
 for l in string.gmatch(rest, '[^' .. NL .. ']+') do
-  if string.sub(l, 1, 1) ~= 'w' then table.insert(kept, l) end
+  local c = string.sub(l, 1, 1)
+  if c ~= 'w' and c ~= 'l' then table.insert(kept, l) end
 end
-for _, w in ipairs(others) do table.insert(kept, 'w' .. w[1] .. '|' .. w[2]) end
-if state == 'released' and #kept == 0 then return redis.call('DEL', KEYS[1]) end
-local value = state
-if #kept > 0 then value = state .. NL .. table.concat(kept, NL) end
-redis.call('SET', KEYS[1], value, 'KEEPTTL')
+for _, w in ipairs(line) do table.insert(kept, w[3] .. w[1] .. '|' .. w[2]) end
+local ttl = -1
+if v then ttl = redis.call('PTTL', KEYS[1]) end
+local left = lastExpiry({}, line) - now
+if ttl < left then ttl = left end
+redis.call('SET', KEYS[1], table.concat(kept, NL), 'PX', ttl)
 return 1`;
 
 /**
@@ -451,8 +468,8 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
     async joinLine(key: string, waiter: SubjectWaiter): Promise<void> {
       await command(['EVAL', JOIN_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock()]);
     },
-    async leaveLine(key: string, waiterId: string): Promise<void> {
-      await command(['EVAL', LEAVE_LINE, '1', keyPrefix + key, waiterId, clock()]);
+    async leaveLine(key: string, waiter: SubjectWaiter): Promise<void> {
+      await command(['EVAL', LEAVE_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock()]);
     },
   };
 }

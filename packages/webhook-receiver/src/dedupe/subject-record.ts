@@ -63,6 +63,12 @@ export interface LinePlace {
   id: string;
   /** When its delivery stops waiting. */
   expiresAt: number;
+  /**
+   * Given back (`leaveLine`: a call of that delivery to the store failed): not a place any more,
+   * but a mark that a late call of that delivery (sent before, run after) takes no place and
+   * claims nothing.
+   */
+  left?: true;
 }
 
 /** A body of the subject whose delivery failed and whose retry the service will send. */
@@ -148,11 +154,14 @@ export function claimSubject(
   // Deliveries that wait before this one (in any process) have the subject first.
   const live = record !== undefined && record.expiresAt > at;
   const line = liveList(record?.line, at);
-  if ((live && record.state === 'processing') || (line !== undefined && line[0]!.id !== waiter?.id)) {
+  // A call of a delivery that gave its place back: it is gone, and its late call changes nothing.
+  if (waiter !== undefined && line?.some((place) => place.left && place.id === waiter.id)) return { claim: { state: 'processing' }, record };
+  const first = line?.find((place) => !place.left);
+  if ((live && record.state === 'processing') || (first !== undefined && first.id !== waiter?.id)) {
     return { claim: { state: 'processing' }, record: waiter === undefined ? record : joinSubjectLine(record, waiter, at) };
   }
   // This delivery leaves the line (it was first, if it was in it).
-  const rest = line === undefined ? undefined : withoutEmpty(line.slice(1));
+  const rest = first === undefined ? line : withoutEmpty(line!.filter((place) => place !== first));
   const retries = liveRetries(record, at);
   // Whether a copy can be a retry depends on when it arrived, not on when it got the subject
   // after waiting in line.
@@ -195,11 +204,17 @@ export function joinSubjectLine(record: SubjectRecord | undefined, waiter: Subje
   return record === undefined ? released(undefined, joined)! : lined(record, joined);
 }
 
-/** The record after `leaveLine(key, waiterId)`: without that waiter's place. */
-export function leaveSubjectLine(record: SubjectRecord | undefined, waiterId: string, at: number): SubjectRecord | undefined {
-  if (record?.line === undefined) return record;
-  const line = withoutEmpty(liveList(record.line, at)?.filter((place) => place.id !== waiterId));
-  return record.state === 'released' && record.retries === undefined && line === undefined ? undefined : lined(record, line);
+/**
+ * The record after `leaveLine(key, waiter)`: the waiter's place is given back, and marked, until
+ * it would have lapsed, so that a call of that delivery that runs late takes no place again.
+ */
+export function leaveSubjectLine(record: SubjectRecord | undefined, waiter: SubjectWaiter, at: number): SubjectRecord {
+  const line = liveList(record?.line, at) ?? [];
+  const mine = line.find((place) => place.id === waiter.id);
+  if (mine?.left) return line === record!.line ? record! : lined(record!, line);
+  const marked: LinePlace = { id: waiter.id, expiresAt: mine?.expiresAt ?? at + waiter.leftMs, left: true };
+  const next = mine === undefined ? [...line, marked] : line.map((place) => (place === mine ? marked : place));
+  return record === undefined ? released(undefined, next)! : lined(record, next);
 }
 
 /** Longest wait a {@link SubjectWaiter} may announce: a day (the receiver's is 30 s at most). */

@@ -40,12 +40,13 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
   const waiter = context.subjectWaitMs === 0 ? undefined : context.lines.waiter(context.subjectWaitMs);
   const storeFailed = (error: unknown): ClaimAnswer => {
     context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
-    // The failed call may still have taken a place (it ran, its answer was lost): give it back,
-    // after that call on the same connection, so that it does not hold the subject up. After the
-    // reply (a Worker keeps it alive with waitUntil).
+    // The failed call may still have taken a place (it ran, its answer was lost), or run later:
+    // give the place back, and mark it given back, so that it does not hold the subject up. After
+    // the reply (a Worker keeps it alive with waitUntil).
     if (waiter !== undefined && dedupe.leaveLine !== undefined) {
       try {
-        const afterReply = Promise.resolve(dedupe.leaveLine(subject, waiter.id)).then(() => undefined, () => undefined);
+        const afterReply = Promise.resolve(dedupe.leaveLine(subject, { id: waiter.id, leftMs: Math.max(1, waiter.leftMs - (Date.now() - arrivedAt)) }))
+          .then(() => undefined, () => undefined);
         return { outcome: 'dedupe_store_unavailable', afterReply };
       } catch {
         // The store is down; the place lapses by itself.

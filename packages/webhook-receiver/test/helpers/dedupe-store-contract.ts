@@ -292,10 +292,24 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     if (held.state !== 'claimed') throw new Error('expected a claim');
     expect(await store.claim('s', 'B', 0, { id: 'lost', leftMs: 60_000 })).toEqual({ state: 'processing' });
     expect(await store.claim('s', 'C', 0, { id: 'next', leftMs: 60_000 })).toEqual({ state: 'processing' });
-    await store.leaveLine!('s', 'lost');
-    await store.leaveLine!('s', 'never-waited');
+    await store.leaveLine!('s', { id: 'lost', leftMs: 60_000 });
+    await store.leaveLine!('s', { id: 'never-waited', leftMs: 60_000 });
     await store.markProcessed('s', held.token);
     expect((await store.claim('s', 'C', 1, { id: 'next', leftMs: 59_999 })).state).toBe('claimed');
+  });
+
+  it('lets a late call of a delivery that gave its place back take no place and claim nothing (a client that reordered them)', async () => {
+    const store = createStore({});
+    const held = await store.claim('s', 'A');
+    if (held.state !== 'claimed') throw new Error('expected a claim');
+    // The give-back runs first; the call sent before it runs after.
+    await store.leaveLine!('s', { id: 'late', leftMs: 60_000 });
+    expect(await store.claim('s', 'B', 0, { id: 'late', leftMs: 60_000 })).toEqual({ state: 'processing' });
+    await store.joinLine!('s', { id: 'late', leftMs: 60_000 });
+    await store.markProcessed('s', held.token);
+    expect(await store.claim('s', 'B', 5, { id: 'late', leftMs: 59_995 })).toEqual({ state: 'processing' });
+    // Nobody waits behind it: the next delivery gets the subject at once.
+    expect((await store.claim('s', 'C', 0, { id: 'next', leftMs: 60_000 })).state).toBe('claimed');
   });
 
   it('refuses a waiter whose place could never lapse with invalid_waiter', async () => {
