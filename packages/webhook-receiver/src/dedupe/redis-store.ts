@@ -110,6 +110,10 @@ local function lastExpiry(live, line)
   for _, w in ipairs(line) do if w[1] > last then last = w[1] end end
   return last
 end
+-- Whether a state line is one this store writes (a value it did not write is left alone).
+local function ours(state)
+  return state == 'released' or state == 'processed' or string.sub(state, 1, 10) == 'processed:' or string.sub(state, 1, 11) == 'processing:'
+end
 -- Appends a waiter's place to the value v (its lines stay as they are) unless it has one.
 local function join(v, line, id, left, now)
   if inLine(line, id) then return end
@@ -363,7 +367,7 @@ local v = redis.call('GET', KEYS[1])
 local now = tonumber(ARGV[3])
 local state, rest = 'released', ''
 if v then state, rest = split(v) end
-if state ~= 'released' and state ~= 'processed' and string.sub(state, 1, 10) ~= 'processed:' and string.sub(state, 1, 11) ~= 'processing:' then return 0 end
+if not ours(state) then return 0 end
 join(v, waiting(rest, now), ARGV[1], tonumber(ARGV[2]), now)
 return 1`;
 
@@ -375,7 +379,7 @@ local v = redis.call('GET', KEYS[1])
 local now = tonumber(ARGV[3])
 local state, rest = 'released', ''
 if v then state, rest = split(v) end
-if state ~= 'released' and state ~= 'processed' and string.sub(state, 1, 10) ~= 'processed:' and string.sub(state, 1, 11) ~= 'processing:' then return 0 end
+if not ours(state) then return 0 end
 local line = waiting(rest, now)
 local found = nil
 for _, w in ipairs(line) do if w[2] == ARGV[1] then found = w end end
