@@ -59,7 +59,9 @@ export type DedupeStoreErrorCode =
   /** The store answered something the protocol does not allow (for example a key holding a foreign value). */
   | 'unexpected_store_reply'
   /** A `SubjectWaiter` a store refuses: an id the Redis store cannot keep (only letters, digits, `-` and `_`), or a `leftMs` that is not a number above 0 and at most a day; the receiver's own waiters always fit. */
-  | 'invalid_waiter';
+  | 'invalid_waiter'
+  /** The Redis store's `subscriber` could not subscribe: deliveries waiting for a subject held in another process claim it at their next try (up to 250 ms) instead of at once. Reported to onError; nothing is lost. */
+  | 'wake_ups_unavailable';
 
 /**
  * A failure of the deduplication store. The receiver answers `503` when a claim fails this

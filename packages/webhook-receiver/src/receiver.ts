@@ -110,16 +110,18 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     }
   }
   const onError = options.onError ?? logToConsole;
-  return {
+  const dedupe = options.dedupe === false ? undefined : (options.dedupe ?? createMemoryDedupeStore());
+  const lines = createSubjectLines();
+  const context: PipelineContext = {
     maxBodyBytes,
     signatureCheck: createSignatureCheck(options),
     validator: options.validator ?? parseWebhookEvent,
     parseOptions: { maxBytes: maxBodyBytes, strict: options.strict ?? false },
-    dedupe: options.dedupe === false ? undefined : (options.dedupe ?? createMemoryDedupeStore()),
+    dedupe,
     deadLetters: options.deadLetters,
     acknowledgeEarly: options.acknowledgeEarly ?? false,
     subjectWaitMs,
-    lines: createSubjectLines(),
+    lines,
     onSuperseded: options.onSuperseded,
     onUnknownEvent: options.onUnknownEvent,
     onInvalidEvent: options.onInvalidEvent,
@@ -136,6 +138,11 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     },
     now: options.now ?? Date.now,
   };
+  // A store shared by processes wakes the deliveries waiting here when their subject is free.
+  if (typeof dedupe?.watchLines === 'function') {
+    dedupe.watchLines((subject) => lines.wake(subject), (error) => context.report(error, { outcome: 'dedupe_store_unavailable', afterReply: false }));
+  }
+  return context;
 }
 
 function logToConsole(error: unknown, context: WebhookErrorContext): void {

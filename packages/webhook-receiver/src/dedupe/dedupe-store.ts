@@ -122,6 +122,15 @@ export interface DedupeStore {
    * (sent before it, over a client that may reorder commands) takes no place and claims nothing.
    */
   leaveLine?(key: string, waiter: SubjectWaiter): void | Promise<void>;
+  /**
+   * Optional, for stores that keep lines across processes (the Redis store given a
+   * `subscriber`): calls `wake(key)` whenever a delivery waiting for `key` may now claim it
+   * (the delivery that held it settled, or the first in line left), in whichever process it
+   * waits, so that it claims at once rather than at its next try (the receiver tries again
+   * every 10 to 250 ms). Best effort: a lost wake-up leaves the next try. `failed` hears why
+   * wake-ups will not come. The receiver calls it once, when it is created.
+   */
+  watchLines?(wake: (key: string) => void, failed: (error: unknown) => void): void;
 }
 
 /**

@@ -48,6 +48,48 @@ export function toRedisCommand(client: RedisClientLike, unsupported: (message: s
 }
 
 /**
+ * The second Redis connection `createRedisDedupeStore({ subscriber })` subscribes with, for
+ * wake-ups: an ioredis client (`redis.duplicate()`: anything with `call`, `subscribe(channel)`
+ * and `on('message')`), a connected node-redis client (`await client.duplicate().connect()`:
+ * `subscribe(channel, listener)`), or a function that subscribes `onMessage` to `channel`
+ * with any other client and resolves once subscribed.
+ *
+ * @example
+ * ```ts
+ * createRedisDedupeStore({ client: redis, subscriber: redis.duplicate() });                       // ioredis
+ * createRedisDedupeStore({ client, subscriber: await client.duplicate().connect() });             // node-redis
+ * ```
+ */
+export type RedisSubscriberLike =
+  | { call(command: string, ...args: string[]): Promise<unknown>; subscribe(channel: string): Promise<unknown>; on(event: 'message', listener: (channel: string, message: string) => void): unknown }
+  | { subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown> }
+  | ((channel: string, onMessage: (message: string) => void) => unknown);
+
+/**
+ * Turns either subscriber shape into one subscribe function, ioredis first (as in
+ * {@link toRedisCommand}): its `subscribe` takes a callback of another kind as second argument.
+ */
+export function toRedisSubscribe(subscriber: RedisSubscriberLike, unsupported: (message: string) => Error): (channel: string, onMessage: (message: string) => void) => unknown {
+  if (typeof subscriber === 'function') return subscriber;
+  if (subscriber !== null && typeof subscriber === 'object' && typeof subscriber.subscribe === 'function') {
+    if ('call' in subscriber && typeof subscriber.call === 'function' && typeof subscriber.on === 'function') {
+      const ioredis = subscriber;
+      return (channel, onMessage) => {
+        ioredis.on('message', (from: string, message: string) => { if (from === channel) onMessage(message); });
+        return ioredis.subscribe(channel);
+      };
+    }
+    const nodeRedis = subscriber as Extract<RedisSubscriberLike, { subscribe(channel: string, listener: unknown): unknown }>;
+    return (channel, onMessage) => nodeRedis.subscribe(channel, (message) => onMessage(String(message)));
+  }
+  throw unsupported(
+    'createRedisDedupeStore({ subscriber }) needs a second ioredis connection (redis.duplicate()), a connected node-redis ' +
+      'one (await client.duplicate().connect()) or a function (channel, onMessage) => Promise; got ' +
+      (subscriber === null ? 'null' : typeof subscriber) + '.',
+  );
+}
+
+/**
  * Bounds every command by `timeoutMs`. Clients queue commands while reconnecting, so without a
  * bound a delivery would hang past the service's 30-second window instead of being retried.
  * `unavailable` builds the error of a command that timed out or failed.

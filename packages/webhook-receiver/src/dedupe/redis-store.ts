@@ -2,7 +2,7 @@ import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { checkWaiter, DELIVERY_ATTEMPTS, REPLY_WINDOW_MS, RETRY_WAIT_FACTORS, retryDueWindow } from './subject-record.js';
 import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
-import { toRedisCommand, withCommandTimeout, type RedisClientLike } from './redis-command.js';
+import { toRedisCommand, toRedisSubscribe, withCommandTimeout, type RedisClientLike, type RedisSubscriberLike } from './redis-command.js';
 
 /**
  * Options of {@link createRedisDedupeStore}.
@@ -36,6 +36,17 @@ export interface RedisDedupeStoreOptions {
    * service's 30-second window instead of being retried.
    */
   commandTimeoutMs?: number;
+  /**
+   * A second connection to the same Redis, for wake-ups: ioredis `redis.duplicate()`, a
+   * connected node-redis `client.duplicate()`, or a subscribe function (see
+   * {@link RedisSubscriberLike}). The store then publishes, on the channel `<keyPrefix>lines`,
+   * each subject that a delivery waiting in another process may now claim (its holder settled,
+   * or the first in line left), and that delivery claims it at once. Without it a delivery
+   * waiting for a subject held in another process tries again every 10 to 250 ms, so a
+   * hand-over between processes takes up to 250 ms. Not the `client` itself: a connection that
+   * subscribes can send no other command. Close it with the client when the server stops.
+   */
+  subscriber?: RedisSubscriberLike;
 }
 
 const PROCESSED = 'processed:';
@@ -126,6 +137,12 @@ local function claimFields(state)
   local failures, since, dueUntil, expires, claimedAt = string.match(state, '^processing:[^|]*|(%d+)|(%d+)|(%d+)|(%d+)|?(%d*)')
   return tonumber(failures) or 0, tonumber(since) or 0, tonumber(dueUntil) or 0, tonumber(expires) or math.huge, tonumber(claimedAt)
 end
+-- Tells the processes whose deliveries wait in the subject's line that it may be theirs now (the
+-- subject was settled, or the first place given back): PUBLISH on the store's channel ('' when
+-- it has no subscriber), so that the first claims at once instead of at its next poll.
+local function wake(channel, line)
+  if channel ~= '' and firstPlace(line) then redis.call('PUBLISH', channel, KEYS[1]) end
+end
 local function lifetime(ms, live, line, now)
   local left = lastExpiry(live, line) - now
   if left > ms then return left end
@@ -138,7 +155,7 @@ end`;
 // joins the retries due, in its place, until its retries stop coming; its wait is counted from
 // when the service saw the attempt fail: now, or the end of its reply window if the handler
 // outlived it.
-// ARGV: claim prefix, digest, retry expected, now, retry-due window, DELIVERY_ATTEMPTS.
+// ARGV: claim prefix, digest, retry expected, now, retry-due window, DELIVERY_ATTEMPTS, wake-up channel.
 const RELEASE_IF_OWNED = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
@@ -158,13 +175,14 @@ if adds then
 end
 if #live == 0 and #line == 0 then return redis.call('DEL', KEYS[1]) end
 redis.call('SET', KEYS[1], joined('released', live, line), 'PX', lastExpiry(live, line) - now)
+wake(ARGV[7], line)
 return 1`;
 // Records the processed digest unless another delivery holds the key now (a live claim of its
 // own, or a processed event): as the memory store. The retries due of events received before
 // this one are now superseded (an older event with the same body included); those of events
 // received after it stay due. A claim that is no longer the key's (it expired meanwhile)
 // supersedes nothing, and is placed after the events received since.
-// ARGV: claim prefix, processed state (first line), ttlMs, now.
+// ARGV: claim prefix, processed state (first line), ttlMs, now, wake-up channel.
 const MARK_PROCESSED_IF_NOT_TAKEN = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 local state, rest = '', ''
@@ -197,6 +215,7 @@ end
 local ttl = tonumber(ARGV[3])
 local first = ARGV[2] .. NL .. 'p' .. place .. ':' .. claimedAt .. ':' .. failures .. ':' .. (now + ttl)
 redis.call('SET', KEYS[1], joined(first, live, line), 'PX', lifetime(ttl, live, line, now))
+wake(ARGV[5], line)
 return 1`;
 // 'processed' alone was written by 1.x under a body digest key: the same body, so processed.
 // One script, so that reading the latest digest and taking the claim is atomic across processes.
@@ -209,8 +228,10 @@ return 1`;
 // While the subject is held, or deliveries wait before this one in its line, the answer is
 // 'processing', and a waiter (ARGV[8], '' for none) keeps or takes a place in the line until
 // ARGV[9] ms from now. Otherwise it leaves the line (it was first, if it was in it).
+// The first in line that leaves it without the subject (a duplicate or a superseded retry) wakes
+// the next.
 // ARGV: digest, token, claimTtlMs, now, minRetryDelayMs, waited ms, retry-due window, waiter id,
-// waiter's ms left.
+// waiter's ms left, wake-up channel.
 const CLAIM = `${SPLIT}
 local WAITS = { ${RETRY_WAIT_FACTORS.join(', ')} }
 local v = redis.call('GET', KEYS[1])
@@ -282,11 +303,13 @@ if pdigest == ARGV[1] then
   end
   if not newer then
     keepOthers()
+    if first then wake(ARGV[10], after) end
     return 'processed'
   end
 end
 if due and due[1] == 's' then
   keepOthers()
+  if first then wake(ARGV[10], after) end
   return 'superseded'
 end
 -- A new event comes after the processed one and every retry due; the retry due keeps its
@@ -373,7 +396,8 @@ return 1`;
 
 // A delivery that stopped waiting without a claim answer (the store failed) gives its place
 // back, and leaves a mark until the place would have lapsed, so that a late call of it takes no
-// place again (see leaveSubjectLine). ARGV: waiter id, waiter's ms left, now.
+// place again (see leaveSubjectLine); if it was first, the next may claim now.
+// ARGV: waiter id, waiter's ms left, now, wake-up channel.
 const LEAVE_LINE = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 local now = tonumber(ARGV[3])
@@ -384,6 +408,7 @@ local line = waiting(rest, now)
 local found = nil
 for _, w in ipairs(line) do if w[2] == ARGV[1] then found = w end end
 if found and found[3] == 'l' then return 0 end
+local wasFirst = found ~= nil and firstPlace(line) == found
 if found then found[3] = 'l' else table.insert(line, { now + tonumber(ARGV[2]), ARGV[1], 'l' }) end
 local kept = { state }
 for l in string.gmatch(rest, '[^' .. NL .. ']+') do
@@ -396,6 +421,7 @@ if v then ttl = redis.call('PTTL', KEYS[1]) end
 local left = lastExpiry({}, line) - now
 if ttl < left then ttl = left end
 redis.call('SET', KEYS[1], table.concat(kept, NL), 'PX', ttl)
+if wasFirst then wake(ARGV[4], line) end
 return 1`;
 
 /**
@@ -431,22 +457,30 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
   // Whole ms: the scripts read the times in the value as digits.
   const clock = () => String(Math.floor(now()));
   const commandTimeoutMs = positiveIntegerOption('commandTimeoutMs', options.commandTimeoutMs, 2_000);
+  if (options.subscriber !== undefined && options.subscriber === (options.client as unknown)) {
+    throw new WebhookReceiverError('invalid_options',
+      'subscriber must be a second connection (ioredis: redis.duplicate(); node-redis: await client.duplicate().connect()), not the client: a connection that subscribes can send no other command.');
+  }
+  const subscribe = options.subscriber === undefined ? undefined : toRedisSubscribe(options.subscriber,
+    (message) => new DedupeStoreError('unsupported_redis_client', message));
+  // The wake-up channel, '' without a subscriber (the scripts then publish nothing).
+  const channel = subscribe === undefined ? '' : `${keyPrefix}lines`;
 
   const command = withCommandTimeout(send, commandTimeoutMs,
     (message, cause) => new DedupeStoreError('dedupe_store_unavailable', message, cause === undefined ? undefined : { cause }));
 
   const releaseClaim = async (key: string, token: string, options?: ReleaseOptions): Promise<void> => {
     await command(['EVAL', RELEASE_IF_OWNED, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`, digestOfToken(token),
-      options?.retryExpected === true ? '1' : '0', clock(), dueWindow, String(DELIVERY_ATTEMPTS)]);
+      options?.retryExpected === true ? '1' : '0', clock(), dueWindow, String(DELIVERY_ATTEMPTS), channel]);
   };
 
-  return {
+  const store: DedupeStore = {
     async claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter): Promise<DedupeClaim> {
       const token = `${crypto.randomUUID()}:${digest}`;
       const [id, leftMs] = waiter === undefined ? ['', '0'] : waiterArguments(waiter);
       let reply: unknown;
       try {
-        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl, clock(), minRetryDelay, String(Math.floor(waitedMs)), dueWindow, id, leftMs]);
+        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl, clock(), minRetryDelay, String(Math.floor(waitedMs)), dueWindow, id, leftMs, channel]);
       } catch (error) {
         // The script may still be queued in the client and run once Redis is back. A release
         // queued behind it on the same connection undoes it, so that the retry is not
@@ -463,7 +497,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
     },
     async markProcessed(key: string, token: string): Promise<void> {
       await command(['EVAL', MARK_PROCESSED_IF_NOT_TAKEN, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`,
-        PROCESSED + digestOfToken(token), ttl, clock()]);
+        PROCESSED + digestOfToken(token), ttl, clock(), channel]);
     },
     release: releaseClaim,
     async expectRetry(key: string, digest: string, waitedMs = 0): Promise<void> {
@@ -473,8 +507,36 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
       await command(['EVAL', JOIN_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock()]);
     },
     async leaveLine(key: string, waiter: SubjectWaiter): Promise<void> {
-      await command(['EVAL', LEAVE_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock()]);
+      await command(['EVAL', LEAVE_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock(), channel]);
     },
+  };
+  if (subscribe !== undefined) store.watchLines = watchLinesOver(subscribe, channel, keyPrefix);
+  return store;
+}
+
+/**
+ * `watchLines` over one subscription to the wake-up channel, made when the first receiver
+ * watches (a store may serve several receivers): each message is a subject's key.
+ */
+function watchLinesOver(subscribe: ReturnType<typeof toRedisSubscribe>, channel: string, keyPrefix: string): NonNullable<DedupeStore['watchLines']> {
+  const watchers: Array<(key: string) => void> = [];
+  let subscribed: Promise<unknown> | undefined;
+  return (wake, failed) => {
+    watchers.push(wake);
+    const failure = (error: unknown): void => failed(new DedupeStoreError('wake_ups_unavailable',
+      `The subscriber did not subscribe to ${channel} (${error instanceof Error ? error.message : String(error)}): deliveries waiting for a subject held in another process claim it at their next try (up to 250 ms) instead of at once. Pass a connected second connection as subscriber (node-redis: await client.duplicate().connect()).`, { cause: error }));
+    if (subscribed === undefined) {
+      try {
+        subscribed = Promise.resolve(subscribe(channel, (message) => {
+          if (!message.startsWith(keyPrefix)) return;
+          const key = message.slice(keyPrefix.length);
+          for (const watcher of watchers) watcher(key);
+        }));
+      } catch (error) {
+        subscribed = Promise.reject(error);
+      }
+    }
+    subscribed.then(undefined, failure);
   };
 }
 

@@ -26,7 +26,8 @@ const MAX_PAUSE_MS = 250;
  * its subject has overtaken (200 `superseded`). While another delivery holds the subject, this one
  * waits in the subject's line, in arrival order, up to `subjectWaitMs`: in this process's line
  * (see subject-lines.ts), where the first tries the claim again when the holder in this process
- * settles, or after a pause (10 ms, doubling up to 250 ms) for a holder in another process; and
+ * settles, or after a pause (10 ms, doubling up to 250 ms) for a holder in another process, or
+ * when the store wakes it (DedupeStore.watchLines: the Redis store with a subscriber); and
  * in the store's line (see `waiter` in DedupeStore.claim), which gives the subject to the
  * deliveries of every process in the order they first asked. Still waiting then: 409, and the
  * service retries later. A store that fails is answered 503 (fail closed: nothing is dispatched

@@ -5,7 +5,8 @@ import type { SubjectWaiter } from '../dedupe/dedupe-store.js';
  * joins its subject's line when the store answers that the subject is being handled, or when a
  * line is already there (so that it does not claim ahead of the deliveries before it). Only the
  * first in line tries the claim again: when the delivery that holds the subject here settles
- * (`settled`), or after a pause, for a holder in another process. A delivery that meets no
+ * (`settled`), or after a pause, for a holder in another process (or when the store says the
+ * subject may be free: `wake`, and then every delivery waiting for it tries). A delivery that meets no
  * contention never touches a line: `has` is a size check then. The store keeps a line of its
  * own across processes (see `waiter` in DedupeStore.claim): `waiter` names this process's
  * deliveries in it.
@@ -19,6 +20,8 @@ export interface SubjectLines {
   join(subject: string): InLine;
   /** The delivery that held `subject` here has settled: the first in line may claim it now. */
   settled(subject: string): void;
+  /** The store says that `subject` may be free (see DedupeStore.watchLines): every delivery waiting for it here tries now; the store's line decides which gets it. */
+  wake(subject: string): void;
 }
 
 /** A delivery in a subject's line. */
@@ -32,7 +35,16 @@ export interface InLine {
 }
 
 interface Waiter {
+  /** Ends its pause; undefined while it is not pausing (its claim is on its way to the store). */
   wake: (() => void) | undefined;
+  /** Woken while not pausing: its claim may have been answered before the subject was free, so its next pause ends at once. */
+  woken: boolean;
+}
+
+function wakeUp(waiter: Waiter | undefined): void {
+  if (waiter === undefined) return;
+  if (waiter.wake !== undefined) waiter.wake();
+  else waiter.woken = true;
 }
 
 /** The lines of one receiver. */
@@ -42,8 +54,7 @@ export function createSubjectLines(): SubjectLines {
   let prefix: string | undefined;
   let waiters = 0;
   const wakeFirst = (subject: string): void => {
-    const first = lines.get(subject)?.[0];
-    first?.wake?.();
+    wakeUp(lines.get(subject)?.[0]);
   };
   return {
     waiter(leftMs) {
@@ -54,6 +65,10 @@ export function createSubjectLines(): SubjectLines {
     settled(subject) {
       if (lines.size !== 0) wakeFirst(subject);
     },
+    wake(subject) {
+      const line = lines.size === 0 ? undefined : lines.get(subject);
+      if (line !== undefined) for (const waiter of line) wakeUp(waiter);
+    },
     join(subject) {
       let line = lines.get(subject);
       if (line === undefined) {
@@ -61,11 +76,16 @@ export function createSubjectLines(): SubjectLines {
         lines.set(subject, line);
       }
       const waiting = line;
-      const waiter: Waiter = { wake: undefined };
+      const waiter: Waiter = { wake: undefined, woken: false };
       waiting.push(waiter);
       return {
         first: () => waiting[0] === waiter,
         pause: (ms) => new Promise<void>((resolve) => {
+          if (waiter.woken) {
+            waiter.woken = false;
+            resolve();
+            return;
+          }
           const timer = setTimeout(done, ms);
           function done(): void {
             clearTimeout(timer);

@@ -74,8 +74,10 @@ export async function startJourney(options: SandboxOptions, setup?: ReceiverSetu
       dedupe = createMemoryDedupeStore({ minRetryDelayMs });
     } else {
       const client = new Redis({ host: '127.0.0.1', port: setup.redisPort, maxRetriesPerRequest: 1 });
-      redisClients.push(client);
-      dedupe = createRedisDedupeStore({ client, keyPrefix: `journey-${sandbox.baseUrl}:`, minRetryDelayMs });
+      // A second connection for wake-ups: a hand-over between instances happens at once.
+      const subscriber = client.duplicate();
+      redisClients.push(client, subscriber);
+      dedupe = createRedisDedupeStore({ client, subscriber, keyPrefix: `journey-${sandbox.baseUrl}:`, minRetryDelayMs });
     }
     const receiver = createWebhookReceiver({
       publicKey,

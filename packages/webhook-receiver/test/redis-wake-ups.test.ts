@@ -1,0 +1,249 @@
+// Wake-ups of the Redis store (createRedisDedupeStore({ subscriber })): when a subject that
+// deliveries wait for in other processes may be theirs (its holder settled, or the first in its
+// line left), the store publishes it, and a waiting delivery claims it at once instead of at its
+// next try. On a real redis-server, with each subscriber shape the store takes.
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { signWebhook } from '@capi/webhook-signature';
+import { createMemoryDedupeStore, createRedisDedupeStore, createWebhookReceiver, DedupeStoreError, WebhookReceiverError, type DedupeStore, type RedisSubscriberLike, type WebhookErrorContext, type WebhookReceiver } from '../src/index.js';
+import { eventBody } from './helpers/events.js';
+import { createFakeService, type FakeService } from './helpers/service.js';
+import { startRedisWithClients, type RedisWithClients } from './helpers/redis-server.js';
+
+let redis: RedisWithClients;
+let service: FakeService;
+const closers: Array<() => unknown> = [];
+let prefixCounter = 0;
+const freshPrefix = () => `wake:${process.pid}:${++prefixCounter}:`;
+
+beforeAll(async () => {
+  redis = await startRedisWithClients();
+  service = await createFakeService();
+});
+afterAll(async () => {
+  for (const close of closers.splice(0)) await close();
+  await redis?.close();
+});
+
+/** A second ioredis connection, closed after the file. */
+function ioredisSubscriber(): Redis {
+  const connection = redis.ioredis.duplicate();
+  closers.push(() => connection.disconnect());
+  return connection;
+}
+
+const subscribers: Array<[string, () => Promise<RedisSubscriberLike>]> = [
+  ['ioredis (redis.duplicate())', async () => ioredisSubscriber()],
+  ['node-redis (await client.duplicate().connect())', async () => {
+    const subscriber = redis.nodeRedis.duplicate();
+    await subscriber.connect();
+    closers.push(() => subscriber.close());
+    return subscriber;
+  }],
+  ['a subscribe function', async () => {
+    const connection = ioredisSubscriber();
+    return (channel: string, onMessage: (message: string) => void) => {
+      connection.on('message', (from: string, message: string) => { if (from === channel) onMessage(message); });
+      return connection.subscribe(channel);
+    };
+  }],
+];
+
+/**
+ * A store that watches its lines, and the subjects it was woken for. `settle()` publishes a
+ * sentinel and resolves, once it comes back, with every subject woken for before it: Redis
+ * delivers a channel's messages in the order they were published, so nothing published before
+ * the sentinel is still on its way.
+ */
+async function watchedStore(subscriber: RedisSubscriberLike) {
+  const keyPrefix = freshPrefix();
+  const store = createRedisDedupeStore({ client: redis.ioredis, keyPrefix, subscriber });
+  const woken: string[] = [];
+  const failures: unknown[] = [];
+  let heard: (() => void) | undefined;
+  store.watchLines!((key) => { woken.push(key); heard?.(); }, (error) => failures.push(error));
+  let sentinels = 0;
+  const settle = async (): Promise<string[]> => {
+    const sentinel = `sentinel-${++sentinels}`;
+    // Until the subscription is in place the first sentinel is not heard: publish it again.
+    while (!woken.includes(sentinel)) {
+      const arrived = new Promise<void>((resolve) => { heard = resolve; });
+      await redis.ioredis.publish(`${keyPrefix}lines`, keyPrefix + sentinel);
+      await Promise.race([arrived, new Promise((resolve) => setTimeout(resolve, 50))]);
+      expect(failures).toEqual([]);
+    }
+    return woken.splice(0).filter((key) => !key.startsWith('sentinel-'));
+  };
+  await settle();
+  return { store, settle };
+}
+
+const waiter = (id: string) => ({ id, leftMs: 10_000 });
+
+/** Signs `body` now and gives it to `receiver.receive`; resolves with the reply's status. */
+async function deliver(receiver: WebhookReceiver, body: string): Promise<number> {
+  const { headers } = await signWebhook({ rawBody: body, privateKey: service.privateKey });
+  const { reply } = await receiver.receive({
+    method: 'POST',
+    header: (name) => headers[Object.keys(headers).find((key) => key.toLowerCase() === name) as keyof typeof headers],
+    readRawBody: () => Promise.resolve(new TextEncoder().encode(body)),
+  });
+  return reply.status;
+}
+
+describe.each(subscribers)('wakes the processes waiting for a subject, over %s', (_name, makeSubscriber) => {
+  it('publishes a subject when its holder settles with deliveries waiting for it, and not when none waits', async () => {
+    const { store, settle } = await watchedStore(await makeSubscriber());
+    // No one waits: nothing to publish.
+    const quiet = await store.claim('quiet', 'd1');
+    await store.markProcessed('quiet', (quiet as { token: string }).token);
+    // Processed, and released after a failure, with a delivery of another process waiting.
+    for (const key of ['processed', 'released']) {
+      const held = await store.claim(key, 'd1');
+      expect(await store.claim(key, 'd2', 0, waiter(`${key}-w`))).toEqual({ state: 'processing' });
+      const { token } = held as { token: string };
+      if (key === 'processed') await store.markProcessed(key, token);
+      else await store.release(key, token, { retryExpected: true });
+    }
+    expect(await settle()).toEqual(['processed', 'released']);
+  });
+
+  it('publishes a subject when the first in its line leaves it without the subject, so that the next claims', async () => {
+    const { store, settle } = await watchedStore(await makeSubscriber());
+    // The first in line gives its place back (its call failed): the second may claim now.
+    const held = await store.claim('gave-back', 'd1');
+    await store.claim('gave-back', 'd2', 0, waiter('first'));
+    await store.claim('gave-back', 'd3', 0, waiter('second'));
+    await store.markProcessed('gave-back', (held as { token: string }).token);
+    expect(await settle()).toEqual(['gave-back']);
+    await store.leaveLine!('gave-back', waiter('first'));
+    expect(await settle()).toEqual(['gave-back']);
+    expect((await store.claim('gave-back', 'd3', 0, waiter('second'))).state).toBe('claimed');
+    // The first in line is a repeat of the body just processed (a duplicate): the next claims.
+    const holder = await store.claim('repeat', 'd1');
+    await store.claim('repeat', 'd1', 0, waiter('copy'));
+    await store.claim('repeat', 'd2', 0, waiter('next'));
+    await store.markProcessed('repeat', (holder as { token: string }).token);
+    expect(await settle()).toEqual(['repeat']);
+    expect(await store.claim('repeat', 'd1', 0, waiter('copy'))).toEqual({ state: 'processed' });
+    expect(await settle()).toEqual(['repeat']);
+    // The last in line leaving wakes no one; neither does a place given back behind the first.
+    expect((await store.claim('repeat', 'd2', 0, waiter('next'))).state).toBe('claimed');
+    await store.claim('repeat', 'd3', 0, waiter('a'));
+    await store.claim('repeat', 'd4', 0, waiter('b'));
+    await store.leaveLine!('repeat', waiter('b'));
+    expect(await settle()).toEqual([]);
+  });
+});
+
+describe('a receiver over a store with wake-ups', () => {
+  it('claims a subject held by another process as soon as it is settled, without waiting for its next try', async () => {
+    // Two receivers, as two processes: their own store, client and subscriber, one Redis.
+    const keyPrefix = freshPrefix();
+    const receiverOver = (onEvent: (status: string) => Promise<void> | void) => createWebhookReceiver({
+      publicKey: service.publicKey,
+      dedupe: createRedisDedupeStore({ client: ioredisSubscriber(), keyPrefix, subscriber: ioredisSubscriber() }),
+      onError: (error) => { throw error; },
+    }).on('kyc.status.changed', (event) => onEvent(event.data.kycStatus));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    let started!: () => void;
+    const holding = new Promise<void>((resolve) => { started = resolve; });
+    const seen: string[] = [];
+    const first = receiverOver(async (status) => { seen.push(status); started(); await held; });
+    const second = receiverOver((status) => { seen.push(status); });
+    const pending = deliver(first, eventBody('kyc.status.changed', 'user-w', { kycStatus: 'pending' }));
+    await holding;
+    // From here on no timer fires: the second delivery's tries after a pause never come, so
+    // only a wake-up can give it the subject.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const approved = deliver(second, eventBody('kyc.status.changed', 'user-w', { kycStatus: 'approved' }));
+      // Its first claim has been answered `processing` once its place is in the store's line.
+      for (let tries = 0; !(await redis.ioredis.get(`${keyPrefix}kyc.status.changed:user-w`))?.includes('\nw'); tries++) {
+        expect(tries).toBeLessThan(10_000);
+        await new Promise<void>((resolve) => { setImmediate(resolve); });
+      }
+      release();
+      expect(await pending).toBe(200);
+      expect(await approved).toBe(200);
+      expect(seen).toEqual(['pending', 'approved']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('does not lose a wake-up that comes while the delivery\'s claim is on its way to the store', async () => {
+    // The store: the memory store, whose claims can be held on their way back, and whose
+    // watchLines the test calls itself. The subject is held from "another process" (a claim
+    // made on the store directly).
+    const inner = createMemoryDedupeStore();
+    let wake!: (key: string) => void;
+    let claims = 0;
+    let onTheWay: Promise<void> | undefined;
+    const store: DedupeStore = {
+      async claim(key, digest, waitedMs, place) {
+        claims++;
+        const answer = inner.claim(key, digest, waitedMs, place);
+        await onTheWay;
+        return answer;
+      },
+      markProcessed: (key, token) => inner.markProcessed(key, token),
+      release: (key, token, options) => inner.release(key, token, options),
+      joinLine: (key, place) => inner.joinLine(key, place),
+      leaveLine: (key, place) => inner.leaveLine(key, place),
+      watchLines: (wakeUp) => { wake = wakeUp; },
+    };
+    const seen: string[] = [];
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, dedupe: store, onError: (error) => { throw error; } })
+      .on('kyc.status.changed', (event) => { seen.push(event.data.kycStatus); });
+    const subject = 'kyc.status.changed:user-v';
+    const elsewhere = inner.claim(subject, 'another body') as { token: string };
+    const untilClaims = async (count: number) => {
+      while (claims < count) await new Promise<void>((resolve) => { setImmediate(resolve); });
+      for (let turn = 0; turn < 10; turn++) await new Promise<void>((resolve) => { setImmediate(resolve); });
+    };
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const approved = deliver(receiver, eventBody('kyc.status.changed', 'user-v', { kycStatus: 'approved' }));
+      await untilClaims(1); // answered `processing`: in line, pausing (no timer ends the pause)
+      let arrive!: () => void;
+      onTheWay = new Promise<void>((resolve) => { arrive = resolve; });
+      wake(subject); // a wake-up too early: the subject is still held, the claim is answered `processing`...
+      await untilClaims(2);
+      inner.markProcessed(subject, elsewhere.token);
+      wake(subject); // ... and the wake-up of the settlement comes while that answer is on its way
+      onTheWay = undefined;
+      arrive();
+      expect(await approved).toBe(200);
+      expect(seen).toEqual(['approved']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('reports a subscriber that cannot subscribe to onError as wake_ups_unavailable (deliveries then try again every 10 to 250 ms)', async () => {
+    const reported: Array<[unknown, WebhookErrorContext]> = [];
+    const subscriber = () => Promise.reject(new Error('NOPERM this user has no permissions to access the channel'));
+    const dedupe = createRedisDedupeStore({ client: redis.ioredis, keyPrefix: freshPrefix(), subscriber });
+    createWebhookReceiver({ publicKey: service.publicKey, dedupe, onError: (error, context) => { reported.push([error, context]); } });
+    await vi.waitFor(() => expect(reported).toHaveLength(1));
+    const [error, context] = reported[0]!;
+    expect(error).toBeInstanceOf(DedupeStoreError);
+    expect(error).toMatchObject({ code: 'wake_ups_unavailable', message: expect.stringMatching(/did not subscribe to .*lines \(NOPERM.*at their next try \(up to 250 ms\)/) });
+    expect(context).toEqual({ outcome: 'dedupe_store_unavailable', afterReply: false });
+  });
+
+  it('refuses the client itself as subscriber, and a subscriber of another shape', () => {
+    const sameConnection = () => createRedisDedupeStore({ client: redis.ioredis, subscriber: redis.ioredis as never });
+    expect(sameConnection).toThrow(WebhookReceiverError);
+    expect(sameConnection).toThrow(/subscriber must be a second connection \(ioredis: redis.duplicate\(\)/);
+    expect(() => createRedisDedupeStore({ client: redis.ioredis, subscriber: {} as never }))
+      .toThrow(expect.objectContaining({ code: 'unsupported_redis_client', message: expect.stringMatching(/needs a second ioredis connection/) }));
+  });
+
+  it('has no watchLines without a subscriber (deliveries then try again every 10 to 250 ms)', () => {
+    const store: DedupeStore = createRedisDedupeStore({ client: redis.ioredis });
+    expect(store.watchLines).toBeUndefined();
+  });
+});
