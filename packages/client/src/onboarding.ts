@@ -219,7 +219,9 @@ export async function requestEmailVerification(client: PartnerClient, body: Spec
  * (the service emits `user.created`). The wallet becomes the user's only sign-in wallet and
  * owner. The token still says `hasSignedUp: false`; when the client's TokenManager has
  * `refresh` (newer generation) it is refreshed at once, without a wallet prompt, into one that
- * carries `userId`; otherwise the next sign-in brings that.
+ * carries `userId`; otherwise the next sign-in brings that. When the call's `signal` ends the
+ * wait for that refresh (or it fails, or outlasts `refreshTimeoutMs`), the user is returned all
+ * the same (the registration stands; the token is then refreshed later, or kept).
  *
  * @throws InvalidArgumentError (`invalid_email`, `invalid_otp`) before sending; ValidationError (422, `InvalidOneTimePassword`), ConflictError (409: `AlreadyRegistered`, `EmailTaken`), and the usual request errors.
  * @example
@@ -231,8 +233,9 @@ export async function registerUser(client: PartnerClient, body: Spec.RegisterUse
   requireOneTimePassword('registerUser', fields);
   const user = readUser(await send(client, 'POST', '/user', body, options), 'registerUser');
   // The token still says hasSignedUp: false; a refresh (newer generation, no wallet prompt)
-  // brings one with the userId. A custom token manager may not offer it.
-  await client.tokenManager.refreshAfterRegistration?.();
+  // brings one with the userId. A custom token manager may not offer it. The call's signal ends
+  // the wait for it: the registration stands, so the user is returned all the same.
+  await client.tokenManager.refreshAfterRegistration?.({ signal: options?.signal });
   return user;
 }
 

@@ -1,7 +1,9 @@
 // The errors of a token renewal overtaken by a session change (clear(), setTokens()), whose
-// callback failed, or given something that is not tokens: a chunk of its own, loaded only when
-// one is thrown, so that their messages stay out of the main entry (as the sign-in code does).
-import { PartnerClientError } from './errors.js';
+// callback failed, did not settle within its bound, or gave something that is not tokens (and
+// the check of a refresh result), and of a caller's wait for a renewal that its signal
+// ended: a chunk of its own, loaded only when needed, so that their messages stay out
+// of the main entry (as the sign-in code does).
+import { AbortError, InvalidArgumentError, PartnerClientError } from './errors.js';
 import { TokenRenewalError } from './token-manager.js';
 
 /**
@@ -54,7 +56,7 @@ export function refusedTokens(refused: unknown, callback: 'refresh' | 'reauthent
       ? typeof value === 'string' ? 'a string no Authorization header can carry' : String(value)
       : `an object with ${Object.keys(value).slice(0, 8).join(', ') || 'no keys'}${typeof code === 'string' ? ` (code ${JSON.stringify(code.slice(0, 64))}: an error body?)` : ''}`;
   return new TokenRenewalError(
-    `The access token could not be renewed: the ${callback} callback resolved to ${got}, not tokens. It must resolve to ${callback === 'refresh' ? '{ token, refreshToken, expiresAt? }' : 'the sign-in result or the access token'}, and throw when the service refuses (with fetch: if (!response.ok) throw ...). Sign the user in again.`,
+    `The access token could not be renewed: the ${callback} callback resolved to ${got}, not tokens${refused instanceof Error ? ` (${refused.message.replace(/\.$/, '')})` : ''}. It must resolve to ${callback === 'refresh' ? '{ token, refreshToken, expiresAt? }' : 'the sign-in result or the access token'}, and throw when the service refuses (with fetch: if (!response.ok) throw ...). Sign the user in again.`,
     { code: 'token_renewal_failed', cause: refused },
   );
 }
@@ -63,12 +65,21 @@ export function refusedTokens(refused: unknown, callback: 'refresh' | 'reauthent
  * The error of a `refresh` or `reauthenticate` callback that failed: when `refused`, it resolved
  * to `value`, which `setTokens` refused with `error` (see {@link refusedTokens}); else it threw
  * `error`, which is returned as it is when it is one of this package's, else wrapped in a
- * `TokenRenewalError` (`token_renewal_failed`) whose `cause` is it.
+ * `TokenRenewalError` (`token_renewal_failed`) whose `cause` is it. `earlier`: a `refresh` that
+ * failed so at an earlier renewal, told at a later 401 that nothing could renew (always a new
+ * `TokenRenewalError`, whose `cause` is the callback's error, or that failure itself).
  *
  * @example
  * throw renewalFailed(new Error('User rejected the request'), 'reauthenticate', false);
  */
-export function renewalFailed(error: unknown, callback: 'refresh' | 'reauthenticate', refused: boolean, value?: unknown): PartnerClientError {
+export function renewalFailed(error: unknown, callback: 'refresh' | 'reauthenticate', refused: boolean, value?: unknown, earlier?: boolean): PartnerClientError {
+  if (earlier) {
+    const said = renewalFailed(error, callback, refused, value).message.replace(/^The access token could not be renewed: /, '').replace(/ Sign the user in again\.$/, '');
+    return new TokenRenewalError(
+      `The service refused the access token (401) and nothing can renew it: at an earlier renewal, ${said} Its refresh token was dropped then (a rotated refresh token is never offered twice), and there is no reauthenticate callback. Sign the user in again (signInWithEthereum), or give the TokenManager a reauthenticate callback to fall back on.`,
+      { code: 'token_renewal_failed', cause: error },
+    );
+  }
   if (refused) return refusedTokens(error, callback, value);
   if (error instanceof PartnerClientError) return error;
   const reason = error instanceof Error ? error.message : String(error);
@@ -76,4 +87,51 @@ export function renewalFailed(error: unknown, callback: 'refresh' | 'reauthentic
     `The access token could not be renewed: the ${callback} callback failed (${reason}). Sign the user in again.`,
     { code: 'token_renewal_failed', cause: error },
   );
+}
+
+/**
+ * The error of a `refresh` or `reauthenticate` callback that did not settle within its bound
+ * (`refreshTimeoutMs`, `reauthenticateTimeoutMs`): the renewal is abandoned.
+ *
+ * @example
+ * throw renewalTimedOut('refresh', 30_000);
+ */
+export function renewalTimedOut(callback: 'refresh' | 'reauthenticate', ms: number): TokenRenewalError {
+  return new TokenRenewalError(
+    `The access token could not be renewed: the ${callback} callback did not settle within ${ms} ms (the TokenManager option ${callback}TimeoutMs), so the renewal was abandoned: its signal was aborted, and what it brings later is discarded. The next request starts a new renewal. ${
+      callback === 'refresh' ? 'Check that the refresh endpoint answers, and that refresh throws when it fails.' : 'The wallet prompt may have been left open; raise reauthenticateTimeoutMs to give the user longer.'
+    }`,
+    { code: 'token_renewal_timeout' },
+  );
+}
+
+/**
+ * Why a `refresh` result would be misread, if it would: no new `refreshToken` (refresh tokens
+ * rotate; one read from `refresh_token` in snake case), or `expiresAt` a number of epoch
+ * seconds (as milliseconds, a date in 1970). Checked here, loaded with the renewal's errors, so
+ * that the main entry stays within its size budget.
+ *
+ * @example
+ * const misread = misreadRefreshResult({ token, refresh_token }); // InvalidArgumentError, argument 'refreshToken'
+ */
+export function misreadRefreshResult(value: unknown): InvalidArgumentError | undefined {
+  const { refreshToken, expiresAt } = (value ?? {}) as { refreshToken?: unknown; expiresAt?: unknown };
+  if (typeof refreshToken !== 'string' || refreshToken === '') {
+    return new InvalidArgumentError('refreshToken', 'refresh must resolve to { token, refreshToken, expiresAt? } with the new refreshToken (refresh tokens rotate: each refresh brings a new one), not refresh_token or none.', 'invalid_tokens');
+  }
+  if (typeof expiresAt === 'number' && expiresAt < 1e11) {
+    return new InvalidArgumentError('expiresAt', `expiresAt must be a Date, an ISO string or epoch milliseconds; ${expiresAt} looks like epoch seconds (as milliseconds, a date in 1970): multiply it by 1000.`, 'invalid_tokens');
+  }
+  return undefined;
+}
+
+/**
+ * The error of a caller's wait for a token renewal that its signal ended; the renewal goes on
+ * for the others.
+ *
+ * @example
+ * throw waitEnded();
+ */
+export function waitEnded(): AbortError {
+  return new AbortError("Cancelled by the caller's AbortSignal while waiting for a token renewal (the refresh or reauthenticate callback), so the request was not sent. The renewal goes on for the requests that wait for it.", { code: 'aborted' });
 }

@@ -62,18 +62,35 @@ export interface SignInContext extends ServiceContext {
 }
 
 const DEFAULT_STATEMENT = 'Sign in with Ethereum to the app.';
+// Reference 5 rule 7: the newer generation's access token is valid 15 minutes.
+const NEWER_ACCESS_TOKEN_SECONDS = 900;
 
 // One sign-in in flight per token store, as clients of the service are advised to do: a second
 // call for the same sign-in (a double click) joins the first, so the user sees one wallet prompt
 // and one nonce is spent; a call for another sign-in is refused until the first has settled.
 // A sign-in begun before clear() or setTokens() (another session) cannot store anything any
-// more, so it holds up no later one.
-const signInsInFlight = new WeakMap<TokenManager, { fields: string; session: number | undefined; result: Promise<SignInResult> }>();
+// more, so it holds up no later one. Each call waits under its own signal (`timeoutMs` is for
+// the sign-in's requests, not for a person at a wallet); the sign-in itself is cancelled (`controller`) only once every call
+// waiting for it has given up (`waiting` counts them).
+interface SignInInFlight {
+  fields: string;
+  session: number | undefined;
+  result: Promise<SignInResult>;
+  controller: AbortController;
+  waiting: number;
+  /** Whether the wallet prompt is open, for the message of a call that gives up. */
+  atWallet: boolean;
+  /** Frees the slot: another sign-in may start. */
+  drop: () => void;
+}
+const signInsInFlight = new WeakMap<TokenManager, SignInInFlight>();
 
 /**
  * Signs in with a wallet: nonce (4.1), EIP-4361 message, signature, challenge (4.2). Stores the
  * tokens in the client's TokenManager and returns them. While a sign-in is in flight, the same
- * call joins it and a different one is refused with `sign_in_in_progress`. When `clear()` (a
+ * call joins it and a different one is refused with `sign_in_in_progress`. Each call's `signal`
+ * ends its own wait (`AbortError`); the sign-in is cancelled, storing nothing, only once every
+ * call waiting for it has given up. When `clear()` (a
  * sign-out) or `setTokens()` changes the TokenManager's session while it runs, it stores
  * nothing and rejects with `TokenRenewalError` `session_changed` (before the wallet prompt when
  * it can), and a new sign-in may start at once.
@@ -88,27 +105,51 @@ export async function signInWithEthereum(context: SignInContext, params: SignInW
   const session = sessionOf(context.tokenManager);
   const inFlight = signInsInFlight.get(context.tokenManager);
   if (inFlight !== undefined && inFlight.session === session) {
-    if (inFlight.fields === fields) return inFlight.result;
+    if (inFlight.fields === fields) return waitFor(inFlight, params);
     throw new InvalidArgumentError('signInWithEthereum',
       'Another sign-in (other address, domain, uri, chain, statement or ttl) is still in flight: only one runs at a time. Wait for it to settle, or cancel it with its signal.',
       'sign_in_in_progress');
   }
-  const entry = { fields, session, result: signInOnce(context, params, session) };
-  signInsInFlight.set(context.tokenManager, entry);
-  try {
-    return await entry.result;
-  } finally {
+  const controller = new AbortController();
+  const drop = () => {
     if (signInsInFlight.get(context.tokenManager) === entry) signInsInFlight.delete(context.tokenManager);
+  };
+  const entry: SignInInFlight = { fields, session, controller, waiting: 0, atWallet: false, drop, result: undefined as unknown as Promise<SignInResult> };
+  signInsInFlight.set(context.tokenManager, entry);
+  entry.result = signInOnce(context, { ...params, signal: controller.signal }, session, entry);
+  // Settled for nobody once every call has given up (then already dropped).
+  entry.result.then(drop, drop);
+  return waitFor(entry, params);
+}
+
+// One call's wait for the sign-in in flight, ended by its own signal.
+async function waitFor(entry: SignInInFlight, params: SignInWithEthereumParams): Promise<SignInResult> {
+  entry.waiting += 1;
+  let waiting = true;
+  const giveUp = () => {
+    waiting = false;
+    entry.waiting -= 1;
+    const last = entry.waiting === 0;
+    if (last) {
+      entry.controller.abort();
+      entry.drop();
+    }
+    return new AbortError(`signInWithEthereum was cancelled by the caller's AbortSignal${entry.atWallet ? ' while waiting for signMessage (the wallet)' : ''}; ${last ? 'nothing was stored' : 'the sign-in continues for the other calls waiting for it'}.`, { code: 'aborted' });
+  };
+  try {
+    return await untilAborted(() => entry.result, params.signal ?? undefined, giveUp);
+  } finally {
+    if (waiting) entry.waiting -= 1;
   }
 }
 
-async function signInOnce(context: SignInContext, params: SignInWithEthereumParams, session: number | undefined): Promise<SignInResult> {
+async function signInOnce(context: SignInContext, params: SignInWithEthereumParams, session: number | undefined, entry: SignInInFlight): Promise<SignInResult> {
   // Signed out (clear()) or other tokens stored since this sign-in began: it must not store its own.
   const checkSession = () => {
     if (sessionOf(context.tokenManager) !== session) throw sessionChanged('signInWithEthereum', 'it stored nothing');
   };
   const ttlInSeconds = params.ttlInSeconds ?? TTL_IN_SECONDS_RANGE.max;
-  const signal = params.signal ?? undefined;
+  const signal = params.signal!;
   const call = { auth: false, signal, timeoutMs: params.timeoutMs };
   const fields = {
     address: params.address,
@@ -128,11 +169,12 @@ async function signInOnce(context: SignInContext, params: SignInWithEthereumPara
 
   // The wallet prompt may never settle (a closed popup): the signal still ends the sign-in, and
   // with it the sign-in in flight that would refuse every other one.
+  entry.atWallet = true;
   const signature = await untilAborted(
     () => params.signMessage(message),
     signal,
-    () => new AbortError('signInWithEthereum was cancelled by the caller\'s AbortSignal while waiting for signMessage (the wallet); nothing was stored.', { code: 'aborted' }),
-  );
+    () => new AbortError('signInWithEthereum was cancelled while waiting for signMessage (the wallet); nothing was stored.', { code: 'aborted' }),
+  ).finally(() => (entry.atWallet = false));
   if (typeof signature !== 'string' || !/^0x[0-9a-fA-F]+$/.test(signature)) {
     throw new InvalidArgumentError('signMessage', 'signMessage must resolve to a 0x-prefixed hex signature.', 'invalid_signature');
   }
@@ -162,12 +204,16 @@ async function signInOnce(context: SignInContext, params: SignInWithEthereumPara
     );
   }
   const refreshToken = data?.refreshToken;
+  const hasRefreshToken = typeof refreshToken === 'string' && refreshToken !== '';
   const result: SignInResult = {
     token,
-    expiresAt: readJwtExpiry(token) ?? new Date(Date.now() + ttlInSeconds * 1000),
-    ...(typeof refreshToken === 'string' && refreshToken !== '' ? { refreshToken } : {}),
+    // Without `exp`: the newer generation's access tokens (those with a refresh token) live 15 minutes, whatever ttlInSeconds asked.
+    expiresAt: readJwtExpiry(token) ?? new Date(Date.now() + (hasRefreshToken ? NEWER_ACCESS_TOKEN_SECONDS : ttlInSeconds) * 1000),
+    ...(hasRefreshToken ? { refreshToken } : {}),
   };
   checkSession();
+  // Every call waiting for it gave up meanwhile: it stores nothing (they were told so).
+  if (signal.aborted) throw new AbortError('signInWithEthereum was cancelled; nothing was stored.', { code: 'aborted' });
   // Through the session it began in: the tokens of the sign-in a reauthenticate callback calls
   // are that renewal's, while setTokens() (of the app) always starts a new session. A TokenManager
   // of another copy of the package (no session here) only has setTokens().

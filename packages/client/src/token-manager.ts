@@ -4,6 +4,8 @@ import { assertFunctionOptions } from './function-options.js';
 import { readJwtClaims, readJwtExpiry } from './jwt-expiry.js';
 import { assertMilliseconds } from './milliseconds-option.js';
 import { holdToken } from './redact-tokens.js';
+import type { RequestOptions } from './transport.js';
+import { untilAborted } from './until-aborted.js';
 
 /**
  * The two infrastructure generations: `older` issues one token valid `ttlInSeconds` (1 to 24 h);
@@ -38,19 +40,39 @@ export interface TokenSet {
 export interface TokenManagerOptions {
   /**
    * Signs the user in again (a new nonce and a wallet signature, so usually user interaction).
-   * Called at most once at a time, however many requests need it. The tokens that the sign-in
-   * it calls (`signInWithEthereum` of this client, begun in the renewal's session) stores belong
+   * One renewal runs at a time in a session, however many requests need it; but a callback
+   * still open when `clear()` or `setTokens()` starts a new session, or when it is abandoned
+   * after `reauthenticateTimeoutMs`, does not hold up the next renewal, so two can be open at
+   * once (what the earlier one brings is discarded). `signal` aborts when it is abandoned: pass
+   * it on to `signInWithEthereum`, which then stores nothing. The tokens that the sign-in it
+   * calls (`signInWithEthereum` of this client, begun in the renewal's session) stores belong
    * to the renewal; `setTokens()` while it runs starts a new session, as at any other time.
    */
-  reauthenticate?: () => Promise<TokenSet | string>;
+  reauthenticate?: (options: { signal: AbortSignal }) => Promise<TokenSet | string>;
   /**
    * Newer generation: trades the refresh token for new tokens. The operation is outside the
    * reference, so it is yours to supply. It must throw when the service refuses (check
-   * `response.ok`: a 401 `RefreshTokenReused` means the session has ended); resolving to
-   * anything but tokens is a `TokenRenewalError` (`token_renewal_failed`) too. When it fails,
-   * `reauthenticate` is tried.
+   * `response.ok`: a 401 `RefreshTokenReused` means the session has ended), and resolve to
+   * `{ token, refreshToken, expiresAt? }` with the new (rotated) `refreshToken`; anything else
+   * (an error body, `refresh_token`, `expiresAt` in seconds) is a `TokenRenewalError`
+   * (`token_renewal_failed`) too. `signal` aborts when it is abandoned after
+   * `refreshTimeoutMs`. When it fails, its refresh token is never offered again and
+   * `reauthenticate` is tried; without `reauthenticate`, the error that ends the session later
+   * (a 401 at expiry) is a `TokenRenewalError` whose `cause` is this failure.
    */
-  refresh?: (refreshToken: string) => Promise<TokenSet>;
+  refresh?: (refreshToken: string, options: { signal: AbortSignal }) => Promise<TokenSet>;
+  /**
+   * How long a `refresh` may take (a machine call) before it is abandoned with
+   * `TokenRenewalError` `token_renewal_timeout` and the next request starts a new renewal.
+   * Default 30 000 ms; `Infinity` for no bound.
+   */
+  refreshTimeoutMs?: number;
+  /**
+   * How long a `reauthenticate` may take (a person at a wallet) before it is abandoned with
+   * `TokenRenewalError` `token_renewal_timeout` and the next request starts a new renewal.
+   * Default 300 000 ms (5 minutes); `Infinity` for no bound.
+   */
+  reauthenticateTimeoutMs?: number;
   /**
    * Renew this long before `exp`. Default 180 000 ms (3 minutes). Keep it well below the token lifetime
    * (15 minutes in the newer generation): a token that a renewal brings already within it is
@@ -67,7 +89,10 @@ export interface TokenManagerOptions {
  * A token could not be renewed. Code `token_renewal_failed`: `reauthenticate` or `refresh`
  * failed with an error of its own (for example the user rejected the wallet prompt; `cause`
  * holds that error), or resolved to something that is not tokens (an error body, `undefined`;
- * `cause` is the `InvalidArgumentError` of `setTokens`). Code `session_changed`: `clear()`
+ * `cause` is the `InvalidArgumentError` of `setTokens`); also at a 401 after a `refresh` failed
+ * earlier and nothing else can renew (`cause` is that failure). Code `token_renewal_timeout`:
+ * the callback did not settle within `refreshTimeoutMs` or `reauthenticateTimeoutMs`, and the
+ * renewal was abandoned. Code `session_changed`: `clear()`
  * (sign-out) or new tokens from elsewhere (`setTokens()`, a sign-in) replaced the session while
  * the renewal, or a sign-in, ran; its tokens were discarded and the request was not sent again.
  *
@@ -118,11 +143,22 @@ export function storeSignIn(tokenManager: TokenManager, tokens: StoredTokens, se
   if (sessionHook(tokenManager) === session) sessionHook(tokenManager, tokens, session);
 }
 
-// The errors of a renewal overtaken by a session change, whose callback failed, or given
-// something that is not tokens, are built in a chunk of their own, loaded only then: their
-// messages stay out of the main entry. Each is awaited only right before it is thrown, so that
-// no check of the session is ever separated by an await from what it guards.
-const renewalErrors = () => import('./renewal-errors.js');
+// The errors of a renewal overtaken by a session change, whose callback failed, timed out or
+// gave something that is not tokens, and of a wait a caller ended, are built in a chunk of their
+// own, loaded only then: their messages stay out of the main entry. Each is awaited only right
+// before it is thrown (the check of a refresh result, before the session check that follows
+// it), so that no check of the session is ever separated by an await from what it guards.
+export const renewalErrors = () => import('./renewal-errors.js');
+
+/**
+ * A caller's wait for a token renewal shared with other requests: its `signal` ends its own
+ * wait (`AbortError`), never the renewal (which is bounded by `refreshTimeoutMs` and
+ * `reauthenticateTimeoutMs`).
+ *
+ * @example
+ * const token = await tokenManager.getToken({ signal: AbortSignal.timeout(10_000) });
+ */
+export type TokenWaitOptions = Pick<RequestOptions, 'signal'>;
 
 // A few minutes before exp, as service-facts advises: 3 minutes leaves a newer-generation
 // access token (15 minutes) 80% of its life and an older one (1 h to 24 h) nearly all of it,
@@ -157,10 +193,16 @@ export class TokenManager {
   #hasSignedUp: boolean | undefined;
   readonly #renewBeforeMs: number;
   #renewal: Promise<string | undefined> | undefined;
-  // Set when a renewal brought a token that is already due (a device clock far off, or a service
-  // issuing short tokens): renewing ahead of time again would bring the same, so that token is
-  // used until the service answers 401, instead of one renewal (a wallet prompt) per request.
-  #renewalBroughtDueToken = false;
+  // Until when the token is not renewed ahead of time, but used as it is. Infinity when a
+  // renewal brought a token that is already due (a device clock far off, or a service issuing
+  // short tokens): renewing again would bring the same, so it is used until the service answers
+  // 401. Its expiry when a renewal ahead of time failed (the user rejected the wallet prompt).
+  // Either way not one renewal (a wallet prompt) per request.
+  #keepUntil = 0;
+  // Why the last refresh failed (renewalFailed's arguments: the error, whether it resolved to
+  // something refused, that value):
+  // the error of a later 401 that nothing can renew says it. Reset with new tokens.
+  #refreshFailure: [unknown, 'refresh', boolean, unknown] | undefined;
   // The session: clear(), setTokens() and a sign-in that is not a renewal's start a new one.
   // Work begun in an earlier session (a renewal, a sign-in, a request's 401) never stores its
   // tokens in this one, nor is a request of an earlier session sent again with this session's
@@ -176,6 +218,7 @@ export class TokenManager {
   readonly #fixedGeneration: TokenGeneration | undefined;
   readonly #reauthenticate: TokenManagerOptions['reauthenticate'];
   readonly #refresh: TokenManagerOptions['refresh'];
+  readonly #timeoutsMs: { refresh: number; reauthenticate: number };
 
   static {
     sessionHook = (tokenManager, tokens, session) => {
@@ -195,6 +238,9 @@ export class TokenManager {
     if (options.generation !== undefined && options.generation !== 'older' && options.generation !== 'newer') {
       throw new InvalidArgumentError('generation', `generation must be 'older' or 'newer', got ${describeValue(options.generation)}.`, 'invalid_option');
     }
+    // A refresh is a machine call; a re-sign-in waits for a person at a wallet.
+    const timeoutsMs = (this.#timeoutsMs = { refresh: options.refreshTimeoutMs ?? 30_000, reauthenticate: options.reauthenticateTimeoutMs ?? 300_000 });
+    for (const callback of ['refresh', 'reauthenticate'] as const) assertMilliseconds(timeoutsMs[callback], `${callback}TimeoutMs`, { allowInfinity: true });
     this.#renewBeforeMs = renewBeforeMs;
     this.#reauthenticate = options.reauthenticate;
     this.#refresh = options.refresh;
@@ -261,23 +307,27 @@ export class TokenManager {
 
   /**
    * The access token to send now: renewed first when it is absent or within `renewBeforeMs`
-   * of `exp`. If renewal fails while the old token is still valid, the old token is used.
-   * Rejects with `TokenRenewalError` `session_changed` when `clear()` or new tokens end the
-   * session during the renewal.
+   * of `exp`. If that renewal fails (or a refresh-only one it joins brings nothing) while the
+   * old token is still valid, the old token is used, and it is not renewed ahead of time again
+   * until it expires or the service answers 401. `signal` ends the wait for a renewal
+   * (`AbortError`). Rejects with `TokenRenewalError`
+   * `session_changed` when `clear()` or new tokens end the session during the renewal.
    *
    * @example
-   * const token = await tokenManager.getToken();
+   * const token = await tokenManager.getToken({ signal });
    */
-  async getToken(): Promise<string | undefined> {
-    if (this.#token !== undefined && this.#renewal === undefined && (!this.#isDue(Date.now()) || this.#renewalBroughtDueToken)) return this.#token;
+  async getToken(options?: TokenWaitOptions): Promise<string | undefined> {
+    if (this.#token !== undefined && this.#renewal === undefined && (!this.#isDue(Date.now()) || Date.now() < this.#keepUntil)) return this.#token;
     if (!this.#canRenew()) return this.#token;
     const session = this.#session;
-    try {
-      return await this.#renew();
-    } catch (error) {
-      if (this.#session === session && this.#token !== undefined && !this.#isExpired(Date.now())) return this.#token;
-      throw error;
-    }
+    const kept = () => (this.#session === session && !this.#isExpired(Date.now()) ? this.#token : undefined);
+    return this.#wait(
+      this.#renew().then(
+        (token) => token ?? kept(),
+        (error: unknown) => kept() ?? Promise.reject(error),
+      ),
+      options,
+    );
   }
 
   /**
@@ -293,13 +343,17 @@ export class TokenManager {
    * Rejects with `TokenRenewalError` `session_changed` when `rejectedToken` belongs to an
    * earlier session (`clear()` or new tokens since the request was sent), or the session
    * changes during the renewal: the request is not sent again with another session's token.
+   * (A request sent without a token is checked by the client itself, which knows the session it
+   * was sent in.) When nothing can renew because a `refresh` failed earlier, rejects with
+   * `TokenRenewalError` `token_renewal_failed` whose `cause` is that failure. `signal` ends the
+   * wait, as for {@link TokenManager.getToken}.
    *
    * @example
-   * const next = await tokenManager.renewAfterUnauthorized(sentToken, 'TokenExpired');
+   * const next = await tokenManager.renewAfterUnauthorized(sentToken, 'TokenExpired', { signal });
    */
-  async renewAfterUnauthorized(rejectedToken: string | undefined, code?: string): Promise<string | undefined> {
+  async renewAfterUnauthorized(rejectedToken: string | undefined, code?: string, options?: TokenWaitOptions): Promise<string | undefined> {
     if (rejectedToken !== undefined && !this.#sessionTokens.includes(rejectedToken)) throw (await renewalErrors()).requestOvertaken();
-    if (this.#renewal !== undefined) return this.#renewal;
+    if (this.#renewal !== undefined) return this.#wait(this.#renewal, options);
     // Another request already renewed while this one was in flight.
     if (this.#token !== undefined && this.#token !== rejectedToken) return this.#token;
     // A wallet that has not registered gets 401 on most routes (reference 5 rule 1), and its
@@ -307,12 +361,14 @@ export class TokenManager {
     // A 401 that says something else (TokenExpired) is not about registration: the claim
     // may be stale (the wallet registered with this token), and the token is renewed.
     if (this.#hasSignedUp === false && this.#token !== undefined && !this.#isExpired(Date.now()) && (code === undefined || code === 'UserNotRegistered')) {
-      return this.#canRefresh() ? this.#renew(true) : undefined;
+      return this.#canRefresh() ? this.#wait(this.#renew(true), options) : undefined;
     }
     this.#token = undefined;
     this.#expiresAt = undefined;
-    if (!this.#canRenew()) return undefined;
-    return this.#renew();
+    if (this.#canRenew()) return this.#wait(this.#renew(), options);
+    // The refresh that failed earlier is why there is nothing to renew with: say so.
+    if (this.#refreshFailure) throw (await renewalErrors()).renewalFailed(...this.#refreshFailure, true);
+    return undefined;
   }
 
   /**
@@ -320,15 +376,16 @@ export class TokenManager {
    * `userId`), so this trades the refresh token for tokens that name the new user. Only through
    * `refresh`, never `reauthenticate` (no wallet prompt); without either it does nothing, and
    * a failed refresh keeps the current token (and one overtaken by `clear()` or new tokens
-   * stores nothing). `registerUser` calls it.
+   * stores nothing). `signal` ends the wait (the refresh itself goes on); it then resolves as
+   * well. `registerUser` calls it with its own.
    *
    * @example
-   * await tokenManager.refreshAfterRegistration(); // tokenManager.hasSignedUp === true
+   * await tokenManager.refreshAfterRegistration({ signal }); // tokenManager.hasSignedUp === true
    */
-  async refreshAfterRegistration(): Promise<void> {
+  async refreshAfterRegistration(options?: TokenWaitOptions): Promise<void> {
     // The registration stands whatever happens here: a refresh overtaken by clear() or new
-    // tokens (the only way a refresh-only renewal rejects) is nothing to report to its caller.
-    if (this.#canRefresh()) await this.#renew(true).catch(() => undefined);
+    // tokens, or a wait the caller ended, is nothing to report to its caller.
+    if (this.#canRefresh()) await this.#wait(this.#renew(true), options).catch(() => undefined);
   }
 
   toJSON(): Record<string, unknown> {
@@ -349,7 +406,8 @@ export class TokenManager {
     // requests of this session start their own.
     this.#renewal = undefined;
     this.#sessionTokens = [];
-    this.#renewalBroughtDueToken = false;
+    this.#keepUntil = 0;
+    this.#refreshFailure = undefined;
   }
 
   #store(set: StoredTokens): void {
@@ -361,7 +419,8 @@ export class TokenManager {
     this.#hasSignedUp = typeof hasSignedUp === 'boolean' ? hasSignedUp : undefined;
     this.#expiresAt = set.expiresAt?.getTime();
     this.#inferredGeneration = set.refreshToken ? 'newer' : 'older';
-    this.#renewalBroughtDueToken = false;
+    this.#keepUntil = 0;
+    this.#refreshFailure = undefined;
     if (!this.#sessionTokens.includes(set.token) && this.#sessionTokens.push(set.token) > 8) this.#sessionTokens.shift();
   }
 
@@ -384,13 +443,30 @@ export class TokenManager {
   // `refreshOnly`: through `refresh` alone, never `reauthenticate` (no wallet prompt).
   #renew(refreshOnly?: boolean): Promise<string | undefined> {
     if (this.#renewal === undefined) {
+      const session = this.#session;
+      const before = this.#token;
       const renewal: Promise<string | undefined> = this.#runRenewal(refreshOnly).finally(() => {
         // clear() or setTokens() may have dropped this one, and another may run now.
         if (this.#renewal === renewal) this.#renewal = undefined;
+        // It brought nothing for a token still valid (ahead of expiry): that one is used, and
+        // not renewed ahead of time again until it expires or a 401 comes.
+        if (this.#session === session && this.#token === before && !this.#isExpired(Date.now())) this.#keepUntil = this.#expiresAt ?? 0;
       });
       this.#renewal = renewal;
     }
     return this.#renewal;
+  }
+
+  // A caller's own wait for a renewal shared with others: its signal and timeout end the wait only.
+  #wait<T>(renewal: Promise<T>, options: TokenWaitOptions = {}): Promise<T> {
+    return untilAborted(() => renewal, options.signal, async () => (await renewalErrors()).waitEnded());
+  }
+
+  // The callback, abandoned (its signal aborted) when it has not settled within its bound.
+  #bounded<T>(callback: 'refresh' | 'reauthenticate', call: (options: { signal: AbortSignal }) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    const ms = this.#timeoutsMs[callback];
+    return untilAborted(() => call({ signal: controller.signal }), undefined, async () => (controller.abort(), (await renewalErrors()).renewalTimedOut(callback, ms)), ms);
   }
 
   // Each await is followed by a check that the session is still the one the renewal began in:
@@ -404,7 +480,13 @@ export class TokenManager {
       let refusedResult = false;
       let tokens: unknown;
       try {
-        tokens = await this.#refresh!(refreshToken);
+        tokens = await this.#bounded('refresh', (options) => this.#refresh!(refreshToken, options));
+        // Refused rather than misread: no new refresh token (they rotate), expiresAt in seconds.
+        const misread = (await renewalErrors()).misreadRefreshResult(tokens);
+        if (misread) {
+          refusedResult = true;
+          throw misread;
+        }
       } catch (error) {
         failure = error;
       }
@@ -419,6 +501,7 @@ export class TokenManager {
       }
       // A rotated refresh token must never be offered twice: reusing it ends the session.
       this.#refreshToken = undefined;
+      this.#refreshFailure = [failure, 'refresh', refusedResult, tokens];
       // The kept token of a wallet not yet registered: the request's own 401 stands.
       if (refreshOnly) return undefined;
       if (this.#reauthenticate === undefined) throw (await renewalErrors()).renewalFailed(failure, 'refresh', refusedResult, tokens);
@@ -430,7 +513,7 @@ export class TokenManager {
     let rejection: unknown;
     this.#reauthenticating = session;
     try {
-      tokens = await this.#reauthenticate();
+      tokens = await this.#bounded('reauthenticate', this.#reauthenticate);
     } catch (error) {
       failed = true;
       rejection = error;
@@ -457,7 +540,7 @@ export class TokenManager {
 
   #adopt(tokens: unknown): string {
     this.#store(readTokenSet(tokens as TokenSet | string));
-    this.#renewalBroughtDueToken = this.#isDue(Date.now());
+    if (this.#isDue(Date.now())) this.#keepUntil = Infinity;
     return this.#token!;
   }
 }

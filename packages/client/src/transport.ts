@@ -13,7 +13,7 @@ import { assertMilliseconds } from './milliseconds-option.js';
 import { assertRetryCount, backoffDelay, isRetriedByDefault, isRetryableStatus, type RetryPolicy } from './retry-policy.js';
 import { assertSignalOption } from './signal-option.js';
 import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
-import type { TokenManager } from './token-manager.js';
+import { renewalErrors, sessionOf, type TokenManager } from './token-manager.js';
 import { untilAborted } from './until-aborted.js';
 
 /**
@@ -27,11 +27,18 @@ import { untilAborted } from './until-aborted.js';
 export type RequestOptions = {
   /** Cancels the call, including its retries, backoff waits and a wait for a token renewal; it then rejects with `AbortError`. */
   signal?: AbortSignal | undefined;
-  /** Time allowed for each attempt, from sending to the last byte of the body. */
+  /**
+   * Time allowed for each attempt, from sending to the last byte of the body. A wait for a
+   * token renewal does not count: it is bounded by the TokenManager's `refreshTimeoutMs` and
+   * `reauthenticateTimeoutMs` (and ended by `signal`).
+   */
   timeoutMs?: number | undefined;
   /** Retries for this call; PUT and POST are retried only when this is given. */
   retries?: number | undefined;
-  /** `false` sends no bearer token and never renews one (sign-in, public key). Default true. */
+  /**
+   * `false` sends no bearer token and never renews one (sign-in, public key). Default true; a
+   * `client.raw` call given its own `Authorization` header is sent with that header, as `false`.
+   */
   auth?: boolean | undefined;
 };
 
@@ -154,8 +161,14 @@ export function createTransport(options: TransportOptions): Transport {
     const callerSignal = call.signal ?? undefined;
     const timeoutMs = call.timeoutMs ?? options.timeoutMs;
     const useAuth = call.auth !== false;
-    // A renewal may wait for the user (a wallet prompt): the caller's signal still cancels.
-    let token = !useAuth ? undefined : callerSignal === undefined ? await tokenManager.getToken() : await untilAborted(() => tokenManager.getToken(), callerSignal, () => abortError(request));
+    // The session the request is sent in: a 401 in a later one is not retried with its token,
+    // whether or not this one sent a token.
+    const session = sessionOf(tokenManager);
+    // A renewal may wait for the user (a wallet prompt): the caller's signal ends the wait, and
+    // the renewal itself is bounded (refreshTimeoutMs, reauthenticateTimeoutMs). timeoutMs is
+    // the attempts' own: a person reading a wallet prompt does not make the request fail.
+    const wait = { signal: callerSignal };
+    let token = useAuth ? await tokenManager.getToken(wait) : undefined;
     let renewedAfterUnauthorized = false;
     let retry = 0;
 
@@ -177,7 +190,8 @@ export function createTransport(options: TransportOptions): Transport {
         const rejected = token;
         // The service's code says whether the 401 is about registration (UserNotRegistered) or the token (TokenExpired).
         const code = readErrorBody(readAnswerBody(answer)).code;
-        const renewed = await untilAborted(() => tokenManager.renewAfterUnauthorized(rejected, code), callerSignal, () => abortError(request));
+        if (sessionOf(tokenManager) !== session) throw (await renewalErrors()).requestOvertaken();
+        const renewed = await tokenManager.renewAfterUnauthorized(rejected, code, wait);
         // The 401 retry is owed to the renewal, not to the retry budget.
         if (renewed !== undefined) {
           token = renewed;
@@ -208,7 +222,8 @@ export function createTransport(options: TransportOptions): Transport {
         body: request.body === null ? undefined : await request.arrayBuffer(),
         init: { credentials: request.credentials, redirect: request.redirect, cache: request.cache, keepalive: request.keepalive, referrerPolicy: request.referrerPolicy, integrity: request.integrity },
       },
-      { signal: request.signal, timeoutMs: call.timeoutMs, retries: call.retries, auth: call.auth },
+      // An Authorization header of the caller's own is sent as given (a server acting for several users).
+      { signal: request.signal, timeoutMs: call.timeoutMs, retries: call.retries, auth: request.headers.has('authorization') ? false : call.auth },
     );
     const response = new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
     Object.defineProperty(response, 'url', { value: answer.url });

@@ -250,6 +250,39 @@ describe('a switch to another user during a renewal keeps the new user', () => {
     expect(reauthentications).toBe(0); // no wallet prompt for A after the switch either
     expect(await signerOf(client)).toBe(walletB.address);
   });
+  it('a write of A sent with no token (A\'s was dropped) and answered 401 after setTokens(B) is not sent again with B\'s token', async () => {
+    const { baseUrl } = await startTwoUsers();
+    const sent = gate();
+    const hold = gate();
+    const puts: (string | null)[] = [];
+    const holdingFetch: FetchFunction = async (url, init) => {
+      if (init.method === 'PUT') {
+        puts.push(new Headers(init.headers).get('authorization'));
+        if (puts.length === 1) {
+          sent.open();
+          await hold.opened;
+        }
+      }
+      return fetch(url, init);
+    };
+    const client = createPartnerClient({ baseUrl, fetch: holdingFetch }); // nothing can renew
+    await signIn(client, walletA);
+    sandbox!.advanceClock(ACCESS_TOKEN_LIFETIME_MS + 60_000);
+    await expect(client.getDailyLimit()).rejects.toBeInstanceOf(AuthenticationError); // A's token is dropped
+    expect(client.tokenManager.hasToken).toBe(false);
+    const tokensOfB = await signIn(createPartnerClient({ baseUrl }), walletB); // valid on the moved clock
+
+    const pending = client.setDailyLimit({ amount: 222 }).catch((error: unknown) => error); // A's write, with no token
+    await sent.opened;
+    client.tokenManager.setTokens(tokensOfB); // B signs in on the same client
+    hold.open();
+
+    const outcome = await pending;
+    expect(outcome).toBeInstanceOf(TokenRenewalError);
+    expect(outcome).toMatchObject({ code: 'session_changed', message: expect.stringContaining("not sent again with the new session's token") });
+    expect(puts).toEqual([null]);
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 }); // B's limit untouched
+  });
 });
 
 describe('renewals of the same session still work as before', () => {

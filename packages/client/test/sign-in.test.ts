@@ -3,12 +3,14 @@ import { createWalletClient, custom } from 'viem';
 import { gnosis } from 'viem/chains';
 import { SiweMessage } from 'siwe';
 import {
+  AbortError,
   AuthenticationError,
   createPartnerClient,
   ForbiddenError,
   InvalidArgumentError,
   signerFromViemAccount,
   signerFromWalletClient,
+  TimeoutError,
   UnexpectedResponseError,
   WafForbiddenError,
   type PartnerClient,
@@ -107,6 +109,74 @@ describe('runs one sign-in at a time', () => {
     await expect(signIn({ ...signerFromViemAccount(unregisteredAccount) })).resolves.toMatchObject({ token: expect.any(String) });
     expect(client.tokenManager.hasSignedUp).toBe(false);
     expect(service.count('GET', '/api/v1/auth/nonce')).toBe(2);
+  });
+});
+
+describe('a call that joins a sign-in in flight waits under its own signal', () => {
+  // A signer whose wallet prompt stays open until `answer()`.
+  function heldSigner() {
+    const shown: { open: () => void; opened: Promise<void> } = { open: () => undefined, opened: Promise.resolve() };
+    shown.opened = new Promise<void>((resolve) => (shown.open = resolve));
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const signer = signerFromViemAccount(registeredAccount);
+    let prompts = 0;
+    const held = { ...signer, signMessage: async (message: string) => (prompts++, shown.open(), await answered, signer.signMessage(message)) };
+    return { held, shown: shown.opened, answer, prompts: () => prompts };
+  }
+
+  it("the first call's signal ends its own wait only: the joining call still gets the tokens", async () => {
+    const { held, shown, answer, prompts } = heldSigner();
+    const controller = new AbortController();
+    const first = signIn({ ...held, signal: controller.signal }).catch((error: unknown) => error);
+    const second = signIn(held);
+    await shown;
+    controller.abort();
+    expect(await first).toBeInstanceOf(AbortError);
+    answer();
+    await expect(second).resolves.toMatchObject({ token: expect.any(String) });
+    expect(client.tokenManager.hasToken).toBe(true);
+    expect(prompts()).toBe(1);
+    expect(service.count('GET', '/api/v1/auth/nonce')).toBe(1);
+  });
+
+  it("a joining call's own signal ends its wait at once, and the first call goes on", async () => {
+    const { held, shown, answer } = heldSigner();
+    const first = signIn(held);
+    const controller = new AbortController();
+    const second = signIn({ ...held, signal: controller.signal }).catch((error: unknown) => error);
+    await shown;
+    controller.abort();
+    const error = await second; // before the wallet answers
+    expect(error).toBeInstanceOf(AbortError);
+    expect((error as Error).message).toMatch(/continues for the other calls/);
+    answer();
+    await expect(first).resolves.toMatchObject({ token: expect.any(String) });
+  });
+
+  it("a joining call's timeoutMs (for requests) does not end its wait while the person is at the wallet", async () => {
+    const { held, shown, answer } = heldSigner();
+    const first = signIn(held);
+    await shown;
+    const second = signIn({ ...held, timeoutMs: 20 });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    answer();
+    await expect(second).resolves.toMatchObject({ token: expect.any(String) });
+    await expect(first).resolves.toMatchObject({ token: expect.any(String) });
+  });
+
+  it('once every call has given up, the sign-in is cancelled and stores nothing', async () => {
+    const { held, shown, answer } = heldSigner();
+    const controllers = [new AbortController(), new AbortController()];
+    const calls = controllers.map((controller) => signIn({ ...held, signal: controller.signal }).catch((error: unknown) => error));
+    await shown;
+    for (const controller of controllers) controller.abort();
+    for (const outcome of await Promise.all(calls)) expect(outcome).toBeInstanceOf(AbortError);
+    expect(client.tokenManager.hasToken).toBe(false);
+    // Cancelled, so it holds up no other sign-in; the wallet's late answer is dropped.
+    await expect(signIn({ statement: 'Another sign-in.' })).resolves.toMatchObject({ token: expect.any(String) });
+    answer();
+    expect(service.count('POST', '/api/v1/auth/challenge')).toBe(1);
   });
 });
 
