@@ -242,6 +242,12 @@ describe('a receiver over a store with wake-ups', () => {
       .toThrow(expect.objectContaining({ code: 'unsupported_redis_client', message: expect.stringMatching(/needs a second ioredis connection/) }));
   });
 
+  it('refuses a node-redis subscriber that is not connected (its subscription would wait for ever)', () => {
+    const unconnected = redis.nodeRedis.duplicate();
+    expect(() => createRedisDedupeStore({ client: redis.ioredis, subscriber: unconnected }))
+      .toThrow(expect.objectContaining({ code: 'unsupported_redis_client', message: expect.stringMatching(/not connected: pass await client.duplicate\(\).connect\(\)/) }));
+  });
+
   it('has no watchLines without a subscriber (deliveries then try again every 10 to 250 ms)', () => {
     const store: DedupeStore = createRedisDedupeStore({ client: redis.ioredis });
     expect(store.watchLines).toBeUndefined();

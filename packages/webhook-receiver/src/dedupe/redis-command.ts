@@ -79,6 +79,10 @@ export function toRedisSubscribe(subscriber: RedisSubscriberLike, unsupported: (
         return ioredis.subscribe(channel);
       };
     }
+    // node-redis queues a subscription of a client never connected for ever: refuse it now.
+    if ((subscriber as { isOpen?: unknown }).isOpen === false) {
+      throw unsupported('createRedisDedupeStore({ subscriber }) got a node-redis client that is not connected: pass await client.duplicate().connect().');
+    }
     const nodeRedis = subscriber as Extract<RedisSubscriberLike, { subscribe(channel: string, listener: unknown): unknown }>;
     return (channel, onMessage) => nodeRedis.subscribe(channel, (message) => onMessage(String(message)));
   }
