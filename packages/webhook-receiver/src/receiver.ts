@@ -140,7 +140,7 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
   };
   // A store shared by processes wakes the deliveries waiting here when their subject is free.
   if (typeof dedupe?.watchLines === 'function') {
-    dedupe.watchLines((subject) => lines.wake(subject), (error) => context.report(error, { outcome: 'dedupe_store_unavailable', afterReply: false }));
+    dedupe.watchLines((subject, waiterId) => lines.wake(subject, waiterId), (error) => context.report(error, { outcome: 'dedupe_store_unavailable', afterReply: false }));
   }
   return context;
 }

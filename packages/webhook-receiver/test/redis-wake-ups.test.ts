@@ -5,7 +5,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signWebhook } from '@capi/webhook-signature';
-import { createMemoryDedupeStore, createRedisDedupeStore, createWebhookReceiver, DedupeStoreError, WebhookReceiverError, type DedupeStore, type RedisSubscriberLike, type WebhookErrorContext, type WebhookReceiver } from '../src/index.js';
+import { createMemoryDedupeStore, createRedisDedupeStore, createWebhookReceiver, DedupeStoreError, WebhookReceiverError, type DedupeStore, type RedisClientLike, type RedisSubscriberLike, type WebhookErrorContext, type WebhookReceiver } from '../src/index.js';
 import { eventBody } from './helpers/events.js';
 import { createFakeService, type FakeService } from './helpers/service.js';
 import { startRedisWithClients, type RedisWithClients } from './helpers/redis-server.js';
@@ -50,35 +50,45 @@ const subscribers: Array<[string, () => Promise<RedisSubscriberLike>]> = [
 ];
 
 /**
- * A store that watches its lines, and the subjects it was woken for. `settle()` publishes a
- * sentinel and resolves, once it comes back, with every subject woken for before it: Redis
- * delivers a channel's messages in the order they were published, so nothing published before
- * the sentinel is still on its way.
+ * A store that watches its lines, and the wake-ups it got (`<subject>|<waiter id>`, the waiter
+ * now first in the subject's line). `settle()` publishes a sentinel and resolves, once it comes
+ * back, with every wake-up before it: Redis delivers a channel's messages in the order they were
+ * published, so nothing published before the sentinel is still on its way.
  */
-async function watchedStore(subscriber: RedisSubscriberLike) {
+async function watchedStore(subscriber: RedisSubscriberLike, client: RedisClientLike = redis.ioredis) {
   const keyPrefix = freshPrefix();
-  const store = createRedisDedupeStore({ client: redis.ioredis, keyPrefix, subscriber });
+  const store = createRedisDedupeStore({ client, keyPrefix, subscriber });
   const woken: string[] = [];
   const failures: unknown[] = [];
   let heard: (() => void) | undefined;
-  store.watchLines!((key) => { woken.push(key); heard?.(); }, (error) => failures.push(error));
+  store.watchLines!((key, waiterId) => { woken.push(`${key}|${waiterId}`); heard?.(); }, (error) => failures.push(error));
   let sentinels = 0;
   const settle = async (): Promise<string[]> => {
-    const sentinel = `sentinel-${++sentinels}`;
+    const sentinel = `sentinel-${++sentinels}|s`;
     // Until the subscription is in place the first sentinel is not heard: publish it again.
     while (!woken.includes(sentinel)) {
       const arrived = new Promise<void>((resolve) => { heard = resolve; });
-      await redis.ioredis.publish(`${keyPrefix}lines`, keyPrefix + sentinel);
+      await redis.ioredis.publish(`${keyPrefix}lines`, sentinel);
       await Promise.race([arrived, new Promise((resolve) => setTimeout(resolve, 50))]);
       expect(failures).toEqual([]);
     }
     return woken.splice(0).filter((key) => !key.startsWith('sentinel-'));
   };
   await settle();
-  return { store, settle };
+  return { store, settle, keyPrefix };
 }
 
 const waiter = (id: string) => ({ id, leftMs: 10_000 });
+const nextTurn = () => new Promise<void>((resolve) => { setImmediate(resolve); });
+
+/** Resolves once `count` connections subscribe to `channel`. */
+async function subscribed(channel: string, count: number): Promise<void> {
+  for (;;) {
+    const [, subscribers] = (await redis.ioredis.call('PUBSUB', 'NUMSUB', channel)) as [string, number];
+    if (subscribers >= count) return;
+    await nextTurn();
+  }
+}
 
 /** Signs `body` now and gives it to `receiver.receive`; resolves with the reply's status. */
 async function deliver(receiver: WebhookReceiver, body: string): Promise<number> {
@@ -105,7 +115,7 @@ describe.each(subscribers)('wakes the processes waiting for a subject, over %s',
       if (key === 'processed') await store.markProcessed(key, token);
       else await store.release(key, token, { retryExpected: true });
     }
-    expect(await settle()).toEqual(['processed', 'released']);
+    expect(await settle()).toEqual(['processed|processed-w', 'released|released-w']);
   });
 
   it('publishes a subject when the first in its line leaves it without the subject, so that the next claims', async () => {
@@ -115,24 +125,51 @@ describe.each(subscribers)('wakes the processes waiting for a subject, over %s',
     await store.claim('gave-back', 'd2', 0, waiter('first'));
     await store.claim('gave-back', 'd3', 0, waiter('second'));
     await store.markProcessed('gave-back', (held as { token: string }).token);
-    expect(await settle()).toEqual(['gave-back']);
+    expect(await settle()).toEqual(['gave-back|first']);
     await store.leaveLine!('gave-back', waiter('first'));
-    expect(await settle()).toEqual(['gave-back']);
+    expect(await settle()).toEqual(['gave-back|second']);
     expect((await store.claim('gave-back', 'd3', 0, waiter('second'))).state).toBe('claimed');
     // The first in line is a repeat of the body just processed (a duplicate): the next claims.
     const holder = await store.claim('repeat', 'd1');
     await store.claim('repeat', 'd1', 0, waiter('copy'));
     await store.claim('repeat', 'd2', 0, waiter('next'));
     await store.markProcessed('repeat', (holder as { token: string }).token);
-    expect(await settle()).toEqual(['repeat']);
+    expect(await settle()).toEqual(['repeat|copy']);
     expect(await store.claim('repeat', 'd1', 0, waiter('copy'))).toEqual({ state: 'processed' });
-    expect(await settle()).toEqual(['repeat']);
+    expect(await settle()).toEqual(['repeat|next']);
     // The last in line leaving wakes no one; neither does a place given back behind the first.
     expect((await store.claim('repeat', 'd2', 0, waiter('next'))).state).toBe('claimed');
     await store.claim('repeat', 'd3', 0, waiter('a'));
     await store.claim('repeat', 'd4', 0, waiter('b'));
     await store.leaveLine!('repeat', waiter('b'));
     expect(await settle()).toEqual([]);
+  });
+});
+
+describe('wake-ups where Redis is set up otherwise', () => {
+  it('still names the subject when the ioredis client adds a keyPrefix of its own', async () => {
+    const prefixed = new Redis({ port: redis.server.port, host: '127.0.0.1', keyPrefix: 'app:' });
+    closers.push(() => prefixed.disconnect());
+    const { store, settle, keyPrefix } = await watchedStore(ioredisSubscriber(), prefixed);
+    const held = await store.claim('s', 'd1');
+    await store.claim('s', 'd2', 0, waiter('w'));
+    await store.markProcessed('s', (held as { token: string }).token);
+    expect(await settle()).toEqual(['s|w']);
+    expect(await redis.ioredis.get(`app:${keyPrefix}s`)).toMatch(/^processed:d1/);
+  });
+
+  it('keeps every write when the Redis user may not publish: only the wake-up is lost', async () => {
+    await redis.ioredis.call('ACL', 'SETUSER', 'no-publish', 'on', '>secret', '~*', '+@all', 'resetchannels');
+    const limited = new Redis({ port: redis.server.port, host: '127.0.0.1', username: 'no-publish', password: 'secret' });
+    closers.push(() => limited.disconnect());
+    const store = createRedisDedupeStore({ client: limited, keyPrefix: freshPrefix(), subscriber: ioredisSubscriber() });
+    const held = await store.claim('s', 'd1');
+    expect(await store.claim('s', 'd1', 0, waiter('copy'))).toEqual({ state: 'processing' });
+    await store.claim('s', 'd2', 0, waiter('next'));
+    await store.markProcessed('s', (held as { token: string }).token);
+    // The copy, first in line, is a duplicate of the processed body; the next claims after it.
+    expect(await store.claim('s', 'd1', 0, waiter('copy'))).toEqual({ state: 'processed' });
+    expect((await store.claim('s', 'd2', 0, waiter('next'))).state).toBe('claimed');
   });
 });
 
@@ -152,6 +189,7 @@ describe('a receiver over a store with wake-ups', () => {
     const seen: string[] = [];
     const first = receiverOver(async (status) => { seen.push(status); started(); await held; });
     const second = receiverOver((status) => { seen.push(status); });
+    await subscribed(`${keyPrefix}lines`, 2);
     const pending = deliver(first, eventBody('kyc.status.changed', 'user-w', { kycStatus: 'pending' }));
     await holding;
     // From here on no timer fires: the second delivery's tries after a pause never come, so
@@ -220,6 +258,76 @@ describe('a receiver over a store with wake-ups', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("wakes only the delivery first in the store's line, not every one waiting for the subject", async () => {
+    const inner = createMemoryDedupeStore();
+    let wake!: (key: string, waiterId?: string) => void;
+    const asked: string[] = []; // the waiter ids of every claim and joinLine, in order
+    const store: DedupeStore = {
+      claim: (key, digest, waitedMs, place) => (asked.push(`claim ${place?.id}`), inner.claim(key, digest, waitedMs, place)),
+      markProcessed: (key, token) => inner.markProcessed(key, token),
+      release: (key, token, options) => inner.release(key, token, options),
+      joinLine: (key, place) => (asked.push(`join ${place.id}`), inner.joinLine(key, place)),
+      leaveLine: (key, place) => inner.leaveLine(key, place),
+      watchLines: (wakeUp) => { wake = wakeUp; },
+    };
+    const seen: string[] = [];
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, dedupe: store, onError: (error) => { throw error; } })
+      .on('kyc.status.changed', (event) => { seen.push(event.data.kycStatus); });
+    const subject = 'kyc.status.changed:user-f';
+    const elsewhere = inner.claim(subject, 'another body') as { token: string };
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const approved = deliver(receiver, eventBody('kyc.status.changed', 'user-f', { kycStatus: 'approved' }));
+      while (asked.length < 1) await nextTurn();
+      const rejected = deliver(receiver, eventBody('kyc.status.changed', 'user-f', { kycStatus: 'rejected' }));
+      while (asked.length < 2) await nextTurn();
+      for (let turn = 0; turn < 10; turn++) await nextTurn();
+      const [first, second] = asked.map((entry) => entry.split(' ')[1]!);
+      expect(asked).toEqual([`claim ${first}`, `join ${second}`]);
+      inner.markProcessed(subject, elsewhere.token);
+      wake(subject, first);
+      expect(await approved).toBe(200);
+      expect(await rejected).toBe(200);
+      // The first claimed when woken; the second only when the first settled here, once.
+      expect(asked.slice(2)).toEqual([`claim ${first}`, `claim ${second}`]);
+      expect(seen).toEqual(['approved', 'rejected']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('tries a failed subscription again, and wake-ups come once it is in place', async () => {
+    const connection = ioredisSubscriber();
+    await connection.ping(); // connected before the clock is faked (ioredis times its connection)
+    let attempts = 0;
+    const subscriber = (channel: string, onMessage: (message: string) => void) => {
+      attempts++;
+      if (attempts === 1) return Promise.reject(new Error('Connection is closed.'));
+      connection.on('message', (from: string, message: string) => { if (from === channel) onMessage(message); });
+      return connection.subscribe(channel);
+    };
+    const keyPrefix = freshPrefix();
+    const store = createRedisDedupeStore({ client: redis.ioredis, keyPrefix, subscriber });
+    const failures: unknown[] = [];
+    let heard!: (wakeUp: string) => void;
+    const wokenUp = new Promise<string>((resolve) => { heard = resolve; });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      store.watchLines!((key, waiterId) => heard(`${key}|${waiterId}`), (error) => failures.push(error));
+      for (let turn = 0; turn < 10 && failures.length === 0; turn++) await Promise.resolve();
+      expect(failures).toEqual([expect.objectContaining({ code: 'wake_ups_unavailable', message: expect.stringMatching(/\(Connection is closed\.\); trying again in 1 s/) })]);
+      await vi.advanceTimersByTimeAsync(1_000);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(attempts).toBe(2);
+    await subscribed(`${keyPrefix}lines`, 1);
+    const held = await store.claim('s', 'd1');
+    await store.claim('s', 'd2', 0, waiter('w'));
+    await store.markProcessed('s', (held as { token: string }).token);
+    expect(await wokenUp).toBe('s|w');
   });
 
   it('reports a subscriber that cannot subscribe to onError as wake_ups_unavailable (deliveries then try again every 10 to 250 ms)', async () => {

@@ -124,13 +124,15 @@ export interface DedupeStore {
   leaveLine?(key: string, waiter: SubjectWaiter): void | Promise<void>;
   /**
    * Optional, for stores that keep lines across processes (the Redis store given a
-   * `subscriber`): calls `wake(key)` whenever a delivery waiting for `key` may now claim it
-   * (the delivery that held it settled, or the first in line left), in whichever process it
-   * waits, so that it claims at once rather than at its next try (the receiver tries again
-   * every 10 to 250 ms). Best effort: a lost wake-up leaves the next try. `failed` hears why
-   * wake-ups will not come. The receiver calls it once, when it is created.
+   * `subscriber`): calls `wake(key, waiterId)` whenever the delivery `waiterId` (the first live
+   * place in `key`'s line) may now claim `key` (the delivery that held it settled, or the place
+   * before it was given back), in whichever process it waits, so that it claims at once rather
+   * than at its next try (the receiver tries again every 10 to 250 ms). Without `waiterId`,
+   * every delivery waiting for `key` tries. Best effort: a lost wake-up leaves the next try.
+   * `failed` hears why wake-ups do not come (it may be called again). The receiver calls it
+   * once, when it is created.
    */
-  watchLines?(wake: (key: string) => void, failed: (error: unknown) => void): void;
+  watchLines?(wake: (key: string, waiterId?: string) => void, failed: (error: unknown) => void): void;
 }
 
 /**

@@ -65,6 +65,8 @@ export type RedisSubscriberLike =
   | { subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown> }
   | ((channel: string, onMessage: (message: string) => void) => unknown);
 
+const ioredisRoutes = new WeakMap<object, Map<string, Set<(message: string) => void>>>();
+
 /**
  * Turns either subscriber shape into one subscribe function, ioredis first (as in
  * {@link toRedisCommand}): its `subscribe` takes a callback of another kind as second argument.
@@ -74,8 +76,21 @@ export function toRedisSubscribe(subscriber: RedisSubscriberLike, unsupported: (
   if (subscriber !== null && typeof subscriber === 'object' && typeof subscriber.subscribe === 'function') {
     if ('call' in subscriber && typeof subscriber.call === 'function' && typeof subscriber.on === 'function') {
       const ioredis = subscriber;
+      // One 'message' listener per connection, however many stores share it and however often
+      // a subscription is tried again: it hands each message to the handlers of its channel.
+      let routes = ioredisRoutes.get(ioredis);
+      if (routes === undefined) {
+        const channels = new Map<string, Set<(message: string) => void>>();
+        ioredis.on('message', (from: string, message: string) => {
+          for (const handler of channels.get(from) ?? []) handler(message);
+        });
+        ioredisRoutes.set(ioredis, (routes = channels));
+      }
+      const channels = routes;
       return (channel, onMessage) => {
-        ioredis.on('message', (from: string, message: string) => { if (from === channel) onMessage(message); });
+        let handlers = channels.get(channel);
+        if (handlers === undefined) channels.set(channel, (handlers = new Set()));
+        handlers.add(onMessage);
         return ioredis.subscribe(channel);
       };
     }

@@ -137,11 +137,15 @@ local function claimFields(state)
   local failures, since, dueUntil, expires, claimedAt = string.match(state, '^processing:[^|]*|(%d+)|(%d+)|(%d+)|(%d+)|?(%d*)')
   return tonumber(failures) or 0, tonumber(since) or 0, tonumber(dueUntil) or 0, tonumber(expires) or math.huge, tonumber(claimedAt)
 end
--- Tells the processes whose deliveries wait in the subject's line that it may be theirs now (the
--- subject was settled, or the first place given back): PUBLISH on the store's channel ('' when
--- it has no subscriber), so that the first claims at once instead of at its next poll.
-local function wake(channel, line)
-  if channel ~= '' and firstPlace(line) then redis.call('PUBLISH', channel, KEYS[1]) end
+-- Tells the process whose delivery is first in the subject's line that the subject may be its
+-- now (it was settled, or the place before it given back): PUBLISH '<subject>|<waiter id>' on the
+-- store's channel ('' when it has no subscriber), so that it claims at once instead of at its
+-- next try. Best effort: pcall, so that a user who may not publish loses the wake-up, never
+-- the write before it.
+local function wake(channel, subject, line)
+  if channel == '' then return end
+  local first = firstPlace(line)
+  if first then redis.pcall('PUBLISH', channel, subject .. '|' .. first[2]) end
 end
 local function lifetime(ms, live, line, now)
   local left = lastExpiry(live, line) - now
@@ -155,7 +159,8 @@ end`;
 // joins the retries due, in its place, until its retries stop coming; its wait is counted from
 // when the service saw the attempt fail: now, or the end of its reply window if the handler
 // outlived it.
-// ARGV: claim prefix, digest, retry expected, now, retry-due window, DELIVERY_ATTEMPTS, wake-up channel.
+// ARGV: claim prefix, digest, retry expected, now, retry-due window, DELIVERY_ATTEMPTS, wake-up
+// channel, subject.
 const RELEASE_IF_OWNED = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
@@ -175,14 +180,14 @@ if adds then
 end
 if #live == 0 and #line == 0 then return redis.call('DEL', KEYS[1]) end
 redis.call('SET', KEYS[1], joined('released', live, line), 'PX', lastExpiry(live, line) - now)
-wake(ARGV[7], line)
+wake(ARGV[7], ARGV[8], line)
 return 1`;
 // Records the processed digest unless another delivery holds the key now (a live claim of its
 // own, or a processed event): as the memory store. The retries due of events received before
 // this one are now superseded (an older event with the same body included); those of events
 // received after it stay due. A claim that is no longer the key's (it expired meanwhile)
 // supersedes nothing, and is placed after the events received since.
-// ARGV: claim prefix, processed state (first line), ttlMs, now, wake-up channel.
+// ARGV: claim prefix, processed state (first line), ttlMs, now, wake-up channel, subject.
 const MARK_PROCESSED_IF_NOT_TAKEN = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 local state, rest = '', ''
@@ -215,7 +220,7 @@ end
 local ttl = tonumber(ARGV[3])
 local first = ARGV[2] .. NL .. 'p' .. place .. ':' .. claimedAt .. ':' .. failures .. ':' .. (now + ttl)
 redis.call('SET', KEYS[1], joined(first, live, line), 'PX', lifetime(ttl, live, line, now))
-wake(ARGV[5], line)
+wake(ARGV[5], ARGV[6], line)
 return 1`;
 // 'processed' alone was written by 1.x under a body digest key: the same body, so processed.
 // One script, so that reading the latest digest and taking the claim is atomic across processes.
@@ -231,7 +236,7 @@ return 1`;
 // The first in line that leaves it without the subject (a duplicate or a superseded retry) wakes
 // the next.
 // ARGV: digest, token, claimTtlMs, now, minRetryDelayMs, waited ms, retry-due window, waiter id,
-// waiter's ms left, wake-up channel.
+// waiter's ms left, wake-up channel, subject.
 const CLAIM = `${SPLIT}
 local WAITS = { ${RETRY_WAIT_FACTORS.join(', ')} }
 local v = redis.call('GET', KEYS[1])
@@ -303,13 +308,13 @@ if pdigest == ARGV[1] then
   end
   if not newer then
     keepOthers()
-    if first then wake(ARGV[10], after) end
+    if first then wake(ARGV[10], ARGV[11], after) end
     return 'processed'
   end
 end
 if due and due[1] == 's' then
   keepOthers()
-  if first then wake(ARGV[10], after) end
+  if first then wake(ARGV[10], ARGV[11], after) end
   return 'superseded'
 end
 -- A new event comes after the processed one and every retry due; the retry due keeps its
@@ -397,7 +402,7 @@ return 1`;
 // A delivery that stopped waiting without a claim answer (the store failed) gives its place
 // back, and leaves a mark until the place would have lapsed, so that a late call of it takes no
 // place again (see leaveSubjectLine); if it was first, the next may claim now.
-// ARGV: waiter id, waiter's ms left, now, wake-up channel.
+// ARGV: waiter id, waiter's ms left, now, wake-up channel, subject.
 const LEAVE_LINE = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 local now = tonumber(ARGV[3])
@@ -421,7 +426,7 @@ if v then ttl = redis.call('PTTL', KEYS[1]) end
 local left = lastExpiry({}, line) - now
 if ttl < left then ttl = left end
 redis.call('SET', KEYS[1], table.concat(kept, NL), 'PX', ttl)
-if wasFirst then wake(ARGV[4], line) end
+if wasFirst then wake(ARGV[4], ARGV[5], line) end
 return 1`;
 
 /**
@@ -471,7 +476,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
 
   const releaseClaim = async (key: string, token: string, options?: ReleaseOptions): Promise<void> => {
     await command(['EVAL', RELEASE_IF_OWNED, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`, digestOfToken(token),
-      options?.retryExpected === true ? '1' : '0', clock(), dueWindow, String(DELIVERY_ATTEMPTS), channel]);
+      options?.retryExpected === true ? '1' : '0', clock(), dueWindow, String(DELIVERY_ATTEMPTS), channel, key]);
   };
 
   const store: DedupeStore = {
@@ -480,7 +485,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
       const [id, leftMs] = waiter === undefined ? ['', '0'] : waiterArguments(waiter);
       let reply: unknown;
       try {
-        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl, clock(), minRetryDelay, String(Math.floor(waitedMs)), dueWindow, id, leftMs, channel]);
+        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl, clock(), minRetryDelay, String(Math.floor(waitedMs)), dueWindow, id, leftMs, channel, key]);
       } catch (error) {
         // The script may still be queued in the client and run once Redis is back. A release
         // queued behind it on the same connection undoes it, so that the retry is not
@@ -497,7 +502,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
     },
     async markProcessed(key: string, token: string): Promise<void> {
       await command(['EVAL', MARK_PROCESSED_IF_NOT_TAKEN, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`,
-        PROCESSED + digestOfToken(token), ttl, clock(), channel]);
+        PROCESSED + digestOfToken(token), ttl, clock(), channel, key]);
     },
     release: releaseClaim,
     async expectRetry(key: string, digest: string, waitedMs = 0): Promise<void> {
@@ -507,36 +512,48 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
       await command(['EVAL', JOIN_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock()]);
     },
     async leaveLine(key: string, waiter: SubjectWaiter): Promise<void> {
-      await command(['EVAL', LEAVE_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock(), channel]);
+      await command(['EVAL', LEAVE_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock(), channel, key]);
     },
   };
-  if (subscribe !== undefined) store.watchLines = watchLinesOver(subscribe, channel, keyPrefix);
+  if (subscribe !== undefined) store.watchLines = watchLinesOver(subscribe, channel);
   return store;
 }
 
 /**
  * `watchLines` over one subscription to the wake-up channel, made when the first receiver
- * watches (a store may serve several receivers): each message is a subject's key.
+ * watches (a store may serve several receivers). Each message is `<subject>|<waiter id>`: the
+ * subject, and the waiter now first in its line. A subscription that fails is reported to every
+ * watcher and tried again, after 1 s, then twice as long each time up to 30 s (a Redis that was
+ * down at start, a user without the channel's permission that gets it).
  */
-function watchLinesOver(subscribe: ReturnType<typeof toRedisSubscribe>, channel: string, keyPrefix: string): NonNullable<DedupeStore['watchLines']> {
-  const watchers: Array<(key: string) => void> = [];
-  let subscribed: Promise<unknown> | undefined;
-  return (wake, failed) => {
-    watchers.push(wake);
-    const failure = (error: unknown): void => failed(new DedupeStoreError('wake_ups_unavailable',
-      `The subscriber did not subscribe to ${channel} (${error instanceof Error ? error.message : String(error)}): deliveries waiting for a subject held in another process claim it at their next try (up to 250 ms) instead of at once. Pass a connected second connection as subscriber (node-redis: await client.duplicate().connect()).`, { cause: error }));
-    if (subscribed === undefined) {
-      try {
-        subscribed = Promise.resolve(subscribe(channel, (message) => {
-          if (!message.startsWith(keyPrefix)) return;
-          const key = message.slice(keyPrefix.length);
-          for (const watcher of watchers) watcher(key);
-        }));
-      } catch (error) {
-        subscribed = Promise.reject(error);
-      }
+function watchLinesOver(subscribe: ReturnType<typeof toRedisSubscribe>, channel: string): NonNullable<DedupeStore['watchLines']> {
+  const watchers: Array<{ wake: (key: string, waiterId?: string) => void; failed: (error: unknown) => void }> = [];
+  const onMessage = (message: string): void => {
+    // Waiter ids hold no '|'; a subject may.
+    const bar = message.lastIndexOf('|');
+    if (bar <= 0) return;
+    const key = message.slice(0, bar);
+    const waiterId = message.slice(bar + 1);
+    for (const watcher of watchers) watcher.wake(key, waiterId);
+  };
+  const attempt = (retryMs: number): void => {
+    let subscribed: Promise<unknown>;
+    try {
+      subscribed = Promise.resolve(subscribe(channel, onMessage));
+    } catch (error) {
+      subscribed = Promise.reject(error);
     }
-    subscribed.then(undefined, failure);
+    subscribed.then(undefined, (error: unknown) => {
+      const reported = new DedupeStoreError('wake_ups_unavailable',
+        `The subscriber did not subscribe to ${channel} (${error instanceof Error ? error.message : String(error)}); trying again in ${retryMs / 1000} s. Meanwhile deliveries waiting for a subject held in another process claim it at their next try (up to 250 ms) instead of at once. Pass a connected second connection as subscriber, whose Redis user may subscribe to ${channel}.`, { cause: error });
+      for (const watcher of watchers) watcher.failed(reported);
+      const timer = setTimeout(() => attempt(Math.min(2 * retryMs, 30_000)), retryMs);
+      (timer as { unref?: () => void }).unref?.();
+    });
+  };
+  return (wake, failed) => {
+    watchers.push({ wake, failed });
+    if (watchers.length === 1) attempt(1_000);
   };
 }
 

@@ -63,10 +63,10 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
   // process's place when the store has answered: a claim sent before (its answer not back yet)
   // is ahead in the store's line, and must be ahead here too.
   if (context.lines.has(subject)) {
-    if (waiter === undefined || dedupe.joinLine === undefined) return waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed);
-    return fromStore(() => dedupe.joinLine!(subject, waiter), () => waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed), storeFailed);
+    if (waiter === undefined || dedupe.joinLine === undefined) return waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed, waiter?.id);
+    return fromStore(() => dedupe.joinLine!(subject, waiter), () => waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed, waiter.id), storeFailed);
   }
-  return fromStore(claim, (answer) => (answer.state === 'processing' ? waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed) : claimOf(subject, answer)), storeFailed);
+  return fromStore(claim, (answer) => (answer.state === 'processing' ? waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed, waiter?.id) : claimOf(subject, answer)), storeFailed);
 }
 
 /**
@@ -104,13 +104,14 @@ function waitInLine(
   arrivedAt: number,
   claim: (waitedMs?: number) => DedupeClaim | Promise<DedupeClaim>,
   storeFailed: (error: unknown) => ClaimAnswer,
+  waiterId: string | undefined,
 ): MaybePromise<SubjectClaim | ClaimAnswer> {
   const tooLong = () => inProgress(context, subject, delivery, retryExpected, Date.now() - arrivedAt);
   if (context.subjectWaitMs === 0) return tooLong();
   // Claims after a wait tell the store how long the delivery waited: whether it can be a retry
   // is judged by when it arrived.
   const storeKeepsLine = context.dedupe?.joinLine !== undefined;
-  return waitForClaim(context.lines.join(subject), arrivedAt + context.subjectWaitMs, subject, () => claim(Date.now() - arrivedAt), storeFailed, tooLong, storeKeepsLine);
+  return waitForClaim(context.lines.join(subject, waiterId), arrivedAt + context.subjectWaitMs, subject, () => claim(Date.now() - arrivedAt), storeFailed, tooLong, storeKeepsLine);
 }
 
 /**

@@ -16,12 +16,16 @@ export interface SubjectLines {
   waiter(leftMs: number): SubjectWaiter;
   /** Whether deliveries of `subject` wait in this process. */
   has(subject: string): boolean;
-  /** Puts a delivery at the end of `subject`'s line. */
-  join(subject: string): InLine;
+  /** Puts a delivery at the end of `subject`'s line; `waiterId`: its place in the store's line, if it has one. */
+  join(subject: string, waiterId?: string): InLine;
   /** The delivery that held `subject` here has settled: the first in line may claim it now. */
   settled(subject: string): void;
-  /** The store says that `subject` may be free (see DedupeStore.watchLines): every delivery waiting for it here tries now; the store's line decides which gets it. */
-  wake(subject: string): void;
+  /**
+   * The store says that `subject` may be free for the delivery `waiterId`, first in the store's
+   * line (see DedupeStore.watchLines): that delivery tries now, if it waits here; without an id,
+   * every delivery waiting for `subject` here tries, and the store's line decides.
+   */
+  wake(subject: string, waiterId?: string): void;
 }
 
 /** A delivery in a subject's line. */
@@ -35,6 +39,8 @@ export interface InLine {
 }
 
 interface Waiter {
+  /** Its place in the store's line, if it has one. */
+  id: string | undefined;
   /** Ends its pause; undefined while it is not pausing (its claim is on its way to the store). */
   wake: (() => void) | undefined;
   /** Woken while not pausing: its claim may have been answered before the subject was free, so its next pause ends at once. */
@@ -65,18 +71,19 @@ export function createSubjectLines(): SubjectLines {
     settled(subject) {
       if (lines.size !== 0) wakeFirst(subject);
     },
-    wake(subject) {
+    wake(subject, waiterId) {
       const line = lines.size === 0 ? undefined : lines.get(subject);
-      if (line !== undefined) for (const waiter of line) wakeUp(waiter);
+      if (line === undefined) return;
+      for (const waiter of line) if (waiterId === undefined || waiter.id === waiterId) wakeUp(waiter);
     },
-    join(subject) {
+    join(subject, waiterId) {
       let line = lines.get(subject);
       if (line === undefined) {
         line = [];
         lines.set(subject, line);
       }
       const waiting = line;
-      const waiter: Waiter = { wake: undefined, woken: false };
+      const waiter: Waiter = { id: waiterId, wake: undefined, woken: false };
       waiting.push(waiter);
       return {
         first: () => waiting[0] === waiter,
