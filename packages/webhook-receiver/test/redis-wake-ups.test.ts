@@ -90,6 +90,39 @@ async function subscribed(channel: string, count: number): Promise<void> {
   }
 }
 
+/**
+ * The memory store standing in for a store shared by processes: the test sends its wake-ups
+ * (`wake`), `asked` lists its claims and joinLines by waiter id (`claim <id>`, `join <id>`), and
+ * `held.hold()` holds the answers of the claims made until the function it returns is called.
+ */
+function watchableMemoryStore() {
+  const inner = createMemoryDedupeStore();
+  const asked: string[] = [];
+  let woken: ((key: string, waiterId?: string) => void) | undefined;
+  let onTheWay: Promise<void> | undefined;
+  const store: DedupeStore = {
+    async claim(key, digest, waitedMs, place) {
+      asked.push(`claim ${place?.id}`);
+      const answer = inner.claim(key, digest, waitedMs, place);
+      await onTheWay;
+      return answer;
+    },
+    markProcessed: (key, token) => inner.markProcessed(key, token),
+    release: (key, token, options) => inner.release(key, token, options),
+    joinLine: (key, place) => { asked.push(`join ${place.id}`); inner.joinLine(key, place); },
+    leaveLine: (key, place) => inner.leaveLine(key, place),
+    watchLines: (wakeUp) => { woken = wakeUp; },
+  };
+  const held = {
+    hold(): () => void {
+      let arrive!: () => void;
+      onTheWay = new Promise<void>((resolve) => { arrive = resolve; });
+      return () => { onTheWay = undefined; arrive(); };
+    },
+  };
+  return { inner, store, asked, held, wake: (key: string, waiterId?: string) => woken!(key, waiterId) };
+}
+
 /** Signs `body` now and gives it to `receiver.receive`; resolves with the reply's status. */
 async function deliver(receiver: WebhookReceiver, body: string): Promise<number> {
   const { headers } = await signWebhook({ rawBody: body, privateKey: service.privateKey });
@@ -212,46 +245,25 @@ describe('a receiver over a store with wake-ups', () => {
   });
 
   it('does not lose a wake-up that comes while the delivery\'s claim is on its way to the store', async () => {
-    // The store: the memory store, whose claims can be held on their way back, and whose
-    // watchLines the test calls itself. The subject is held from "another process" (a claim
-    // made on the store directly).
-    const inner = createMemoryDedupeStore();
-    let wake!: (key: string) => void;
-    let claims = 0;
-    let onTheWay: Promise<void> | undefined;
-    const store: DedupeStore = {
-      async claim(key, digest, waitedMs, place) {
-        claims++;
-        const answer = inner.claim(key, digest, waitedMs, place);
-        await onTheWay;
-        return answer;
-      },
-      markProcessed: (key, token) => inner.markProcessed(key, token),
-      release: (key, token, options) => inner.release(key, token, options),
-      joinLine: (key, place) => inner.joinLine(key, place),
-      leaveLine: (key, place) => inner.leaveLine(key, place),
-      watchLines: (wakeUp) => { wake = wakeUp; },
-    };
+    const { inner, store, asked, held, wake } = watchableMemoryStore();
     const seen: string[] = [];
     const receiver = createWebhookReceiver({ publicKey: service.publicKey, dedupe: store, onError: (error) => { throw error; } })
       .on('kyc.status.changed', (event) => { seen.push(event.data.kycStatus); });
     const subject = 'kyc.status.changed:user-v';
     const elsewhere = inner.claim(subject, 'another body') as { token: string };
     const untilClaims = async (count: number) => {
-      while (claims < count) await new Promise<void>((resolve) => { setImmediate(resolve); });
-      for (let turn = 0; turn < 10; turn++) await new Promise<void>((resolve) => { setImmediate(resolve); });
+      while (asked.length < count) await nextTurn();
+      for (let turn = 0; turn < 10; turn++) await nextTurn();
     };
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
       const approved = deliver(receiver, eventBody('kyc.status.changed', 'user-v', { kycStatus: 'approved' }));
       await untilClaims(1); // answered `processing`: in line, pausing (no timer ends the pause)
-      let arrive!: () => void;
-      onTheWay = new Promise<void>((resolve) => { arrive = resolve; });
+      const arrive = held.hold();
       wake(subject); // a wake-up too early: the subject is still held, the claim is answered `processing`...
       await untilClaims(2);
       inner.markProcessed(subject, elsewhere.token);
       wake(subject); // ... and the wake-up of the settlement comes while that answer is on its way
-      onTheWay = undefined;
       arrive();
       expect(await approved).toBe(200);
       expect(seen).toEqual(['approved']);
@@ -261,17 +273,7 @@ describe('a receiver over a store with wake-ups', () => {
   });
 
   it("wakes only the delivery first in the store's line, not every one waiting for the subject", async () => {
-    const inner = createMemoryDedupeStore();
-    let wake!: (key: string, waiterId?: string) => void;
-    const asked: string[] = []; // the waiter ids of every claim and joinLine, in order
-    const store: DedupeStore = {
-      claim: (key, digest, waitedMs, place) => (asked.push(`claim ${place?.id}`), inner.claim(key, digest, waitedMs, place)),
-      markProcessed: (key, token) => inner.markProcessed(key, token),
-      release: (key, token, options) => inner.release(key, token, options),
-      joinLine: (key, place) => (asked.push(`join ${place.id}`), inner.joinLine(key, place)),
-      leaveLine: (key, place) => inner.leaveLine(key, place),
-      watchLines: (wakeUp) => { wake = wakeUp; },
-    };
+    const { inner, store, asked, wake } = watchableMemoryStore();
     const seen: string[] = [];
     const receiver = createWebhookReceiver({ publicKey: service.publicKey, dedupe: store, onError: (error) => { throw error; } })
       .on('kyc.status.changed', (event) => { seen.push(event.data.kycStatus); });
