@@ -101,6 +101,8 @@ const signInsInFlight = new WeakMap<TokenManager, SignInInFlight>();
 export async function signInWithEthereum(context: SignInContext, params: SignInWithEthereumParams): Promise<SignInResult> {
   assertSignInInput(params);
   assertSignalOption(params.signal, 'signal');
+  // Given up before it began: no nonce is spent, and no sign-in in flight is joined or started.
+  if (params.signal?.aborted) throw new AbortError('signInWithEthereum was cancelled by the caller\'s AbortSignal before it began; nothing was sent or stored.', { code: 'aborted' });
   const fields = JSON.stringify([params.address.toLowerCase(), params.domain, params.uri, params.chainId, params.statement, params.ttlInSeconds]);
   const session = sessionOf(context.tokenManager);
   const inFlight = signInsInFlight.get(context.tokenManager);

@@ -35,7 +35,7 @@ export interface TokenSet {
  * Options of {@link TokenManager}.
  *
  * @example
- * const options: TokenManagerOptions = { renewBeforeMs: 120_000, reauthenticate: () => client.signInWithEthereum(params) };
+ * const options: TokenManagerOptions = { renewBeforeMs: 120_000, reauthenticate: ({ signal }) => client.signInWithEthereum({ ...params, signal }) };
  */
 export interface TokenManagerOptions {
   /**
@@ -182,7 +182,7 @@ export function isBearerTokenText(token: string): boolean {
  *
  * @example
  * const tokenManager = new TokenManager({
- *   reauthenticate: () => client.signInWithEthereum({ address, signMessage, domain, uri, chainId: 100 }),
+ *   reauthenticate: ({ signal }) => client.signInWithEthereum({ address, signMessage, domain, uri, chainId: 100, signal }),
  * });
  * const client = createPartnerClient({ baseUrl, tokenManager });
  */
@@ -219,6 +219,8 @@ export class TokenManager {
   readonly #reauthenticate: TokenManagerOptions['reauthenticate'];
   readonly #refresh: TokenManagerOptions['refresh'];
   readonly #timeoutsMs: { refresh: number; reauthenticate: number };
+  // The signal of the renewal callback running now, aborted when its session ends.
+  #callbackAbort: AbortController | undefined;
 
   static {
     sessionHook = (tokenManager, tokens, session) => {
@@ -322,7 +324,7 @@ export class TokenManager {
     const session = this.#session;
     const kept = () => (this.#session === session && !this.#isExpired(Date.now()) ? this.#token : undefined);
     return this.#wait(
-      this.#renew().then(
+      () => this.#renew().then(
         (token) => token ?? kept(),
         (error: unknown) => kept() ?? Promise.reject(error),
       ),
@@ -353,7 +355,8 @@ export class TokenManager {
    */
   async renewAfterUnauthorized(rejectedToken: string | undefined, code?: string, options?: TokenWaitOptions): Promise<string | undefined> {
     if (rejectedToken !== undefined && !this.#sessionTokens.includes(rejectedToken)) throw (await renewalErrors()).requestOvertaken();
-    if (this.#renewal !== undefined) return this.#wait(this.#renewal, options);
+    const renewal = this.#renewal;
+    if (renewal !== undefined) return this.#wait(() => renewal, options);
     // Another request already renewed while this one was in flight.
     if (this.#token !== undefined && this.#token !== rejectedToken) return this.#token;
     // A wallet that has not registered gets 401 on most routes (reference 5 rule 1), and its
@@ -361,11 +364,11 @@ export class TokenManager {
     // A 401 that says something else (TokenExpired) is not about registration: the claim
     // may be stale (the wallet registered with this token), and the token is renewed.
     if (this.#hasSignedUp === false && this.#token !== undefined && !this.#isExpired(Date.now()) && (code === undefined || code === 'UserNotRegistered')) {
-      return this.#canRefresh() ? this.#wait(this.#renew(true), options) : undefined;
+      return this.#canRefresh() ? this.#wait(() => this.#renew(true), options) : undefined;
     }
     this.#token = undefined;
     this.#expiresAt = undefined;
-    if (this.#canRenew()) return this.#wait(this.#renew(), options);
+    if (this.#canRenew()) return this.#wait(() => this.#renew(), options);
     // The refresh that failed earlier is why there is nothing to renew with: say so.
     if (this.#refreshFailure) throw (await renewalErrors()).renewalFailed(...this.#refreshFailure, true);
     return undefined;
@@ -385,7 +388,7 @@ export class TokenManager {
   async refreshAfterRegistration(options?: TokenWaitOptions): Promise<void> {
     // The registration stands whatever happens here: a refresh overtaken by clear() or new
     // tokens, or a wait the caller ended, is nothing to report to its caller.
-    if (this.#canRefresh()) await this.#wait(this.#renew(true), options).catch(() => undefined);
+    if (this.#canRefresh()) await this.#wait(() => this.#renew(true), options).catch(() => undefined);
   }
 
   toJSON(): Record<string, unknown> {
@@ -405,6 +408,7 @@ export class TokenManager {
     // A renewal of the earlier session is left to settle on its own (it will store nothing);
     // requests of this session start their own.
     this.#renewal = undefined;
+    this.#callbackAbort?.abort();
     this.#sessionTokens = [];
     this.#keepUntil = 0;
     this.#refreshFailure = undefined;
@@ -457,14 +461,18 @@ export class TokenManager {
     return this.#renewal;
   }
 
-  // A caller's own wait for a renewal shared with others: its signal and timeout end the wait only.
-  #wait<T>(renewal: Promise<T>, options: TokenWaitOptions = {}): Promise<T> {
-    return untilAborted(() => renewal, options.signal, async () => (await renewalErrors()).waitEnded());
+  // A caller's own wait for a renewal shared with others: its signal ends the wait only. The
+  // renewal is started (`start`) only when the signal has not aborted yet: one already aborted
+  // starts none (no wallet prompt for a request that was given up).
+  #wait<T>(start: () => Promise<T>, options: TokenWaitOptions = {}): Promise<T> {
+    return untilAborted(start, options.signal, async () => (await renewalErrors()).waitEnded());
   }
 
-  // The callback, abandoned (its signal aborted) when it has not settled within its bound.
+  // The callback, abandoned (its signal aborted) when it has not settled within its bound, or
+  // when clear() or new tokens end the session it renews (what it brings would be discarded: a
+  // callback that persists tokens checks its signal first).
   #bounded<T>(callback: 'refresh' | 'reauthenticate', call: (options: { signal: AbortSignal }) => Promise<T>): Promise<T> {
-    const controller = new AbortController();
+    const controller = (this.#callbackAbort = new AbortController());
     const ms = this.#timeoutsMs[callback];
     return untilAborted(() => call({ signal: controller.signal }), undefined, async () => (controller.abort(), (await renewalErrors()).renewalTimedOut(callback, ms)), ms);
   }
@@ -482,7 +490,9 @@ export class TokenManager {
       try {
         tokens = await this.#bounded('refresh', (options) => this.#refresh!(refreshToken, options));
         // Refused rather than misread: no new refresh token (they rotate), expiresAt in seconds.
-        const misread = (await renewalErrors()).misreadRefreshResult(tokens);
+        // A chunk that cannot load (a deploy replaced it) must not cost a good refresh, whose
+        // refresh token is already spent: the result is then only checked as any tokens are.
+        const misread = (await renewalErrors().catch(() => undefined))?.misreadRefreshResult(tokens);
         if (misread) {
           refusedResult = true;
           throw misread;

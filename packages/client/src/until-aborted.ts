@@ -15,11 +15,15 @@ export function untilAborted<T>(start: () => T | Promise<T>, signal: AbortSignal
   if (signal === undefined && timeoutMs === Infinity) return Promise.resolve().then(start);
   return new Promise<T>((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    // Once ended, how `start` settles no longer counts: its own rejection (a callback that
+    // honours the signal onEnd aborts) must not overtake onEnd's error while it loads.
+    let ended = false;
     const settle = () => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', stop);
     };
     const end = (timedOut: boolean) => {
+      ended = true;
       settle();
       Promise.resolve(onEnd(timedOut)).then(reject, reject);
     };
@@ -30,8 +34,8 @@ export function untilAborted<T>(start: () => T | Promise<T>, signal: AbortSignal
     Promise.resolve()
       .then(start)
       .then(
-        (value) => (settle(), resolve(value)),
-        (error: unknown) => (settle(), reject(error)),
+        (value) => ended || (settle(), resolve(value)),
+        (error: unknown) => ended || (settle(), reject(error)),
       );
   });
 }

@@ -148,6 +148,67 @@ describe('a renewal that never settles does not block the client', () => {
   });
 });
 
+describe('a renewal and its callbacks, where the caller or the session has moved on', () => {
+  it('a request whose signal has already aborted starts no renewal (no wallet prompt) and leaves no unhandled rejection', async () => {
+    const { url } = await newerService();
+    let prompts = 0;
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const tokenManager = new TokenManager({ reauthenticate: async () => { prompts++; throw new Error('user rejected'); } });
+      const client = createPartnerClient({ baseUrl: url, tokenManager });
+      expect(await caught(client.getDailyLimit({ signal: AbortSignal.abort() }))).toBeInstanceOf(AbortError);
+      expect(await caught(tokenManager.renewAfterUnauthorized(undefined, 'TokenExpired', { signal: AbortSignal.abort() }))).toBeInstanceOf(AbortError);
+      await tokenManager.refreshAfterRegistration({ signal: AbortSignal.abort() });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(prompts).toBe(0);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('a callback that honours its signal and outlasts its bound is reported as token_renewal_timeout, not as its own abort', async () => {
+    const { url } = await newerService();
+    const tokenManager = new TokenManager({
+      refreshTimeoutMs: 50,
+      // As the README's refresh does: fetch with the signal, which rejects with an AbortError when aborted.
+      refresh: (_refreshToken, { signal }) => new Promise<TokenSet>((_resolve, reject) => {
+        signal.addEventListener('abort', () => reject(new DOMException('This operation was aborted', 'AbortError')));
+      }),
+    });
+    const client = createPartnerClient({ baseUrl: url, tokenManager });
+    await signIn(client);
+    service!.revokeAccessTokens();
+    const error = await caught(client.getDailyLimit());
+    expect(error).toMatchObject({ name: 'TokenRenewalError', code: 'token_renewal_timeout', message: expect.stringMatching(/refreshTimeoutMs/) });
+  });
+
+  it("clear() aborts the signal of the callback still running, so that it can tell its tokens will be discarded (and not persist them)", async () => {
+    const { url } = await newerService();
+    const returned = gate();
+    let signalOfRefresh: AbortSignal | undefined;
+    const tokenManager = new TokenManager({
+      refresh: async (_refreshToken, { signal }) => {
+        signalOfRefresh = signal;
+        await returned.opened;
+        return { token: 'header.eyJ9.sig', refreshToken: 'rotated' };
+      },
+    });
+    const client = createPartnerClient({ baseUrl: url, tokenManager });
+    await signIn(client);
+    const renewing = caught(tokenManager.refreshAfterRegistration());
+    while (signalOfRefresh === undefined) await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(signalOfRefresh.aborted).toBe(false);
+    tokenManager.clear();
+    expect(signalOfRefresh.aborted).toBe(true);
+    returned.open();
+    await renewing;
+    expect(tokenManager.hasToken).toBe(false);
+  });
+});
+
 describe('a failed renewal ahead of expiry is not tried again for the same token', () => {
   it('one wallet prompt, not one per request: the still-valid token is used until a 401', async () => {
     service = await startPartnerService({ generation: 'older', registeredAddresses: [registeredAccount.address] });

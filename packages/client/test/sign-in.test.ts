@@ -125,6 +125,14 @@ describe('a call that joins a sign-in in flight waits under its own signal', () 
     return { held, shown: shown.opened, answer, prompts: () => prompts };
   }
 
+  it('a call whose signal has already aborted sends nothing (no nonce spent) and joins nothing', async () => {
+    const { held, prompts } = heldSigner();
+    const nonces = service.count('GET', '/api/v1/auth/nonce');
+    expect(await signIn({ ...held, signal: AbortSignal.abort() }).catch((error: unknown) => error)).toBeInstanceOf(AbortError);
+    expect(service.count('GET', '/api/v1/auth/nonce')).toBe(nonces);
+    expect(prompts()).toBe(0);
+  });
+
   it("the first call's signal ends its own wait only: the joining call still gets the tokens", async () => {
     const { held, shown, answer, prompts } = heldSigner();
     const controller = new AbortController();
