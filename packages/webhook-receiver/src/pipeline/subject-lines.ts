@@ -5,8 +5,8 @@ import type { SubjectWaiter } from '../dedupe/dedupe-store.js';
  * joins its subject's line when the store answers that the subject is being handled, or when a
  * line is already there (so that it does not claim ahead of the deliveries before it). Only the
  * first in line tries the claim again: when the delivery that holds the subject here settles
- * (`settled`), or after a pause, for a holder in another process (or when the store says the
- * subject may be free: `wake`, and then every delivery waiting for it tries). A delivery that meets no
+ * (`settled`), or after a pause, for a holder in another process (or when the store wakes the
+ * delivery first in its own line: `wake`). A delivery that meets no
  * contention never touches a line: `has` is a size check then. The store keeps a line of its
  * own across processes (see `waiter` in DedupeStore.claim): `waiter` names this process's
  * deliveries in it.
