@@ -125,6 +125,15 @@ end
 local function ours(state)
   return state == 'released' or state == 'processed' or string.sub(state, 1, 10) == 'processed:' or string.sub(state, 1, 11) == 'processing:'
 end
+-- The subject's value (nil when absent), its state ('released' when absent) and the lines after
+-- it, for the scripts that only touch its line; nil when the store did not write the value.
+local function readLine()
+  local v = redis.call('GET', KEYS[1])
+  local state, rest = 'released', ''
+  if v then state, rest = split(v) end
+  if not ours(state) then return nil end
+  return v, state, rest
+end
 -- Appends a waiter's place to the value v (its lines stay as they are) unless it has one.
 local function join(v, line, id, left, now)
   if inLine(line, id) then return end
@@ -391,11 +400,9 @@ return 1`;
 // store did not write is left alone (the claim that follows reports it).
 // ARGV: waiter id, waiter's ms left, now.
 const JOIN_LINE = `${SPLIT}
-local v = redis.call('GET', KEYS[1])
 local now = tonumber(ARGV[3])
-local state, rest = 'released', ''
-if v then state, rest = split(v) end
-if not ours(state) then return 0 end
+local v, state, rest = readLine()
+if not state then return 0 end
 join(v, waiting(rest, now), ARGV[1], tonumber(ARGV[2]), now)
 return 1`;
 
@@ -404,11 +411,9 @@ return 1`;
 // place again (see leaveSubjectLine); if it was first, the next may claim now.
 // ARGV: waiter id, waiter's ms left, now, wake-up channel, subject.
 const LEAVE_LINE = `${SPLIT}
-local v = redis.call('GET', KEYS[1])
 local now = tonumber(ARGV[3])
-local state, rest = 'released', ''
-if v then state, rest = split(v) end
-if not ours(state) then return 0 end
+local v, state, rest = readLine()
+if not state then return 0 end
 local line = waiting(rest, now)
 local found = nil
 for _, w in ipairs(line) do if w[2] == ARGV[1] then found = w end end
