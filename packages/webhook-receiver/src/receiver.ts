@@ -139,8 +139,9 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     now: options.now ?? Date.now,
   };
   // A store shared by processes wakes the deliveries waiting here when their subject is free.
+  // `lines.wake` lives as long as this receiver (its lines), so a store may hold it weakly.
   if (typeof dedupe?.watchLines === 'function') {
-    dedupe.watchLines((subject, waiterId) => lines.wake(subject, waiterId), (error) => context.report(error, { outcome: 'dedupe_store_unavailable', afterReply: false }));
+    dedupe.watchLines(lines.wake, (error) => context.report(error, { outcome: 'dedupe_store_unavailable', afterReply: false }));
   }
   return context;
 }

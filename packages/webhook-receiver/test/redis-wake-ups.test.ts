@@ -2,6 +2,8 @@
 // deliveries wait for in other processes may be theirs (its holder settled, or the first in its
 // line left), the store publishes it, and a waiting delivery claims it at once instead of at its
 // next try. On a real redis-server, with each subscriber shape the store takes.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signWebhook } from '@capi/webhook-signature';
@@ -14,6 +16,8 @@ let redis: RedisWithClients;
 let service: FakeService;
 const closers: Array<() => unknown> = [];
 let prefixCounter = 0;
+/** The `wake` callbacks the tests watch with: a store holds them weakly (a receiver keeps its own). */
+const watching: unknown[] = [];
 const freshPrefix = () => `wake:${process.pid}:${++prefixCounter}:`;
 
 beforeAll(async () => {
@@ -61,7 +65,9 @@ async function watchedStore(subscriber: RedisSubscriberLike, client: RedisClient
   const woken: string[] = [];
   const failures: unknown[] = [];
   let heard: (() => void) | undefined;
-  store.watchLines!((key, waiterId) => { woken.push(`${key}|${waiterId}`); heard?.(); }, (error) => failures.push(error));
+  const wake = (key: string, waiterId?: string) => { woken.push(`${key}|${waiterId}`); heard?.(); };
+  watching.push(wake);
+  store.watchLines!(wake, (error) => failures.push(error));
   let sentinels = 0;
   const settle = async (): Promise<string[]> => {
     const sentinel = `sentinel-${++sentinels}|s`;
@@ -315,9 +321,11 @@ describe('a receiver over a store with wake-ups', () => {
     const failures: unknown[] = [];
     let heard!: (wakeUp: string) => void;
     const wokenUp = new Promise<string>((resolve) => { heard = resolve; });
+    const wake = (key: string, waiterId?: string) => heard(`${key}|${waiterId}`);
+    watching.push(wake);
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
-      store.watchLines!((key, waiterId) => heard(`${key}|${waiterId}`), (error) => failures.push(error));
+      store.watchLines!(wake, (error) => failures.push(error));
       for (let turn = 0; turn < 10 && failures.length === 0; turn++) await Promise.resolve();
       expect(failures).toEqual([expect.objectContaining({ code: 'wake_ups_unavailable', message: expect.stringMatching(/\(Connection is closed\.\); trying again in 1 s/) })]);
       await vi.advanceTimersByTimeAsync(1_000);
@@ -356,6 +364,39 @@ describe('a receiver over a store with wake-ups', () => {
     const unconnected = redis.nodeRedis.duplicate();
     expect(() => createRedisDedupeStore({ client: redis.ioredis, subscriber: unconnected }))
       .toThrow(expect.objectContaining({ code: 'unsupported_redis_client', message: expect.stringMatching(/not connected: pass await client.duplicate\(\).connect\(\)/) }));
+  });
+
+  it('lets receivers the partner dropped be collected (a receiver made per request over one store does not leak)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const keyPrefix = freshPrefix();
+    const dedupe = createRedisDedupeStore({ client: redis.ioredis, keyPrefix, subscriber: ioredisSubscriber() });
+    let collected = 0;
+    const registry = new FinalizationRegistry(() => { collected++; });
+    const made = 20;
+    // What a route handler that builds its receiver (and its callbacks) per request leaves
+    // behind: the callbacks are collected only if the store does not keep the receiver alive.
+    (() => {
+      for (let i = 0; i < made; i++) {
+        const onError = () => undefined;
+        registry.register(onError, i);
+        createWebhookReceiver({ publicKey: service.publicKey, dedupe, onError }).on('kyc.status.changed', () => undefined);
+      }
+    })();
+    await vi.waitFor(async () => {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(collected).toBe(made);
+    }, { timeout: 5_000, interval: 50 });
+    // A watcher that is kept alive is still woken after a collection.
+    const woken: string[] = [];
+    const wake = (key: string, waiterId?: string) => { woken.push(`${key}|${waiterId}`); };
+    dedupe.watchLines!(wake, () => undefined);
+    gc();
+    await vi.waitFor(async () => {
+      await redis.ioredis.publish(`${keyPrefix}lines`, 's|w');
+      expect(woken).toContain('s|w');
+    }, { timeout: 5_000, interval: 50 });
   });
 
   it('has no watchLines without a subscriber (deliveries then try again every 10 to 250 ms)', () => {

@@ -130,7 +130,9 @@ export interface DedupeStore {
    * than at its next try (the receiver tries again every 10 to 250 ms). Without `waiterId`,
    * every delivery waiting for `key` tries. Best effort: a lost wake-up leaves the next try.
    * `failed` hears why wake-ups do not come (it may be called again). The receiver calls it
-   * once, when it is created.
+   * once, when it is created, and keeps `wake` alive for as long as the receiver lives: hold
+   * `wake` weakly (a `WeakRef`, and `failed` in a `WeakMap` keyed by it), as the Redis store
+   * does, so that receivers the partner drops (one built per request) are collected.
    */
   watchLines?(wake: (key: string, waiterId?: string) => void, failed: (error: unknown) => void): void;
 }

@@ -530,16 +530,30 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
  * subject, and the waiter now first in its line. A subscription that fails is reported to every
  * watcher and tried again, after 1 s, then twice as long each time up to 30 s (a Redis that was
  * down at start, a user without the channel's permission that gets it).
+ *
+ * Watchers are held weakly (each receiver keeps its own `wake` alive, and `failed` lives as long
+ * as its `wake`): a receiver built per request over one store is collected once the partner
+ * drops it, instead of being kept, and called on every message, for as long as the store lives.
  */
 function watchLinesOver(subscribe: ReturnType<typeof toRedisSubscribe>, channel: string): NonNullable<DedupeStore['watchLines']> {
-  const watchers: Array<{ wake: (key: string, waiterId?: string) => void; failed: (error: unknown) => void }> = [];
+  type Wake = (key: string, waiterId?: string) => void;
+  const watchers = new Set<WeakRef<Wake>>();
+  const failedOf = new WeakMap<Wake, (error: unknown) => void>();
+  const forget = new FinalizationRegistry<WeakRef<Wake>>((ref) => watchers.delete(ref));
+  const each = (call: (wake: Wake) => void): void => {
+    for (const ref of watchers) {
+      const wake = ref.deref();
+      if (wake === undefined) watchers.delete(ref);
+      else call(wake);
+    }
+  };
   const onMessage = (message: string): void => {
     // Waiter ids hold no '|'; a subject may.
     const bar = message.lastIndexOf('|');
     if (bar <= 0) return;
     const key = message.slice(0, bar);
     const waiterId = message.slice(bar + 1);
-    for (const watcher of watchers) watcher.wake(key, waiterId);
+    each((wake) => wake(key, waiterId));
   };
   const attempt = (retryMs: number): void => {
     let subscribed: Promise<unknown>;
@@ -551,14 +565,21 @@ function watchLinesOver(subscribe: ReturnType<typeof toRedisSubscribe>, channel:
     subscribed.then(undefined, (error: unknown) => {
       const reported = new DedupeStoreError('wake_ups_unavailable',
         `The subscriber did not subscribe to ${channel} (${error instanceof Error ? error.message : String(error)}); trying again in ${retryMs / 1000} s. Meanwhile deliveries waiting for a subject held in another process claim it at their next try (up to 250 ms) instead of at once. Pass a connected second connection as subscriber, whose Redis user may subscribe to ${channel}.`, { cause: error });
-      for (const watcher of watchers) watcher.failed(reported);
+      each((wake) => failedOf.get(wake)?.(reported));
       const timer = setTimeout(() => attempt(Math.min(2 * retryMs, 30_000)), retryMs);
       (timer as { unref?: () => void }).unref?.();
     });
   };
+  let subscribing = false;
   return (wake, failed) => {
-    watchers.push({ wake, failed });
-    if (watchers.length === 1) attempt(1_000);
+    const ref = new WeakRef(wake);
+    watchers.add(ref);
+    failedOf.set(wake, failed);
+    forget.register(wake, ref);
+    if (!subscribing) {
+      subscribing = true;
+      attempt(1_000);
+    }
   };
 }
 
