@@ -189,7 +189,7 @@ record({ name: '  the same, CPU time per body (all threads; lowest of 6 rounds)'
 // TTL forgets one on every new subject. Both stores hold 100,000 subjects before the run; the
 // one at its limit forgets the least recently seen as each new one comes, the other has room.
 // The figure is the full store's speed as a fraction of the roomy one's. Forgetting costs one
-// more Map delete per new subject: 0.73 to 0.84 on a 2-core VM. While the store kept its order
+// more Map delete per new subject: 0.67 to 0.84 on a 2-core VM. While the store kept its order
 // in the Map itself (evicting the first key of a fresh iterator each time), it was 0.17 in the
 // fast decile and 0.04 in the median: every eviction stepped over the holes of the earlier ones.
 const STORE_SUBJECTS = 100_000;

@@ -34,4 +34,11 @@ describe('the README blocks become modules that tsc can check', () => {
     expect(modules[0]).toContain('example2');
     expect(modules[1]).toMatch(/^import \{ a as a \} from 'n';\ndeclare const z: 1;\nexport async function example1\(\)/);
   });
+
+  it('checks a block that exports (a Next.js route, a Worker) as the module it is, its code at the top level', () => {
+    const modules = readmeModules(['a();\n', "import { h } from 'm';\nexport const runtime = 'nodejs';\nexport default { fetch: h };\n"], 'declare const z: 1;\n');
+    expect(modules).toHaveLength(2);
+    expect(modules[0]).not.toContain('runtime');
+    expect(modules[1]).toBe("import { h as h } from 'm';\ndeclare const z: 1;\n\nexport const runtime = 'nodejs';\nexport default { fetch: h };\n\n");
+  });
 });

@@ -3,7 +3,8 @@ import ts from 'typescript';
 
 /**
  * The text of the modules the blocks make: the first holds every block it can, each further
- * one a block whose bindings clash with the first's.
+ * one a block whose bindings clash with the first's, or a block that exports (a Next.js route,
+ * a Worker), checked as the module it is: its code at the top level, not in a function.
  *
  * @param {string[]} blocks
  * @param {string} prelude
@@ -18,7 +19,11 @@ export function readmeModules(blocks, prelude) {
   const shared = newModule();
   const modules = [shared];
   blocks.forEach((block, index) => {
-    const { bindings, lines, body } = splitBlock(block);
+    const { bindings, lines, body, exports } = splitBlock(block);
+    if (exports) {
+      modules.push({ bindings, lines, bodies: [body] });
+      return;
+    }
     const clashes = [...bindings].some(([name, text]) => shared.bindings.has(name) && shared.bindings.get(name) !== text);
     const target = clashes ? newModule() : shared;
     if (clashes) modules.push(target);
@@ -31,10 +36,10 @@ export function readmeModules(blocks, prelude) {
 
 /**
  * One block's module-level lines (each import binding as an import of its own, each `declare`
- * statement), the names they bind, and the rest of the block.
+ * statement), the names they bind, the rest of the block, and whether it exports anything.
  *
  * @param {string} block
- * @returns {{ bindings: Map<string, string>, lines: string[], body: string }}
+ * @returns {{ bindings: Map<string, string>, lines: string[], body: string, exports: boolean }}
  */
 function splitBlock(block) {
   const source = ts.createSourceFile('block.ts', block, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
@@ -44,6 +49,8 @@ function splitBlock(block) {
   const lines = [];
   /** @type {[number, number][]} */
   const hoisted = [];
+  const exports = source.statements.some((statement) => ts.isExportDeclaration(statement) || ts.isExportAssignment(statement)
+    || (ts.canHaveModifiers(statement) && ts.getModifiers(statement)?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)));
   for (const statement of source.statements) {
     if (ts.isImportDeclaration(statement)) {
       hoisted.push([statement.getStart(source), statement.end]);
@@ -75,7 +82,7 @@ function splitBlock(block) {
   }
   let body = block;
   for (const [start, end] of hoisted.reverse()) body = body.slice(0, start) + body.slice(end);
-  return { bindings, lines, body };
+  return { bindings, lines, body, exports };
 }
 
 /**
