@@ -1,10 +1,13 @@
 // Lints the forge's workflow files before the forge ever runs them: @action-validator/core
 // (the workflow JSON schema of SchemaStore plus job references, compiled to WebAssembly, so it
-// runs offline from the npm package) and two checks the schema cannot express. Also checks that
+// runs offline from the npm package), a YAML parse that refuses what the forge refuses and
+// action-validator lets through (a key defined twice in one map: the forge rejects the whole
+// workflow), and two checks the schema cannot express. Also checks that
 // CODEOWNERS gives the specs an owner, so a spec change always asks its owners for review.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { validateWorkflow } from '@action-validator/core';
+import { parseDocument } from 'yaml';
 
 /**
  * The readable leaves of action-validator's error tree: one line per concrete problem
@@ -42,6 +45,11 @@ export function lintWorkflow(text) {
     return [`not a readable workflow: ${/** @type {Error} */ (error).message}`];
   }
   const problems = describeErrors(result.errors ?? []);
+  // action-validator reads a map with a repeated key as if the last one were the only one.
+  const lineOf = (offset) => text.slice(0, offset).split('\n').length;
+  for (const error of parseDocument(text, { uniqueKeys: true, prettyErrors: false }).errors) {
+    problems.push(`line ${lineOf(error.pos[0])}: ${error.code === 'DUPLICATE_KEY' ? 'a key is defined twice in the same map (the forge rejects the workflow): keep one' : error.message}`);
+  }
   text.split('\n').forEach((line, index) => {
     const opened = line.split('${{').length - 1;
     const closed = line.split('}}').length - 1;

@@ -59,6 +59,13 @@ describe('fails a broken workflow, saying where', () => {
     expect(problems).toContainEqual(expect.stringMatching(/an expression "\$\{\{ \.\.\. \}\}" is not closed on its line: NPM_TOKEN/));
   });
 
+  it('a key defined twice in one map (action-validator reads the last one; the forge rejects the workflow)', () => {
+    const broken = pullRequest.replace('  TURBO_TELEMETRY_DISABLED: 1\n', '  TURBO_TELEMETRY_DISABLED: 1\n  TURBO_TELEMETRY_DISABLED: 0\n');
+    expect(broken).not.toBe(pullRequest);
+    const line = broken.split('\n').indexOf('  TURBO_TELEMETRY_DISABLED: 0') + 1;
+    expect(lintWorkflow(broken)).toEqual([`line ${line}: a key is defined twice in the same map (the forge rejects the workflow): keep one`]);
+  });
+
   it('through the command line: exit 1 and the file named', () => {
     const root = scratchRoot({ 'pull-request.yml': pullRequest.replace('    runs-on: ubuntu-24.04\n', '') });
     const run = spawnSync(process.execPath, [cli], { encoding: 'utf8', env: { ...process.env, WORKFLOW_LINT_ROOT: root } });
