@@ -11,7 +11,6 @@ let decoder: TextDecoder | undefined;
 export function readAnswerText(answer: BufferedAnswer): string {
   if (answer.body === null) return '';
   if (typeof answer.body === 'string') return answer.body;
-  if (answer.body.byteLength === 0) return '';
   decoder ??= new TextDecoder();
   return decoder.decode(answer.body);
 }

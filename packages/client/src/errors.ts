@@ -33,7 +33,8 @@ export class PartnerClientError extends Error {
   declare readonly code: string;
 
   constructor(message: string, options: PartnerClientErrorOptions) {
-    super(redactTokens(message), options.cause === undefined ? undefined : { cause: options.cause });
+    // Error reads `cause` only from its options, and sets it only when the key is there.
+    super(redactTokens(message), options.cause === undefined ? undefined : options);
     this.code = options.code;
   }
 
@@ -109,7 +110,7 @@ export class ApiError extends PartnerClientError {
     super(init.message, { code: init.code });
     this.status = init.status;
     this.body = init.body;
-    this.requestId = init.requestId === undefined ? undefined : redactTokens(init.requestId);
+    this.requestId = init.requestId && redactTokens(init.requestId);
   }
 
   override toJSON(): Record<string, unknown> {
@@ -293,7 +294,7 @@ export function errorFromResponse(response: Pick<Response, 'status' | 'headers'>
   const { status } = response;
   const safeBody = redactTokensDeep(body);
   const said = readErrorBody(safeBody);
-  const requestId = REQUEST_ID_HEADERS.map((name) => response.headers.get(name)).find((value) => value) ?? undefined;
+  const requestId = REQUEST_ID_HEADERS.map((name) => response.headers.get(name)).find((value) => value) as string | undefined;
   const isWaf = status === 403 && /WAFForbidden/i.test(`${said.code ?? ''} ${said.message ?? ''}`);
   const retryAfterMs = status === 429 || isServerErrorStatus(status) ? parseRetryAfter(response.headers.get('retry-after')) : undefined;
   const [ErrorClass, familyCode, title, familyAdvice] = describeStatus(status, isWaf, said.code, retryAfterMs);

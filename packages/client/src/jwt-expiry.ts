@@ -34,7 +34,9 @@ export function readJwtClaims(token: string): Record<string, unknown> | undefine
 
 /** Decodes a base64url JWT segment to text (UTF-8). @example decodeBase64Url("eyJ9") */
 export function decodeBase64Url(segment: string): string {
-  const base64 = segment.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(segment.length / 4) * 4, '=');
+  // No padding needed: atob decodes unpadded base64 (the forgiving-base64 of the HTML spec, in
+  // every runtime of the matrix and in browsers).
+  const base64 = segment.replace(/-/g, '+').replace(/_/g, '/');
   const binary = atob(base64);
   const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
   return new TextDecoder().decode(bytes);

@@ -9,9 +9,9 @@ import { InvalidArgumentError } from './errors.js';
  * assertMilliseconds(30_000, 'timeoutMs');
  */
 export function assertMilliseconds(value: unknown, argument: string, { allowZero = false, allowInfinity = false } = {}): asserts value is number {
+  // NaN fails either comparison.
   const valid =
     typeof value === 'number' &&
-    !Number.isNaN(value) &&
     (allowZero ? value >= 0 : value > 0) &&
     (allowInfinity || Number.isFinite(value));
   if (!valid) {

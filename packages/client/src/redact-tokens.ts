@@ -94,10 +94,7 @@ export function redactTokensDeep(value: unknown, depth = 0): unknown {
   // unredacted and the error's body can still be logged as JSON.
   if (depth >= MAX_DEPTH) return TOO_DEEP;
   if (Array.isArray(value)) return value.map((item) => redactTokensDeep(item, depth + 1));
-  const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    // Own keys only: a body such as {"__proto__": ...} must not change the copy's prototype.
-    Object.defineProperty(copy, key, { value: redactTokensDeep(item, depth + 1), enumerable: true, writable: true, configurable: true });
-  }
-  return copy;
+  // Own keys only, defined rather than assigned (Object.fromEntries): a body such as
+  // {"__proto__": ...} must not change the copy's prototype.
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactTokensDeep(item, depth + 1)]));
 }

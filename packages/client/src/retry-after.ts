@@ -8,8 +8,8 @@
  */
 export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
   if (value === null || value === undefined) return undefined;
+  // An empty value matches neither pattern below.
   const text = value.trim();
-  if (text === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
   // An HTTP-date always names a weekday or month; this keeps Date.parse from accepting "12abc".
   if (!/[A-Za-z]/.test(text)) return undefined;

@@ -67,7 +67,8 @@ export function resolveRetryPolicy(option: RetriesOption | undefined): RetryPoli
  * assertRetryCount(2, 'retries');
  */
 export function assertRetryCount(count: unknown, argument: string): asserts count is number {
-  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
+  // Number.isInteger is false for anything but a number.
+  if (!Number.isInteger(count) || (count as number) < 0) {
     throw new InvalidArgumentError(argument, `${argument} must be a whole number of retries >= 0, got ${describeValue(count)}`, 'invalid_option');
   }
 }

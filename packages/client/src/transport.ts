@@ -154,7 +154,7 @@ export function createTransport(options: TransportOptions): Transport {
   async function send(request: OutgoingRequest, call: RequestOptions = {}): Promise<BufferedAnswer> {
     if (call.retries !== undefined) assertRetryCount(call.retries, 'retries');
     if (call.timeoutMs !== undefined) assertMilliseconds(call.timeoutMs, 'timeoutMs', { allowInfinity: true });
-    if (call.signal !== undefined) assertSignalOption(call.signal, 'signal');
+    assertSignalOption(call.signal, 'signal');
     if (call.auth !== undefined && typeof call.auth !== 'boolean') {
       throw new InvalidArgumentError('auth', `auth must be true or false, got ${describeValue(call.auth)}.`, 'invalid_option');
     }
@@ -173,40 +173,41 @@ export function createTransport(options: TransportOptions): Transport {
     let retry = 0;
 
     for (;;) {
-      let answer: BufferedAnswer;
+      let answer: BufferedAnswer | undefined;
+      let reason: RetryEvent['reason'] = 'status';
+      let retryAfterMs: number | undefined;
       try {
         answer = await sendAttempt(fetchOnce, raceExchange, request, token, timeoutMs, callerSignal);
       } catch (error) {
         if (error instanceof AbortError || error instanceof InvalidArgumentError || retry >= retryBudget(request.method, call, retryPolicy)) throw error;
-        retry += 1;
-        const delayMs = backoffDelay(retry - 1, retryPolicy);
-        onRetry?.({ method: request.method, url: request.url, retry, delayMs, reason: error instanceof TimeoutError ? 'timeout' : 'connection', fromRetryAfter: false });
-        await abortableSleep(delayMs, callerSignal, () => abortError(request));
-        continue;
+        reason = error instanceof TimeoutError ? 'timeout' : 'connection';
       }
 
-      if (answer.status === 401 && useAuth && !renewedAfterUnauthorized) {
-        renewedAfterUnauthorized = true;
-        const rejected = token;
-        // The service's code says whether the 401 is about registration (UserNotRegistered) or the token (TokenExpired).
-        const code = readErrorBody(readAnswerBody(answer)).code;
-        if (sessionOf(tokenManager) !== session) throw (await renewalErrors()).requestOvertaken();
-        const renewed = await tokenManager.renewAfterUnauthorized(rejected, code, wait);
-        // The 401 retry is owed to the renewal, not to the retry budget.
-        if (renewed !== undefined) {
-          token = renewed;
-          continue;
+      if (answer) {
+        if (answer.status === 401 && useAuth && !renewedAfterUnauthorized) {
+          renewedAfterUnauthorized = true;
+          const rejected = token;
+          // The service's code says whether the 401 is about registration (UserNotRegistered) or the token (TokenExpired).
+          const code = readErrorBody(readAnswerBody(answer)).code;
+          if (sessionOf(tokenManager) !== session) throw (await renewalErrors()).requestOvertaken();
+          const renewed = await tokenManager.renewAfterUnauthorized(rejected, code, wait);
+          // The 401 retry is owed to the renewal, not to the retry budget.
+          if (renewed !== undefined) {
+            token = renewed;
+            continue;
+          }
+          return answer;
         }
-        return answer;
-      }
 
-      if (!isRetryableStatus(answer.status) || retry >= retryBudget(request.method, call, retryPolicy)) return answer;
-      const retryAfterMs = parseRetryAfter(answer.headers.get('retry-after'));
-      // A wait beyond what a timer can hold would fire at once: not waited out either.
-      if (retryAfterMs !== undefined && retryAfterMs > Math.min(retryPolicy.maxRetryAfterMs, MAX_TIMER_DELAY_MS)) return answer;
+        if (!isRetryableStatus(answer.status) || retry >= retryBudget(request.method, call, retryPolicy)) return answer;
+        retryAfterMs = parseRetryAfter(answer.headers.get('retry-after'));
+        // A wait beyond what a timer can hold would fire at once: not waited out either.
+        if (retryAfterMs !== undefined && retryAfterMs > Math.min(retryPolicy.maxRetryAfterMs, MAX_TIMER_DELAY_MS)) return answer;
+      }
+      // A failed attempt (no answer) or a retryable status, within the retry budget.
       retry += 1;
       const delayMs = retryAfterMs ?? backoffDelay(retry - 1, retryPolicy);
-      onRetry?.({ method: request.method, url: request.url, retry, delayMs, reason: 'status', status: answer.status, fromRetryAfter: retryAfterMs !== undefined });
+      onRetry?.({ method: request.method, url: request.url, retry, delayMs, reason, ...(answer && { status: answer.status }), fromRetryAfter: retryAfterMs !== undefined });
       await abortableSleep(delayMs, callerSignal, () => abortError(request));
     }
   }
@@ -283,7 +284,7 @@ async function sendAttempt(
       { code: 'connection_failed', cause: error },
     );
   } finally {
-    if (timer !== undefined) clearTimeout(timer);
+    clearTimeout(timer);
     callerSignal?.removeEventListener('abort', forwardAbort);
   }
 }
