@@ -2,7 +2,6 @@ import type { SiweChallengeRequest } from '@capi/openapi-types';
 import { readAnswerBody, readAnswerText } from './answer-body.js';
 import { readErrorBody } from './error-body.js';
 import { AbortError, InvalidArgumentError, UnexpectedResponseError } from './errors.js';
-import { readJwtExpiry } from './jwt-expiry.js';
 import { readNonce } from './nonce.js';
 import { assertSignInInput, TTL_IN_SECONDS_RANGE } from './sign-in-input.js';
 import { assertSignalOption } from './signal-option.js';
@@ -10,7 +9,7 @@ import { sendServiceRequest, type ServiceContext } from './service-request.js';
 import { buildSiweMessage } from './siwe-message.js';
 import type { SignMessage } from './signers.js';
 import { sessionChanged } from './renewal-errors.js';
-import { isBearerTokenText, sessionOf, storeSignIn, type TokenManager, type TokenSet } from './token-manager.js';
+import { accessTokenExpiry, isBearerTokenText, sessionOf, storeSignIn, type TokenManager, type TokenSet } from './token-manager.js';
 import type { RequestOptions } from './transport.js';
 import { untilAborted } from './until-aborted.js';
 
@@ -62,8 +61,6 @@ export interface SignInContext extends ServiceContext {
 }
 
 const DEFAULT_STATEMENT = 'Sign in with Ethereum to the app.';
-// Reference 5 rule 7: the newer generation's access token is valid 15 minutes.
-const NEWER_ACCESS_TOKEN_SECONDS = 900;
 
 // One sign-in in flight per token store, as clients of the service are advised to do: a second
 // call for the same sign-in (a double click) joins the first, so the user sees one wallet prompt
@@ -210,7 +207,7 @@ async function signInOnce(context: SignInContext, params: SignInWithEthereumPara
   const result: SignInResult = {
     token,
     // Without `exp`: the newer generation's access tokens (those with a refresh token) live 15 minutes, whatever ttlInSeconds asked.
-    expiresAt: readJwtExpiry(token) ?? new Date(Date.now() + (hasRefreshToken ? NEWER_ACCESS_TOKEN_SECONDS : ttlInSeconds) * 1000),
+    expiresAt: accessTokenExpiry(token, hasRefreshToken) ?? new Date(Date.now() + ttlInSeconds * 1000),
     ...(hasRefreshToken ? { refreshToken } : {}),
   };
   checkSession();

@@ -25,7 +25,10 @@ export type TokenGeneration = 'older' | 'newer';
 export interface TokenSet {
   /** The access token (a JWT), sent as `Authorization: Bearer <token>`. */
   token: string;
-  /** When the access token expires; read from the JWT's `exp` when not given. */
+  /**
+   * When the access token expires; read from the JWT's `exp` when not given, and without `exp`,
+   * 15 minutes from when it is stored for a newer-generation token (one with a `refreshToken`).
+   */
   expiresAt?: Date | undefined;
   /** The newer generation's refresh token; each refresh returns a new one (rotation). */
   refreshToken?: string | undefined;
@@ -267,8 +270,9 @@ export class TokenManager {
 
   /**
    * Stores new tokens (a {@link TokenSet} or a bare access token). The expiry is taken from
-   * `expiresAt`, else from the JWT's `exp`. This starts a new session: a renewal still in
-   * flight is dropped, and what it brings later is discarded (the requests waiting for it fail
+   * `expiresAt`, else from the JWT's `exp`, else (a newer-generation token: with a
+   * `refreshToken`) 15 minutes from now, as for a sign-in. This starts a new session: a renewal
+   * still in flight is dropped, and what it brings later is discarded (the requests waiting for it fail
    * with `TokenRenewalError` `session_changed`), so that it cannot replace these tokens. This
    * holds while the `reauthenticate` callback runs too: only the tokens that the sign-in it calls
    * stores itself belong to that renewal.
@@ -581,7 +585,20 @@ function readTokenSet(tokens: TokenSet | string): StoredTokens {
   if (!isBearerTokenText(set.token)) {
     throw new InvalidArgumentError('tokens', 'The access token cannot be sent in the Authorization header (it holds spaces, line breaks or non-ASCII characters): pass it as the service issued it.', 'invalid_tokens');
   }
-  return { token: set.token, refreshToken: set.refreshToken, expiresAt: readExpiresAt(set.expiresAt) ?? readJwtExpiry(set.token) };
+  return { token: set.token, refreshToken: set.refreshToken, expiresAt: readExpiresAt(set.expiresAt) ?? accessTokenExpiry(set.token, set.refreshToken) };
+}
+
+/**
+ * When an access token expires, as far as the client can tell: the JWT's `exp`; without it, for
+ * the newer generation (tokens that come with a refresh token), 15 minutes from now, its access
+ * tokens' lifetime (reference 5 rule 7); else unknown (renewed after a 401). The one rule for
+ * sign-in, `setTokens()` and the tokens of a `refresh` or `reauthenticate` callback.
+ *
+ * @example
+ * accessTokenExpiry(jwtWithoutExp, refreshToken) // a Date 15 minutes from now
+ */
+export function accessTokenExpiry(token: string, refreshToken: unknown): Date | undefined {
+  return readJwtExpiry(token) ?? (refreshToken ? new Date(Date.now() + 900_000) : undefined);
 }
 
 // Refresh callbacks often hand over parsed JSON, where a date is a string or epoch milliseconds.

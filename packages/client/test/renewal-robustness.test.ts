@@ -2,7 +2,7 @@
 // HTTP on loopback (the partner-service double, and @capi/sandbox for registration). Callbacks
 // are held on gates the tests open, and the bounds are options given small values: the order of
 // events is fixed without asserting any timing.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startSandbox, type Sandbox } from '@capi/sandbox';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import {
@@ -314,5 +314,54 @@ describe('a newer-generation token without exp', () => {
     const { expiresAt } = await signIn(client);
     expect(expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + 15 * 60_000);
     expect(expiresAt.getTime()).toBeGreaterThan(Date.now() + 10 * 60_000);
+  });
+
+  // The same rule as sign-in for tokens from elsewhere: setTokens() (and the tokens option) and
+  // what a refresh callback resolves to, without expiresAt. Before, those were renewed only
+  // after a 401.
+  const withoutExp = (n: number) => `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify({ hasSignedUp: true, n })).toString('base64url')}.c2ln`;
+  const lastsFifteenMinutes = (expiresAt: Date | undefined) => {
+    expect(expiresAt).toBeDefined();
+    expect(expiresAt!.getTime()).toBeLessThanOrEqual(Date.now() + 15 * 60_000);
+    expect(expiresAt!.getTime()).toBeGreaterThan(Date.now() + 14 * 60_000);
+  };
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('from setTokens() or the tokens option, with a refresh token: 15 minutes, and refreshed ahead of time', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    let refreshes = 0;
+    const tokenManager = new TokenManager({
+      tokens: { token: withoutExp(0), refreshToken: 'refresh-0' },
+      refresh: async () => ((refreshes += 1), { token: withoutExp(refreshes), refreshToken: `refresh-${refreshes}`, expiresAt: new Date(Date.now() + 15 * 60_000) }),
+    });
+    lastsFifteenMinutes(tokenManager.expiresAt);
+    tokenManager.setTokens({ token: withoutExp(0), refreshToken: 'refresh-0' });
+    lastsFifteenMinutes(tokenManager.expiresAt);
+    vi.setSystemTime(Date.now() + 13 * 60_000); // within renewBeforeMs (3 minutes) of the 15
+    await expect(tokenManager.getToken()).resolves.toBe(withoutExp(1));
+    expect(refreshes).toBe(1);
+  });
+
+  it('from a refresh callback, without expiresAt: 15 minutes, and refreshed ahead of time again', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    let refreshes = 0;
+    const tokenManager = new TokenManager({
+      tokens: { token: withoutExp(0), refreshToken: 'refresh-0', expiresAt: new Date(Date.now() - 1_000) }, // expired: the first request refreshes
+      refresh: async () => ((refreshes += 1), { token: withoutExp(refreshes), refreshToken: `refresh-${refreshes}` }),
+    });
+    await expect(tokenManager.getToken()).resolves.toBe(withoutExp(1));
+    lastsFifteenMinutes(tokenManager.expiresAt);
+    vi.setSystemTime(Date.now() + 13 * 60_000);
+    await expect(tokenManager.getToken()).resolves.toBe(withoutExp(2));
+    expect(refreshes).toBe(2);
+  });
+
+  it('an older-generation token without exp (no refresh token) still has no expiry: renewed after a 401, as before', () => {
+    const tokenManager = new TokenManager({ tokens: withoutExp(0) });
+    expect(tokenManager.expiresAt).toBeUndefined();
+    tokenManager.setTokens({ token: withoutExp(1) });
+    expect(tokenManager.expiresAt).toBeUndefined();
   });
 });
