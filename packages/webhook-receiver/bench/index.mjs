@@ -12,7 +12,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
-import { createPublicKey, verify } from 'node:crypto';
+import { createHash, createPublicKey, verify } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -21,6 +21,7 @@ import { batchRatio, bundleSize, interleavedBatches, printTable, record } from '
 import { validateWebhookEvent } from '@capi/webhook-validator';
 import { createMemoryDedupeStore, createWebhookReceiver } from '../dist/index.js';
 import { createKeys, signDeliveries, signLargeDeliveries } from './deliveries.mjs';
+import { measureHandOver } from './handover.mjs';
 
 const { publicKeyPem, privateKeyPem } = createKeys();
 const publicKey = createPublicKey(publicKeyPem);
@@ -214,6 +215,35 @@ const storeTimes = await interleavedBatches({
 }, { rounds: 200, batch: 256, collectGarbage: runInNewContext('gc') });
 const atLimit = batchRatio(storeTimes, 'storeAtLimit', 'storeWithRoom');
 record({ name: `memory store at its limit of ${STORE_SUBJECTS.toLocaleString('en')} subjects, forgetting one per new subject (claim + markProcessed)`, value: atLimit.perSecond, unit: 'ops/s (fast decile)', baseline: `the same store with room, holding ${STORE_SUBJECTS.toLocaleString('en')}`, ratio: atLimit.ratio });
+
+// The README's heap per subject: a store filled with subjects of the README's shape
+// (`kyc.status.changed:<32 hex digits>`, a SHA-256 hex digest each), key and digest strings
+// included (the store keeps them), measured between two full collections.
+const collect = runInNewContext('gc');
+const heapPerSubject = (() => {
+  collect();
+  const before = process.memoryUsage().heapUsed;
+  const store = createMemoryDedupeStore({ maxEntries: STORE_SUBJECTS });
+  for (let i = 0; i < STORE_SUBJECTS; i++) {
+    const key = `kyc.status.changed:${createHash('md5').update(String(i)).digest('hex')}`;
+    const claim = store.claim(key, createHash('sha256').update(String(i)).digest('hex'));
+    store.markProcessed(key, claim.token);
+  }
+  collect();
+  const bytes = (process.memoryUsage().heapUsed - before) / STORE_SUBJECTS;
+  if (store.claim('kyc.status.changed:x', storeDigest).state !== 'claimed') throw new Error('the heap store must still claim');
+  return bytes;
+})();
+record({ name: `memory store heap per subject (${STORE_SUBJECTS.toLocaleString('en')} subjects, key and digest included; README: about 400)`, value: Math.round(heapPerSubject), unit: 'bytes' });
+
+// --- 3b. hand-over between processes (Redis) ---------------------------------------------------
+const handOver = await measureHandOver({ publicKeyPem, privateKeyPem, rounds: 40 });
+if (handOver === undefined) {
+  console.log('hand-over between receivers: skipped (no redis-server on the PATH)');
+} else {
+  record({ name: 'hand-over of a subject between two receivers on one Redis, with a subscriber (wake-ups), median of 40', value: Number(handOver.with.median.toFixed(1)), unit: 'ms', baseline: `the same without a subscriber (tries every 10-250 ms): ${handOver.without.median.toFixed(1)} ms`, ratio: handOver.without.median / handOver.with.median });
+  record({ name: `  the same, p90: ${handOver.with.p90.toFixed(1)} ms with, ${handOver.without.p90.toFixed(1)} ms without`, value: Number(handOver.with.p90.toFixed(1)), unit: 'ms' });
+}
 
 // --- 4. HTTP throughput ---------------------------------------------------------------------
 // The servers run in processes of their own. Where taskset is available (Linux, util-linux) and
