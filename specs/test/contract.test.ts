@@ -1,4 +1,4 @@
-// The reference's tables (partner-interface.md sections 2, 3.1, 4, 6 and 8) transcribed as
+// The reference's tables (partner-interface.md sections 2, 3.1, 4, 6, 8 and 9) transcribed as
 // data and checked against the specs, so that any drift between the two fails here.
 import { describe, expect, it } from 'vitest';
 import { readSpecOutputs, refTitle, type JsonObject } from './support/spec-outputs';
@@ -198,18 +198,18 @@ const CORE_ENDPOINTS: EndpointRow[] = [
   // 4.1
   { operationId: 'getNonce', method: 'get', path: '/api/v1/auth/nonce', auth: 'none', server: 'core', statuses: ['200'], response: { contentType: 'text/plain', schema: 'Nonce' } },
   // 4.2, 5 and 7
-  { operationId: 'verifySiweSignature', method: 'post', path: '/api/v1/auth/challenge', auth: 'none', server: 'core', statuses: ['200', '401', '403', '422'], request: 'SiweChallengeRequest', response: { contentType: 'application/json', schema: 'AccessToken' } },
+  { operationId: 'verifySiweSignature', method: 'post', path: '/api/v1/auth/challenge', auth: 'none', server: 'core', statuses: ['200', '401', '403', '415', '422'], request: 'SiweChallengeRequest', response: { contentType: 'application/json', schema: 'AccessToken' } },
   // 4.3
   { operationId: 'getAccountLimit', method: 'get', path: '/user-api/user/account/limit', auth: 'bearer', server: 'core', statuses: ['200', '401', '409'], response: { contentType: 'application/json', schema: 'AccountLimit' } },
   // 4.4
-  { operationId: 'setAccountLimit', method: 'put', path: '/user-api/user/account/limit', auth: 'bearer', server: 'core', statuses: ['200', '400', '401', '409', '422'], request: 'SetAccountLimitRequest' },
+  { operationId: 'setAccountLimit', method: 'put', path: '/user-api/user/account/limit', auth: 'bearer', server: 'core', statuses: ['200', '400', '401', '409', '415', '422'], request: 'SetAccountLimitRequest' },
   // 4.5
   { operationId: 'getWebhookPublicKey', method: 'get', path: '/api/v1/public-key', auth: 'none', server: 'webhooks', statuses: ['200'], response: { contentType: 'application/json', schema: 'WebhookPublicKey' } },
 ];
 
 // 4.7 (and the steps of 3.3): paths and methods as written where the reference gives them;
 // shapes, and the operations it only names as steps, are decisions marked x-assumption.
-const WRITE_ERRORS = ['200', '400', '401', '409', '422'];
+const WRITE_ERRORS = ['200', '400', '401', '409', '415', '422'];
 const ONBOARDING_ENDPOINTS: EndpointRow[] = [
   { operationId: 'getOnboardingStatus', method: 'get', path: '/user/onboarding', auth: 'bearer', server: 'core', statuses: ['200', '401', '404'], response: { contentType: 'application/json', schema: 'OnboardingStatusResponse' } },
   { operationId: 'requestEmailVerification', method: 'post', path: '/email/verification', auth: 'bearer', server: 'core', statuses: WRITE_ERRORS, request: 'EmailVerificationRequest', response: { contentType: 'application/json', schema: 'OneTimePasswordSent' } },
@@ -222,8 +222,8 @@ const ONBOARDING_ENDPOINTS: EndpointRow[] = [
   { operationId: 'updatePhone', method: 'patch', path: '/phone', auth: 'bearer', server: 'core', statuses: WRITE_ERRORS, request: 'SetPhoneRequest', response: { contentType: 'application/json', schema: 'User' } },
   { operationId: 'createAccount', method: 'post', path: '/account', auth: 'bearer', server: 'core', statuses: ['200', '401', '409'], response: { contentType: 'application/json', schema: 'User' } },
   { operationId: 'createCard', method: 'post', path: '/cards', auth: 'bearer', server: 'core', statuses: WRITE_ERRORS, request: 'CreateCardRequest', response: { contentType: 'application/json', schema: 'User' } },
-  { operationId: 'requestLegacyPhoneVerification', method: 'post', path: '/api/v1/verification', auth: 'bearer', server: 'core', statuses: ['200', '400', '401', '422'], request: 'PhoneVerificationRequest', response: { contentType: 'application/json', schema: 'OneTimePasswordSent' } },
-  { operationId: 'checkLegacyPhoneVerification', method: 'post', path: '/api/v1/verification/check', auth: 'bearer', server: 'core', statuses: ['200', '400', '401', '422'], request: 'SetPhoneRequest', response: { contentType: 'application/json', schema: 'User' } },
+  { operationId: 'requestLegacyPhoneVerification', method: 'post', path: '/api/v1/verification', auth: 'bearer', server: 'core', statuses: ['200', '400', '401', '415', '422'], request: 'PhoneVerificationRequest', response: { contentType: 'application/json', schema: 'OneTimePasswordSent' } },
+  { operationId: 'checkLegacyPhoneVerification', method: 'post', path: '/api/v1/verification/check', auth: 'bearer', server: 'core', statuses: ['200', '400', '401', '415', '422'], request: 'SetPhoneRequest', response: { contentType: 'application/json', schema: 'User' } },
 ];
 
 const ENDPOINTS = [...CORE_ENDPOINTS, ...ONBOARDING_ENDPOINTS];
@@ -294,6 +294,17 @@ describe('endpoints have the method, path, authentication, server and statuses o
     }
   });
 
+  // 4.2 and 4.4: `Content-Type | application/json`. Any other type (or none) is refused, on
+  // every operation that takes a JSON body (the onboarding operations' bodies are JSON too).
+  it('every operation that takes a JSON body answers 415 UnsupportedMediaType to another Content-Type', () => {
+    const withBody = operationsOf(openapi).filter(({ operation }) => operation.requestBody);
+    expect(withBody.map(({ operationId }) => operationId).sort()).toEqual(ENDPOINTS.filter((row) => row.request).map((row) => row.operationId).sort());
+    for (const { operationId, operation } of withBody) {
+      expect(Object.keys(operation.requestBody.content), operationId).toEqual(['application/json']);
+      expect(operation.responses['415'], operationId).toEqual({ $ref: '#/components/responses/UnsupportedMediaType' });
+    }
+  });
+
   it('the bearer scheme is an HTTP bearer JWT (2.9)', () => {
     expect(openapi.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   });
@@ -343,6 +354,66 @@ describe('the limits of reference section 8 are schema constraints', () => {
 
   it('webhook delivery: reply within 30 seconds, 3 retries after 1, 5 and 15 minutes', () => {
     expect(asyncapi.info['x-delivery']).toMatchObject({ method: 'POST', successStatus: '2xx', replyTimeoutSeconds: 30, maxRetries: 3, retryDelaysSeconds: [60, 300, 900] });
+    // Not shown in 6.3, decided (x-assumption below): each delay runs from the end of the previous attempt.
+    expect(asyncapi.info['x-delivery'].retryDelaysFrom).toBe('endOfPreviousAttempt');
+  });
+
+  // The rows of the table that are not schema constraints, in the reference's words.
+  const LIMIT_ROWS: Array<[limit: string, value: string, appliesTo: string]> = [
+    ['Scope of the daily limit', 'Cumulative across all cards on the account; not per card and not per transaction', 'Card spending'],
+    ['Authorization near the limit', 'An authorization that meets or exceeds the remaining limit can still be approved; later eligible authorizations that day are declined', 'Card authorizations'],
+    ['Onchain daily spending limit (newer)', 'fixed at 20,000 USD, no signature required', 'Account'],
+  ];
+
+  it('AccountLimit x-limit-rules transcribes the scope, authorization and onchain rows', () => {
+    const rules = schemas.get('AccountLimit')!['x-limit-rules'] as JsonObject[];
+    expect(rules.map(({ limit, value, appliesTo }) => [limit, value, appliesTo])).toEqual(LIMIT_ROWS);
+  });
+
+  it('x-limit-rules says the same as machine-readable fields', () => {
+    const [scope, nearLimit, onchain] = schemas.get('AccountLimit')!['x-limit-rules'] as JsonObject[];
+    expect(scope).toMatchObject({ cumulativeAcrossCards: true, perCard: false, perTransaction: false });
+    expect(nearLimit).toMatchObject({ lastAuthorizationMayExceedRemaining: true, laterAuthorizationsThatDay: 'declined' });
+    // 20,000 USD in the limit's unit (cents), on the newer generation, without a signature.
+    expect(onchain).toMatchObject({ generation: 'newer', amountCents: 20_000 * 100, fixed: true, signatureRequired: false });
+  });
+});
+
+// ---- Section 9: versioning, the differences between the generations ------------------------
+const GENERATION_DIFFERENCES: Array<[feature: string, older: string, newer: string]> = [
+  ['Sign-in token', 'Single token, 24 hours', 'Access token 15 minutes plus refresh token 7 days with rotation'],
+  ['Reversals', 'Processed after 1 business day', 'Processed right after the clearing message'],
+  ['KYC', 'Done by the service and shared with partners', 'Can be done by partners and shared with the service'],
+  ['Phone number', 'Always verified with SMS one-time password', 'Depends on partner requirement: one-time password flow, or set when the first card is created'],
+  ['Smart account deployment', 'Dedicated deployment endpoint', 'Single `/account` endpoint'],
+  ['Tokens', 'Single token/currency', 'Multiple currencies, different balance states'],
+  ['Balances', 'Spendable, non-spendable, total', 'Spendable, authorized holds, non-spendable, processing deposits'],
+  ['Withdrawals', 'Subject to delay module', 'Instant, bypassing the delay module'],
+  ['Onchain daily limit', 'Set by user with an onchain signature', 'Fixed 20,000 USD'],
+  ['Delay module', '3-minute delay, 30-minute expiration', '25-hour delay, 31-hour expiration'],
+  ['Transactions', 'Card and onchain separated; onchain via RPC only', 'Unified account-statement endpoint'],
+  ['Owner address', 'Several SIWE addresses could be added', 'One owner, fixed at account creation'],
+  ['Pre-authorization holds', 'Not allowed', 'Allowed'],
+];
+
+describe('the differences between the generations are those of reference 9', () => {
+  it('info.x-generation-differences lists the table, row by row, as {feature, older, newer}', () => {
+    const rows = openapi.info['x-generation-differences'] as JsonObject[];
+    for (const row of rows) expect(Object.keys(row)).toEqual(['feature', 'older', 'newer']);
+    expect(rows.map(({ feature, older, newer }) => [feature, older, newer])).toEqual(GENERATION_DIFFERENCES);
+  });
+
+  it('the operations follow the rows they implement', () => {
+    // Sign-in token: the lifetimes (also checked with section 8).
+    expect(openapi.paths['/api/v1/auth/challenge'].post['x-token-lifetimes'].newerGeneration).toMatchObject({ accessTokenSeconds: 900, refreshTokenSeconds: 604800, refreshTokenRotates: true });
+    // Smart account deployment: the single /account endpoint is the newer generation's.
+    expect(openapi.paths['/account'].post['x-generation']).toBe('newer');
+    // Phone number: SMS one-time password on the older generation; the one-time-password flow or the first card on the newer one.
+    expect(openapi.paths['/api/v1/verification'].post['x-generation']).toBe('older');
+    expect(openapi.paths['/phone/verification'].post['x-generation']).toBe('newer');
+    expect(schemas.get('CreateCardRequest')!.properties.phone).toBeDefined();
+    // Onchain daily limit: the older generation has no limit endpoint; the newer one's onchain limit is fixed.
+    expect(openapi.paths['/user-api/user/account/limit'].get['x-generation']).toBe('newer');
   });
 });
 
@@ -421,7 +492,8 @@ const ASSUMPTIONS: Array<[openPoint: string, at: () => JsonObject]> = [
   ['5.7 refresh token field name', () => schemas.get('AccessToken')!.properties.refreshToken],
   ['2.9 JWT claims', () => schemas.get('AccessTokenClaims')!],
   ['4.2 signature encoding', () => schemas.get('SiweChallengeRequest')!.properties.signature],
-  ['4.2 invalid signature status: 401', () => openapi.paths['/api/v1/auth/challenge'].post.responses['401']],
+  ['4.2 invalid signature, nonce and message-window status: 401', () => openapi.paths['/api/v1/auth/challenge'].post.responses['401']],
+  ['4.2 and 4.4 a Content-Type other than JSON: 415', () => openapi.components.responses.UnsupportedMediaType],
   ['7 WAFForbidden and non-whitelisted domain status: 403', () => openapi.paths['/api/v1/auth/challenge'].post.responses['403']],
   ['4.2 validation status: 422', () => openapi.paths['/api/v1/auth/challenge'].post.responses['422']],
   ['7 limit validation status: 422', () => openapi.paths['/user-api/user/account/limit'].put.responses['422']],
@@ -429,11 +501,20 @@ const ASSUMPTIONS: Array<[openPoint: string, at: () => JsonObject]> = [
   ['7 error body shape', () => schemas.get('ErrorBody')!],
   ['7 401 body', () => openapi.components.responses.Unauthorized],
   ['4.3 currency returned or not', () => schemas.get('AccountLimit')!.properties.currency],
+  ['8 default limit under a lower agreed maximum', () => schemas.get('AccountLimit')!.properties.amount],
+  ['3.1 sync status of a limit never set', () => schemas.get('SyncStatus')!],
   ['8 maximum raised by agreement', () => schemas.get('SetAccountLimitRequest')!.properties.amount],
   ['2.8 public key encoding', () => schemas.get('WebhookPublicKey')!.properties.publicKey],
   ['4.5 authentication of the key endpoint', () => openapi.paths['/api/v1/public-key'].get],
   ['6.2 timestamp unit and tolerance', () => schemas.get('WebhookHeaders')!.properties['X-Webhook-Timestamp']],
   ['6.1 other event kinds', () => schemas.get('WebhookEvent')!],
+  ['6.1 the operation that emits user.created', () => openapi.paths['/user'].post.responses['200']],
+  ['6.1 user.created is sent by registration, migrated users included', () => asyncapi.components.messages.userCreated],
+  ['6.1 createAccount emits no event', () => openapi.paths['/account'].post.responses['200']],
+  ['6.1 a phone number change emits no event', () => openapi.paths['/phone'].patch.responses['200']],
+  ['6.1 the legacy check with a new number emits no event', () => openapi.paths['/api/v1/verification/check'].post.responses['200']],
+  ['6.1 the first card\'s phone emits no event', () => openapi.paths['/cards'].post.responses['200']],
+  ['6.3 retry delays measured from the end of the previous attempt', () => asyncapi.info['x-delivery']],
   ['2.3 timestamp format of activatedAt', () => schemas.get('Card')!.properties.activatedAt],
   ['2.2 wallet address format', () => schemas.get('WalletAddress')!],
   ['3.3 full list of onboarding statuses', () => schemas.get('OnboardingStatus')!],

@@ -54,7 +54,8 @@ export interface SandboxOptions {
   onLog?: (entry: SandboxLogEntry) => void;
   /**
    * The partner's agreed maximum daily limit, in cents (reference 8: 1,000,000 unless agreed
-   * otherwise at onboarding). `PUT` of a higher `amount` answers 422. Default 1,000,000.
+   * otherwise at onboarding). `PUT` of a higher `amount` answers 422. Default 1,000,000. Every
+   * account's limit starts at the lower of 1,000,000 and this maximum.
    */
   maxDailyLimitCents?: number;
   /** Newer generation: the partner requires phone verification (step `action_verify_phone`). Default false: the phone is set with the first card. */

@@ -13,7 +13,7 @@ import { anyOriginCorsPolicy, siweDomainCorsPolicy } from './http/cors.js';
 import { logRequests } from './http/request-log.js';
 import { Router } from './http/router.js';
 import { withAgreedMaximum } from './limits/agreed-maximum.js';
-import { LimitStore } from './limits/limit-store.js';
+import { defaultDailyLimitCents, LimitStore } from './limits/limit-store.js';
 import { deliveryAttemptLogEntry, type SandboxLogEntry } from './log/sandbox-log.js';
 import { OnboardingJourney, type OnboardingStep } from './onboarding/onboarding-journey.js';
 import { OlderGenerationUserError, OlderGenerationUsers, type OlderGenerationUser, type OlderGenerationUserSeed } from './onboarding/older-generation-users.js';
@@ -29,7 +29,7 @@ import { readUsersFile } from './users/users-file.js';
 import { DeliveryScheduler, type Delivery } from './webhooks/delivery-scheduler.js';
 import { EventPublisher } from './webhooks/event-publisher.js';
 import { sampleEventData, type SandboxEventType } from './webhooks/sample-event-data.js';
-import { createWebhookSigner } from './webhooks/webhook-signer.js';
+import { WebhookKey } from './webhooks/webhook-key.js';
 
 /**
  * A running sandbox, as {@link startSandbox} returns it.
@@ -45,7 +45,7 @@ export interface Sandbox {
   readonly baseUrl: string;
   /** The webhook key service base URL (`{webhooks_url}`): `GET /api/v1/public-key`. */
   readonly webhooksUrl: string;
-  /** The Ed25519 public key (PEM, SPKI) that verifies this sandbox's webhooks. */
+  /** The Ed25519 public key (PEM, SPKI) that verifies this sandbox's webhooks: the current one, after {@link Sandbox.rotateWebhookKey}. */
   readonly publicKey: string;
   /**
    * Users: create (emits `user.created`), read, and change their KYC state (each change
@@ -68,6 +68,24 @@ export interface Sandbox {
   oneTimePasswords(): SentOneTimePassword[];
   /** Sends one event now (to `to`, or to every configured endpoint); `data` defaults to a sample. */
   sendEvent(eventType: SandboxEventType, data?: unknown, options?: { to?: string[] }): Delivery[];
+  /**
+   * Sends one event of a kind the SDK does not know (reference 6.1: other kinds are not shown),
+   * with `data` (a JSON object, default `{}`) unchecked, to test how a receiver treats unknown
+   * kinds. A known kind with this option throws {@link EventPublishError}.
+   */
+  sendEvent(eventType: string, data: Record<string, unknown> | undefined, options: { to?: string[]; unknownEventType: true }): Delivery[];
+  /**
+   * Replaces the webhook signing key with a fresh one and resolves to its public key: the key
+   * service serves it at once, and every later delivery attempt (retries of earlier events
+   * too) is signed with it. A receiver that cached the old key must refetch it.
+   */
+  rotateWebhookKey(): Promise<string>;
+  /**
+   * What `success` the key service answers (reference 2.8): `false` makes
+   * `GET {webhooks_url}/api/v1/public-key` answer `{success: false, publicKey: ""}` until
+   * `true` restores it. Deliveries go on, signed with the current key.
+   */
+  setWebhookKeySuccess(success: boolean): void;
   addWebhookEndpoint(url: string): void;
   removeWebhookEndpoint(url: string): void;
   /** The delivery log: every delivery with every attempt, oldest first. */
@@ -143,10 +161,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const config = resolveSandboxOptions(options);
   // The journey settles what fell due whenever the clock is moved forward (it is made below, before any request).
   const clock = createSandboxClock(config.now, () => journey.settleDue());
-  const signer = await createWebhookSigner();
+  // The signing key: rotatable, and the key service's `success` switchable (/__sandbox/webhook-key).
+  const webhookKey = await WebhookKey.create();
   const log = safeLog(config.onLog);
   const scheduler = new DeliveryScheduler({
-    signer,
+    signer: webhookKey,
     timeScale: config.timeScale,
     deliveryTimeoutMs: config.deliveryTimeoutMs,
     ...(log ? { onAttempt: (delivery: Delivery, attempt: Delivery['attempts'][number]) => log(deliveryAttemptLogEntry(delivery, attempt)) } : {}),
@@ -172,7 +191,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const passwords = new OneTimePasswords(clock.now);
   const journey = new OnboardingJourney(users, olderUsers, passwords, { requirePhone: config.requirePhone, kycSetupMs: config.migrationKycSetupMs, now: clock.now });
   const tokens = new TokenService(config.generation, clock.now);
-  const limits = new LimitStore(config.limitSyncDelayMs);
+  const limits = new LimitStore(config.limitSyncDelayMs, defaultDailyLimitCents(config.maxDailyLimitCents));
 
   const coreRouter = new Router();
   const webhooksRouter = new Router();
@@ -192,7 +211,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ...(config.verifySmartAccountSignature ? { verifySmartAccountSignature: config.verifySmartAccountSignature } : {}),
   });
   registerOnboardingApi(coreRouter, { operations, validator, tokens, users, journey, passwords, generation: config.generation });
-  registerWebhookKeyApi(webhooksRouter, signer.publicKey);
+  registerWebhookKeyApi(webhooksRouter, webhookKey);
   // A client that mixes up the two base URLs gets told which one to use.
   coreRouter.on('GET', '/api/v1/public-key', () => {
     throw new ApiError(404, { code: 'NotFound', message: `The webhook public key is served by the webhook key service: GET ${webhooksUrl}/api/v1/public-key.` });
@@ -215,13 +234,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     scheduler,
     tokens,
     clock,
+    webhookKey,
     describe: () => ({
       baseUrl,
       webhooksUrl,
-      publicKey: signer.publicKey,
+      publicKey: webhookKey.publicKey,
+      webhookKeySuccess: webhookKey.success,
       generation: config.generation,
       requirePhone: config.requirePhone,
       maxDailyLimitCents: config.maxDailyLimitCents,
+      defaultDailyLimitCents: defaultDailyLimitCents(config.maxDailyLimitCents),
       migrationKycSetupMs: config.migrationKycSetupMs,
       timeScale: config.timeScale,
       whitelist: ['localhost', ...config.whitelist],
@@ -240,7 +262,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   return {
     baseUrl,
     webhooksUrl,
-    publicKey: signer.publicKey,
+    get publicKey() {
+      return webhookKey.publicKey;
+    },
     users: {
       list: () => users.list(),
       get: (id) => users.get(id),
@@ -259,7 +283,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return olderUsers.add(seed);
     },
     oneTimePasswords: () => passwords.sent(),
-    sendEvent: (eventType, data, sendOptions) => publisher.publish(eventType, data ?? sampleEventData(eventType, users.list()[0]), sendOptions?.to),
+    sendEvent: (eventType: string, data?: unknown, sendOptions?: { to?: string[]; unknownEventType?: boolean }) => {
+      const unknownEventType = sendOptions?.unknownEventType;
+      // An unknown kind has no sample: its data is what the caller gives, or {}.
+      const fallback = () => (unknownEventType === true ? {} : sampleEventData(eventType, users.list()[0]));
+      return publisher.publish(eventType, data ?? fallback(), { to: sendOptions?.to, ...(unknownEventType === undefined ? {} : { unknownEventType }) });
+    },
+    rotateWebhookKey: () => webhookKey.rotate(),
+    setWebhookKeySuccess: (success) => {
+      if (typeof success !== 'boolean') throw new SandboxConfigError('invalid_option', `setWebhookKeySuccess takes true or false; got ${JSON.stringify(success)}.`);
+      webhookKey.setSuccess(success);
+    },
     addWebhookEndpoint: (url) => void publisher.addEndpoint(url),
     removeWebhookEndpoint: (url) => void publisher.removeEndpoint(url),
     deliveries: () => scheduler.list(),

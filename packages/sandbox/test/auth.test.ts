@@ -86,6 +86,29 @@ describe('refuses a nonce that is unknown, used or older than 5 minutes', () => 
   });
 });
 
+describe('answers 401 for a SIWE message outside its validity window (expirationTime, notBefore)', () => {
+  it('refuses a message whose expirationTime has passed on the sandbox clock, with a fresh nonce', async () => {
+    const message = siweMessage(registered, await getNonce(sandbox.baseUrl), { expirationTime: new Date(Date.now() + 10_000) });
+    const signature = await registered.signMessage({ message });
+    sandbox.advanceClock(11_000);
+    const response = await challenge({ message, signature, ttlInSeconds: 3600 });
+    expect(response.status).toBe(401);
+    expect(response.body.error).toMatch(/not valid at this time \(check expirationTime and notBefore\); sign a fresh message/);
+  });
+
+  it('refuses a message whose notBefore is still ahead, and accepts the same kind of message once it has come', async () => {
+    const notYet = siweMessage(registered, await getNonce(sandbox.baseUrl), { notBefore: new Date(Date.now() + 60 * 60 * 1000) });
+    const refused = await challenge({ message: notYet, signature: await registered.signMessage({ message: notYet }), ttlInSeconds: 3600 });
+    expect(refused.status).toBe(401);
+    expect(refused.body.error).toMatch(/not valid at this time/);
+    // The refused attempt used its nonce up: each attempt needs a new one (reference 5 rule 2).
+    const replay = await challenge({ message: notYet, signature: await registered.signMessage({ message: notYet }), ttlInSeconds: 3600 });
+    expect(replay.body.error).toMatch(/unknown or was already used/);
+    const due = siweMessage(registered, await getNonce(sandbox.baseUrl), { notBefore: new Date(Date.now() - 1000) });
+    expect((await challenge({ message: due, signature: await registered.signMessage({ message: due }), ttlInSeconds: 3600 })).status).toBe(200);
+  });
+});
+
 describe('answers 403 WAFForbidden for a SIWE message on 127.0.0.1', () => {
   it('blocks 127.0.0.1 as domain (with or without port) or as URI, before validating anything else', async () => {
     for (const [domain, uri] of [['127.0.0.1', 'http://127.0.0.1'], ['127.0.0.1:3000', 'http://127.0.0.1:3000'], ['localhost:3000', 'http://127.0.0.1:3000/login']]) {
@@ -211,6 +234,26 @@ describe('accepts smart-account (EIP-1271) signatures through the pluggable veri
       expect(refused.body.error).toMatch(/EIP-1271 verifier/);
     } finally {
       await smartSandbox.close();
+    }
+  });
+});
+
+describe('answers 401 when the EIP-1271 verifier itself fails', () => {
+  it('a verifier that throws (a chain call that failed) refuses the signature with 401 {error} naming its message', async () => {
+    const smartWallet = newAccount().address;
+    const failing = await startSandbox({
+      users: [{ smartWallets: [{ address: smartWallet, chainId: '100' }] }],
+      verifySmartAccountSignature: async () => {
+        throw new Error('RPC timeout');
+      },
+    });
+    try {
+      const message = siweMessage({ address: smartWallet }, await getNonce(failing.baseUrl));
+      const response = await callOperation(failing.baseUrl, 'verifySiweSignature', { body: { message, signature: await unregistered.signMessage({ message }), ttlInSeconds: 3600 } });
+      expect(response.status).toBe(401);
+      expect(response.body.error).toMatch(/EIP-1271 verifier \(verifySmartAccountSignature\) failed for .*: RPC timeout; the signature was not accepted/);
+    } finally {
+      await failing.close();
     }
   });
 });

@@ -42,6 +42,8 @@ type Scenario = () => Promise<{ status: number }>;
 const core = (operationId: string, init?: Parameters<typeof callOperation>[2]) => callOperation(sandbox.baseUrl, operationId, init);
 const onNewer = (operationId: string, init?: Parameters<typeof callOperation>[2]) => callOperation(newer.baseUrl, operationId, init);
 const notJson = { rawBody: '{"phone":', headers: { 'content-type': 'application/json' } };
+/** A JSON body sent as text/plain: 415, whatever the body says. */
+const asText = (body: unknown) => ({ rawBody: JSON.stringify(body), headers: { 'content-type': 'text/plain' } });
 const lastCode = (target: Sandbox, sentTo: string) => target.oneTimePasswords().findLast((sent) => sent.sentTo === sentTo)!.code;
 let serial = 0;
 const uniqueEmail = () => `user${++serial}@example.com`;
@@ -72,9 +74,10 @@ async function registeredFresh(): Promise<string> {
   return fresh;
 }
 
-/** The four refusals every onboarding write shares; 409 from a user still at KYC. */
+/** The five refusals every onboarding write shares; 409 from a user still at KYC. */
 const writeRefusals = (operationId: string, invalidBody: unknown): Record<string, Scenario> => ({
   '400': () => onNewer(operationId, { token: newerToken, ...notJson }),
+  '415': () => onNewer(operationId, { token: newerToken, ...asText(validBodies[operationId] ?? {}) }),
   '401': () => onNewer(operationId, { body: invalidBody }),
   '409': async () => onNewer(operationId, { token: newerToken, body: invalidBody === undefined ? undefined : validBodies[operationId] }),
   '422': async () => onNewer(operationId, { token: operationId === 'acceptTerms' ? await registeredFresh() : await tokenOfUser(atCardStep(null)), body: invalidBody }),
@@ -102,6 +105,7 @@ const scenarios: Record<string, Record<string, Scenario>> = {
     '200': async () => core('verifySiweSignature', { body: await signedChallenge() }),
     '401': async () => core('verifySiweSignature', { body: { ...(await signedChallenge()), signature: (await signedChallenge(stranger)).signature } }),
     '403': async () => core('verifySiweSignature', { body: await signedChallenge(registered, { domain: '127.0.0.1:3000', uri: 'http://127.0.0.1:3000' }) }),
+    '415': async () => core('verifySiweSignature', asText(await signedChallenge())),
     '422': async () => core('verifySiweSignature', { body: { ...(await signedChallenge()), ttlInSeconds: 60 } }),
   },
   // The limit is the newer generation's (on the older one it does not exist: 404, undocumented as for every operation of the other generation).
@@ -116,6 +120,7 @@ const scenarios: Record<string, Record<string, Scenario>> = {
     '400': () => onNewer('setAccountLimit', { token: accountHolderToken, rawBody: 'amount=500', headers: { 'content-type': 'application/json' } }),
     '401': () => onNewer('setAccountLimit', { body: { amount: 500, currency: 'USD' } }),
     '409': () => onNewer('setAccountLimit', { token: newerToken, body: { amount: 500, currency: 'USD' } }),
+    '415': () => onNewer('setAccountLimit', { token: accountHolderToken, ...asText({ amount: 500, currency: 'USD' }) }),
     '422': () => onNewer('setAccountLimit', { token: accountHolderToken, body: { amount: 500, currency: 'GBP' } }),
   },
   getWebhookPublicKey: { '200': () => callOperation(sandbox.webhooksUrl, 'getWebhookPublicKey') },
@@ -129,6 +134,7 @@ const scenarios: Record<string, Record<string, Scenario>> = {
     '400': async () => onNewer('requestEmailVerification', { token: await freshToken(), ...notJson }),
     '401': () => onNewer('requestEmailVerification', { body: { email: uniqueEmail() } }),
     '409': () => onNewer('requestEmailVerification', { token: newerToken, body: { email: uniqueEmail() } }),
+    '415': async () => onNewer('requestEmailVerification', { token: await freshToken(), ...asText({ email: uniqueEmail() }) }),
     '422': async () => onNewer('requestEmailVerification', { token: await freshToken(), body: { email: 'not an email' } }),
   },
   getUser: {
@@ -145,6 +151,7 @@ const scenarios: Record<string, Record<string, Scenario>> = {
     '400': async () => onNewer('registerUser', { token: await freshToken(), ...notJson }),
     '401': () => onNewer('registerUser', { body: { email: uniqueEmail(), otp: '000000' } }),
     '409': () => onNewer('registerUser', { token: newerToken, body: { email: uniqueEmail(), otp: '000000' } }),
+    '415': async () => onNewer('registerUser', { token: await freshToken(), ...asText({ email: uniqueEmail(), otp: '000000' }) }),
     '422': async () => onNewer('registerUser', { token: await freshToken(), body: { email: uniqueEmail(), otp: '000000' } }),
   },
   acceptTerms: {
@@ -184,6 +191,7 @@ const scenarios: Record<string, Record<string, Scenario>> = {
     '200': () => core('requestLegacyPhoneVerification', { token, body: { phone: '+15555550108' } }),
     '400': () => core('requestLegacyPhoneVerification', { token, ...notJson }),
     '401': () => core('requestLegacyPhoneVerification', { body: { phone: '+15555550108' } }),
+    '415': () => core('requestLegacyPhoneVerification', { token, ...asText({ phone: '+15555550108' }) }),
     '422': () => core('requestLegacyPhoneVerification', { token, body: { phone: 'call me' } }),
   },
   checkLegacyPhoneVerification: {
@@ -193,6 +201,7 @@ const scenarios: Record<string, Record<string, Scenario>> = {
     },
     '400': () => core('checkLegacyPhoneVerification', { token, ...notJson }),
     '401': () => core('checkLegacyPhoneVerification', { body: { phone: '+15555550109', otp: '000000' } }),
+    '415': () => core('checkLegacyPhoneVerification', { token, ...asText({ phone: '+15555550109', otp: '000000' }) }),
     '422': () => core('checkLegacyPhoneVerification', { token, body: { phone: '+15555550110', otp: '000000' } }),
   },
 };

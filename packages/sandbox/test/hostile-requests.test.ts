@@ -123,6 +123,7 @@ const CORE_PATHS = [
   '/__sandbox/webhook-endpoints',
   '/__sandbox/auth/refresh',
   '/__sandbox/clock',
+  '/__sandbox/webhook-key',
 ];
 const CORE_ROUTES: [string, string][] = [
   ...operations.filter((operation) => operation.base === 'core').map((operation): [string, string] => [operation.method, operation.path]),
@@ -143,6 +144,9 @@ const CORE_ROUTES: [string, string][] = [
       ['DELETE', '/__sandbox/webhook-endpoints?url=%%'],
       ['POST', '/__sandbox/auth/refresh'],
       ['POST', '/__sandbox/clock'],
+      ['GET', '/__sandbox/webhook-key'],
+      ['PUT', '/__sandbox/webhook-key'],
+      ['POST', '/__sandbox/webhook-key/rotate'],
     ] as [string, string][]
   ),
 ];
@@ -173,13 +177,14 @@ const bodyArbitrary: fc.Arbitrary<Buffer | undefined> = fc.oneof(
       eventType: fc.constantFrom(...SANDBOX_EVENT_TYPES, 'user.deleted', 7),
       data: fc.oneof(fc.anything({ maxDepth: 3 }), fc.constant(undefined)),
       userId: fc.constantFrom(undefined, 'nope', 5),
+      unknownEventType: fc.constantFrom(undefined, true, false, 'yes'),
       to: fc.constantFrom(undefined, [], 'x', [1], ['not a url'], ['ftp://x'], 'the receiver'),
     })
     .map((body) => Buffer.from(JSON.stringify({ ...body, to: body.to === 'the receiver' ? [receiver.url] : body.to }))),
   fc
     .dictionary(fc.constantFrom('email', 'signInWallets', 'smartWallets', 'cards', 'kycStatus', 'availableFeatures', 'bankingDetails', 'id', 'emial', '__proto__'), fc.anything({ maxDepth: 3 }), { maxKeys: 4 })
     .map((seed) => Buffer.from(JSON.stringify(seed))),
-  fc.record({ advanceSeconds: fc.oneof(fc.double(), fc.integer(), fc.constant(1e300)), kycStatus: fc.string(), isPhoneValidated: fc.anything(), url: fc.constantFrom('x', 'javascript:1', 5), refreshToken: fc.string() }).map((body) => Buffer.from(JSON.stringify(body))),
+  fc.record({ advanceSeconds: fc.oneof(fc.double(), fc.integer(), fc.constant(1e300)), kycStatus: fc.string(), isPhoneValidated: fc.anything(), url: fc.constantFrom('x', 'javascript:1', 5), refreshToken: fc.string(), success: fc.constantFrom(true, false, 'no', null) }).map((body) => Buffer.from(JSON.stringify(body))),
   fc.integer({ min: 2_000, max: 100_000 }).map((depth) => Buffer.from(`{"eventType":"card.transaction.created","data":{"a":${deeplyNested(depth)}}}`)),
   fc.integer({ min: 2_000, max: 100_000 }).map((depth) => Buffer.from(`{"availableFeatures":{"providerIban":true,"x":${deeplyNested(depth)}}}`)),
   fc.integer({ min: 2_000, max: 100_000 }).map((depth) => Buffer.from(`{"amount":500,"currency":"USD","x":${deeplyNested(depth)}}`)),

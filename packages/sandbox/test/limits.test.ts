@@ -127,7 +127,7 @@ describe('answers the limit only once the account exists (newer generation: 409 
       const { bearer, userId } = await registered(newer);
       const get = await limitOf(newer, bearer);
       expect(get).toMatchObject({ status: 409, body: { code: 'OnboardingStepNotReached' } });
-      expect(get.body.message).toBe('The daily limit is set on the account, which this user has not created yet; the user is at action_accept_tos: accept the terms first (POST /user/terms), then create the account (POST /account).');
+      expect(get.body.message).toBe('The daily limit is set on the account, which this user has not created yet; the user is at action_accept_tos: accept the terms first (POST /user/terms), then get KYC approved (sandbox: PUT /__sandbox/users/:id/kyc-status), then answer the source-of-funds questionnaire (POST /source-of-funds), then create the account (POST /account).');
       const deliveriesBefore = newer.deliveries().length;
       const put = await putLimit(newer, bearer, { amount: 250_000, currency: 'USD' });
       expect(put).toMatchObject({ status: 409, body: { code: 'OnboardingStepNotReached' } });
@@ -154,6 +154,23 @@ describe('answers the limit only once the account exists (newer generation: 409 
     }
   });
 
+  it('a migrated user waiting for its carry-over is told that KYC and the source of funds may carry over', async () => {
+    const owner = newAccount();
+    const newer = await startSandbox({ generation: 'newer', users: [], olderGenerationUsers: [{ owner: owner.address }] });
+    try {
+      const bearer = await tokenFor(newer.baseUrl, owner);
+      const email = `${owner.address}@example.com`;
+      await callOperation(newer.baseUrl, 'requestEmailVerification', { token: bearer, body: { email } });
+      await callOperation(newer.baseUrl, 'registerUser', { token: bearer, body: { email, otp: newer.oneTimePasswords().at(-1)!.code } });
+      const refused = await limitOf(newer, bearer);
+      expect(refused.body.message).toBe(
+        'The daily limit is set on the account, which this user has not created yet; the user is at action_accept_tos: accept the terms first (POST /user/terms), then wait while the verification is carried over (poll GET /user/onboarding), then get KYC approved (sandbox: PUT /__sandbox/users/:id/kyc-status) unless it is carried over, then answer the source-of-funds questionnaire (POST /source-of-funds) unless it is carried over, then create the account (POST /account).',
+      );
+    } finally {
+      await newer.close();
+    }
+  });
+
   it('a wallet without a user still gets the 401 UserNotRegistered of reference 5 rule 1, on GET and PUT', async () => {
     const newer = await startSandbox({ generation: 'newer', users: [] });
     try {
@@ -171,7 +188,22 @@ describe('answers the limit only once the account exists (newer generation: 409 
     try {
       expect((await limitOf(newer, await tokenFor(newer.baseUrl, seededWithAccount))).status).toBe(200);
       const refused = await limitOf(newer, await tokenFor(newer.baseUrl, withoutAccount));
-      expect(refused).toMatchObject({ status: 409, body: { code: 'OnboardingStepNotReached', message: expect.stringMatching(/at action_complete_kyc: KYC must be approved first .*then create the account \(POST \/account\)\.$/) } });
+      expect(refused).toMatchObject({ status: 409, body: { code: 'OnboardingStepNotReached' } });
+      // The next steps in order: KYC, then the source of funds this user has not answered, then the account.
+      expect(refused.body.message).toBe(
+        'The daily limit is set on the account, which this user has not created yet; the user is at action_complete_kyc: KYC must be approved first (sandbox: PUT /__sandbox/users/:id/kyc-status), then answer the source-of-funds questionnaire (POST /source-of-funds), then create the account (POST /account).',
+      );
+    } finally {
+      await newer.close();
+    }
+  });
+
+  it('names only the steps still open: a user at KYC who has answered the source of funds goes on to the account', async () => {
+    const answered = newAccount();
+    const newer = await startSandbox({ generation: 'newer', users: [{ signInWallets: [answered.address], isSourceOfFundsAnswered: true }] });
+    try {
+      const refused = await limitOf(newer, await tokenFor(newer.baseUrl, answered));
+      expect(refused.body.message).toMatch(/the user is at action_complete_kyc: KYC must be approved first \(sandbox: PUT \/__sandbox\/users\/:id\/kyc-status\), then create the account \(POST \/account\)\.$/);
     } finally {
       await newer.close();
     }

@@ -118,6 +118,23 @@ describe("the partner's agreed maximum daily limit (maxDailyLimitCents)", () => 
     expect((await put(standard, 1_000_001)).status).toBe(422);
   });
 
+  it('an agreed maximum below 1,000,000 is also the default: GET reads it, and PUT of that amount is accepted', async () => {
+    const account = newAccount();
+    const users = [{ signInWallets: [account.address], smartWallets: [{ address: newAccount().address, chainId: '100' }] }];
+    const lower = await start({ generation: 'newer', users, maxDailyLimitCents: 500_000 });
+    const token = await tokenFor(lower.baseUrl, account);
+    expect((await callOperation(lower.baseUrl, 'getAccountLimit', { token })).body).toEqual({ amount: 500_000, currency: 'USD', syncStatus: 'synced' });
+    expect((await callAdmin(lower.baseUrl, 'GET', '/__sandbox')).body).toMatchObject({ maxDailyLimitCents: 500_000, defaultDailyLimitCents: 500_000 });
+    // What it reads can be set again; 1,000,000 (the usual default) is above this partner's maximum.
+    expect((await callOperation(lower.baseUrl, 'setAccountLimit', { token, body: { amount: 500_000, currency: 'USD' } })).status).toBe(200);
+    const above = await callOperation(lower.baseUrl, 'setAccountLimit', { token, body: { amount: 1_000_000, currency: 'USD' } });
+    expect(above.status).toBe(422);
+    expect(above.body.message).toMatch(/from 1 to 500000/);
+    // A maximum above 1,000,000 leaves the default at 1,000,000.
+    const higher = await start({ generation: 'newer', users, maxDailyLimitCents: 2_500_000 });
+    expect((await callOperation(higher.baseUrl, 'getAccountLimit', { token: await tokenFor(higher.baseUrl, account) })).body.amount).toBe(1_000_000);
+  });
+
   it('refuses an option that is not a whole number of cents', async () => {
     for (const maxDailyLimitCents of [0, 1.5, -1, '2000000']) {
       await expect(startSandbox({ maxDailyLimitCents: maxDailyLimitCents as number })).rejects.toThrow(/maxDailyLimitCents must be a whole number of cents/);

@@ -67,4 +67,15 @@ describe('deliveries are accepted by @capi/webhook-receiver', () => {
     expect(last.state).toBe('succeeded');
     expect(handled.map((entry) => entry.eventType)).toEqual(['kyc.status.changed']);
   });
+
+  it('an event kind the SDK does not know (sent with unknownEventType) is acknowledged 2xx and handed to no handler', async () => {
+    handled.length = 0;
+    sandbox.sendEvent('card.statement.created', { id: 'st_1' }, { unknownEventType: true });
+    await sandbox.whenDeliveriesSettled();
+    const last = sandbox.deliveries().at(-1)!;
+    expect(last).toMatchObject({ eventType: 'card.statement.created', state: 'succeeded' });
+    expect(last.attempts).toHaveLength(1);
+    expect(last.attempts[0]!.responseBody).toMatch(/unknown_event_type/);
+    expect(handled).toEqual([]);
+  });
 });

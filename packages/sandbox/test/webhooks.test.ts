@@ -315,6 +315,55 @@ describe('configures webhook endpoints at run time, like the partner dashboard',
   });
 });
 
+describe('sends an event kind the SDK does not know, only when asked to (reference 6.1: other kinds are not shown)', () => {
+  it('POST /__sandbox/events with unknownEventType: true delivers {eventType, data} as given, signed like any event', async () => {
+    const partner = await receiver({ publicKey: () => sandbox.publicKey });
+    const sandbox = await sandboxWith({ webhookUrls: [partner.url] });
+    const sent = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'card.statement.created', data: { id: 'st_1', total: 1250 }, unknownEventType: true });
+    expect(sent.status).toBe(202);
+    expect(sent.body.deliveries).toHaveLength(1);
+    // Without data, the data is {}.
+    expect((await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'other.kind', unknownEventType: true })).status).toBe(202);
+    await sandbox.whenDeliveriesSettled();
+    expect(partner.rejected).toEqual([]);
+    expect(partner.received.map((delivery) => delivery.rawBody)).toEqual(['{"eventType":"card.statement.created","data":{"id":"st_1","total":1250}}', '{"eventType":"other.kind","data":{}}']);
+    expect(sandbox.deliveries().map((delivery) => [delivery.eventType, delivery.state])).toEqual([
+      ['card.statement.created', 'succeeded'],
+      ['other.kind', 'succeeded'],
+    ]);
+  });
+
+  it('sandbox.sendEvent(type, data, { unknownEventType: true }) does the same', async () => {
+    const partner = await receiver({ publicKey: () => sandbox.publicKey });
+    const sandbox = await sandboxWith({ webhookUrls: [partner.url] });
+    const [delivery] = sandbox.sendEvent('account.frozen', { id: 'acc_1' }, { unknownEventType: true });
+    expect(delivery!.eventType).toBe('account.frozen');
+    await sandbox.whenDeliveriesSettled();
+    expect(partner.received.map((received) => received.event)).toEqual([{ eventType: 'account.frozen', data: { id: 'acc_1' } }]);
+  });
+
+  it('still refuses a typo of a known kind without the opt-in, suggesting the known kind, over HTTP and in code', async () => {
+    const sandbox = await sandboxWith({});
+    const typo = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'kyc.status.chnaged' });
+    expect(typo).toMatchObject({ status: 422, body: { code: 'ValidationError', message: expect.stringMatching(/got "kyc\.status\.chnaged"\. Did you mean "kyc\.status\.changed"\?$/) } });
+    expect(() => sandbox.sendEvent('user.creatd' as never)).toThrow(expect.objectContaining({ name: 'EventPublishError', code: 'invalid_event', message: expect.stringMatching(/Did you mean "user\.created"\?$/) }));
+    expect(sandbox.deliveries()).toEqual([]);
+  });
+
+  it('refuses the opt-in with a known kind, with data that is not an object, with userId, or with a non-boolean', async () => {
+    const sandbox = await sandboxWith({});
+    const post = (body: unknown) => callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', body);
+    const known = await post({ eventType: 'user.created', data: {}, unknownEventType: true });
+    expect(known).toMatchObject({ status: 422, body: { code: 'invalid_event', message: expect.stringMatching(/user\.created is an event kind the SDK knows; leave out unknownEventType/) } });
+    expect((await post({ eventType: 'other.kind', data: [1], unknownEventType: true })).body.message).toMatch(/data must be a JSON object/);
+    expect((await post({ eventType: '', unknownEventType: true })).body.message).toMatch(/eventType must be a string of 1 to 200 characters/);
+    expect((await post({ eventType: 'other.kind', userId: 'x', unknownEventType: true })).body.message).toMatch(/userId picks the data of a known event kind/);
+    expect((await post({ eventType: 'other.kind', unknownEventType: 'yes' })).body.message).toMatch(/unknownEventType must be true or false/);
+    expect(() => sandbox.sendEvent('kyc.status.changed', {}, { unknownEventType: true })).toThrow(/is an event kind the SDK knows/);
+    expect(sandbox.deliveries()).toEqual([]);
+  });
+});
+
 describe('refuses events and users that do not match the spec', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
@@ -322,10 +371,41 @@ describe('refuses events and users that do not match the spec', () => {
   });
   afterAll(() => sandbox.close());
 
+  it('answers 422 invalid_user, naming the path, for an unknown field inside a card, a wallet, bankingDetails or availableFeatures, and for lastFourDigits that are not four digits', async () => {
+    const card = { id: 'crd_1', cardToken: 'tok_1', lastFourDigits: '4242', embossedName: null, activatedAt: null, virtual: true };
+    const banking = { providerIban: null, providerBic: null, providerIbanStatus: null, address: null };
+    const cases: [unknown, RegExp][] = [
+      [{ cards: [card, { ...card, id: 'crd_2', pan: '4111111111111111' }] }, /cards\[1\] has an unknown field "pan"; the Card fields are id, cardToken, lastFourDigits, embossedName, activatedAt, virtual\.$/],
+      [{ bankingDetails: { ...banking, secret: 1 } }, /bankingDetails has an unknown field "secret"; the BankingDetails fields are providerIban, providerBic, providerIbanStatus, address\.$/],
+      [{ availableFeatures: { providerIban: true, other: true } }, /availableFeatures has an unknown field "other"; the AvailableFeatures fields are providerIban\.$/],
+      [{ smartWallets: [{ address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', chainId: '100', label: 'main' }] }, /smartWallets\[0\] has an unknown field "label"; the SmartWallet fields are address, chainId\.$/],
+      [{ signInWallets: [{ address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', ens: 'ada.eth', x: 1 }] }, /signInWallets\[0\] has unknown fields "ens", "x"; the SignInWallet fields are address\.$/],
+      [{ cards: [{ ...card, lastFourDigits: 'ab' }] }, /cards\[0\]\.lastFourDigits must be the last four digits of the card number, e\.g\. "4242"; got "ab"\.$/],
+      [{ cards: [{ ...card, lastFourDigits: '42424' }] }, /cards\[0\]\.lastFourDigits must be the last four digits/],
+    ];
+    const own = await sandboxWith({});
+    for (const [seed, pattern] of cases) {
+      const refused = await callAdmin(own.baseUrl, 'POST', '/__sandbox/users', seed);
+      expect(refused, JSON.stringify(seed)).toMatchObject({ status: 422, body: { code: 'invalid_user', message: expect.stringMatching(pattern) } });
+      expect(() => own.users.create(seed as never)).toThrow(expect.objectContaining({ name: 'UserRegistryError', code: 'invalid_user' }));
+    }
+    expect(own.users.list()).toEqual([]);
+    expect(own.deliveries()).toEqual([]);
+    // Seeds at start are refused the same way.
+    await expect(startSandbox({ users: [cases[0]![0] as never] })).rejects.toThrow(expect.objectContaining({ name: 'SandboxConfigError', code: 'invalid_user', message: expect.stringMatching(/User 1 of the seeded users is unusable: cards\[1\] has an unknown field "pan"/) }));
+    // The same records with exactly their fields are accepted.
+    const accepted = await callAdmin(own.baseUrl, 'POST', '/__sandbox/users', { cards: [card], bankingDetails: banking, availableFeatures: { providerIban: true } });
+    expect(accepted.status).toBe(201);
+    expect(accepted.body.cards).toEqual([card]);
+  });
+
   it('answers 422 for an unknown event type and for data that is not a User', async () => {
     const unknown = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'user.deleted' });
     expect(unknown.status).toBe(422);
     expect(unknown.body.message).toMatch(/eventType must be one of/);
+    // Far from every known kind: the message says how to send it on purpose.
+    const other = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'other.kind', data: {} });
+    expect(other).toMatchObject({ status: 422, body: { code: 'ValidationError', message: expect.stringMatching(/got "other\.kind"\. To send an event kind the SDK does not know .*add "unknownEventType": true/) } });
     const badData = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'kyc.status.changed', data: { id: 'x' } });
     expect(badData.status).toBe(422);
     expect(badData.body.code).toBe('invalid_event');

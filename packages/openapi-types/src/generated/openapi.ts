@@ -70,7 +70,7 @@ export interface paths {
         };
         /**
          * Get the account's daily spending limit
-         * @description Newer generation only: the older generation has no limit endpoint (there the user sets the onchain daily limit with an onchain signature, reference 9). Returns the daily spending limit of the authenticated user's account. The limit is cumulative across all cards of the account (not per card, not per transaction); the default is 1,000,000 cents (10,000 USD). `syncStatus` says whether the most recent update has been applied downstream. The limit is the account's: a user has none until `createAccount`, and is answered `409` `OnboardingStepNotReached` before it.
+         * @description Newer generation only: the older generation has no limit endpoint (there the user sets the onchain daily limit with an onchain signature, reference 9). Returns the daily spending limit of the authenticated user's account. The limit is cumulative across all cards of the account (not per card, not per transaction); the default is 1,000,000 cents (10,000 USD), or the maximum agreed with the partner at onboarding when that is lower; a limit never set reads `syncStatus` `synced`. `syncStatus` says whether the most recent update has been applied downstream. The limit is the account's: a user has none until `createAccount`, and is answered `409` `OnboardingStepNotReached` before it.
          */
         get: operations["getAccountLimit"];
         /**
@@ -521,7 +521,7 @@ export interface components {
         };
         /**
          * AccountLimit
-         * @description The daily spending limit of the authenticated user's account (reference 2.7). It is cumulative across all cards of the account, not per card nor per transaction; an authorization that meets or exceeds the remaining limit can still be approved, later eligible authorizations that day are declined. The default is 1,000,000 cents (10,000 USD). This is not the onchain daily limit of the newer generation, which is fixed at 20,000 USD.
+         * @description The daily spending limit of the authenticated user's account (reference 2.7). It is cumulative across all cards of the account, not per card nor per transaction; an authorization that meets or exceeds the remaining limit can still be approved, later eligible authorizations that day are declined. The default is 1,000,000 cents (10,000 USD), or the maximum agreed with the partner at onboarding when that is lower. This is not the onchain daily limit of the newer generation, which is fixed at 20,000 USD. `x-limit-rules` transcribes the rows of reference 8 about the limit's scope, authorizations near it and the onchain limit.
          * @example {
          *       "amount": 1000000,
          *       "currency": "USD",
@@ -534,7 +534,7 @@ export interface components {
          *     }
          */
         AccountLimit: {
-            /** @description The limit in the currency's smallest unit (USD cents); 1000000 is 10,000 USD, the default of every account. */
+            /** @description The limit in the currency's smallest unit (USD cents); 1000000 is 10,000 USD, the default of every account, unless the partner agreed a lower maximum at onboarding: then the default is that maximum. */
             amount: number;
             /** @description ISO 4217 code of the limit's currency (only `USD` exists today). May be absent. */
             currency?: string;
@@ -737,7 +737,7 @@ export interface components {
         Nonce: string;
         /**
          * OnboardingStatus
-         * @description A step of the newer generation's onboarding, read by polling `getOnboardingStatus` (reference 3.3). The four values below are the ones the reference names; the full list is not shown, so any other string is possible and a client must treat it as "keep polling or show a generic step". Observed order for a migrated user: `action_accept_tos`, then `waiting_kyc_setup`, then KYC and source of funds (usually skipped), then account creation, phone verification if the partner requires it, and card creation.
+         * @description A step of the newer generation's onboarding, read by polling `getOnboardingStatus` (reference 3.3). The reference names the first four of the eight values below; the other four name the later steps it describes (see `x-assumption`). The full list is not shown, so any other string is possible and a client must treat it as "keep polling or show a generic step". Observed order for a migrated user: `action_accept_tos`, then `waiting_kyc_setup`, then KYC and source of funds (usually skipped), then account creation, phone verification if the partner requires it, and card creation.
          * @example action_accept_tos
          * @example waiting_kyc_setup
          */
@@ -1060,6 +1060,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description The request carries a body whose `Content-Type` is not `application/json` (for example `text/plain`, `application/x-www-form-urlencoded`, or no `Content-Type` at all). Send the JSON body with `Content-Type: application/json`; parameters such as `; charset=utf-8` are fine. The body is not read further, and nothing changes. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The body is JSON but not what the operation takes (a missing or malformed field; `code` `ValidationError`), or a one-time password is wrong, expired or was never requested (`code` `InvalidOneTimePassword`). The message names the field and what to send instead. */
         ValidationFailed: {
             headers: {
@@ -1164,7 +1173,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessToken"];
                 };
             };
-            /** @description The signature is invalid. A valid signature from a wallet that has not registered yet is NOT refused here: it gets a token whose claims say `hasSignedUp: false` and carry no `userId`, so that it can call `registerUser` and `getOnboardingStatus`. */
+            /** @description The sign-in attempt is not valid, for one of these reasons: the signature does not match the message and its address (another wallet signed, the message was changed after signing, or a smart-account signature that the EIP-1271 check does not accept); the nonce is unknown (never issued by `getNonce`), already used by an earlier attempt, or expired; or the SIWE message is outside its validity window (its `expirationTime` has passed, or its `notBefore` is still ahead). Get a new nonce and sign a new message. A valid signature from a wallet that has not registered yet is NOT refused here: it gets a token whose claims say `hasSignedUp: false` and carry no `userId`, so that it can call `registerUser` and `getOnboardingStatus`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1182,6 +1191,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body is invalid (for example a missing field or `ttlInSeconds` outside 3600..86400). */
             422: {
                 headers: {
@@ -1254,6 +1264,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["AccountNotCreated"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `amount` is not an integer in 1..1,000,000, or `currency` is not `USD`. */
             422: {
                 headers: {
@@ -1332,6 +1343,7 @@ export interface operations {
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["RegistrationConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1369,7 +1381,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The user was registered; here it is. */
+            /** @description The user was registered; here it is. `user.created` is emitted with it as `data`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1381,6 +1393,7 @@ export interface operations {
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["RegistrationConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1409,6 +1422,7 @@ export interface operations {
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["OnboardingConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1437,6 +1451,7 @@ export interface operations {
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["OnboardingConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1465,6 +1480,7 @@ export interface operations {
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["OnboardingConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1493,6 +1509,7 @@ export interface operations {
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["OnboardingConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1509,7 +1526,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The user as it is now. */
+            /** @description The user with the new number. No event is emitted. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1521,6 +1538,7 @@ export interface operations {
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["OnboardingConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1533,7 +1551,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The user as it is now. */
+            /** @description The user with its new account's smart wallet in `smartWallets`. No event is emitted. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1559,7 +1577,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The user as it is now. */
+            /** @description The user with the new card (and, for the first card without phone verification, its `phone`). No event is emitted. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1571,6 +1589,7 @@ export interface operations {
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["OnboardingConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1598,6 +1617,7 @@ export interface operations {
             };
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -1614,7 +1634,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The user as it is now. */
+            /** @description The user with its validated phone. `kyc.phone-validation.changed` is emitted only when the phone was not validated before. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1625,6 +1645,7 @@ export interface operations {
             };
             400: components["responses"]["BodyNotJson"];
             401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
         };
     };

@@ -40,7 +40,7 @@ export type AccessToken = components["schemas"]["AccessToken"];
 export type AccessTokenClaims = components["schemas"]["AccessTokenClaims"];
 
 /**
- * The daily spending limit of the authenticated user's account (reference 2.7). It is cumulative across all cards of the account, not per card nor per transaction; an authorization that meets or exceeds the remaining limit can still be approved, later eligible authorizations that day are declined. The default is 1,000,000 cents (10,000 USD). This is not the onchain daily limit of the newer generation, which is fixed at 20,000 USD.
+ * The daily spending limit of the authenticated user's account (reference 2.7). It is cumulative across all cards of the account, not per card nor per transaction; an authorization that meets or exceeds the remaining limit can still be approved, later eligible authorizations that day are declined. The default is 1,000,000 cents (10,000 USD), or the maximum agreed with the partner at onboarding when that is lower. This is not the onchain daily limit of the newer generation, which is fixed at 20,000 USD. `x-limit-rules` transcribes the rows of reference 8 about the limit's scope, authorizations near it and the onchain limit.
  *
  * @example
  * {
@@ -164,7 +164,7 @@ export type KycStatusChangedEvent = components["schemas"]["KycStatusChangedEvent
 export type Nonce = components["schemas"]["Nonce"];
 
 /**
- * A step of the newer generation's onboarding, read by polling `getOnboardingStatus` (reference 3.3). The four values below are the ones the reference names; the full list is not shown, so any other string is possible and a client must treat it as "keep polling or show a generic step". Observed order for a migrated user: `action_accept_tos`, then `waiting_kyc_setup`, then KYC and source of funds (usually skipped), then account creation, phone verification if the partner requires it, and card creation.
+ * A step of the newer generation's onboarding, read by polling `getOnboardingStatus` (reference 3.3). The reference names the first four of the eight values below; the other four name the later steps it describes (see `x-assumption`). The full list is not shown, so any other string is possible and a client must treat it as "keep polling or show a generic step". Observed order for a migrated user: `action_accept_tos`, then `waiting_kyc_setup`, then KYC and source of funds (usually skipped), then account creation, phone verification if the partner requires it, and card creation.
  *
  * @example
  * "action_accept_tos"

@@ -19,7 +19,8 @@ serve options:
   --generation G           older (default): one token, ttlInSeconds, no daily limit (404); newer: 15-min access
                            + 7-day refresh token, onboarding and the daily limit
   --whitelist DOMAIN       accept this SIWE domain besides localhost (repeatable)
-  --max-daily-limit CENTS  the partner's agreed maximum daily limit (default 1000000)
+  --max-daily-limit CENTS  the partner's agreed maximum daily limit (default 1000000); a lower one is
+                           also every account's default limit
   --require-phone          newer: the partner requires phone verification (action_verify_phone)
   --migration-kyc-setup MS newer: how long a migrated user waits at waiting_kyc_setup (default 5000)
   --quiet                  print no line per request and per webhook delivery attempt

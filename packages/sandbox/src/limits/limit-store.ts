@@ -1,7 +1,9 @@
 import type { AccountLimit } from '@capi/openapi-types';
 
 /**
- * The default daily spending limit: 10,000 USD in cents (reference 8).
+ * The default daily spending limit: 10,000 USD in cents (reference 8). A sandbox whose agreed
+ * maximum (`maxDailyLimitCents`) is lower starts every account at that maximum instead (the
+ * spec's `x-assumption` on `AccountLimit.amount`).
  *
  * @example
  * ```ts
@@ -11,19 +13,37 @@ import type { AccountLimit } from '@capi/openapi-types';
 export const DEFAULT_DAILY_LIMIT_CENTS = 1_000_000;
 
 /**
+ * The default limit of an account under an agreed maximum: the lower of the two, so that a
+ * limit never set can always be set again to what it reads.
+ *
+ * @example
+ * ```ts
+ * defaultDailyLimitCents(500_000); // 500_000
+ * defaultDailyLimitCents(2_000_000); // 1_000_000
+ * ```
+ */
+export function defaultDailyLimitCents(maxDailyLimitCents: number): number {
+  return Math.min(DEFAULT_DAILY_LIMIT_CENTS, maxDailyLimitCents);
+}
+
+/**
  * Each account's daily spending limit. A new limit is `pending` at once and becomes
  * `synced` after `syncDelayMs`, standing in for the downstream application of the change
- * (reference 3.1). A second change while one is pending restarts the wait.
+ * (reference 3.1). A second change while one is pending restarts the wait. A limit never set
+ * reads `defaultCents`, `synced` (the spec's `x-assumption` on `SyncStatus`).
  */
 export class LimitStore {
   readonly #limits = new Map<string, AccountLimit>();
   readonly #syncTimers = new Map<string, NodeJS.Timeout>();
 
-  constructor(private readonly syncDelayMs: number) {}
+  constructor(
+    private readonly syncDelayMs: number,
+    private readonly defaultCents: number = DEFAULT_DAILY_LIMIT_CENTS,
+  ) {}
 
   get(userId: string): AccountLimit {
     const limit = this.#limits.get(userId);
-    return limit ? { ...limit } : { amount: DEFAULT_DAILY_LIMIT_CENTS, currency: 'USD', syncStatus: 'synced' };
+    return limit ? { ...limit } : { amount: this.defaultCents, currency: 'USD', syncStatus: 'synced' };
   }
 
   set(userId: string, amount: number, currency: string): AccountLimit {

@@ -40,6 +40,14 @@ const WHAT_TO_DO: Record<OnboardingStep, string> = {
   completed: 'onboarding is complete',
 };
 
+/** The same steps as later ones in a list ("…, then answer …"): what to do, without "first". */
+const THEN_DO: Partial<Record<OnboardingStep, string>> = {
+  waiting_kyc_setup: 'wait while the verification is carried over (poll GET /user/onboarding)',
+  action_complete_kyc: 'get KYC approved (sandbox: PUT /__sandbox/users/:id/kyc-status)',
+  action_complete_sof: 'answer the source-of-funds questionnaire (POST /source-of-funds)',
+  action_create_account: 'create the account (POST /account)',
+};
+
 const conflict = (code: string, message: string) => new ApiError(409, { code, message });
 
 interface Migration {
@@ -164,9 +172,33 @@ export class OnboardingJourney {
   assertAccountCreated(userId: string): void {
     if (this.users.hasSmartAccount(userId)) return;
     const step = this.stepOf(userId);
-    // Without a smart account the step is at most action_create_account (stepOf's order).
-    const then = step === 'action_create_account' ? '' : `, then ${WHAT_TO_DO.action_create_account.replace(' first', '')}`;
+    // Without a smart account the step is at most action_create_account (stepOf's order); the
+    // message names every step still open on the way there, in order.
+    const migration = this.#records.get(userId)?.migration;
+    const mayCarryOver = (open: OnboardingStep) =>
+      migration !== undefined && !migration.settled && (open === 'action_complete_kyc' || open === 'action_complete_sof') ? ' unless it is carried over' : '';
+    const then = this.#openStepsBefore(userId, 'action_create_account')
+      .filter((open) => open !== step)
+      .map((open) => `, then ${THEN_DO[open]}${mayCarryOver(open)}`)
+      .join('');
     throw conflict('OnboardingStepNotReached', `The daily limit is set on the account, which this user has not created yet; the user is at ${step}: ${WHAT_TO_DO[step]}${then}.`);
+  }
+
+  /** The steps not done yet from the start up to `last` (included), in order, as the user's state says now. */
+  #openStepsBefore(userId: string, last: OnboardingStep): OnboardingStep[] {
+    const user = this.#user(userId);
+    const record = this.#records.get(userId) ?? { termsAccepted: true };
+    const open: Record<OnboardingStep, boolean> = {
+      action_accept_tos: !record.termsAccepted,
+      waiting_kyc_setup: record.migration !== undefined && !record.migration.settled,
+      action_complete_kyc: user.kycStatus !== 'approved',
+      action_complete_sof: !user.isSourceOfFundsAnswered,
+      action_create_account: user.smartWallets.length === 0,
+      action_verify_phone: this.options.requirePhone && !user.isPhoneValidated,
+      action_create_card: user.cards.length === 0,
+      completed: false,
+    };
+    return ONBOARDING_STEPS.slice(0, ONBOARDING_STEPS.indexOf(last) + 1).filter((step) => open[step]);
   }
 
   /** Sends an SMS one-time password, once the onboarding has reached the phone (or to change a validated number). */

@@ -8,8 +8,9 @@ import type { OneTimePasswords } from '../onboarding/one-time-passwords.js';
 import { KYC_STATUSES, type KycStatus, type UserSeed } from '../users/user.js';
 import { UserRegistryError, type UserRegistry } from '../users/user-registry.js';
 import type { DeliveryScheduler } from '../webhooks/delivery-scheduler.js';
-import { EventPublishError, type EventPublisher } from '../webhooks/event-publisher.js';
+import { EventPublishError, unknownEventTypeMessage, type EventPublisher } from '../webhooks/event-publisher.js';
 import { sampleEventData, SANDBOX_EVENT_TYPES } from '../webhooks/sample-event-data.js';
+import type { WebhookKey } from '../webhooks/webhook-key.js';
 
 export interface AdminApiDependencies {
   users: UserRegistry;
@@ -20,6 +21,7 @@ export interface AdminApiDependencies {
   scheduler: DeliveryScheduler;
   tokens: TokenService;
   clock: SandboxClock;
+  webhookKey: WebhookKey;
   describe(): Record<string, unknown>;
 }
 
@@ -146,11 +148,21 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
     guarded(async (request) => {
       const body = await objectBody(request);
       const eventType = body.eventType;
-      if (typeof eventType !== 'string' || !(SANDBOX_EVENT_TYPES as readonly string[]).includes(eventType)) {
-        throw invalid(`eventType must be one of ${SANDBOX_EVENT_TYPES.join(', ')}; got ${JSON.stringify(eventType)}.`);
-      }
+      const unknownEventType = body.unknownEventType ?? false;
+      if (typeof unknownEventType !== 'boolean') throw invalid(`unknownEventType must be true or false; got ${JSON.stringify(unknownEventType)}.`);
       if (body.to !== undefined && (!Array.isArray(body.to) || body.to.some((url) => typeof url !== 'string'))) {
         throw invalid('to must be an array of endpoint URLs; leave it out to use the configured endpoints.');
+      }
+      // Reference 6.1: other kinds exist but are not shown. Sent only on request, with the
+      // data given (default {}), so that partners can test how their receiver treats them.
+      if (unknownEventType) {
+        if (typeof eventType !== 'string') throw invalid(`eventType must be the event kind as a string; got ${JSON.stringify(eventType)}.`);
+        if (body.userId !== undefined) throw invalid('userId picks the data of a known event kind; an unknown kind sends the data you give (default {}).');
+        const deliveries = deps.publisher.publish(eventType, body.data ?? {}, { to: body.to as string[] | undefined, unknownEventType: true });
+        return { status: 202, json: { deliveries } };
+      }
+      if (typeof eventType !== 'string' || !(SANDBOX_EVENT_TYPES as readonly string[]).includes(eventType)) {
+        throw invalid(unknownEventTypeMessage(eventType));
       }
       let data = body.data;
       if (data === undefined && typeof body.userId === 'string') {
@@ -159,10 +171,23 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
         // That user's event data: the User itself, or a sample transaction of that user's card.
         data = sampleEventData(eventType, user);
       }
-      const deliveries = deps.publisher.publish(eventType, data ?? sampleEventData(eventType, deps.users.list()[0]), body.to as string[] | undefined);
+      const deliveries = deps.publisher.publish(eventType, data ?? sampleEventData(eventType, deps.users.list()[0]), { to: body.to as string[] | undefined });
       return { status: 202, json: { deliveries } };
     }),
   );
+
+  // The webhook key service's key: rotate it, or make it answer `success: false` (reference 2.8).
+  const keyState = () => ({ publicKey: deps.webhookKey.publicKey, success: deps.webhookKey.success });
+  router.on('GET', '/__sandbox/webhook-key', () => ({ status: 200, json: keyState() }));
+  router.on('PUT', '/__sandbox/webhook-key', async (request) => {
+    deps.webhookKey.setSuccess(booleanField(await objectBody(request), 'success'));
+    return { status: 200, json: keyState() };
+  });
+  router.on('POST', '/__sandbox/webhook-key/rotate', async () => {
+    const previousPublicKey = deps.webhookKey.publicKey;
+    await deps.webhookKey.rotate();
+    return { status: 200, json: { ...keyState(), previousPublicKey } };
+  });
 
   router.on('GET', '/__sandbox/deliveries', (request) => {
     const filters = ['id', 'eventType', 'state', 'url'] as const;

@@ -31,6 +31,8 @@ export function registerCoreApi(router: Router, deps: CoreApiDependencies): void
       deps.validator,
       'verifySiweSignature',
       {
+        // Older-generation authentication words its refusals as `{ message }` (its 422s too).
+        unsupportedMediaType: (message) => new ApiError(415, { message }),
         notJson: (detail) => new ApiError(422, { message: `The body is not JSON (${detail}); send {"message", "signature", "ttlInSeconds"}.` }),
         invalid: (problems) => new ApiError(422, { message: `${problems.join('; ')}. ttlInSeconds must be an integer from 3600 to 86400.` }),
       },
@@ -67,6 +69,7 @@ export function registerCoreApi(router: Router, deps: CoreApiDependencies): void
     if (refusal !== undefined) throw refusal;
     const userId = await registeredUserId(request, deps.tokens, deps.users);
     const body = await readOperationBody<{ amount: number; currency: string }>(request, deps.validator, 'setAccountLimit', {
+      unsupportedMediaType: (message) => new ApiError(415, { code: 'UnsupportedMediaType', message }),
       notJson: (detail) => new ApiError(400, { code: 'InvalidJson', message: `The body is not JSON (${detail}); send {"amount": <cents>, "currency": "USD"}.` }),
       invalid: (problems) =>
         new ApiError(422, {

@@ -109,6 +109,7 @@ export function registerOnboardingApi(router: Router, deps: OnboardingApiDepende
       let body: unknown;
       if (operation.requestBodySchema !== undefined) {
         body = await readOperationBody(request, deps.validator, operation.operationId, {
+          unsupportedMediaType: (message) => new ApiError(415, { code: 'UnsupportedMediaType', message }),
           notJson: (detail) => new ApiError(400, { code: 'InvalidJson', message: `The body is not JSON (${detail}); send a JSON object.` }),
           invalid: (problems) => new ApiError(422, { code: 'ValidationError', message: `${problems.join('; ')}.` }),
         });

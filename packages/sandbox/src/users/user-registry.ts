@@ -2,6 +2,7 @@ import { getAddress, isAddress } from 'viem';
 import { MAX_NESTING_DEPTH, nestsDeeperThan } from '../conformance/nesting-depth.js';
 import type { SchemaCheck } from '../conformance/schema-check.js';
 import { completeUser } from './complete-user.js';
+import { nestedFieldProblems } from './nested-fields.js';
 import { KYC_STATUSES, USER_FIELDS, type KycStatus, type User, type UserSeed } from './user.js';
 
 /**
@@ -190,6 +191,10 @@ export class UserRegistry {
         `unknown User field${unknownFields.length > 1 ? 's' : ''} ${unknownFields.map((field) => JSON.stringify(field)).join(', ')}; the fields are ${USER_FIELDS.join(', ')}.`,
       );
     }
+    // Likewise inside cards, wallets, bankingDetails and availableFeatures, which the User
+    // schema leaves open: a field stored there would be echoed in every event of the user.
+    const nestedProblems = nestedFieldProblems(seed as Record<string, unknown>);
+    if (nestedProblems.length > 0) throw new UserRegistryError('invalid_user', `${nestedProblems.join('; ')}.`);
     const user = completeUser(seed);
     this.#assertValid(user);
     if (this.#users.has(user.id)) throw new UserRegistryError('duplicate_user', `A user with id ${JSON.stringify(user.id)} already exists; omit id to get a fresh one.`);

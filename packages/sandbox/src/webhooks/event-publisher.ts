@@ -1,6 +1,8 @@
 import type { Delivery, DeliveryScheduler } from './delivery-scheduler.js';
+import { closestWords } from '../cli/parse-command-line.js';
 import { MAX_NESTING_DEPTH, nestsDeeperThan } from '../conformance/nesting-depth.js';
 import { eventProblems } from './event-conformance.js';
+import { SANDBOX_EVENT_TYPES } from './sample-event-data.js';
 
 /**
  * Why an event could not be published (data not matching the spec, or an endpoint that is
@@ -24,6 +26,34 @@ export class EventPublishError extends Error {
 
 /** How many endpoints one event may be sent to at once (`to`); the live service has one per partner. */
 export const MAX_EVENT_TARGETS = 100;
+
+/** The longest event kind sent with `unknownEventType` (the known ones have at most 28 characters). */
+export const MAX_EVENT_TYPE_LENGTH = 200;
+
+const isKnownEventType = (eventType: unknown): boolean => (SANDBOX_EVENT_TYPES as readonly unknown[]).includes(eventType);
+
+/**
+ * Why `eventType` is refused without the `unknownEventType` opt-in: the known kinds, and the
+ * one it is a typo of ("Did you mean …?"), or else how to send a kind the SDK does not know.
+ */
+export function unknownEventTypeMessage(eventType: unknown): string {
+  const known = `eventType must be one of ${SANDBOX_EVENT_TYPES.join(', ')}; got ${JSON.stringify(typeof eventType === 'string' ? eventType.slice(0, MAX_EVENT_TYPE_LENGTH) : eventType)}.`;
+  // Edit distances of a long string would take a while; no kind is near one anyway.
+  const nearest = typeof eventType === 'string' && eventType.length <= MAX_EVENT_TYPE_LENGTH ? closestWords(eventType, SANDBOX_EVENT_TYPES) : [];
+  if (nearest.length > 0) return `${known} Did you mean ${nearest.map((candidate) => JSON.stringify(candidate)).join(' or ')}?`;
+  return `${known} To send an event kind the SDK does not know (reference 6.1: other kinds are not shown; receivers should acknowledge them with a 2xx and ignore them), add "unknownEventType": true (sendEvent(type, data, { unknownEventType: true })).`;
+}
+
+/** Options of {@link EventPublisher.publish}. */
+export interface PublishOptions {
+  /** The endpoints to send to (default: every configured endpoint). */
+  to?: readonly string[] | undefined;
+  /**
+   * Send an event kind that is not one of {@link SANDBOX_EVENT_TYPES}, with the `data` given
+   * (a JSON object) unchecked: for testing a receiver's handling of kinds it does not know.
+   */
+  unknownEventType?: boolean;
+}
 
 /** Parses a partner endpoint URL: absolute http(s) only (the live service requires https; the sandbox allows http for local receivers). */
 export function parseEndpointUrl(value: string): URL {
@@ -68,8 +98,29 @@ export class EventPublisher {
     return this.#endpoints.delete(parseEndpointUrl(value).href);
   }
 
-  /** Sends `{eventType, data}` to `to` (default: every configured endpoint); returns the deliveries started. */
-  publish(eventType: string, data: unknown, to?: readonly string[]): Delivery[] {
+  /**
+   * Sends `{eventType, data}` to `options.to` (default: every configured endpoint); returns
+   * the deliveries started. A known kind's event must match its schema; any other kind needs
+   * `unknownEventType: true` and a JSON object as `data`.
+   */
+  publish(eventType: string, data: unknown, options: PublishOptions = {}): Delivery[] {
+    const { to, unknownEventType = false } = options;
+    if (typeof unknownEventType !== 'boolean') {
+      throw new EventPublishError('invalid_event', `unknownEventType must be true or false; got ${JSON.stringify(unknownEventType)}.`);
+    }
+    if (unknownEventType) {
+      if (typeof eventType !== 'string' || eventType.length === 0 || eventType.length > MAX_EVENT_TYPE_LENGTH) {
+        throw new EventPublishError('invalid_event', `eventType must be a string of 1 to ${MAX_EVENT_TYPE_LENGTH} characters, such as "card.statement.created".`);
+      }
+      if (isKnownEventType(eventType)) {
+        throw new EventPublishError('invalid_event', `${eventType} is an event kind the SDK knows; leave out unknownEventType, so that its data is checked against its schema.`);
+      }
+      if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+        throw new EventPublishError('invalid_event', `The ${eventType} event's data must be a JSON object (reference 4.6: the body is {eventType, data}); got ${Array.isArray(data) ? 'an array' : JSON.stringify(data)}.`);
+      }
+    } else if (!isKnownEventType(eventType)) {
+      throw new EventPublishError('invalid_event', unknownEventTypeMessage(eventType));
+    }
     // The delivery log clones the event and its answers serialise it: a value nested too
     // deep would overflow the stack there, after the deliveries had started. The limit is the
     // user registry's, so that a user it stores never has its event refused afterwards.
@@ -77,7 +128,7 @@ export class EventPublisher {
       throw new EventPublishError('invalid_event', `The ${eventType} event's data nests values more than ${MAX_NESTING_DEPTH} levels deep; send the data the event's schema describes.`);
     }
     const event = { eventType, data };
-    const problems = eventProblems(event);
+    const problems = unknownEventType ? [] : eventProblems(event);
     if (problems.length > 0) {
       throw new EventPublishError('invalid_event', `The ${eventType} event does not match the spec: ${problems.join('; ')}.`);
     }
