@@ -1,5 +1,5 @@
 /**
- * The service's maximum daily limit, in cents (10,000 USD), unless a higher one was agreed.
+ * The service's maximum daily limit, in cents (10,000 USD), unless another (higher or lower) was agreed at onboarding.
  *
  * @example
  * DEFAULT_MAX_DAILY_LIMIT_CENTS // 1000000

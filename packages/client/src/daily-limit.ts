@@ -49,6 +49,13 @@ export type PendingDailyLimit = DailyLimit & { syncStatus: 'pending' };
  * const options: WaitForLimitSyncOptions = { timeoutMs: 60_000, signal: AbortSignal.timeout(90_000) };
  */
 export interface WaitForLimitSyncOptions {
+  /**
+   * The amount this caller set (what `setDailyLimit` answered): the wait returns only once that
+   * amount is the one synced, and ends with `LimitSupersededError` (`limit_superseded`) when
+   * another amount is synced instead (another tab, process or device of the user changed the
+   * limit after this caller). Left out, any synced limit ends the wait.
+   */
+  amount?: number;
   /** Give up after this long with a `TimeoutError` (code `limit_sync_timeout`). Default 30 000 ms. */
   timeoutMs?: number;
   /** Stops polling; the call rejects with `AbortError`. */
@@ -63,14 +70,12 @@ export interface WaitForLimitSyncOptions {
  * The client parts the limit operations work with.
  *
  * @example
- * const context: DailyLimitContext = { transport, baseUrl, maxDailyLimitCents: 1_000_000, requestTimeoutMs: 30_000 };
+ * const context: DailyLimitContext = { transport, baseUrl, maxDailyLimitCents: 1_000_000 };
  */
 export interface DailyLimitContext extends ServiceContext {
   maxDailyLimitCents: number;
-  /** The client's per-request timeout; polls never wait longer than what is left of theirs. */
-  requestTimeoutMs: number;
-  /** Says whether the wallet has registered (hasSignedUp), for the advice on a 401. */
-  tokenManager?: Pick<TokenManager, 'hasSignedUp'>;
+  /** Says whether the wallet has registered (hasSignedUp) and whether a 401 can be renewed by a wallet prompt, for the advice on a 401. */
+  tokenManager?: Pick<TokenManager, 'hasSignedUp' | 'canReauthenticate'>;
 }
 
 // The limit operations are the newer generation's (the spec's x-generation): an older-generation
@@ -82,8 +87,8 @@ const limitErrors = () => import('./limit-errors.js');
 function adviseOnboarding(context: DailyLimitContext) {
   return async (status: number, body: unknown) => {
     // Read when the refusal came, not after the chunk has loaded.
-    const hasSignedUp = context.tokenManager?.hasSignedUp;
-    return status === 401 || status === 404 || status === 409 ? (await limitErrors()).limitAdvice(status, body, hasSignedUp) : undefined;
+    const { hasSignedUp, canReauthenticate } = context.tokenManager ?? {};
+    return status === 401 || status === 404 || status === 409 ? (await limitErrors()).limitAdvice(status, body, { hasSignedUp, canReauthenticate }) : undefined;
   };
 }
 
@@ -108,8 +113,10 @@ export async function getDailyLimit(context: DailyLimitContext, options: Request
  * await setDailyLimit(context, { amount: 50_000 });
  */
 export async function setDailyLimit(context: DailyLimitContext, params: SetDailyLimitParams, options: RequestOptions = {}): Promise<PendingDailyLimit> {
-  const input = { amount: params?.amount, currency: params?.currency ?? DAILY_LIMIT_CURRENCY };
-  if (!isDailyLimitInput(input, context.maxDailyLimitCents)) throw (await limitErrors()).dailyLimitInputError(input, context.maxDailyLimitCents);
+  // Only a currency left out (undefined) means USD: null is refused, as any other.
+  const currency = params?.currency;
+  const input = { amount: params?.amount, currency: currency === undefined ? DAILY_LIMIT_CURRENCY : currency };
+  if (!isDailyLimitInput(input, context.maxDailyLimitCents)) throw (await limitErrors()).dailyLimitInputError(input, context.maxDailyLimitCents, params);
   const json: SetAccountLimitRequest = { amount: params.amount, currency: DAILY_LIMIT_CURRENCY };
   const answer = await sendServiceRequest(context, { method: 'PUT', path: LIMIT_PATH, json, advice: adviseOnboarding(context) }, options);
   return (await readAccountLimit(readAnswerBody(answer), 'pending')) as PendingDailyLimit;

@@ -1,3 +1,4 @@
+import type { DailyLimit } from './daily-limit.js';
 import { readErrorBody } from './error-body.js';
 import { redactTokens, redactTokensDeep } from './redact-tokens.js';
 import { parseRetryAfter } from './retry-after.js';
@@ -68,7 +69,8 @@ export class InvalidArgumentError extends PartnerClientError {
 
 /**
  * The service answered 2xx with a body this client cannot use (no token in the challenge
- * answer, an unusable nonce, a limit without `amount`, a public key with `success: false`).
+ * answer, an unusable nonce, a limit without `amount`, a public key with `success: false`, an
+ * onboarding answer without its `status` or `User`).
  *
  * @example
  * if (error instanceof UnexpectedResponseError) reportToSupport(error.toJSON());
@@ -237,7 +239,7 @@ export class ConnectionError extends PartnerClientError {
 }
 
 /**
- * No complete response within the time allowed (`timeoutMs` of a request, or of `waitForLimitSync`).
+ * No complete response within the time allowed (`timeoutMs` of a request, or of `waitForLimitSync` or `waitForOnboardingStatus`: codes `request_timeout`, `limit_sync_timeout`, `onboarding_wait_timeout`).
  *
  * @example
  * await client.getDailyLimit({ timeoutMs: 2000 }); // may throw TimeoutError, code 'request_timeout'
@@ -267,6 +269,21 @@ export class TimeoutError extends PartnerClientError {
  */
 export class AbortError extends PartnerClientError {
   override name = 'AbortError';
+}
+
+/**
+ * `waitForLimitSync({ amount })` read another amount synced than the one it waited for: another
+ * change (another tab, process or device of the user) replaced this caller's after it was set.
+ * Code `limit_superseded`; `limit` is the limit synced instead, the one in force.
+ *
+ * @example
+ * catch (error) { if (error instanceof LimitSupersededError) showLimit(error.limit.amount); }
+ */
+export class LimitSupersededError extends PartnerClientError {
+  override name = 'LimitSupersededError';
+  // Set by waitForLimitSync (a lazily loaded chunk), which keeps the main entry small.
+  /** The limit synced instead, now in force. */
+  declare readonly limit: DailyLimit & { syncStatus: 'synced' };
 }
 
 const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amzn-requestid'];

@@ -26,6 +26,7 @@ export {
   errorFromResponse,
   ForbiddenError,
   InvalidArgumentError,
+  LimitSupersededError,
   NotFoundError,
   ConflictError,
   PartnerClientError,

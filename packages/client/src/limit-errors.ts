@@ -2,34 +2,54 @@
 // sending, the advice on a refusal, an answer that is no limit. A chunk of its own, loaded only
 // when one of them is thrown, so that their texts stay out of the main entry (as the sign-in
 // code and the renewal errors do). The checks themselves stay in daily-limit.ts.
-import { previewBody } from './describe-value.js';
+import { DEFAULT_MAX_DAILY_LIMIT_CENTS } from './daily-limit-input.js';
+import { describeValue, previewBody } from './describe-value.js';
 import { readErrorBody } from './error-body.js';
 import { InvalidArgumentError, UnexpectedResponseError } from './errors.js';
+import { unauthorizedAdvice, type TokenState } from './unauthorized-advice.js';
 
 /**
  * The error of a `setDailyLimit` input that `isDailyLimitInput` refused: an amount that is not a
- * whole number of cents in 1..`maxCents`, or a currency other than `USD`.
+ * whole number of cents in 1..`maxCents`, or a currency other than `USD`. `params` is what
+ * `setDailyLimit` was given (a bare number instead of `{ amount }` is named as such).
  *
  * @example
  * throw dailyLimitInputError({ amount: 0, currency: 'USD' }, 1_000_000); // code 'amount_out_of_range'
  */
-export function dailyLimitInputError(input: { amount: unknown; currency: unknown }, maxCents: number): InvalidArgumentError {
+export function dailyLimitInputError(input: { amount: unknown; currency: unknown }, maxCents: number, params?: unknown): InvalidArgumentError {
   const { amount, currency } = input;
-  if (typeof amount !== 'number' || !Number.isInteger(amount)) {
+  if (params === null || typeof params !== 'object') {
     return new InvalidArgumentError(
       'amount',
-      `amount must be a whole number of cents (500 USD is 50000), got ${typeof amount === 'string' ? JSON.stringify(amount) : String(amount)}.`,
+      `setDailyLimit takes an object { amount } with the amount in cents (500 USD is { amount: 50000 }), got ${describeAmount(params)}${typeof params === 'number' ? `: pass { amount: ${params} }` : ''}.`,
       'amount_not_integer',
     );
+  }
+  if (typeof amount !== 'number' || !Number.isInteger(amount)) {
+    return new InvalidArgumentError('amount', `amount must be a whole number of cents (500 USD is 50000), got ${describeAmount(amount)}.`, 'amount_not_integer');
   }
   if (amount <= 0 || amount > maxCents) {
     return new InvalidArgumentError(
       'amount',
-      `amount must be more than 0 and at most ${maxCents} cents (${formatUsd(maxCents)}), got ${amount}. A higher maximum must be agreed at onboarding and then set with the maxDailyLimitCents option.`,
+      `amount must be more than 0 and at most ${maxCents} cents (${formatUsd(maxCents)}), got ${amount}.${
+        amount > 0
+          ? ` That maximum is the client's maxDailyLimitCents option (default ${DEFAULT_MAX_DAILY_LIMIT_CENTS}, the service's unless another was agreed at onboarding): when the platform agreed another maximum with you, higher or lower, set maxDailyLimitCents to it.`
+          : ''
+      }`,
       'amount_out_of_range',
     );
   }
-  return new InvalidArgumentError('currency', `currency must be "USD", the only currency the daily limit accepts, got ${JSON.stringify(currency)}.`, 'currency_not_supported');
+  return new InvalidArgumentError('currency', `currency must be "USD", the only currency the daily limit accepts (or left out), got ${describeAmount(currency)}.`, 'currency_not_supported');
+}
+
+// A value as a refusal shows it; a boxed number or string (new Number(5)) and a bigint say what they are.
+function describeAmount(value: unknown): string {
+  if (typeof value === 'bigint') return `${value}n, a bigint: pass a number, e.g. Number(value)`;
+  if (value instanceof Number || value instanceof String) {
+    const kind = value instanceof Number ? 'Number' : 'String';
+    return `a ${kind} object (new ${kind}(${JSON.stringify(value.valueOf())})): pass the ${kind === 'Number' ? 'number' : 'value'} itself, e.g. Number(value)`;
+  }
+  return describeValue(value);
 }
 
 function formatUsd(cents: number): string {
@@ -47,24 +67,24 @@ function formatUsd(cents: number): string {
 const FINISH_ONBOARDING = 'finish onboarding up to createAccount()';
 
 /**
- * The advice of a limit operation's refusal (404 `NotFound`, 409 `OnboardingStepNotReached`,
- * 401 `UserNotRegistered`, or one of these statuses without a code), or `undefined` when the
- * status and the service's words say enough. `hasSignedUp` is the TokenManager's when the
- * refusal came.
+ * The advice of a limit operation's refusal (404 `NotFound`, 409 `OnboardingStepNotReached`, or
+ * one of these statuses without a code; a 401, see `unauthorizedAdvice`), or `undefined` when
+ * the status and the service's words say enough. `state` is the TokenManager's when the refusal
+ * came.
  *
  * @example
  * limitAdvice(404, { code: 'NotFound' }, undefined) // 'The daily limit is a newer-generation operation; ...'
- * limitAdvice(409, { code: 'Something' }, true) // undefined
+ * limitAdvice(409, { code: 'Something' }, { hasSignedUp: true }) // undefined
  */
-export function limitAdvice(status: number, body: unknown, hasSignedUp: boolean | undefined): string | undefined {
+export function limitAdvice(status: number, body: unknown, state: TokenState | undefined): string | undefined {
   const code = readErrorBody(body).code;
   const is = (documented: string) => (code ?? documented) === documented;
   return status === 404 && is('NotFound')
     ? "The daily limit is a newer-generation operation; on the older generation the user sets it onchain (no limit endpoint). Check baseUrl: it must be a newer-generation deployment (sandbox: generation 'newer')"
     : status === 409 && is('OnboardingStepNotReached')
       ? `The limit is on the account, not created yet: ${FINISH_ONBOARDING}`
-      : status === 401 && hasSignedUp === false && is('UserNotRegistered')
-        ? `This wallet has not registered a user yet (hasSignedUp: false): register it (POST /user), then ${FINISH_ONBOARDING}`
+      : status === 401
+        ? unauthorizedAdvice(body, state, `, then ${FINISH_ONBOARDING}`)
         : undefined;
 }
 

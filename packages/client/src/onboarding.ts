@@ -1,12 +1,14 @@
 // `@capi/client/onboarding`: the newer generation's onboarding, an entry of its own so that the
 // main entry stays within its size budget for partners who only read and set the limit.
 import type * as Spec from '@capi/openapi-types';
+import { describeValue } from './describe-value.js';
 import { AbortError, errorFromResponse, InvalidArgumentError, TimeoutError, UnexpectedResponseError } from './errors.js';
 import { readJwtClaims } from './jwt-expiry.js';
 import type { PartnerClient } from './partner-client.js';
-import type { RawPaths } from './raw-paths.js';
-import { readPollOptions, sleepBeforeNextPoll } from './poll-options.js';
+import { pollUntil } from './poll-options.js';
+import { assertSignalOption } from './signal-option.js';
 import type { RequestOptions } from './transport.js';
+import { unauthorizedAdvice } from './unauthorized-advice.js';
 
 export type {
   AccessTokenClaims,
@@ -49,8 +51,7 @@ export function readTokenClaims(token: string): Partial<Spec.AccessTokenClaims> 
  * const { status } = await getOnboardingStatus(client); // 'action_accept_tos'
  */
 export async function getOnboardingStatus(client: PartnerClient, options: RequestOptions = {}): Promise<Spec.OnboardingStatusResponse & { status: Spec.OnboardingStatus }> {
-  const { data, error, response } = await client.raw.GET('/user/onboarding', options);
-  if (error !== undefined) throw errorFromResponse(response, error, { advice: onboardingAdvice(error) });
+  const data = (await send('getOnboardingStatus', client, 'GET', '/user/onboarding', undefined, options)) as Partial<Spec.OnboardingStatusResponse> | undefined;
   if (typeof data?.status !== 'string') {
     throw new UnexpectedResponseError('The onboarding answer has no status (expected {"status": "..."}). Check baseUrl: it must be a newer-generation deployment.', { code: 'unexpected_onboarding_body' });
   }
@@ -76,10 +77,15 @@ export interface WaitForOnboardingStatusOptions {
 
 /**
  * Polls the onboarding status until it is `target` (one status, any of a list, or a predicate
- * returning true), e.g. through `waiting_kyc_setup` after a migrated user registered.
+ * returning true), e.g. through `waiting_kyc_setup`, which follows `acceptTerms` for a migrated
+ * user while the service carries the verification over. The wait, polls included, is bounded
+ * by `timeoutMs`: a poll in flight (or being retried) then is stopped, and when the next poll
+ * would come later it waits until `timeoutMs` and polls one last time (one attempt, within the
+ * client's request timeout), so it never gives up before it.
  *
- * @throws TimeoutError (`onboarding_wait_timeout`, the last status in the message); AbortError (`aborted`); InvalidArgumentError for a bad target or option.
+ * @throws TimeoutError (`onboarding_wait_timeout`, the last status in the message; at `action_complete_kyc`, the advice to check the user's `kycStatus`); AbortError (`aborted`); InvalidArgumentError for a bad target, client or option.
  * @example
+ * await acceptTerms(client);
  * await waitForOnboardingStatus(client, (status) => status !== 'waiting_kyc_setup', { timeoutMs: 600_000 });
  */
 export async function waitForOnboardingStatus(
@@ -87,39 +93,42 @@ export async function waitForOnboardingStatus(
   target: Spec.OnboardingStatus | readonly Spec.OnboardingStatus[] | ((status: Spec.OnboardingStatus) => boolean),
   options: WaitForOnboardingStatusOptions = {},
 ): Promise<Spec.OnboardingStatusResponse & { status: Spec.OnboardingStatus }> {
-  const { timeoutMs, pollIntervalMs, maxPollIntervalMs, signal } = readPollOptions(options, { timeoutMs: 120_000, pollIntervalMs: 1_000, maxPollIntervalMs: 10_000 });
   const wanted = typeof target === 'function' ? target : Array.isArray(target) ? (status: string) => target.includes(status) : typeof target === 'string' ? (status: string) => status === target : undefined;
   if (wanted === undefined || (Array.isArray(target) && !target.every((status) => typeof status === 'string'))) {
     throw new InvalidArgumentError('target', 'waitForOnboardingStatus needs a status, a list of statuses or a function (status) => boolean.', 'invalid_target');
   }
-  const deadline = Date.now() + timeoutMs;
-  const abort = () => new AbortError('waitForOnboardingStatus was cancelled by the caller\'s AbortSignal.', { code: 'aborted' });
-  let interval = pollIntervalMs;
-  for (;;) {
-    if (signal?.aborted) throw abort();
-    // A poll made once the deadline has come is the last: the status it reads is the one after timeoutMs.
-    const last = Date.now() >= deadline;
-    const answer = await getOnboardingStatus(client, { signal });
-    if (wanted(answer.status)) return answer;
-    if (last) {
-      throw new TimeoutError(`The onboarding status was still ${JSON.stringify(answer.status)} after ${timeoutMs} ms. Wait longer (timeoutMs) or check what the user must do at this step.`, { code: 'onboarding_wait_timeout', timeoutMs });
-    }
-    await sleepBeforeNextPoll(interval, deadline, signal, abort);
-    interval = Math.min(maxPollIntervalMs, Math.round(interval * 1.5));
-  }
+  return pollUntil(options, { timeoutMs: 120_000, pollIntervalMs: 1_000, maxPollIntervalMs: 10_000 }, {
+    poll: (callOptions) => getOnboardingStatus(client, callOptions),
+    done: (answer) => wanted(answer.status),
+    aborted: () => new AbortError('waitForOnboardingStatus was cancelled by the caller\'s AbortSignal.', { code: 'aborted' }),
+    timedOut: (answer, timeoutMs) =>
+      new TimeoutError(
+        answer === undefined
+          ? `The onboarding status could not be read (no answer to the last poll) within ${timeoutMs} ms. Wait longer (timeoutMs), or check that the service is reachable.`
+          : `The onboarding status was still ${JSON.stringify(answer.status)} after ${timeoutMs} ms. ${
+              answer.status === 'action_complete_kyc'
+                ? "It moves on from action_complete_kyc only once the user's KYC is approved: check the user's kycStatus (getUser(), or the kyc.status.changed webhook). Waiting longer (timeoutMs) helps while it is pending or processing; with rejected or resubmissionRequested the status stays at action_complete_kyc, and the user (or your KYC flow) has to act first."
+                : 'Wait longer (timeoutMs) or check what the user must do at this step.'
+            }`,
+        { code: 'onboarding_wait_timeout', timeoutMs },
+      ),
+  });
 }
 
 // What to do about each refusal the onboarding operations document (the spec's `code`s), so
 // that the error says it instead of a generic word about the status: the newer generation's
-// operations, whose advice names newer-generation operations.
+// operations, whose advice names newer-generation operations. `InvalidOneTimePassword` names the
+// operation that sends the password the refused call needed (see onboardingAdvice), and a 401
+// depends on the TokenManager (see unauthorizedAdvice).
 const ADVICE: Record<string, string> = {
   UserNotRegistered: 'This wallet has not registered a user yet: requestEmailVerification(), then registerUser()',
   OnboardingStepNotReached: 'An earlier step is still open: read getOnboardingStatus() and complete the step it names first',
-  AlreadyRegistered: 'This wallet already has a user: sign in again for a token with its userId instead of registering again',
+  AlreadyRegistered:
+    "This wallet already has a user (registerUser sent twice, e.g. a double click or another tab), so there is nothing to register again: read getOnboardingStatus() and go on from the step it names. The token you hold keeps working for that, even one that still says hasSignedUp: false; a refresh (the TokenManager's refresh callback) renews it into one with the userId",
   EmailTaken: "Another user registered this email, and a user has one sign-in wallet: sign in with that user's wallet, or register another email",
   AlreadyDone: 'This step is already complete: read getOnboardingStatus() for the next one',
-  PhoneNotValidated: 'Set and validate a phone number first: requestPhoneVerification(), then setPhone()',
-  InvalidOneTimePassword: 'Ask for a new one-time password (requestEmailVerification() or requestPhoneVerification()) and send the newest one the user received',
+  PhoneNotValidated:
+    'The user has no validated phone number yet, so updatePhone() has none to change. The first one is set with requestPhoneVerification(), then setPhone(), at the step action_verify_phone, after createAccount(), when your partnership requires phone verification (without it, the number comes with the first card: createCard({ phone })). Read getOnboardingStatus() for the step the user is at, and complete the steps before it first',
 };
 
 // The older generation's operations (the SMS phone verification, under /api/v1) are answered
@@ -135,20 +144,47 @@ const OLDER_GENERATION_ADVICE: Record<string, string> = {
   InvalidOneTimePassword: 'Ask for a new one-time password (requestLegacyPhoneVerification()) and send the newest one the user received',
 };
 
-function onboardingAdvice(body: unknown, path?: OnboardingPath): string | undefined {
-  const advice = path?.startsWith('/api/v1/') ? OLDER_GENERATION_ADVICE : ADVICE;
+function onboardingAdvice(client: PartnerClient, status: number, body: unknown, path: OnboardingPath): string | undefined {
+  const older = path.startsWith('/api/v1/');
+  const advice = older ? OLDER_GENERATION_ADVICE : ADVICE;
   const code = (body as { code?: unknown } | null)?.code;
+  // Read when the refusal came: whether the token says the wallet registered, and whether a
+  // wallet prompt can renew it.
+  const { hasSignedUp, canReauthenticate } = client.tokenManager ?? {};
+  if (status === 401) return unauthorizedAdvice(body, { hasSignedUp, canReauthenticate }, '', older ? advice.UserNotRegistered : undefined);
+  if (code === 'InvalidOneTimePassword' && !older) {
+    return `Ask for a new one-time password with ${path === '/user' ? 'requestEmailVerification()' : 'requestPhoneVerification()'} and send the newest one the user received`;
+  }
   return typeof code === 'string' && Object.hasOwn(advice, code) ? advice[code] : undefined;
 }
 
-type OnboardingPath = '/email/verification' | '/user' | '/user/terms' | '/source-of-funds' | '/account' | '/phone/verification' | '/phone' | '/cards' | '/api/v1/verification' | '/api/v1/verification/check';
+type OnboardingPath = '/user/onboarding' | '/email/verification' | '/user' | '/user/terms' | '/source-of-funds' | '/account' | '/phone/verification' | '/phone' | '/cards' | '/api/v1/verification' | '/api/v1/verification/check';
 
-async function send(client: PartnerClient, method: 'GET' | 'POST' | 'PATCH', path: OnboardingPath, body: object | undefined, options: RequestOptions): Promise<unknown> {
+// What a caller can get wrong about the call itself, checked before anything is sent: no
+// PartnerClient (acceptTerms() without its client), options that are not an object, a signal
+// that is not an AbortSignal (openapi-fetch's new Request would throw a bare TypeError). The
+// transport checks the other options (timeoutMs, retries, auth).
+function assertCall(operation: string, client: unknown, options: unknown): void {
+  if (typeof (client as Partial<PartnerClient> | null)?.raw?.GET !== 'function') {
+    throw new InvalidArgumentError(
+      'client',
+      `${operation} needs the PartnerClient as its first argument: const client = createPartnerClient({ baseUrl }), then ${operation}(client, ...); got ${client === undefined ? 'nothing' : client !== null && typeof client === 'object' ? 'an object that is not a PartnerClient (no raw client)' : describeValue(client)}.`,
+      'invalid_client',
+    );
+  }
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidArgumentError('options', `${operation} takes its options as an object such as { signal, timeoutMs }, got ${describeValue(options)}.`, 'invalid_option');
+  }
+  assertSignalOption((options as RequestOptions).signal, 'signal');
+}
+
+async function send(operation: string, client: PartnerClient, method: 'GET' | 'POST' | 'PATCH', path: OnboardingPath, body: object | undefined, options: RequestOptions): Promise<unknown> {
+  assertCall(operation, client, options);
   // The bodies are the spec's request bodies (typed by the callers); a write is never retried
   // unless options.retries says so.
   const call = client.raw[method] as (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
   const { data, error, response } = await call(path, body === undefined ? options : { ...options, body });
-  if (error !== undefined) throw errorFromResponse(response, error, { advice: onboardingAdvice(error, path) });
+  if (error !== undefined) throw errorFromResponse(response, error, { advice: onboardingAdvice(client, response.status, error, path) });
   return data;
 }
 
@@ -210,7 +246,7 @@ function requireOneTimePassword(operation: string, body: Record<string, unknown>
 export async function requestEmailVerification(client: PartnerClient, body: Spec.EmailVerificationRequest, options: RequestOptions = {}): Promise<Spec.OneTimePasswordSent> {
   const fields = bodyObject('requestEmailVerification', body, "{ email: 'ada@example.com' }");
   requireText('requestEmailVerification', fields, 'email', "'ada@example.com'");
-  return readOneTimePasswordSent(await send(client, 'POST', '/email/verification', body, options), 'requestEmailVerification');
+  return readOneTimePasswordSent(await send('requestEmailVerification', client, 'POST', '/email/verification', body, options), 'requestEmailVerification');
 }
 
 /**
@@ -231,7 +267,7 @@ export async function registerUser(client: PartnerClient, body: Spec.RegisterUse
   const fields = bodyObject('registerUser', body, "{ email: 'ada@example.com', otp: '492817' }");
   requireText('registerUser', fields, 'email', "'ada@example.com'");
   requireOneTimePassword('registerUser', fields);
-  const user = readUser(await send(client, 'POST', '/user', body, options), 'registerUser');
+  const user = readUser(await send('registerUser', client, 'POST', '/user', body, options), 'registerUser');
   // The token still says hasSignedUp: false; a refresh (newer generation, no wallet prompt)
   // brings one with the userId. A custom token manager may not offer it. The call's signal ends
   // the wait for it: the registration stands, so the user is returned all the same.
@@ -248,7 +284,7 @@ export async function registerUser(client: PartnerClient, body: Spec.RegisterUse
  * const { kycStatus, isSourceOfFundsAnswered } = await getUser(client);
  */
 export async function getUser(client: PartnerClient, options: RequestOptions = {}): Promise<Spec.User> {
-  return readUser(await send(client, 'GET', '/user', undefined, options), 'getUser');
+  return readUser(await send('getUser', client, 'GET', '/user', undefined, options), 'getUser');
 }
 
 /**
@@ -261,7 +297,7 @@ export async function getUser(client: PartnerClient, options: RequestOptions = {
  * if ((await getOnboardingStatus(client)).status === 'action_accept_tos') await acceptTerms(client);
  */
 export async function acceptTerms(client: PartnerClient, options: RequestOptions = {}): Promise<Spec.User> {
-  return readUser(await send(client, 'POST', '/user/terms', { accepted: true }, options), 'acceptTerms');
+  return readUser(await send('acceptTerms', client, 'POST', '/user/terms', { accepted: true }, options), 'acceptTerms');
 }
 
 /**
@@ -279,7 +315,7 @@ export async function submitSourceOfFunds(client: PartnerClient, body: Spec.Sour
   if (!usable) {
     throw new InvalidArgumentError('answers', `submitSourceOfFunds needs answers, a non-empty list of { question, answer } strings; got ${JSON.stringify(answers) ?? 'none'}.`, 'invalid_answers');
   }
-  return readUser(await send(client, 'POST', '/source-of-funds', body, options), 'submitSourceOfFunds');
+  return readUser(await send('submitSourceOfFunds', client, 'POST', '/source-of-funds', body, options), 'submitSourceOfFunds');
 }
 
 /**
@@ -292,7 +328,7 @@ export async function submitSourceOfFunds(client: PartnerClient, body: Spec.Sour
  * const { smartWallets } = await createAccount(client);
  */
 export async function createAccount(client: PartnerClient, options: RequestOptions = {}): Promise<Spec.User> {
-  return readUser(await send(client, 'POST', '/account', undefined, options), 'createAccount');
+  return readUser(await send('createAccount', client, 'POST', '/account', undefined, options), 'createAccount');
 }
 
 /**
@@ -315,7 +351,7 @@ function phoneWrite(operation: 'setPhone' | 'updatePhone' | 'checkLegacyPhoneVer
     const fields = bodyObject(operation, body, "{ phone: '+15555550123', otp: '731904' }");
     requireText(operation, fields, 'phone', "'+15555550123'");
     requireOneTimePassword(operation, fields);
-    return readUser(await send(client, method, path, body, options), operation);
+    return readUser(await send(operation, client, method, path, body, options), operation);
   };
 }
 
@@ -323,7 +359,7 @@ function phoneVerificationRequest(operation: 'requestPhoneVerification' | 'reque
   return async (client: PartnerClient, body: Spec.PhoneVerificationRequest, options: RequestOptions = {}): Promise<Spec.OneTimePasswordSent> => {
     const fields = bodyObject(operation, body, "{ phone: '+15555550123' }");
     requireText(operation, fields, 'phone', "'+15555550123'");
-    return readOneTimePasswordSent(await send(client, 'POST', path, body, options), operation);
+    return readOneTimePasswordSent(await send(operation, client, 'POST', path, body, options), operation);
   };
 }
 
@@ -359,7 +395,7 @@ export const updatePhone: (client: PartnerClient, body: Spec.SetPhoneRequest, op
  */
 export async function createCard(client: PartnerClient, body: Spec.CreateCardRequest = {}, options: RequestOptions = {}): Promise<Spec.User> {
   bodyObject('createCard', body, "{ virtual: true }");
-  return readUser(await send(client, 'POST', '/cards', body, options), 'createCard');
+  return readUser(await send('createCard', client, 'POST', '/cards', body, options), 'createCard');
 }
 
 /**

@@ -34,7 +34,7 @@ export interface PartnerClientOptions {
   timeoutMs?: number;
   /** Retries of idempotent requests on connection errors, timeouts, 408, 429 and 5xx. Default 2. */
   retries?: RetriesOption;
-  /** The highest daily limit `setDailyLimit` accepts, in cents, if a higher one was agreed at onboarding. Default 1,000,000. */
+  /** The highest daily limit `setDailyLimit` accepts, in cents: the maximum agreed with the platform at onboarding when it is not the service's 1,000,000 (higher or lower). Default 1,000,000. */
   maxDailyLimitCents?: number;
   /** Called before each retry, e.g. for logging. */
   onRetry?: (event: RetryEvent) => void;
@@ -61,7 +61,7 @@ export interface PartnerClient {
   getDailyLimit(options?: RequestOptions): Promise<DailyLimit>;
   /** Sets the daily spending limit; checked locally first, never retried unless `options.retries` is given. Answers it `pending` (reference 3.1). Newer generation only, as `getDailyLimit`. */
   setDailyLimit(params: SetDailyLimitParams, options?: RequestOptions): Promise<PendingDailyLimit>;
-  /** Polls until the limit's `syncStatus` is `synced`. Newer generation only, as `getDailyLimit`. */
+  /** Polls until the limit's `syncStatus` is `synced` (with `amount`, until that amount is the one synced: `LimitSupersededError` when another is). Newer generation only, as `getDailyLimit`. */
   waitForLimitSync(options?: WaitForLimitSyncOptions): Promise<DailyLimit>;
   /** Fetches the webhook signing key from `webhooksUrl`. */
   getWebhookPublicKey(options?: RequestOptions): Promise<WebhookPublicKey>;
@@ -105,7 +105,7 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
   // without building a Request and a Response per call (a large part of a call's cost).
   const raw = createOpenapiFetchClient<RawPaths>({ baseUrl, fetch: transport.fetch });
   const serviceContext = { transport, baseUrl };
-  const limitContext: DailyLimitContext = { ...serviceContext, maxDailyLimitCents, requestTimeoutMs: timeoutMs, tokenManager };
+  const limitContext: DailyLimitContext = { ...serviceContext, maxDailyLimitCents, tokenManager };
 
   return {
     raw,

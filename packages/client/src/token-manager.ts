@@ -296,6 +296,14 @@ export class TokenManager {
   }
 
   /**
+   * Whether a `reauthenticate` callback was given: a 401 that no refresh can renew is then renewed
+   * by signing the user in again (a wallet prompt). The advice of a 401 depends on it.
+   */
+  get canReauthenticate(): boolean {
+    return this.#reauthenticate !== undefined;
+  }
+
+  /**
    * Forgets every token (sign-out) and starts a new session: a renewal or sign-in still in
    * flight stores nothing afterwards (its callers get `TokenRenewalError` `session_changed`),
    * and a request sent before gets no token of a later session when it is answered 401.

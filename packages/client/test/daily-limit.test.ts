@@ -103,7 +103,7 @@ describe('a wallet that has not registered: it signs in, and the limit answers 4
       expect(error).toBeInstanceOf(AuthenticationError);
       expect(error).toMatchObject({ status: 401, code: 'UserNotRegistered' });
       expect((error as Error).message).toMatch(
-        /^Authentication failed \(HTTP 401 UserNotRegistered\): This wallet has no user yet \(token claim hasSignedUp: false\); register first: POST \/email\/verification, then POST \/user with the email and its one-time password\. This wallet has not registered a user yet \(hasSignedUp: false\): register it \(POST \/user\), then finish onboarding up to createAccount\(\) \[request id req-\d+\]$/,
+        /^Authentication failed \(HTTP 401 UserNotRegistered\): This wallet has no user yet \(token claim hasSignedUp: false\); register first: POST \/email\/verification, then POST \/user with the email and its one-time password\. This wallet has not registered a user yet \(hasSignedUp: false\): register it with requestEmailVerification\(\), then registerUser\(\) with the one-time password it emails \(POST \/user\), then finish onboarding up to createAccount\(\) \[request id req-\d+\]$/,
       );
     }
     // The token still serves registration: kept, and no wallet prompt for a sign-in that would bring the same answer.
@@ -191,6 +191,10 @@ describe('checks the amount and currency before any request', () => {
     ['a missing amount', {}, 'amount_not_integer'],
     ['EUR', { amount: 5_000, currency: 'EUR' }, 'currency_not_supported'],
     ['lower-case usd', { amount: 5_000, currency: 'usd' }, 'currency_not_supported'],
+    // Only a currency left out (undefined) means USD.
+    ['a null currency', { amount: 5_000, currency: null }, 'currency_not_supported'],
+    ['a bare number instead of { amount }', 50_000, 'amount_not_integer'],
+    ['a Number object', { amount: new Number(5_000) }, 'amount_not_integer'],
   ])('rejects %s with InvalidArgumentError and sends nothing', async (_case, params, code) => {
     const client = await signedInClient();
     const requestsBefore = service.requests.length;
@@ -201,10 +205,30 @@ describe('checks the amount and currency before any request', () => {
     expect(service.count('PUT', LIMIT_PATH)).toBe(0);
   });
 
-  it('explains the range and how to raise it', async () => {
+  it('explains the range and how to set another agreed maximum, higher or lower', async () => {
     const client = await signedInClient();
     const error = await client.setDailyLimit({ amount: 2_000_000 }).catch((caught: unknown) => caught);
     expect((error as Error).message).toMatch(/at most 1000000 cents \(10,000 USD\).*maxDailyLimitCents/);
+    expect((error as Error).message).toContain('when the platform agreed another maximum with you, higher or lower, set maxDailyLimitCents to it');
+    expect((error as Error).message).not.toContain('A higher maximum must be agreed');
+    // A maximum agreed lower than the default: the same advice, with that maximum.
+    const lower = createPartnerClient({ baseUrl: service.url, maxDailyLimitCents: 500_000 });
+    const refused = await lower.setDailyLimit({ amount: 600_000 }).catch((caught: unknown) => caught);
+    expect(refused).toMatchObject({ code: 'amount_out_of_range', message: expect.stringContaining('at most 500000 cents (5,000 USD), got 600000') });
+    expect((refused as Error).message).toContain('higher or lower');
+    // Zero is refused for being zero: no word about the maximum.
+    expect(((await client.setDailyLimit({ amount: 0 }).catch((caught: unknown) => caught)) as Error).message).not.toContain('maxDailyLimitCents');
+  });
+
+  it('says what it got: a bare number is told to be passed as { amount }, a Number object as what it is, a null currency as null', async () => {
+    const client = await signedInClient();
+    const message = async (params: unknown) => ((await client.setDailyLimit(params as never).catch((caught: unknown) => caught)) as Error).message;
+    expect(await message(50_000)).toBe('setDailyLimit takes an object { amount } with the amount in cents (500 USD is { amount: 50000 }), got 50000: pass { amount: 50000 }.');
+    expect(await message(undefined)).toContain('setDailyLimit takes an object { amount }');
+    expect(await message({ amount: new Number(5) })).toContain('got a Number object (new Number(5)): pass the number itself');
+    expect(await message({ amount: 10n })).toContain('got 10n, a bigint: pass a number');
+    expect(await message({ amount: 100, currency: null })).toBe('currency must be "USD", the only currency the daily limit accepts (or left out), got null.');
+    await expect(client.setDailyLimit({ amount: 100, currency: undefined })).resolves.toMatchObject({ amount: 100, currency: 'USD' });
   });
 
   it('allows a higher partner-agreed maximum with maxDailyLimitCents, leaving the final word to the service', async () => {

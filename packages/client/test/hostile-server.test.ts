@@ -20,6 +20,7 @@ import {
   type PartnerClient,
   type PartnerClientOptions,
 } from '../src/index.js';
+import { waitForOnboardingStatus } from '../src/onboarding.js';
 import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -294,6 +295,41 @@ describe('waitForLimitSync gives up at its timeoutMs, even while a poll is being
     while (count('GET', LIMIT_PATH) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
     expect(await pending).toBeInstanceOf(AbortError);
+  });
+});
+
+describe('waitForOnboardingStatus ends at its timeoutMs, polls included, with onboarding_wait_timeout', () => {
+  const ONBOARDING_PATH = '/user/onboarding';
+
+  it('a service that never answers the polls: the poll being retried is stopped at the deadline', async () => {
+    handler = () => undefined;
+    const client = signedInClient({ timeoutMs: 600, retries: { count: 2, baseDelayMs: 1 } });
+    const started = Date.now();
+    const error = await caught(waitForOnboardingStatus(client, 'completed', { timeoutMs: 1_000 }));
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ code: 'onboarding_wait_timeout', timeoutMs: 1_000, message: expect.stringContaining('could not be read (no answer to the last poll) within 1000 ms') });
+    // Each attempt is allowed 600 ms: a third could only start after the 1,000 ms deadline.
+    expect(count('GET', ONBOARDING_PATH)).toBeLessThanOrEqual(2);
+    // Not the retries' 3 x 600 ms (and far from the default client's 3 x 30 s).
+    expect(Date.now() - started).toBeLessThan(1_600);
+  });
+
+  it('the last poll, made at the deadline, is one attempt within the client\'s request timeout, then onboarding_wait_timeout (not request_timeout)', async () => {
+    let polls = 0;
+    handler = (req, res) => (polls++ === 0 ? answerJson(200, { status: 'action_complete_kyc' })(req, res) : undefined);
+    const client = signedInClient({ timeoutMs: 400, retries: { count: 2, baseDelayMs: 1 } });
+    const error = await caught(waitForOnboardingStatus(client, 'completed', { timeoutMs: 300, pollIntervalMs: 5_000 }));
+    expect(error).toMatchObject({ name: 'TimeoutError', code: 'onboarding_wait_timeout', timeoutMs: 300 });
+    expect(count('GET', ONBOARDING_PATH)).toBe(2);
+  });
+
+  it("the caller's signal still ends it with AbortError", async () => {
+    handler = () => undefined;
+    const controller = new AbortController();
+    const pending = caught(waitForOnboardingStatus(signedInClient(), 'completed', { timeoutMs: 60_000, signal: controller.signal }));
+    while (count('GET', ONBOARDING_PATH) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    expect(await pending).toMatchObject({ name: 'AbortError', code: 'aborted' });
   });
 });
 

@@ -4,7 +4,7 @@
 // documents. The journey through a real sandbox is in onboarding.test.ts.
 import type { User } from '@capi/openapi-types';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AuthenticationError, ConflictError, createPartnerClient, InvalidArgumentError, NotFoundError, ServerError, signerFromViemAccount, UnexpectedResponseError, ValidationError, type PartnerClient } from '../src/index.js';
+import { AuthenticationError, ConflictError, createPartnerClient, InvalidArgumentError, NotFoundError, ServerError, signerFromViemAccount, TokenManager, UnexpectedResponseError, ValidationError, type PartnerClient } from '../src/index.js';
 import {
   acceptTerms,
   checkLegacyPhoneVerification,
@@ -19,6 +19,7 @@ import {
   setPhone,
   submitSourceOfFunds,
   updatePhone,
+  waitForOnboardingStatus,
 } from '../src/onboarding.js';
 import { startPartnerService, type PartnerService } from './support/partner-service.js';
 import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
@@ -106,11 +107,13 @@ describe('refuses a call it can tell is wrong before sending anything, with Inva
 describe('turns each refusal the spec documents into its typed error, saying what to do', () => {
   it.each([
     ['409 OnboardingStepNotReached', () => acceptTerms, 'POST', '/user/terms', 409, 'OnboardingStepNotReached', ConflictError, /read getOnboardingStatus\(\) and complete the step it names first/],
-    ['409 AlreadyRegistered', () => (c: PartnerClient) => registerUser(c, { email: 'ada@example.com', otp: '049281' }), 'POST', '/user', 409, 'AlreadyRegistered', ConflictError, /sign in again for a token with its userId/],
+    ['409 AlreadyRegistered (a registerUser sent twice: read the status and go on, the token keeps working)', () => (c: PartnerClient) => registerUser(c, { email: 'ada@example.com', otp: '049281' }), 'POST', '/user', 409, 'AlreadyRegistered', ConflictError, /^(?!.*sign in again).*nothing to register again: read getOnboardingStatus\(\) and go on from the step it names\. The token you hold keeps working/],
     ['409 EmailTaken', () => (c: PartnerClient) => registerUser(c, { email: 'ada@example.com', otp: '049281' }), 'POST', '/user', 409, 'EmailTaken', ConflictError, /a user has one sign-in wallet/],
     ['409 AlreadyDone', () => createAccount, 'POST', '/account', 409, 'AlreadyDone', ConflictError, /already complete: read getOnboardingStatus\(\) for the next one/],
-    ['409 PhoneNotValidated', () => (c: PartnerClient) => updatePhone(c, { phone: '+15555550199', otp: '118273' }), 'PATCH', '/phone', 409, 'PhoneNotValidated', ConflictError, /requestPhoneVerification\(\), then setPhone\(\)/],
-    ['422 InvalidOneTimePassword', () => (c: PartnerClient) => setPhone(c, { phone: '+15555550123', otp: '000000' }), 'POST', '/phone', 422, 'InvalidOneTimePassword', ValidationError, /Ask for a new one-time password/],
+    ['409 PhoneNotValidated (no advice to call a step the service refuses before action_verify_phone)', () => (c: PartnerClient) => updatePhone(c, { phone: '+15555550199', otp: '118273' }), 'PATCH', '/phone', 409, 'PhoneNotValidated', ConflictError, /^(?!.*Set and validate a phone number first).*requestPhoneVerification\(\), then setPhone\(\), at the step action_verify_phone, after createAccount\(\).*Read getOnboardingStatus\(\) for the step the user is at/],
+    ['422 InvalidOneTimePassword on setPhone (names the phone call only)', () => (c: PartnerClient) => setPhone(c, { phone: '+15555550123', otp: '000000' }), 'POST', '/phone', 422, 'InvalidOneTimePassword', ValidationError, /^(?!.*requestEmailVerification).*Ask for a new one-time password with requestPhoneVerification\(\)/],
+    ['422 InvalidOneTimePassword on updatePhone (names the phone call only)', () => (c: PartnerClient) => updatePhone(c, { phone: '+15555550199', otp: '000000' }), 'PATCH', '/phone', 422, 'InvalidOneTimePassword', ValidationError, /^(?!.*requestEmailVerification).*Ask for a new one-time password with requestPhoneVerification\(\)/],
+    ['422 InvalidOneTimePassword on registerUser (names the email call only)', () => (c: PartnerClient) => registerUser(c, { email: 'ada@example.com', otp: '000000' }), 'POST', '/user', 422, 'InvalidOneTimePassword', ValidationError, /^(?!.*requestPhoneVerification).*Ask for a new one-time password with requestEmailVerification\(\)/],
     ['404 UserNotRegistered', () => getOnboardingStatus, 'GET', '/user/onboarding', 404, 'UserNotRegistered', NotFoundError, /requestEmailVerification\(\), then registerUser\(\)/],
     ['401 UserNotRegistered (newer generation)', () => getUser, 'GET', '/user', 401, 'UserNotRegistered', AuthenticationError, /requestEmailVerification\(\), then registerUser\(\)/],
     ['401 UserNotRegistered (older generation: no registration operation there)', () => (c: PartnerClient) => requestLegacyPhoneVerification(c, { phone: '+15555550123' }), 'POST', '/api/v1/verification', 401, 'UserNotRegistered', AuthenticationError, /^(?!.*(requestEmailVerification|registerUser)).*the older generation has no registration operation.*sign in with a wallet that owns a registered account/],
@@ -144,5 +147,78 @@ describe('turns each refusal the spec documents into its typed error, saying wha
     service.script('GET', '/user', { status: 503, headers: { 'retry-after': '0' }, body: { message: 'maintenance' } }, { status: 200, body: USER });
     await expect(getUser(client)).resolves.toEqual(USER);
     expect(service.count('GET', '/user')).toBe(2);
+  });
+});
+
+describe('a call made wrongly is an InvalidArgumentError saying what to pass, and sends nothing', () => {
+  it.each([
+    ['getOnboardingStatus', (c: PartnerClient, o: object) => getOnboardingStatus(c, o)],
+    ['getUser', (c: PartnerClient, o: object) => getUser(c, o)],
+    ['acceptTerms', (c: PartnerClient, o: object) => acceptTerms(c, o)],
+    ['createAccount', (c: PartnerClient, o: object) => createAccount(c, o)],
+    ['setPhone', (c: PartnerClient, o: object) => setPhone(c, { phone: '+15555550123', otp: '731904' }, o)],
+    ['requestLegacyPhoneVerification', (c: PartnerClient, o: object) => requestLegacyPhoneVerification(c, { phone: '+15555550123' }, o)],
+  ] as const)('%s: a signal that is not an AbortSignal (invalid_option, as the main entry), options that are no object', async (_name, call) => {
+    const { client } = await signedIn();
+    const before = service.requests.length;
+    for (const signal of ['x', {}]) {
+      const error = await call(client, { signal }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+      expect(error).toMatchObject({ argument: 'signal', code: 'invalid_option', message: expect.stringContaining('signal must be an AbortSignal (such as controller.signal)') });
+    }
+    await expect(call(client, null as never)).rejects.toMatchObject({ name: 'InvalidArgumentError', argument: 'options', code: 'invalid_option' });
+    expect(service.requests.length).toBe(before);
+  });
+
+  it.each([
+    ['acceptTerms()', () => acceptTerms(undefined as never), /acceptTerms needs the PartnerClient as its first argument: const client = createPartnerClient\(\{ baseUrl \}\), then acceptTerms\(client, \.\.\.\); got nothing/],
+    ['getUser(options) without the client', () => getUser({ timeoutMs: 5_000 } as never), /getUser needs the PartnerClient as its first argument.*got an object that is not a PartnerClient/],
+    ['createAccount(client.raw)', () => createAccount(createPartnerClient({ baseUrl: 'https://api.example.com' }).raw as never), /createAccount needs the PartnerClient/],
+    ['getOnboardingStatus()', () => getOnboardingStatus(undefined as never), /getOnboardingStatus needs the PartnerClient/],
+    ['requestPhoneVerification(null, body)', () => requestPhoneVerification(null as never, { phone: '+15555550123' }), /requestPhoneVerification needs the PartnerClient.*got null/],
+    ['waitForOnboardingStatus(undefined, target)', () => waitForOnboardingStatus(undefined as never, 'completed'), /getOnboardingStatus needs the PartnerClient/],
+  ])('%s', async (_name, call, message) => {
+    const error = await call().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect(error).toMatchObject({ argument: 'client', code: 'invalid_client', message: expect.stringMatching(message) });
+  });
+});
+
+describe("a 401 the TokenManager could not renew away: the advice depends on whether it has reauthenticate", () => {
+  // The session ended at the service (a refresh token used twice, e.g. by two tabs): the renewed token is refused too.
+  const sessionRevoked = { status: 401, body: { code: 'SessionRevoked', message: 'This session was ended' } };
+
+  async function clientWith(reauthenticate: boolean) {
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
+    const signIn = () => client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    const client: PartnerClient = createPartnerClient({ baseUrl: service.url, tokenManager: new TokenManager(reauthenticate ? { reauthenticate: () => signIn() } : {}) });
+    await signIn();
+    return client;
+  }
+
+  it.each([
+    ['acceptTerms', 'POST', '/user/terms', (c: PartnerClient) => acceptTerms(c)],
+    ['getDailyLimit', 'GET', '/user-api/user/account/limit', (c: PartnerClient) => c.getDailyLimit()],
+  ] as const)('%s: with reauthenticate, it does not advise giving one, and says what the next request does', async (_name, method, path, call) => {
+    const client = await clientWith(true);
+    expect(client.tokenManager.canReauthenticate).toBe(true);
+    service.script(method, path, sessionRevoked, sessionRevoked);
+    const error = await call(client).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'AuthenticationError', status: 401, code: 'SessionRevoked' });
+    expect((error as Error).message).not.toContain('give the client a TokenManager with a reauthenticate callback');
+    expect((error as Error).message).toContain('The service refused the access token even after the TokenManager renewed it for this request');
+    expect((error as Error).message).toContain('The next request renews it again, through the reauthenticate callback');
+  });
+
+  it.each([
+    ['acceptTerms', 'POST', '/user/terms', (c: PartnerClient) => acceptTerms(c)],
+    ['getDailyLimit', 'GET', '/user-api/user/account/limit', (c: PartnerClient) => c.getDailyLimit()],
+  ] as const)('%s: without reauthenticate, it advises giving one', async (_name, method, path, call) => {
+    const client = await clientWith(false);
+    expect(client.tokenManager.canReauthenticate).toBe(false);
+    service.script(method, path, sessionRevoked);
+    const error = await call(client).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'AuthenticationError', code: 'SessionRevoked' });
+    expect((error as Error).message).toContain('Sign in again with signInWithEthereum(), or give the client a TokenManager with a reauthenticate callback');
   });
 });

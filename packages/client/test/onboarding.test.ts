@@ -89,6 +89,26 @@ describe('waitForOnboardingStatus polls one last time at its timeoutMs, never gi
   });
 });
 
+describe('a wait for KYC that a rejected or resubmission-requested KYC holds at action_complete_kyc', () => {
+  it.each(['rejected', 'resubmissionRequested'] as const)('kycStatus %s: the timeout says to check the user\'s kycStatus, not only to wait longer', async (kycStatus) => {
+    const { client, userId } = await signedIn();
+    sandbox!.users.setKycStatus(userId, kycStatus);
+    const late = await waitForOnboardingStatus(client, (status) => status !== 'action_complete_kyc', { timeoutMs: 300, pollIntervalMs: 50 }).catch((error: unknown) => error);
+    expect(late).toMatchObject({ name: 'TimeoutError', code: 'onboarding_wait_timeout', message: expect.stringContaining('"action_complete_kyc" after 300 ms') });
+    expect((late as Error).message).toContain("check the user's kycStatus (getUser(), or the kyc.status.changed webhook)");
+    expect((late as Error).message).toContain('with rejected or resubmissionRequested the status stays at action_complete_kyc');
+    expect((await getUser(client)).kycStatus).toBe(kycStatus);
+  });
+
+  it('another step keeps the general advice', async () => {
+    const { client, userId } = await signedIn();
+    sandbox!.users.setKycStatus(userId, 'approved');
+    const late = await waitForOnboardingStatus(client, 'completed', { timeoutMs: 200, pollIntervalMs: 50 }).catch((error: unknown) => error);
+    expect(late).toMatchObject({ code: 'onboarding_wait_timeout', message: expect.stringContaining('Wait longer (timeoutMs) or check what the user must do at this step') });
+    expect((late as Error).message).not.toContain('kycStatus');
+  });
+});
+
 describe('readTokenClaims', () => {
   it('reads hasSignedUp and userId without verifying, and refuses what is not a JWT', async () => {
     const { token, userId } = await signedIn();

@@ -67,7 +67,7 @@ describe('a 401 about the token, for a wallet registered with its pre-registrati
     });
     await client.signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE });
     const error = await client.getDailyLimit().catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ name: 'AuthenticationError', code: 'UserNotRegistered', message: expect.stringContaining('register it (POST /user)') });
+    expect(error).toMatchObject({ name: 'AuthenticationError', code: 'UserNotRegistered', message: expect.stringContaining('register it with requestEmailVerification(), then registerUser()') });
     expect(prompts).toBe(0);
     expect(client.tokenManager.hasToken).toBe(true);
   });

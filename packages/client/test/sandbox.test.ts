@@ -11,6 +11,8 @@ import {
   NotFoundError,
   errorFromResponse,
   ForbiddenError,
+  LimitSupersededError,
+  PartnerClientError,
   signerFromViemAccount,
   TokenManager,
   ValidationError,
@@ -67,6 +69,47 @@ describe('signs in, reads, sets and waits for the limit against the sandbox', ()
   });
 });
 
+describe('waitForLimitSync({ amount }): the wait for this caller\'s own change', () => {
+  async function twoTabs(limitSyncDelayMs = 50) {
+    const { baseUrl } = await start({ limitSyncDelayMs });
+    const tab = async () => {
+      const client = createPartnerClient({ baseUrl });
+      await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+      return client;
+    };
+    return [await tab(), await tab()] as const;
+  }
+
+  it('another tab set another amount after this one: the tab whose amount synced gets it, the other LimitSupersededError with the limit in force', async () => {
+    const [first, second] = await twoTabs();
+    const { amount } = await first.setDailyLimit({ amount: 10_000 });
+    await second.setDailyLimit({ amount: 20_000 });
+    const superseded = await first.waitForLimitSync({ amount, pollIntervalMs: 10 }).catch((caught: unknown) => caught);
+    expect(superseded).toBeInstanceOf(LimitSupersededError);
+    expect(superseded).toBeInstanceOf(PartnerClientError);
+    expect(superseded).toMatchObject({ code: 'limit_superseded', limit: { amount: 20_000, currency: 'USD', syncStatus: 'synced' } });
+    expect((superseded as Error).message).toContain('The daily limit synced is 20000 cents, not the 10000 cents this wait was for');
+    await expect(second.waitForLimitSync({ amount: 20_000, pollIntervalMs: 10 })).resolves.toEqual({ amount: 20_000, currency: 'USD', syncStatus: 'synced' });
+    // Without amount, as before: any synced limit.
+    await expect(first.waitForLimitSync({ pollIntervalMs: 10 })).resolves.toMatchObject({ amount: 20_000, syncStatus: 'synced' });
+  });
+
+  it('while the other amount is still pending at the deadline: limit_sync_timeout saying so', async () => {
+    const [first, second] = await twoTabs(60_000);
+    await first.setDailyLimit({ amount: 10_000 });
+    await second.setDailyLimit({ amount: 20_000 });
+    const error = await first.waitForLimitSync({ amount: 10_000, timeoutMs: 300, pollIntervalMs: 50 }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'TimeoutError', code: 'limit_sync_timeout', message: expect.stringContaining('was 20000 cents, not the 10000 cents this wait was for, and still pending') });
+  });
+
+  it('refuses an amount that is not a whole number of cents before polling', async () => {
+    const [client] = await twoTabs();
+    for (const amount of ['10000', 1.5, null, new Number(5)]) {
+      await expect(client.waitForLimitSync({ amount: amount as never })).rejects.toMatchObject({ name: 'InvalidArgumentError', argument: 'amount', code: 'invalid_option' });
+    }
+  });
+});
+
 describe('waitForLimitSync polls one last time at its timeoutMs, never giving up before it', () => {
   it('resolves with synced when the sync lands between the last regular poll and the deadline', async () => {
     const { baseUrl } = await start({ limitSyncDelayMs: 2_000 });
@@ -99,14 +142,14 @@ describe('maps the sandbox refusals to typed errors', () => {
     await expect(client.getDailyLimit()).rejects.toBeInstanceOf(AuthenticationError);
   });
 
-  it('the 401 on the limit of an unregistered wallet says to register (POST /user) and finish onboarding', async () => {
+  it('the 401 on the limit of an unregistered wallet says to register (the email one-time password, then POST /user) and finish onboarding', async () => {
     const { baseUrl } = await start();
     const client = createPartnerClient({ baseUrl });
     await client.signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE });
     expect(client.tokenManager.generation).toBe('newer');
     const error = await client.getDailyLimit().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AuthenticationError);
-    expect((error as Error).message).toContain('register it (POST /user), then finish onboarding up to createAccount()');
+    expect((error as Error).message).toContain('register it with requestEmailVerification(), then registerUser() with the one-time password it emails (POST /user), then finish onboarding up to createAccount()');
   });
 
   // Reference 5 rule 1 and 9: the older generation answers only a signer that owns a registered

@@ -258,7 +258,7 @@ describe('tells a wallet that has not registered to register', () => {
     const error = await client.getDailyLimit().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AuthenticationError);
     // The limit is the newer generation's (an older deployment answers it 404): register with POST /user.
-    expect((error as Error).message).toContain('has not registered a user yet (hasSignedUp: false): register it (POST /user), then finish onboarding up to createAccount()');
+    expect((error as Error).message).toContain('has not registered a user yet (hasSignedUp: false): register it with requestEmailVerification(), then registerUser() with the one-time password it emails (POST /user), then finish onboarding up to createAccount()');
     // Still known after the 401 dropped the token.
     expect(client.tokenManager.hasSignedUp).toBe(false);
 
@@ -276,7 +276,7 @@ describe('tells a wallet that has not registered to register', () => {
     newer.tokenManager.setTokens(unsigned({ hasSignedUp: false }));
     const unregistered = await newer.getDailyLimit().catch((caught: unknown) => caught);
     expect(unregistered).toBeInstanceOf(AuthenticationError);
-    expect((unregistered as Error).message).toContain('has not registered a user yet (hasSignedUp: false): register it (POST /user), then finish onboarding up to createAccount()');
+    expect((unregistered as Error).message).toContain('has not registered a user yet (hasSignedUp: false): register it with requestEmailVerification(), then registerUser() with the one-time password it emails (POST /user), then finish onboarding up to createAccount()');
   });
 });
 
