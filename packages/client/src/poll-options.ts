@@ -1,5 +1,6 @@
 import { abortableSleep } from './abortable-sleep.js';
-import { TimeoutError } from './errors.js';
+import { describeValue } from './describe-value.js';
+import { InvalidArgumentError, TimeoutError } from './errors.js';
 import { assertMilliseconds } from './milliseconds-option.js';
 import { assertSignalOption } from './signal-option.js';
 import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
@@ -25,6 +26,9 @@ export interface PollOptions {
  * const { timeoutMs, signal } = readPollOptions(options, { timeoutMs: 30_000, pollIntervalMs: 500, maxPollIntervalMs: 5_000 });
  */
 export function readPollOptions(options: PollOptions, defaults: Required<Omit<PollOptions, 'signal'>>) {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidArgumentError('options', `A wait's options must be an object such as { timeoutMs, signal }, or left out; got ${describeValue(options)}.`, 'invalid_option');
+  }
   const { timeoutMs = defaults.timeoutMs, pollIntervalMs = defaults.pollIntervalMs, maxPollIntervalMs = defaults.maxPollIntervalMs } = options;
   assertMilliseconds(timeoutMs, 'timeoutMs', { allowInfinity: true });
   assertMilliseconds(pollIntervalMs, 'pollIntervalMs');

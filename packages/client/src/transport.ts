@@ -152,6 +152,9 @@ export function createTransport(options: TransportOptions): Transport {
   const raceExchange = options.fetchHonoursSignal !== true;
 
   async function send(request: OutgoingRequest, call: RequestOptions = {}): Promise<BufferedAnswer> {
+    if (typeof call !== 'object' || call === null) {
+      throw new InvalidArgumentError('options', `A request's options must be an object such as { signal, timeoutMs, retries }, or left out; got ${describeValue(call)}.`, 'invalid_option');
+    }
     if (call.retries !== undefined) assertRetryCount(call.retries, 'retries');
     if (call.timeoutMs !== undefined) assertMilliseconds(call.timeoutMs, 'timeoutMs', { allowInfinity: true });
     assertSignalOption(call.signal, 'signal');

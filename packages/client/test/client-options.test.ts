@@ -70,6 +70,17 @@ describe('checks the signal and auth of each call before sending', () => {
     expect(service.requests).toHaveLength(0);
   });
 
+  it.each([['null', null], ['a number', 5], ['a string', 'fast']])('rejects options that are %s with InvalidArgumentError and sends nothing', async (_case, options) => {
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] }); // the limit's generation
+    const client = createPartnerClient({ baseUrl: service.url });
+    for (const call of [client.getDailyLimit(options as never), client.setDailyLimit({ amount: 100 }, options as never), client.waitForLimitSync(options as never)]) {
+      const error = await call.catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+      expect(error).toMatchObject({ argument: 'options', code: 'invalid_option', message: expect.stringMatching(/options must be an object such as \{ (signal|timeoutMs), .*got (null|5|"fast")\.$/) });
+    }
+    expect(service.requests).toHaveLength(0);
+  });
+
   it('takes signal: null as no signal, as fetch does', async () => {
     service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] }); // the limit's generation
     const client = createPartnerClient({ baseUrl: service.url });

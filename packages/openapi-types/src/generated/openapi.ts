@@ -1087,7 +1087,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The wallet or the email is taken: `code` `AlreadyRegistered` (the signed-in wallet already has a user: sign in again for a token with its `userId`), or `EmailTaken` (another user registered the address; a user has one sign-in wallet, fixed, reference 5 rule 8: sign in with that user's wallet, or register another email). An older-generation user's email is not kept for its migration: once another wallet has registered it, the user's own wallet gets `EmailTaken` for it, and that user can no longer be migrated. */
+        /** @description The wallet or the email is taken: `code` `AlreadyRegistered` (the signed-in wallet already has a user, e.g. a second, concurrent registration: read it with `getUser` and go on with `getOnboardingStatus`; the token held keeps working, and its next renewal carries the `userId`), or `EmailTaken` (another user registered the address; a user has one sign-in wallet, fixed, reference 5 rule 8: sign in with that user's wallet, or register another email). An older-generation user's email is not kept for its migration: once another wallet has registered it, the user's own wallet gets `EmailTaken` for it, and that user can no longer be migrated. */
         RegistrationConflict: {
             headers: {
                 [name: string]: unknown;
