@@ -125,7 +125,7 @@ const ADVICE: Record<string, string> = {
   OnboardingStepNotReached: 'An earlier step is still open: read getOnboardingStatus() and complete the step it names first',
   AlreadyRegistered:
     "This wallet already has a user (registerUser sent twice, e.g. a double click or another tab), so there is nothing to register again: read getOnboardingStatus() and go on from the step it names. The token you hold keeps working for that, even one that still says hasSignedUp: false; a refresh (the TokenManager's refresh callback) renews it into one with the userId",
-  EmailTaken: "Another user registered this email, and a user has one sign-in wallet: sign in with that user's wallet, or register another email",
+  EmailTaken: "Another user registered this email, and a user has one sign-in wallet: sign in with that user's wallet (registering another email makes a new user, and an older-generation user's verification is then not carried over)",
   AlreadyDone: 'This step is already complete: read getOnboardingStatus() for the next one',
   PhoneNotValidated:
     'The user has no validated phone number yet, so updatePhone() has none to change. The first one is set with requestPhoneVerification(), then setPhone(), at the step action_verify_phone, after createAccount(), when your partnership requires phone verification (without it, the number comes with the first card: createCard({ phone })). Read getOnboardingStatus() for the step the user is at, and complete the steps before it first',

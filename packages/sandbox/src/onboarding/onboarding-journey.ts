@@ -291,7 +291,7 @@ export class OnboardingJourney {
       throw conflict('AlreadyRegistered', `The wallet ${wallet} already has a user; read it with GET /user and follow GET /user/onboarding.`);
     }
     if (this.users.hasEmail(email)) {
-      throw conflict('EmailTaken', `Another user registered ${email}; a user has one sign-in wallet, fixed at registration (reference 5 rule 8). Sign in with that user's wallet, or register another email.`);
+      throw conflict('EmailTaken', `Another user registered ${email}; a user has one sign-in wallet, fixed at registration (reference 5 rule 8). Sign in with that user's wallet: registering another email makes a new user, and an older-generation user's verification is then not carried over.`);
     }
   }
 
