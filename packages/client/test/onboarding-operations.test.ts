@@ -188,6 +188,12 @@ describe("a 401 the TokenManager could not renew away: the advice depends on whe
   // The session ended at the service (a refresh token used twice, e.g. by two tabs): the renewed token is refused too.
   const sessionRevoked = { status: 401, body: { code: 'SessionRevoked', message: 'This session was ended' } };
 
+  // A call through the onboarding functions and one through the client's own methods.
+  const REFUSED_CALLS = [
+    ['acceptTerms', 'POST', '/user/terms', (c: PartnerClient) => acceptTerms(c)],
+    ['getDailyLimit', 'GET', '/user-api/user/account/limit', (c: PartnerClient) => c.getDailyLimit()],
+  ] as const;
+
   async function clientWith(reauthenticate: boolean) {
     service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
     const signIn = () => client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
@@ -196,10 +202,7 @@ describe("a 401 the TokenManager could not renew away: the advice depends on whe
     return client;
   }
 
-  it.each([
-    ['acceptTerms', 'POST', '/user/terms', (c: PartnerClient) => acceptTerms(c)],
-    ['getDailyLimit', 'GET', '/user-api/user/account/limit', (c: PartnerClient) => c.getDailyLimit()],
-  ] as const)('%s: with reauthenticate, it does not advise giving one, and says what the next request does', async (_name, method, path, call) => {
+  it.each(REFUSED_CALLS)('%s: with reauthenticate, it does not advise giving one, and says what the next request does', async (_name, method, path, call) => {
     const client = await clientWith(true);
     expect(client.tokenManager.canReauthenticate).toBe(true);
     service.script(method, path, sessionRevoked, sessionRevoked);
@@ -210,10 +213,7 @@ describe("a 401 the TokenManager could not renew away: the advice depends on whe
     expect((error as Error).message).toContain('The next request renews it again, through the reauthenticate callback');
   });
 
-  it.each([
-    ['acceptTerms', 'POST', '/user/terms', (c: PartnerClient) => acceptTerms(c)],
-    ['getDailyLimit', 'GET', '/user-api/user/account/limit', (c: PartnerClient) => c.getDailyLimit()],
-  ] as const)('%s: without reauthenticate, it advises giving one', async (_name, method, path, call) => {
+  it.each(REFUSED_CALLS)('%s: without reauthenticate, it advises giving one', async (_name, method, path, call) => {
     const client = await clientWith(false);
     expect(client.tokenManager.canReauthenticate).toBe(false);
     service.script(method, path, sessionRevoked);
