@@ -23,7 +23,9 @@ export interface SubjectLines {
   /**
    * The store says that `subject` may be free for the delivery `waiterId`, first in the store's
    * line (see DedupeStore.watchLines): that delivery tries now, if it waits here; without an id,
-   * every delivery waiting for `subject` here tries, and the store's line decides.
+   * every delivery waiting for `subject` here tries, and the store's line decides. A wake-up for
+   * one of this receiver's waiters that has not joined yet (the store's `processing` answer is
+   * still on its way) is kept for its `join`.
    */
   wake(subject: string, waiterId?: string): void;
 }
@@ -53,12 +55,20 @@ function wakeUp(waiter: Waiter | undefined): void {
   else waiter.woken = true;
 }
 
+/**
+ * Most wake-ups kept for waiters that have not joined yet. One is consumed by its waiter's join
+ * a moment later; one whose waiter never joins (its store call failed) is dropped, oldest first.
+ */
+const EARLY_WAKE_UPS = 64;
+
 /** The lines of one receiver. */
 export function createSubjectLines(): SubjectLines {
   const lines = new Map<string, Waiter[]>();
   // Ids of this receiver's waiters: a random prefix (other processes) and a count.
   let prefix: string | undefined;
   let waiters = 0;
+  // Wake-ups that came before their waiter joined: ids of this receiver's waiters.
+  const early = new Set<string>();
   const wakeFirst = (subject: string): void => {
     wakeUp(lines.get(subject)?.[0]);
   };
@@ -73,8 +83,16 @@ export function createSubjectLines(): SubjectLines {
     },
     wake(subject, waiterId) {
       const line = lines.size === 0 ? undefined : lines.get(subject);
-      if (line === undefined) return;
-      for (const waiter of line) if (waiterId === undefined || waiter.id === waiterId) wakeUp(waiter);
+      if (waiterId === undefined) {
+        if (line !== undefined) for (const waiter of line) wakeUp(waiter);
+        return;
+      }
+      const waiter = line?.find((inLine) => inLine.id === waiterId);
+      if (waiter !== undefined) wakeUp(waiter);
+      else if (prefix !== undefined && waiterId.startsWith(prefix)) {
+        if (early.size === EARLY_WAKE_UPS) early.delete(early.values().next().value!);
+        early.add(waiterId);
+      }
     },
     join(subject, waiterId) {
       let line = lines.get(subject);
@@ -83,7 +101,7 @@ export function createSubjectLines(): SubjectLines {
         lines.set(subject, line);
       }
       const waiting = line;
-      const waiter: Waiter = { id: waiterId, wake: undefined, woken: false };
+      const waiter: Waiter = { id: waiterId, wake: undefined, woken: early.size !== 0 && waiterId !== undefined && early.delete(waiterId) };
       waiting.push(waiter);
       return {
         first: () => waiting[0] === waiter,
