@@ -66,8 +66,14 @@ export interface Sandbox {
   addOlderGenerationUser(seed: OlderGenerationUserSeed): OlderGenerationUser;
   /** Every one-time password the sandbox "sent" (email and SMS), oldest first: there is no real mailbox or phone. */
   oneTimePasswords(): SentOneTimePassword[];
-  /** Sends one event now (to `to`, or to every configured endpoint); `data` defaults to a sample. */
-  sendEvent(eventType: SandboxEventType, data?: unknown, options?: { to?: string[] }): Delivery[];
+  /**
+   * Sends one event now (to `to`, or to every configured endpoint); `data` defaults to a sample.
+   * Data that does not match the event's schema, or has a field the schema does not define
+   * (`data.cards[0].pan`: the service never sends one), throws {@link EventPublishError};
+   * `allowUnknownFields: true` sends such fields on purpose, to test how a receiver tolerates
+   * the fields of a newer schema.
+   */
+  sendEvent(eventType: SandboxEventType, data?: unknown, options?: { to?: string[]; allowUnknownFields?: boolean }): Delivery[];
   /**
    * Sends one event of a kind the SDK does not know (reference 6.1: other kinds are not shown),
    * with `data` (a JSON object, default `{}`) unchecked, to test how a receiver treats unknown
@@ -283,11 +289,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return olderUsers.add(seed);
     },
     oneTimePasswords: () => passwords.sent(),
-    sendEvent: (eventType: string, data?: unknown, sendOptions?: { to?: string[]; unknownEventType?: boolean }) => {
+    sendEvent: (eventType: string, data?: unknown, sendOptions?: { to?: string[]; unknownEventType?: boolean; allowUnknownFields?: boolean }) => {
       const unknownEventType = sendOptions?.unknownEventType;
+      const allowUnknownFields = sendOptions?.allowUnknownFields;
       // An unknown kind has no sample: its data is what the caller gives, or {}.
       const fallback = () => (unknownEventType === true ? {} : sampleEventData(eventType, users.list()[0]));
-      return publisher.publish(eventType, data ?? fallback(), { to: sendOptions?.to, ...(unknownEventType === undefined ? {} : { unknownEventType }) });
+      return publisher.publish(eventType, data ?? fallback(), {
+        to: sendOptions?.to,
+        ...(unknownEventType === undefined ? {} : { unknownEventType }),
+        ...(allowUnknownFields === undefined ? {} : { allowUnknownFields }),
+      });
     },
     rotateWebhookKey: () => webhookKey.rotate(),
     setWebhookKeySuccess: (success) => {

@@ -14,6 +14,7 @@ import { USAGE } from '../src/cli/usage.js';
 import { DEFAULT_SANDBOX_URL, expandSandboxFlag } from '../src/cli/send-through-sandbox.js';
 import { DEFAULT_CLI_PORT } from '../src/cli/serve-command.js';
 import { startSandbox, type Sandbox } from '../src/index.js';
+import { sampleUser } from '../src/webhooks/sample-event-data.js';
 import { callOperation } from './support/sandbox-api.js';
 import { newAccount, tokenFor } from './support/sign-in.js';
 import { startPlainReceiver } from './support/webhook-receiver.js';
@@ -154,7 +155,7 @@ describe('capi-sandbox refuses unusable command lines with a message and exit co
   it('prints the usage for --help', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--port', '--users', '--webhook-url', '--time-scale', 'send-event TYPE --to URL']) expect(stdout).toContain(flag);
+    for (const flag of ['--port', '--users', '--webhook-url', '--time-scale', 'send-event TYPE --to URL', '--unknown-event-type', '--allow-unknown-fields']) expect(stdout).toContain(flag);
   });
 });
 
@@ -218,6 +219,59 @@ describe('capi-sandbox send-event signs one event and sends it, like stripe trig
     const badKey = await run(['send-event', 'user.created', '--to', 'http://localhost:9', '--private-key', keyFile]);
     expect(badKey.code).toBe(2);
     expect(badKey.stderr).toMatch(/--private-key must be a PKCS8 PEM Ed25519 private key/);
+  });
+
+  it('--unknown-event-type sends a kind the SDK does not know, with the --data given unchecked (default {})', async () => {
+    const keyFile = join(workDir, 'unknown-kind-key.pem');
+    execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', keyFile]);
+    const publicKey = execFileSync('openssl', ['pkey', '-in', keyFile, '-pubout'], { encoding: 'utf8' });
+    const partner = await startPlainReceiver({ publicKey });
+    closers.push(partner.close);
+    const dataFile = join(workDir, 'statement.json');
+    writeFileSync(dataFile, JSON.stringify({ id: 'st_1', total: 1250 }));
+    const withData = await run(['send-event', 'card.statement.created', '--unknown-event-type', '--to', partner.url, '--private-key', keyFile, '--data', dataFile]);
+    expect(withData).toMatchObject({ code: 0, stderr: '' });
+    expect(withData.stdout).toMatch(/^card\.statement\.created -> .*: HTTP 204 succeeded\n$/);
+    const withoutData = await run(['send-event', '--unknown-event-type', 'account.frozen', '--to', partner.url, '--private-key', keyFile]);
+    expect(withoutData.code).toBe(0);
+    expect(partner.rejected).toEqual([]);
+    expect(partner.received.map((delivery) => delivery.rawBody)).toEqual(['{"eventType":"card.statement.created","data":{"id":"st_1","total":1250}}', '{"eventType":"account.frozen","data":{}}']);
+  });
+
+  it('refuses, with exit 2, --unknown-event-type with a known kind or data that is not an object, and an unknown kind without it', async () => {
+    const arrayFile = join(workDir, 'array.json');
+    writeFileSync(arrayFile, '[1, 2]');
+    const cases: [string[], RegExp][] = [
+      [['send-event', 'user.created', '--unknown-event-type', '--to', 'http://localhost:9'], /user\.created is an event kind the SDK knows; leave out --unknown-event-type, so that its data is checked against its schema/],
+      [['send-event', 'other.kind', '--unknown-event-type', '--to', 'http://localhost:9', '--data', arrayFile], /The other\.kind event's data must be a JSON object .*; got an array/],
+      [['send-event', 'other.kind', '--unknown-event-type', '--sandbox', 'http://127.0.0.1:9', '--user-id', 'u1'], /--user-id picks the data of a known event kind; an unknown kind sends the --data you give \(default \{\}\)/],
+      [['send-event', 'card.statement.created', '--to', 'http://localhost:9'], /Unknown event type "card\.statement\.created"; use one of user\.created, .*\. To send a kind the SDK does not know .*, add --unknown-event-type\./],
+    ];
+    for (const [args, pattern] of cases) {
+      const { code, stderr } = await run(args);
+      expect({ args, code }).toEqual({ args, code: 2 });
+      expect(stderr).toMatch(pattern);
+    }
+  });
+
+  it('refuses --data with a field the event schema does not define, naming its path; --allow-unknown-fields sends it on purpose', async () => {
+    const keyFile = join(workDir, 'unknown-fields-key.pem');
+    execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', keyFile]);
+    const publicKey = execFileSync('openssl', ['pkey', '-in', keyFile, '-pubout'], { encoding: 'utf8' });
+    const partner = await startPlainReceiver({ publicKey });
+    closers.push(partner.close);
+    const data = { ...(sampleUser() as unknown as Record<string, unknown>), cards: [{ ...sampleUser().cards[0], pan: '4111111111111111' }] };
+    const dataFile = join(workDir, 'user-with-pan.json');
+    writeFileSync(dataFile, JSON.stringify(data));
+    const args = ['send-event', 'kyc.status.changed', '--to', partner.url, '--private-key', keyFile, '--data', dataFile];
+    const refused = await run(args);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/The kyc\.status\.changed event's data has a field its schema does not define: data\.cards\[0\]\.pan \(the Card fields are id, /);
+    expect(refused.stderr).toMatch(/remove it\. To test on purpose how a receiver tolerates fields of a newer schema, add --allow-unknown-fields; to send a kind the SDK does not know, use --unknown-event-type\./);
+    expect(partner.received).toEqual([]);
+    const sent = await run([...args, '--allow-unknown-fields']);
+    expect(sent.code).toBe(0);
+    expect(partner.received.map((delivery) => delivery.event)).toEqual([{ eventType: 'kyc.status.changed', data }]);
   });
 });
 
@@ -358,11 +412,36 @@ describe('capi-sandbox send-event --sandbox has a running sandbox sign and deliv
     expect(sandbox.deliveries()).toHaveLength(before);
   });
 
+  it('--unknown-event-type and --allow-unknown-fields reach POST /__sandbox/events as unknownEventType and allowUnknownFields', async () => {
+    const unknownKind = await run(['send-event', 'card.statement.created', '--unknown-event-type', '--sandbox', sandbox.baseUrl, '--to', receiverUrl]);
+    expect(unknownKind.stderr).toBe('');
+    expect(unknownKind.code).toBe(0);
+    const [kindDelivery] = sandbox.deliveries().filter((entry) => entry.eventType === 'card.statement.created');
+    expect(kindDelivery).toMatchObject({ event: { eventType: 'card.statement.created', data: {} }, state: 'succeeded', url: receiverUrl });
+    expect(unknownKind.stdout).toMatch(new RegExp(`^card\\.statement\\.created -> ${receiverUrl}: HTTP 2\\d\\d .*\\(signed by the sandbox at `));
+
+    const user = sandbox.users.create({ email: 'newer-fields@example.com' });
+    const data = { ...user, loyaltyTier: 'gold' };
+    const dataFile = join(workDir, 'newer-fields.json');
+    writeFileSync(dataFile, JSON.stringify(data));
+    const args = ['send-event', 'kyc.status.changed', '--sandbox', sandbox.baseUrl, '--to', receiverUrl, '--data', dataFile];
+    const refused = await run(args);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/data\.loyaltyTier \(the User fields are id, .*add --allow-unknown-fields/);
+    const tolerated = await run([...args, '--allow-unknown-fields']);
+    expect(tolerated.stderr).toBe('');
+    expect(tolerated.code).toBe(0);
+    expect(sandbox.deliveries().at(-1)).toMatchObject({ event: { eventType: 'kyc.status.changed', data }, state: 'succeeded' });
+  });
+
   it('a bare --sandbox means http://127.0.0.1:4010, the port serve uses by default; a URL after it is its value', () => {
     expect(expandSandboxFlag(['user.created', '--sandbox'])).toEqual(['user.created', '--sandbox=http://127.0.0.1:4010']);
     expect(expandSandboxFlag(['--sandbox', 'user.created', '--to', 'http://x'])).toEqual(['--sandbox=http://127.0.0.1:4010', 'user.created', '--to', 'http://x']);
     expect(expandSandboxFlag(['user.created', '--sandbox', '--to', 'http://x'])).toEqual(['user.created', '--sandbox=http://127.0.0.1:4010', '--to', 'http://x']);
     expect(expandSandboxFlag(['user.created', '--sandbox', 'http://127.0.0.1:5000'])).toEqual(['user.created', '--sandbox', 'http://127.0.0.1:5000']);
+    // An event kind the SDK does not know is no URL either (a URL has a scheme).
+    expect(expandSandboxFlag(['--unknown-event-type', '--sandbox', 'card.statement.created'])).toEqual(['--unknown-event-type', '--sandbox=http://127.0.0.1:4010', 'card.statement.created']);
+    expect(expandSandboxFlag(['user.created', '--sandbox', 'localhost:4010'])).toEqual(['user.created', '--sandbox', 'localhost:4010']);
     expect(DEFAULT_SANDBOX_URL).toBe(`http://127.0.0.1:${DEFAULT_CLI_PORT}`);
   });
 });

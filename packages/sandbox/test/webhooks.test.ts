@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPublicKeyProvider } from '@capi/webhook-signature';
+import { validateWebhookEvent } from '@capi/webhook-validator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RETRY_DELAYS_MS, startSandbox, type Delivery, type Sandbox } from '../src/index.js';
 import { DeliveryScheduler } from '../src/webhooks/delivery-scheduler.js';
@@ -361,6 +362,64 @@ describe('sends an event kind the SDK does not know, only when asked to (referen
     expect((await post({ eventType: 'other.kind', unknownEventType: 'yes' })).body.message).toMatch(/unknownEventType must be true or false/);
     expect(() => sandbox.sendEvent('kyc.status.changed', {}, { unknownEventType: true })).toThrow(/is an event kind the SDK knows/);
     expect(sandbox.deliveries()).toEqual([]);
+  });
+});
+
+describe('sends a known kind only with the fields the spec defines, unless allowUnknownFields (tolerance tests)', () => {
+  const withPan = (user: Record<string, any>) => ({ ...user, cards: [{ ...user.cards[0], pan: '4111111111111111' }] });
+  const withAccount = (user: Record<string, any>) => ({ ...user, account: { foo: 1 } });
+  const card = { id: 'crd_1', cardToken: 'tok_1', lastFourDigits: '4242', embossedName: null, activatedAt: null, virtual: true };
+
+  it('POST /__sandbox/events answers 422 invalid_event naming the JSON path of each unknown field, over HTTP and in code; sends nothing', async () => {
+    const sandbox = await sandboxWith({});
+    const user = sandbox.users.create({ email: 'ada@example.com', cards: [card] });
+    const post = (body: unknown) => callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', body);
+    const pan = await post({ eventType: 'kyc.status.changed', data: withPan(user) });
+    expect(pan).toMatchObject({ status: 422, body: { code: 'invalid_event' } });
+    expect(pan.body.message).toMatch(/^The kyc\.status\.changed event's data has a field its schema does not define: data\.cards\[0\]\.pan \(the Card fields are id, cardToken, lastFourDigits, embossedName, activatedAt, virtual\)\./);
+    expect(pan.body.message).toMatch(/remove it/);
+    expect(pan.body.message).toMatch(/"allowUnknownFields": true/);
+    expect(pan.body.message).toMatch(/"unknownEventType": true/);
+    const account = await post({ eventType: 'user.created', data: withAccount(withPan(user)) });
+    expect(account).toMatchObject({ status: 422, body: { code: 'invalid_event', message: expect.stringMatching(/has fields its schema does not define: data\.account \(the User fields are id, email, .*\); data\.cards\[0\]\.pan \(the Card fields/) } });
+    const wallets = await post({ eventType: 'kyc.source-of-funds.changed', data: { ...user, signInWallets: [{ address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', ens: 'ada.eth', x: 1 }] } });
+    expect(wallets.body.message).toMatch(/data\.signInWallets\[0\]\.ens, data\.signInWallets\[0\]\.x \(the SignInWallet fields are address\)/);
+    expect(() => sandbox.sendEvent('kyc.phone-validation.changed', { ...user, bankingDetails: { providerIban: null, providerBic: null, providerIbanStatus: null, address: null, secret: 1 } })).toThrow(
+      expect.objectContaining({ name: 'EventPublishError', code: 'invalid_event', message: expect.stringMatching(/data\.bankingDetails\.secret \(the BankingDetails fields are/) }),
+    );
+    // The open schema lets these through; strict validation (no field beyond the spec's) does not, like the sandbox.
+    for (const data of [withPan(user), withAccount(user)]) expect(validateWebhookEvent({ eventType: 'user.created', data }).ok).toBe(true);
+    for (const data of [withPan(user), withAccount(user)]) expect(validateWebhookEvent({ eventType: 'user.created', data }, { strict: true }).ok).toBe(false);
+    await sandbox.whenDeliveriesSettled();
+    expect(sandbox.deliveries().filter((delivery) => delivery.eventType !== 'user.created')).toEqual([]);
+  });
+
+  it('with "allowUnknownFields": true (sendEvent: { allowUnknownFields: true }) sends them, so that a receiver\'s tolerance of newer fields can be tested', async () => {
+    const partner = await receiver({ publicKey: () => sandbox.publicKey });
+    const sandbox = await sandboxWith({ webhookUrls: [partner.url] });
+    const user = sandbox.users.create({ email: 'grace@example.com', cards: [card] });
+    await sandbox.whenDeliveriesSettled();
+    partner.received.length = 0;
+    const sent = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'kyc.status.changed', data: withAccount(withPan(user)), allowUnknownFields: true });
+    expect(sent.status).toBe(202);
+    sandbox.sendEvent('user.created', withPan(user), { allowUnknownFields: true });
+    await sandbox.whenDeliveriesSettled();
+    expect(partner.rejected).toEqual([]);
+    expect(partner.received.map((delivery) => delivery.event)).toEqual([
+      { eventType: 'kyc.status.changed', data: withAccount(withPan(user)) },
+      { eventType: 'user.created', data: withPan(user) },
+    ]);
+    // Only unknown fields are let through: the data must still match the event's schema.
+    const broken = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'kyc.status.changed', data: { ...withPan(user), kycStatus: 'done' }, allowUnknownFields: true });
+    expect(broken).toMatchObject({ status: 422, body: { code: 'invalid_event', message: expect.stringMatching(/does not match the spec/) } });
+    const notBoolean = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'kyc.status.changed', allowUnknownFields: 'yes' });
+    expect(notBoolean).toMatchObject({ status: 422, body: { code: 'ValidationError', message: 'allowUnknownFields must be true or false; got "yes".' } });
+  });
+
+  it('leaves card.transaction.created alone: its data is not shown in the reference, so no field is unknown', async () => {
+    const sandbox = await sandboxWith({});
+    const sent = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'card.transaction.created', data: { id: 'txn_1', merchant: { name: 'Café', mcc: '5814' } } });
+    expect(sent.status).toBe(202);
   });
 });
 

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { MAX_NESTING_DEPTH, nestsDeeperThan } from '../conformance/nesting-depth.js';
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../webhooks/delivery-scheduler.js';
-import { eventProblems } from '../webhooks/event-conformance.js';
-import { parseEndpointUrl } from '../webhooks/event-publisher.js';
+import { eventProblems, unknownEventFields, unknownEventFieldsMessage } from '../webhooks/event-conformance.js';
+import { MAX_EVENT_TYPE_LENGTH, parseEndpointUrl } from '../webhooks/event-publisher.js';
 import { postWebhook } from '../webhooks/post-webhook.js';
 import { describeAttemptAnswer } from '../webhooks/receiver-answer.js';
 import { sampleEventData, SANDBOX_EVENT_TYPES } from '../webhooks/sample-event-data.js';
@@ -11,6 +11,9 @@ import { CliUsageError } from './cli-usage-error.js';
 import { parseCommandLine } from './parse-command-line.js';
 import type { CliStreams } from './run-cli.js';
 import { expandSandboxFlag, parseSandboxUrl, sendEventThroughSandbox } from './send-through-sandbox.js';
+
+/** How send-event spells the opt-ins in refusals. */
+const CLI_SPELLING = { optIn: '--allow-unknown-fields', unknownKind: 'use --unknown-event-type' };
 
 async function readFlagFile(flag: string, path: string): Promise<string> {
   try {
@@ -24,6 +27,9 @@ async function readFlagFile(flag: string, path: string): Promise<string> {
  * `capi-sandbox send-event TYPE --to URL`: signs one event and POSTs it once, like
  * `stripe trigger`. Exit code 0 when the receiver answers 2xx, 1 otherwise.
  * With `--sandbox [URL]`, a running sandbox signs it with its key and delivers it instead.
+ * The checks are those of `POST /__sandbox/events`: `--unknown-event-type` is its
+ * `unknownEventType` (a kind the SDK does not know, data unchecked), `--allow-unknown-fields`
+ * its `allowUnknownFields` (a known kind's data with fields its schema does not define).
  */
 export async function runSendEvent(args: string[], { out, err }: CliStreams): Promise<number> {
   const { values, positionals } = parseCommandLine(
@@ -35,13 +41,25 @@ export async function runSendEvent(args: string[], { out, err }: CliStreams): Pr
       'private-key': { type: 'string' },
       sandbox: { type: 'string' },
       'user-id': { type: 'string' },
+      'unknown-event-type': { type: 'boolean' },
+      'allow-unknown-fields': { type: 'boolean' },
     },
     true,
   );
+  const unknownEventType = values['unknown-event-type'] === true;
+  const allowUnknownFields = values['allow-unknown-fields'] === true;
   const [eventType, ...extra] = positionals;
   if (eventType === undefined || extra.length > 0) throw new CliUsageError('send-event takes exactly one event TYPE, e.g. "send-event user.created --to http://localhost:3000/webhooks".');
-  if (!(SANDBOX_EVENT_TYPES as readonly string[]).includes(eventType)) {
-    throw new CliUsageError(`Unknown event type "${eventType}"; use one of ${SANDBOX_EVENT_TYPES.join(', ')}.`);
+  const knownEventType = (SANDBOX_EVENT_TYPES as readonly string[]).includes(eventType);
+  if (unknownEventType) {
+    if (knownEventType) throw new CliUsageError(`${eventType} is an event kind the SDK knows; leave out --unknown-event-type, so that its data is checked against its schema.`);
+    if (eventType.length > MAX_EVENT_TYPE_LENGTH) throw new CliUsageError(`The event TYPE must have 1 to ${MAX_EVENT_TYPE_LENGTH} characters, such as "card.statement.created".`);
+    if (values['user-id'] !== undefined) throw new CliUsageError('--user-id picks the data of a known event kind; an unknown kind sends the --data you give (default {}).');
+  } else if (!knownEventType) {
+    throw new CliUsageError(
+      `Unknown event type "${eventType}"; use one of ${SANDBOX_EVENT_TYPES.join(', ')}. ` +
+        'To send a kind the SDK does not know (reference 6.1: other kinds are not shown; receivers should acknowledge them with a 2xx and ignore them), add --unknown-event-type.',
+    );
   }
   const to = values.to ?? [];
   const urls = to.map((value) => {
@@ -67,8 +85,9 @@ export async function runSendEvent(args: string[], { out, err }: CliStreams): Pr
     }
     if (values['user-id'] !== undefined && values.data !== undefined) throw new CliUsageError('Give --data FILE or --user-id ID, not both.');
   }
-  // Through a sandbox, the event carries the sandbox's own first user unless told otherwise.
-  let data: unknown = sandboxUrl === undefined ? sampleEventData(eventType) : undefined;
+  // Through a sandbox, the event carries the sandbox's own first user unless told otherwise
+  // (an unknown kind: {}, as POST /__sandbox/events sends it).
+  let data: unknown = sandboxUrl !== undefined ? undefined : unknownEventType ? {} : sampleEventData(eventType);
   if (values.data !== undefined) {
     try {
       data = JSON.parse(await readFlagFile('data', values.data));
@@ -81,11 +100,31 @@ export async function runSendEvent(args: string[], { out, err }: CliStreams): Pr
     if (nestsDeeperThan(data)) {
       throw new CliUsageError(`The --data file ${values.data} nests values more than ${MAX_NESTING_DEPTH} levels deep; give the data the ${eventType} event's schema describes.`);
     }
-    const problems = eventProblems({ eventType, data });
-    if (problems.length > 0) throw new CliUsageError(`The ${eventType} event does not match the spec: ${problems.join('; ')}.`);
+    if (unknownEventType) {
+      // Reference 4.6: the body is {eventType, data}; what data holds is not checked.
+      if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+        throw new CliUsageError(`The ${eventType} event's data must be a JSON object (reference 4.6: the body is {eventType, data}); got ${Array.isArray(data) ? 'an array' : JSON.stringify(data)} in ${values.data}.`);
+      }
+    } else {
+      const problems = eventProblems({ eventType, data });
+      if (problems.length > 0) throw new CliUsageError(`The ${eventType} event does not match the spec: ${problems.join('; ')}.`);
+      const unknownFields = allowUnknownFields ? [] : unknownEventFields({ eventType, data });
+      if (unknownFields.length > 0) throw new CliUsageError(unknownEventFieldsMessage(eventType, unknownFields, CLI_SPELLING));
+    }
   }
   if (sandboxUrl !== undefined) {
-    return sendEventThroughSandbox({ sandboxUrl, eventType, to: urls.map((url) => url.href), data, ...(values['user-id'] !== undefined ? { userId: values['user-id'] } : {}) }, { out, err });
+    return sendEventThroughSandbox(
+      {
+        sandboxUrl,
+        eventType,
+        to: urls.map((url) => url.href),
+        data,
+        ...(values['user-id'] !== undefined ? { userId: values['user-id'] } : {}),
+        ...(unknownEventType ? { unknownEventType } : {}),
+        ...(allowUnknownFields ? { allowUnknownFields } : {}),
+      },
+      { out, err },
+    );
   }
   const url = urls[0]!;
   const event = { eventType, data };

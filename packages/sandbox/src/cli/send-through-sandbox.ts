@@ -24,13 +24,16 @@ export class SandboxUnreachableError extends CliUsageError {
 /**
  * `--sandbox` takes an optional URL, which node:util's parseArgs cannot express: a bare
  * `--sandbox` (followed by nothing, another flag or the event type) becomes
- * `--sandbox=<DEFAULT_SANDBOX_URL>`.
+ * `--sandbox=<DEFAULT_SANDBOX_URL>`. A word after it is its URL only when it has a scheme
+ * (`http:`, or `localhost:` as in `localhost:4010`, refused later with advice): an event kind
+ * the SDK does not know (`--unknown-event-type`) has none.
  */
 export function expandSandboxFlag(args: readonly string[]): string[] {
   return args.map((arg, index) => {
     if (arg !== '--sandbox') return arg;
     const next = args[index + 1];
-    const takesNext = next !== undefined && !next.startsWith('-') && !(SANDBOX_EVENT_TYPES as readonly string[]).includes(next);
+    const takesNext =
+      next !== undefined && !next.startsWith('-') && !(SANDBOX_EVENT_TYPES as readonly string[]).includes(next) && /^[A-Za-z][A-Za-z0-9+.-]*:/.test(next);
     return takesNext ? arg : `--sandbox=${DEFAULT_SANDBOX_URL}`;
   });
 }
@@ -108,7 +111,7 @@ function describeDelivery(delivery: Delivery, sandboxUrl: string): string {
  * keeps retrying), 2 when no sandbox answers or it refuses the event.
  */
 export async function sendEventThroughSandbox(
-  input: { sandboxUrl: string; eventType: string; to: string[]; data?: unknown; userId?: string },
+  input: { sandboxUrl: string; eventType: string; to: string[]; data?: unknown; userId?: string; unknownEventType?: boolean; allowUnknownFields?: boolean },
   { out }: CliStreams,
 ): Promise<number> {
   const { sandboxUrl } = input;
@@ -128,6 +131,8 @@ export async function sendEventThroughSandbox(
     ...(input.data !== undefined ? { data: input.data } : {}),
     ...(input.userId !== undefined ? { userId: input.userId } : {}),
     ...(input.to.length > 0 ? { to: input.to } : {}),
+    ...(input.unknownEventType === true ? { unknownEventType: true } : {}),
+    ...(input.allowUnknownFields === true ? { allowUnknownFields: true } : {}),
   });
   if (sent.status !== 202) throw new CliUsageError(`The sandbox at ${sandboxUrl} refused the event (HTTP ${sent.status}): ${refusal(sent.body)}`);
   const started = (sent.body as { deliveries: Delivery[] }).deliveries;

@@ -2,8 +2,8 @@ export const USAGE = `capi-sandbox: a local capi service (SIWE auth, users, dail
 
 Usage:
   capi-sandbox [serve] [options]      serve is the default command
-  capi-sandbox send-event TYPE --to URL [--data FILE] [--private-key FILE]
-  capi-sandbox send-event TYPE --sandbox [URL] [--to URL]... [--data FILE | --user-id ID]
+  capi-sandbox send-event TYPE --to URL [--data FILE] [--private-key FILE] [--unknown-event-type]
+  capi-sandbox send-event TYPE --sandbox [URL] [--to URL]... [--data FILE | --user-id ID] [--unknown-event-type]
   capi-sandbox --version | --help
 
 serve options:
@@ -27,7 +27,8 @@ serve options:
 
 send-event:
   TYPE                     user.created | kyc.status.changed | kyc.phone-validation.changed |
-                           kyc.source-of-funds.changed | card.transaction.created
+                           kyc.source-of-funds.changed | card.transaction.created (any other kind only
+                           with --unknown-event-type)
   --to URL                 the receiver to POST to (required without --sandbox; repeatable with it)
   --data FILE              JSON file with the event's data (default: a sample user or transaction;
                            with --sandbox, the sandbox's first user)
@@ -36,4 +37,8 @@ send-event:
                            with its key and delivers it, retried like the live service, to --to or
                            to its webhook endpoints; exit 2 when no sandbox answers there
   --user-id ID             with --sandbox: the event's data is this user of the sandbox
+  --unknown-event-type     TYPE is a kind the SDK does not know (reference 6.1: receivers acknowledge it
+                           with a 2xx and ignore it); --data, a JSON object (default {}), is sent unchecked
+  --allow-unknown-fields   send --data with fields the event's schema does not define (refused without it:
+                           the service never sends them), to test a receiver's tolerance of newer fields
 `;

@@ -150,6 +150,9 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
       const eventType = body.eventType;
       const unknownEventType = body.unknownEventType ?? false;
       if (typeof unknownEventType !== 'boolean') throw invalid(`unknownEventType must be true or false; got ${JSON.stringify(unknownEventType)}.`);
+      // A known kind's data may have fields its schema does not define only on purpose (tolerance tests).
+      const allowUnknownFields = body.allowUnknownFields ?? false;
+      if (typeof allowUnknownFields !== 'boolean') throw invalid(`allowUnknownFields must be true or false; got ${JSON.stringify(allowUnknownFields)}.`);
       if (body.to !== undefined && (!Array.isArray(body.to) || body.to.some((url) => typeof url !== 'string'))) {
         throw invalid('to must be an array of endpoint URLs; leave it out to use the configured endpoints.');
       }
@@ -171,7 +174,7 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
         // That user's event data: the User itself, or a sample transaction of that user's card.
         data = sampleEventData(eventType, user);
       }
-      const deliveries = deps.publisher.publish(eventType, data ?? sampleEventData(eventType, deps.users.list()[0]), { to: body.to as string[] | undefined });
+      const deliveries = deps.publisher.publish(eventType, data ?? sampleEventData(eventType, deps.users.list()[0]), { to: body.to as string[] | undefined, allowUnknownFields });
       return { status: 202, json: { deliveries } };
     }),
   );

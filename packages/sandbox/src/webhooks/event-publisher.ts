@@ -1,7 +1,7 @@
 import type { Delivery, DeliveryScheduler } from './delivery-scheduler.js';
 import { closestWords } from '../cli/parse-command-line.js';
 import { MAX_NESTING_DEPTH, nestsDeeperThan } from '../conformance/nesting-depth.js';
-import { eventProblems } from './event-conformance.js';
+import { eventProblems, unknownEventFields, unknownEventFieldsMessage } from './event-conformance.js';
 import { SANDBOX_EVENT_TYPES } from './sample-event-data.js';
 
 /**
@@ -53,7 +53,20 @@ export interface PublishOptions {
    * (a JSON object) unchecked: for testing a receiver's handling of kinds it does not know.
    */
   unknownEventType?: boolean;
+  /**
+   * Send a known kind whose `data` has fields its schema does not define (`data.cards[0].pan`),
+   * to test how a receiver tolerates the fields of a newer schema. Without it such an event is
+   * refused: the service sends only the fields of its schema. The data must still match the
+   * schema otherwise. No effect with `unknownEventType` (that data is not checked at all).
+   */
+  allowUnknownFields?: boolean;
 }
+
+/** How the HTTP control route and `sendEvent` spell the opt-ins, in refusals. */
+const API_SPELLING = {
+  optIn: '"allowUnknownFields": true (sendEvent(type, data, { allowUnknownFields: true }))',
+  unknownKind: 'use "unknownEventType": true',
+};
 
 /** Parses a partner endpoint URL: absolute http(s) only (the live service requires https; the sandbox allows http for local receivers). */
 export function parseEndpointUrl(value: string): URL {
@@ -100,13 +113,17 @@ export class EventPublisher {
 
   /**
    * Sends `{eventType, data}` to `options.to` (default: every configured endpoint); returns
-   * the deliveries started. A known kind's event must match its schema; any other kind needs
+   * the deliveries started. A known kind's event must match its schema, with no field the
+   * schema does not define unless `allowUnknownFields: true`; any other kind needs
    * `unknownEventType: true` and a JSON object as `data`.
    */
   publish(eventType: string, data: unknown, options: PublishOptions = {}): Delivery[] {
-    const { to, unknownEventType = false } = options;
+    const { to, unknownEventType = false, allowUnknownFields = false } = options;
     if (typeof unknownEventType !== 'boolean') {
       throw new EventPublishError('invalid_event', `unknownEventType must be true or false; got ${JSON.stringify(unknownEventType)}.`);
+    }
+    if (typeof allowUnknownFields !== 'boolean') {
+      throw new EventPublishError('invalid_event', `allowUnknownFields must be true or false; got ${JSON.stringify(allowUnknownFields)}.`);
     }
     if (unknownEventType) {
       if (typeof eventType !== 'string' || eventType.length === 0 || eventType.length > MAX_EVENT_TYPE_LENGTH) {
@@ -132,6 +149,10 @@ export class EventPublisher {
     if (problems.length > 0) {
       throw new EventPublishError('invalid_event', `The ${eventType} event does not match the spec: ${problems.join('; ')}.`);
     }
+    // The schemas are open (receivers must tolerate newer fields), so the check above lets
+    // fields through that the service never sends: refused unless asked for on purpose.
+    const unknownFields = unknownEventType || allowUnknownFields ? [] : unknownEventFields(event);
+    if (unknownFields.length > 0) throw new EventPublishError('invalid_event', unknownEventFieldsMessage(eventType, unknownFields, API_SPELLING));
     if (to !== undefined && (!Array.isArray(to) || to.some((url) => typeof url !== 'string'))) {
       throw new EventPublishError('invalid_endpoint', `to must be an array of endpoint URLs, e.g. ["http://localhost:3000/webhooks"]; got ${JSON.stringify(to)}.`);
     }
