@@ -33,7 +33,10 @@ export function makeUser(id, overrides = {}) {
   };
 }
 
-const kycBody = (kycStatus) => JSON.stringify({ eventType: 'kyc.status.changed', data: makeUser('usr_conformance', { kycStatus }) });
+/** A `kyc.status.changed` body: the user `id` with that `kycStatus` (not checked: a drifted one too). */
+export const kycEventBody = (id, kycStatus) => JSON.stringify({ eventType: 'kyc.status.changed', data: makeUser(id, { kycStatus }) });
+
+const kycBody = (kycStatus) => kycEventBody('usr_conformance', kycStatus);
 
 async function errorCode(promise) {
   try {

@@ -12,17 +12,20 @@ export type RedisCommand = (args: readonly string[]) => Promise<unknown>;
 /**
  * The Redis clients {@link createRedisDedupeStore} accepts: an ioredis `Redis` or `Cluster`
  * (anything with `call(command, ...args)`), a node-redis client from `createClient()`
- * (anything with `sendCommand(args)`), or a {@link RedisCommand} function for any other client.
+ * (anything with `sendCommand(args)`), Bun's built-in `RedisClient` (anything with
+ * `send(command, args)`), or a {@link RedisCommand} function for any other client.
  *
  * @example
  * ```ts
  * createRedisDedupeStore({ client: new Redis(url) });                   // ioredis
  * createRedisDedupeStore({ client: await createClient({ url }).connect() }); // node-redis
+ * createRedisDedupeStore({ client: new RedisClient(url) });             // Bun: import { RedisClient } from 'bun'
  * ```
  */
 export type RedisClientLike =
   | { call(command: string, ...args: string[]): Promise<unknown> }
   | { sendCommand(args: string[]): Promise<unknown> }
+  | { send(command: string, args: string[]): Promise<unknown> }
   | RedisCommand;
 
 /**
@@ -39,10 +42,13 @@ export function toRedisCommand(client: RedisClientLike, unsupported: (message: s
     if ('sendCommand' in client && typeof client.sendCommand === 'function') {
       return (args) => client.sendCommand([...args]);
     }
+    if ('send' in client && typeof client.send === 'function') {
+      return ([command, ...args]) => client.send(command as string, args);
+    }
   }
   throw unsupported(
     `${factoryName}({ client }) needs an ioredis client (new Redis()), a connected node-redis client ` +
-      '(await createClient().connect()) or a function (args: string[]) => Promise<reply>; got ' +
+      "(await createClient().connect()), Bun's RedisClient (new RedisClient()) or a function (args: string[]) => Promise<reply>; got " +
       (client === null ? 'null' : typeof client) + '.',
   );
 }
@@ -51,6 +57,7 @@ export function toRedisCommand(client: RedisClientLike, unsupported: (message: s
  * The second Redis connection `createRedisDedupeStore({ subscriber })` subscribes with, for
  * wake-ups: an ioredis client (`redis.duplicate()`: anything with `call`, `subscribe(channel)`
  * and `on('message')`), a connected node-redis client (`await client.duplicate().connect()`:
+ * `subscribe(channel, listener)`), Bun's `RedisClient` (`await redis.duplicate()`: the same
  * `subscribe(channel, listener)`), or a function that subscribes `onMessage` to `channel`
  * with any other client and resolves once subscribed.
  *
@@ -58,6 +65,7 @@ export function toRedisCommand(client: RedisClientLike, unsupported: (message: s
  * ```ts
  * createRedisDedupeStore({ client: redis, subscriber: redis.duplicate() });                       // ioredis
  * createRedisDedupeStore({ client, subscriber: await client.duplicate().connect() });             // node-redis
+ * createRedisDedupeStore({ client: redis, subscriber: await redis.duplicate() });                 // Bun's RedisClient
  * ```
  */
 export type RedisSubscriberLike =
@@ -103,7 +111,7 @@ export function toRedisSubscribe(subscriber: RedisSubscriberLike, unsupported: (
   }
   throw unsupported(
     'createRedisDedupeStore({ subscriber }) needs a second ioredis connection (redis.duplicate()), a connected node-redis ' +
-      'one (await client.duplicate().connect()) or a function (channel, onMessage) => Promise; got ' +
+      "one (await client.duplicate().connect()), a second Bun RedisClient (await redis.duplicate()) or a function (channel, onMessage) => Promise; got " +
       (subscriber === null ? 'null' : typeof subscriber) + '.',
   );
 }
