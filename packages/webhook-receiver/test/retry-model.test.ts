@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DedupeStore } from '../src/dedupe/dedupe-store.js';
 import { createMemoryDedupeStore } from '../src/dedupe/memory-store.js';
 import { createRedisDedupeStore } from '../src/dedupe/redis-store.js';
-import { createWebhookReceiver } from '../src/index.js';
+import { createWebhookReceiver, type WebhookReceiver } from '../src/index.js';
 import { eventBody } from './helpers/events.js';
 import { startRedisWithClients, type RedisWithClients } from './helpers/redis-server.js';
 
@@ -39,6 +39,36 @@ const stores: Array<[string, StoreOnClock]> = [
 interface Change { afterS: number; state: number }
 interface Attempt { at: number; event: number; attempt: number }
 
+/**
+ * Sends the queued first attempts, answered one at a time in the order they are sent (a
+ * change's first attempt before any later one, as the sandbox sends them), and each retry 1, 5
+ * and 15 minutes after a non-2xx answer, moving the virtual clock (`setNow`). Resolves to
+ * whether every event was acknowledged within its 4 attempts.
+ */
+async function deliverAll(receiver: WebhookReceiver, queue: Attempt[], bodyOf: (event: number) => string, setNow: (ms: number) => void): Promise<boolean> {
+  let acknowledgedAll = true;
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    setNow(next.at * 1_000);
+    const rawBody = bodyOf(next.event);
+    const signed = await signWebhook({ rawBody, privateKey: keys.privateKey, timestamp: next.at });
+    const { reply } = await receiver.receive({
+      method: 'POST',
+      header: (name) => (name === 'x-webhook-timestamp' ? signed.timestamp : signed.signature),
+      readRawBody: () => Promise.resolve(new TextEncoder().encode(rawBody)),
+    });
+    if (reply.status >= 200 && reply.status < 300) continue;
+    if (next.attempt === 4) {
+      acknowledgedAll = false;
+      continue;
+    }
+    const retry = { at: next.at + RETRY_AFTER_S[next.attempt - 1]!, event: next.event, attempt: next.attempt + 1 };
+    // A retry falls due before a change sent at the same second (it was scheduled first).
+    const place = queue.findIndex((queued) => queued.at > retry.at || (queued.at === retry.at && queued.attempt === 1));
+    queue.splice(place === -1 ? queue.length : place, 0, retry);
+  }
+  return acknowledgedAll;
+}
+
 /** Runs the model; returns the platform's last state, the handlers' last, and whether every event was acknowledged. */
 async function run(store: StoreOnClock, changes: Change[], failing: boolean[]) {
   let nowMs = 0;
@@ -61,28 +91,7 @@ async function run(store: StoreOnClock, changes: Change[], failing: boolean[]) {
     states.push(STATES[change.state]!);
     queue.push({ at, event: states.length - 1, attempt: 1 });
   }
-  let acknowledgedAll = true;
-  // Answered one at a time, in the order they are sent (a change's first attempt before any
-  // later one, as the sandbox sends them).
-  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-    nowMs = next.at * 1_000;
-    const rawBody = eventBody('kyc.status.changed', 'u1', { kycStatus: states[next.event] as never });
-    const signed = await signWebhook({ rawBody, privateKey: keys.privateKey, timestamp: next.at });
-    const { reply } = await receiver.receive({
-      method: 'POST',
-      header: (name) => (name === 'x-webhook-timestamp' ? signed.timestamp : signed.signature),
-      readRawBody: () => Promise.resolve(new TextEncoder().encode(rawBody)),
-    });
-    if (reply.status >= 200 && reply.status < 300) continue;
-    if (next.attempt === 4) {
-      acknowledgedAll = false;
-      continue;
-    }
-    const retry = { at: next.at + RETRY_AFTER_S[next.attempt - 1]!, event: next.event, attempt: next.attempt + 1 };
-    // A retry falls due before a change sent at the same second (it was scheduled first).
-    const place = queue.findIndex((queued) => queued.at > retry.at || (queued.at === retry.at && queued.attempt === 1));
-    queue.splice(place === -1 ? queue.length : place, 0, retry);
-  }
+  const acknowledgedAll = await deliverAll(receiver, queue, (event) => eventBody('kyc.status.changed', 'u1', { kycStatus: states[event] as never }), (ms) => { nowMs = ms; });
   return { platform: states.at(-1), seen, acknowledgedAll };
 }
 
@@ -109,5 +118,74 @@ describe.each(stores)('a late retry never brings back an older state (a model of
       fc.pre(acknowledgedAll);
       expect(seen).toBe(platform);
     }), { numRuns: 500 });
+  });
+});
+
+// The same model for a user's whole life: the platform changes the KYC status, the
+// source-of-funds answer or the phone validation, and sends that change's event, which carries
+// the whole User as it is then. The receiver orders and supersedes per subject, one event type
+// of one user, so each event type keeps the field it is about: a handler that takes from an
+// event only its own field ends on the platform's last state for every field. The rest of a
+// snapshot is as old as its event: a late retry of one type's event carries the fields of the
+// others as they were (the READMEs' "Take from each event the field it is about").
+const FIELDS = [
+  { eventType: 'kyc.status.changed', field: 'kycStatus', values: ['pending', 'approved', 'requiresAction'] },
+  { eventType: 'kyc.source-of-funds.changed', field: 'isSourceOfFundsAnswered', values: [false, true] },
+  { eventType: 'kyc.phone-validation.changed', field: 'isPhoneValidated', values: [false, true] },
+] as const;
+type UserFields = Record<(typeof FIELDS)[number]['field'], unknown>;
+
+interface FieldChange { afterS: number; which: number; value: number }
+
+/** Runs a user's life; returns the platform's last fields, what field-wise and whole-snapshot handlers kept, and whether every event was acknowledged. */
+async function runLife(store: StoreOnClock, changes: FieldChange[], failing: boolean[]) {
+  let nowMs = 0;
+  let calls = 0;
+  const initial: UserFields = { kycStatus: 'pending', isSourceOfFundsAnswered: false, isPhoneValidated: false };
+  const fieldWise: UserFields = { ...initial };
+  let wholeSnapshot: UserFields = { ...initial };
+  const receiver = createWebhookReceiver({ publicKey: keys.publicKey, toleranceSeconds: 0, dedupe: store(() => nowMs), onError: () => undefined });
+  for (const { eventType, field } of FIELDS) {
+    receiver.on(eventType, (event) => {
+      if (failing[calls++] === true) throw new Error('the partner database is down');
+      fieldWise[field] = event.data[field];
+      wholeSnapshot = { kycStatus: event.data.kycStatus, isSourceOfFundsAnswered: event.data.isSourceOfFundsAnswered, isPhoneValidated: event.data.isPhoneValidated };
+    });
+  }
+  const platform: UserFields = { ...initial };
+  const bodies: Array<{ eventType: (typeof FIELDS)[number]['eventType']; snapshot: UserFields }> = [];
+  const queue: Attempt[] = [];
+  let at = 1_000;
+  for (const change of changes) {
+    at += change.afterS;
+    const { eventType, field, values } = FIELDS[change.which]!;
+    platform[field] = values[change.value % values.length];
+    bodies.push({ eventType, snapshot: { ...platform } });
+    queue.push({ at, event: bodies.length - 1, attempt: 1 });
+  }
+  const acknowledgedAll = await deliverAll(receiver, queue, (event) => eventBody(bodies[event]!.eventType, 'u1', bodies[event]!.snapshot as never), (ms) => { nowMs = ms; });
+  return { platform, fieldWise, wholeSnapshot, acknowledgedAll };
+}
+
+const fieldChange = fc.record({ afterS, which: fc.nat(FIELDS.length - 1), value: fc.nat(2) });
+
+describe.each(stores)("a user's whole life: each event type keeps its own field (model of reference 6.3), on %s", (_name, store) => {
+  it("ends on the platform's last KYC status, source-of-funds answer and phone validation after any failures", async () => {
+    await fc.assert(fc.asyncProperty(fc.array(fieldChange, { minLength: 1, maxLength: 12 }), fc.array(fc.boolean(), { maxLength: 30 }), async (changes, failing) => {
+      const { platform, fieldWise, acknowledgedAll } = await runLife(store, changes, failing);
+      fc.pre(acknowledgedAll);
+      expect(fieldWise).toEqual(platform);
+    }), { numRuns: 300 });
+  });
+
+  it('a handler that copies the whole snapshot is set back by a late retry of another event type', async () => {
+    // The source-of-funds answer fails, the KYC status changes and is processed, the retry of the
+    // source-of-funds event comes a minute later carrying the KYC status from before.
+    const changes: FieldChange[] = [{ afterS: 1, which: 1, value: 1 }, { afterS: 10, which: 0, value: 1 }];
+    const { platform, fieldWise, wholeSnapshot, acknowledgedAll } = await runLife(store, changes, [true]);
+    expect(acknowledgedAll).toBe(true);
+    expect(platform).toEqual({ kycStatus: 'approved', isSourceOfFundsAnswered: true, isPhoneValidated: false });
+    expect(fieldWise).toEqual(platform);
+    expect(wholeSnapshot).toEqual({ ...platform, kycStatus: 'pending' });
   });
 });
