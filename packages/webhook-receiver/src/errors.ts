@@ -21,7 +21,14 @@ export type WebhookReceiverErrorCode =
    * Reported to `onError`, not thrown: a delivery waited `subjectWaitMs` for the handler of an
    * earlier event of its subject and was answered 409 (the service retries it minutes later).
    */
-  | 'subject_wait_exceeded';
+  | 'subject_wait_exceeded'
+  /**
+   * Reported to `onError`, not thrown, at most once a minute: deliveries were answered 401 for a
+   * signature that does not verify with the configured key, or a timestamp outside
+   * `toleranceSeconds`. Forgeries give it, and so does a wrong or rotated key, or a clock off:
+   * the message says how many, and what to check.
+   */
+  | 'signatures_rejected';
 
 /**
  * A usage or configuration problem of the receiver: wrong options, or a server that hands the

@@ -4,6 +4,7 @@ import { createMemoryDedupeStore } from './dedupe/memory-store.js';
 import { WebhookReceiverError } from './errors.js';
 import { isPromiseLike, type PipelineContext } from './pipeline/context.js';
 import { createHandlerRegistry } from './pipeline/dispatch.js';
+import { createRejectedSignatureReport } from './pipeline/rejected-signatures.js';
 import { receiveDelivery } from './pipeline/receive.js';
 import { replayDeadLetters } from './pipeline/replay.js';
 import { createSubjectLines } from './pipeline/subject-lines.js';
@@ -112,6 +113,17 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
   const onError = options.onError ?? logToConsole;
   const dedupe = options.dedupe === false ? undefined : (options.dedupe ?? createMemoryDedupeStore());
   const lines = createSubjectLines();
+  const report = (error: unknown, errorContext: WebhookErrorContext): void => {
+    try {
+      const reported: unknown = onError(error, errorContext);
+      // An async onError (a logger that sends) that rejects must not become an unhandled
+      // rejection, which ends a Node process.
+      if (isPromiseLike(reported)) reported.then(undefined, () => undefined);
+    } catch {
+      // onError is the last resort; a failing logger must not change the reply.
+    }
+  };
+  const now = options.now ?? Date.now;
   const context: PipelineContext = {
     maxBodyBytes,
     signatureCheck: createSignatureCheck(options),
@@ -126,17 +138,9 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     onUnknownEvent: options.onUnknownEvent,
     onInvalidEvent: options.onInvalidEvent,
     handlers: createHandlerRegistry(),
-    report(error, errorContext) {
-      try {
-        const reported: unknown = onError(error, errorContext);
-        // An async onError (a logger that sends) that rejects must not become an unhandled
-        // rejection, which ends a Node process.
-        if (isPromiseLike(reported)) reported.then(undefined, () => undefined);
-      } catch {
-        // onError is the last resort; a failing logger must not change the reply.
-      }
-    },
-    now: options.now ?? Date.now,
+    report,
+    now,
+    rejectedSignature: createRejectedSignatureReport(report, now),
   };
   // A store shared by processes wakes the deliveries waiting here when their subject is free.
   // `lines.wake` lives as long as this receiver (its lines), so a store may hold it weakly.

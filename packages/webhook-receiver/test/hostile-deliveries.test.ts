@@ -332,6 +332,8 @@ async function materialise(delivery: Hostile): Promise<{ body: Uint8Array; heade
 describe.each(servings)('over %s', (_name, serve) => {
   async function start(options: Partial<WebhookReceiverOptions> = {}, setup?: (receiver: WebhookReceiver) => void, beforeReceiver?: (req: IncomingMessage) => Promise<void>) {
     const reported: WebhookErrorContext[] = [];
+    // The reports of 401s for a signature or timestamp (at most one a minute, and `now` stands still here).
+    const signatureReports: WebhookErrorContext[] = [];
     const dispatched: string[] = [];
     const unknown: string[] = [];
     const receiver = createWebhookReceiver({
@@ -339,19 +341,20 @@ describe.each(servings)('over %s', (_name, serve) => {
       now,
       toleranceSeconds: TOLERANCE,
       maxBodyBytes: MAX_BODY_BYTES,
-      onError: (_error, context) => reported.push(context),
+      onError: (error, context) => ((error as { code?: unknown } | undefined)?.code === 'signatures_rejected' ? signatureReports : reported).push(context),
       onUnknownEvent: (event) => { unknown.push(event.eventType); },
       ...options,
     });
     if (setup) setup(receiver);
     else receiver.onAny((event) => { dispatched.push((event.data as { id: string }).id); });
     const server = await serve(receiver, { beforeReceiver });
-    return { server, reported, dispatched, unknown };
+    return { server, reported, signatureReports, dispatched, unknown };
   }
 
   describe('answers every hostile delivery with the documented status, and dispatches only verified, valid, first-seen events, once', () => {
     it('holds for random bodies, signatures, timestamps around the tolerance edges, headers and framings', async () => {
-      const { server, reported, dispatched, unknown } = await start();
+      const { server, reported, signatureReports, dispatched, unknown } = await start();
+      const keyOrClock: string[] = [];
       await fc.assert(
         fc.asyncProperty(hostileDelivery, async (delivery) => {
           const { body, headers, userId } = await materialise(delivery);
@@ -362,6 +365,7 @@ describe.each(servings)('over %s', (_name, serve) => {
           const answer = await post(server.url, body, headers, framing);
           expect(answer.status).toBe(expected.status);
           expect(expected.codes).toContain(answer.code);
+          if (['invalid_signature', 'timestamp_too_old', 'timestamp_in_future'].includes(answer.code)) keyOrClock.push(answer.code);
           const dispatchedOnce = expected.codes[0] === 'processed';
           if (userId !== undefined) expect(dispatched.filter((id) => id === userId)).toHaveLength(dispatchedOnce ? 1 : 0);
           expect(unknown.length - unknownBefore).toBe(expected.codes[0] === 'unknown_event_type' ? 1 : 0);
@@ -372,13 +376,17 @@ describe.each(servings)('over %s', (_name, serve) => {
             expect(again).toEqual({ status: 200, code: 'duplicate' });
             expect(dispatched.filter((id) => id === userId)).toHaveLength(1);
           }
-          // Nothing the sender caused is the receiver's failure; an authentic invalid body is
-          // reported once, as the schema drift it may be.
+          // Nothing else the sender caused is the receiver's failure; an authentic invalid body
+          // is reported once, as the schema drift it may be.
           const invalidAuthentic = expected.codes[0] === 'invalid_event_unhandled';
           expect(reported.slice(reportedBefore)).toEqual(invalidAuthentic ? [expect.objectContaining({ outcome: 'invalid_event_unhandled' })] : []);
         }),
         { seed: SEED, numRuns: 300 },
       );
+      // A wrong key or clock looks like a forgery: the first such 401 is reported, the others of
+      // the same minute only counted.
+      expect(keyOrClock.length).toBeGreaterThan(0);
+      expect(signatureReports).toEqual([{ outcome: keyOrClock[0], afterReply: false }]);
       await vi.waitFor(() => expect(server.pending()).toBe(0));
       expect(server.listenersLeft()).toBe(0);
       expect(server.failures).toEqual([]);

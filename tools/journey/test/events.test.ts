@@ -173,6 +173,35 @@ describe('only deliveries signed by the platform reach the handlers (reference 6
 
     await expectNewEvents(journey, seen, client, []);
     expect((await apiUser(client)).kycStatus).toBe('pending');
+    // A wrong key looks the same as a forgery: onError hears of these 401s once (at most once a
+    // minute), with what to check.
+    expect(journey.reported.filter((entry) => entry.outcome === 'invalid_signature')).toEqual([
+      { outcome: 'invalid_signature', message: expect.stringMatching(/^Answered 401 since this receiver started: 1 delivery with a signature that does not verify with the configured public key\. .*check the public key/) },
+    ]);
+  });
+});
+
+describe('a receiver whose key is out of date is told (the service rotates its key; a sandbox makes a new one at each start)', () => {
+  let stale: Journey;
+  beforeAll(async () => {
+    stale = await startJourney({});
+  });
+  afterAll(() => stale.close());
+
+  it('after a rotation, every attempt of an event is answered 401 and the event is given up, but onError hears of it once, saying to check the key', async () => {
+    const { user } = await onboardedUser(stale, 'stale-key@example.com');
+    await stale.sandbox.whenDeliveriesSettled();
+    const reported = stale.reported.length;
+    await stale.sandbox.rotateWebhookKey();
+    await admin(stale.sandbox, 'PUT', `/__sandbox/users/${user.id}/kyc-status`, { kycStatus: 'requiresAction' });
+    await stale.sandbox.whenDeliveriesSettled();
+    const delivery = stale.sandbox.deliveries().findLast((entry) => entry.eventType === 'kyc.status.changed')!;
+    expect(delivery.attempts.map((attempt) => attempt.status)).toEqual([401, 401, 401, 401]);
+    expect(delivery.state).not.toBe('succeeded');
+    expect(stale.received.filter((event) => event.data.id === user.id && event.data.kycStatus === 'requiresAction')).toEqual([]);
+    expect(stale.reported.slice(reported)).toEqual([
+      { outcome: 'invalid_signature', message: expect.stringMatching(/^Answered 401 since this receiver started: 1 delivery with a signature that does not verify with the configured public key\..*createPublicKeyProvider/) },
+    ]);
   });
 });
 

@@ -26,6 +26,8 @@ export interface PipelineContext {
   readonly handlers: HandlerRegistry;
   /** onError, guarded: it never throws and its rejection is never unhandled. */
   readonly report: (error: unknown, context: WebhookErrorContext) => void;
+  /** Counts a delivery answered 401 for its signature or timestamp, and reports them at most once a minute (see rejected-signatures.ts). */
+  readonly rejectedSignature: (outcome: ReceiverOutcome, error: unknown) => void;
   readonly now: () => number;
 }
 

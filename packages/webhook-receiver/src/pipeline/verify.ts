@@ -15,8 +15,9 @@ export interface VerifiedDelivery {
 
 /**
  * Stage 2, verify: the Ed25519 signature over the timestamp and the raw body, then the body's
- * SHA-256. A sender's fault (a forgery, a stale timestamp) is answered 401 and not reported; a
- * server's (a bad key, an unreachable key endpoint) is reported to onError and answered 5xx.
+ * SHA-256. A sender's fault (a forgery, a stale timestamp) is answered 401, and reported to
+ * onError at most once a minute (a wrong key or clock looks the same); a server's (a key that
+ * cannot be used, an unreachable key endpoint) is reported to onError and answered 5xx.
  */
 export async function verifyDelivery(context: PipelineContext, source: DeliverySource, rawBody: Uint8Array): Promise<VerifiedDelivery | Answer> {
   const timestamp = source.header(TIMESTAMP_HEADER);
@@ -26,6 +27,7 @@ export async function verifyDelivery(context: PipelineContext, source: DeliveryS
   } catch (error) {
     const rejection = context.signatureCheck.toRejection(error);
     if (rejection.serverSide) context.report(rejection.error, { outcome: rejection.outcome, afterReply: false });
+    else context.rejectedSignature(rejection.outcome, rejection.error);
     return { outcome: rejection.outcome, detail: rejection.detail };
   }
   const digest = sha256Hex(rawBody);

@@ -1,0 +1,79 @@
+// Deliveries answered 401 for their signature or timestamp: a forgery, or a receiver whose key
+// (another environment's, a rotated one, a sandbox's from before its restart) or clock is
+// wrong, which loses every authentic event after its retries. onError hears of them at most
+// once a minute, with how many came and what to check; headers that are missing or malformed
+// (scanners) are not counted.
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createWebhookReceiver, toNodeHandler, WebhookReceiverError, type WebhookErrorContext } from '../src/index.js';
+import { eventBody } from './helpers/events.js';
+import { createFakeService, type FakeService } from './helpers/service.js';
+import { listen, type RunningServer } from './helpers/servers.js';
+
+let service: FakeService;
+let otherService: FakeService;
+const running: RunningServer[] = [];
+beforeAll(async () => {
+  [service, otherService] = await Promise.all([createFakeService(), createFakeService()]);
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => server.close()));
+});
+
+/** A receiver over real HTTP that trusts `service`'s key, on a clock the test moves. */
+async function start() {
+  let nowMs = Date.parse('2026-11-26T12:00:00Z');
+  const reports: Array<{ error: unknown; context: WebhookErrorContext }> = [];
+  const dispatched: string[] = [];
+  const receiver = createWebhookReceiver({ publicKey: service.publicKey, now: () => nowMs, onError: (error, context) => { reports.push({ error, context }); } })
+    .onAny((event) => { dispatched.push((event.data as { id: string }).id); });
+  const server = await listen(toNodeHandler(receiver));
+  running.push(server);
+  const nowSeconds = () => Math.floor(nowMs / 1000);
+  return {
+    url: server.url,
+    reports,
+    dispatched,
+    advance: (ms: number) => { nowMs += ms; },
+    /** Signed by the other key (a receiver given the wrong one sees exactly this). */
+    wrongKey: (id: string) => otherService.deliver(server.url, eventBody('user.created', id), { timestamp: nowSeconds() }),
+    genuine: (id: string, secondsAgo = 0) => service.deliver(server.url, eventBody('user.created', id), { timestamp: nowSeconds() - secondsAgo }),
+  };
+}
+
+const messages = (reports: Array<{ error: unknown }>) => reports.map(({ error }) => {
+  expect(error).toBeInstanceOf(WebhookReceiverError);
+  expect((error as WebhookReceiverError).code).toBe('signatures_rejected');
+  return (error as Error).message;
+});
+
+describe('401s for a signature or a timestamp reach onError, at most once a minute', () => {
+  it('reports the first at once, counts the next ones of the minute, and reports them with the next after it', async () => {
+    const receiver = await start();
+    expect((await receiver.wrongKey('u1')).status).toBe(401);
+    expect(receiver.reports.map(({ context }) => context)).toEqual([{ outcome: 'invalid_signature', afterReply: false }]);
+    expect(messages(receiver.reports)).toEqual([expect.stringMatching(/^Answered 401 since this receiver started: 1 delivery with a signature that does not verify with the configured public key\. Forgeries are refused either way; but if these come from the service, its events are lost after their retries: check the public key .*createPublicKeyProvider\(\{ url \}\).* this server's clock\. Reported at most once a minute\.$/)]);
+    expect((receiver.reports[0]!.error as Error).cause).toMatchObject({ name: 'WebhookSignatureError', code: 'invalid_signature' });
+
+    // Within the minute: counted, not reported. A genuine delivery between them is processed.
+    for (const id of ['u2', 'u3']) expect((await receiver.wrongKey(id)).status).toBe(401);
+    receiver.advance(30_000);
+    expect((await receiver.genuine('u4', 400)).body.code).toBe('timestamp_too_old');
+    expect((await receiver.genuine('u5')).status).toBe(200);
+    expect(receiver.reports).toHaveLength(1);
+
+    receiver.advance(30_000);
+    expect((await receiver.wrongKey('u6')).status).toBe(401);
+    expect(messages(receiver.reports.slice(1))).toEqual([expect.stringMatching(/^Answered 401 in the last 60 s: 3 deliveries with a signature that does not verify with the configured public key, 1 delivery with a timestamp older than toleranceSeconds\. /)]);
+    expect(receiver.dispatched).toEqual(['u5']);
+  });
+
+  it('does not count deliveries without the signature headers, or with malformed ones (scanners, health checks)', async () => {
+    const receiver = await start();
+    const post = (headers: Record<string, string>) => fetch(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: eventBody('user.created', 'u1') });
+    expect((await post({})).status).toBe(401);
+    expect((await post({ 'x-webhook-timestamp': 'yesterday', 'x-webhook-signature': 'abc' })).status).toBe(401);
+    expect(receiver.reports).toEqual([]);
+    expect((await receiver.genuine('u2', -400)).body.code).toBe('timestamp_in_future');
+    expect(messages(receiver.reports)).toEqual([expect.stringMatching(/^Answered 401 since this receiver started: 1 delivery with a timestamp further ahead than toleranceSeconds\. /)]);
+  });
+});
