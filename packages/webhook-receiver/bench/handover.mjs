@@ -4,32 +4,19 @@
 // the time from A's settlement to B's handler starting. Without a subscriber B finds the subject
 // free at its next try (every 10 to 250 ms); with one, the store wakes it.
 import { createPrivateKey, sign } from 'node:crypto';
-import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { hasRedisServer, startRedisServer } from '@capi/bench-kit/redis-server';
 import { Redis } from 'ioredis';
 import { createRedisDedupeStore, createWebhookReceiver } from '../dist/index.js';
 import { signDeliveries } from './deliveries.mjs';
-
-/** A free TCP port on loopback. */
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * Medians (and p90) of `rounds` hand-overs in ms, without and with a subscriber; `undefined`
  * when no `redis-server` is on the PATH.
  */
 export async function measureHandOver({ publicKeyPem, privateKeyPem, rounds = 40 }) {
-  if (spawnSync('redis-server', ['--version']).status !== 0) return undefined;
-  const port = await freePort();
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  // Commands wait in ioredis's queue until the server listens (it retries every 50 ms).
-  const base = new Redis({ port, host: '127.0.0.1', retryStrategy: () => 50 });
-  base.on('error', () => undefined);
+  if (!hasRedisServer()) return undefined;
+  const server = await startRedisServer();
+  const base = new Redis({ port: server.port, host: '127.0.0.1' });
   try {
     await base.ping();
     const privateKey = createPrivateKey(privateKeyPem);
@@ -90,6 +77,6 @@ export async function measureHandOver({ publicKeyPem, privateKeyPem, rounds = 40
     return { without, with: withSubscriber };
   } finally {
     base.disconnect();
-    server.kill();
+    await server.close();
   }
 }

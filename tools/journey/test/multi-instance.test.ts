@@ -4,7 +4,7 @@
 // connection and its own lines, as separate processes have; consecutive deliveries go to
 // alternate instances.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisServer, type RedisServer } from '../../../packages/webhook-receiver/test/helpers/redis-server.js';
+import { startRedisServer, type RedisServer } from '@capi/bench-kit/redis-server';
 import { changeKyc, expectHeldChangesInOrder, expectLateRetrySuperseded, expectNewEvents, expectOutageRetriesInOrder, expectRepeatedDeliveryDuplicate, onboardedUser, startJourney, type Journey } from './support/journey.js';
 
 let redis: RedisServer;

@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { generateWebhookKeyPair, signWebhook } from '@capi/webhook-signature';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kycEventBody } from '../conformance/suite.mjs';
-import { startRedisServer } from '../src/redis-server.mjs';
+import { startRedisServer } from '@capi/bench-kit/redis-server';
 import { startServerIn } from '../src/run-runtime.mjs';
 
 /** The receiver processes: `client` 'bun' is Bun's built-in RedisClient through the stores' function forms. */
