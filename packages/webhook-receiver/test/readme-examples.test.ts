@@ -20,7 +20,7 @@ describeReadmeExamples({
     'declare const receiver: WebhookReceiver;',
     'declare const publicKey: string;',
     'declare const app: FastifyInstance;',
-    'declare const db: { users: { insertIfAbsent(user: unknown): Promise<void>; update(id: string, values: Record<string, unknown>): Promise<void> } };',
+    'declare const db: { users: { insertMissingFields(user: unknown): Promise<void>; upsert(id: string, values: Record<string, unknown>): Promise<void> } };',
     'declare const log: { warn(fields: object, message: string): void };',
     'declare const logger: { error(fields: object, message: string): void };',
     'interface Env { CAPI_WEBHOOK_PUBLIC_KEY: string; WEBHOOK_STORE: DurableObjectNamespaceLike }',

@@ -121,41 +121,60 @@ describe.each(stores)('a late retry never brings back an older state (a model of
   });
 });
 
-// The same model for a user's whole life: the platform changes the KYC status, the
-// source-of-funds answer or the phone validation, and sends that change's event, which carries
-// the whole User as it is then. The receiver orders and supersedes per subject, one event type
-// of one user, so each event type keeps the field it is about: a handler that takes from an
-// event only its own field ends on the platform's last state for every field. The rest of a
-// snapshot is as old as its event: a late retry of one type's event carries the fields of the
-// others as they were (the READMEs' "Take from each event the field it is about").
+// The same model for a user's whole life: the user registers (user.created), then the platform
+// changes the KYC status, the source-of-funds answer or the phone validation, and sends that
+// change's event, which carries the whole User as it is then. The receiver orders and supersedes
+// per subject, one event type of one user, so each event type keeps the field it is about: a
+// partner whose handlers take from an event only its own field (and whose user.created handler
+// fills in only what the user's row lacks: its retry can come after the later events) ends on
+// the platform's last state for every field. The rest of a snapshot is as old as its event: a
+// late retry of one type's event carries the fields of the others as they were (the READMEs'
+// "Take from each event the field it is about").
 const FIELDS = [
   { eventType: 'kyc.status.changed', field: 'kycStatus', values: ['pending', 'approved', 'requiresAction'] },
   { eventType: 'kyc.source-of-funds.changed', field: 'isSourceOfFundsAnswered', values: [false, true] },
   { eventType: 'kyc.phone-validation.changed', field: 'isPhoneValidated', values: [false, true] },
 ] as const;
 type UserFields = Record<(typeof FIELDS)[number]['field'], unknown>;
+type UserEventType = 'user.created' | (typeof FIELDS)[number]['eventType'];
 
 interface FieldChange { afterS: number; which: number; value: number }
 
-/** Runs a user's life; returns the platform's last fields, what field-wise and whole-snapshot handlers kept, and whether every event was acknowledged. */
+const snapshotOf = (user: UserFields): UserFields => ({ kycStatus: user.kycStatus, isSourceOfFundsAnswered: user.isSourceOfFundsAnswered, isPhoneValidated: user.isPhoneValidated });
+
+/**
+ * Runs a user's life, registration first; returns the platform's last fields, what the
+ * partner's row holds with field-wise handlers and with handlers that copy the whole snapshot,
+ * and whether every event was acknowledged.
+ */
 async function runLife(store: StoreOnClock, changes: FieldChange[], failing: boolean[]) {
   let nowMs = 0;
   let calls = 0;
-  const initial: UserFields = { kycStatus: 'pending', isSourceOfFundsAnswered: false, isPhoneValidated: false };
-  const fieldWise: UserFields = { ...initial };
-  let wholeSnapshot: UserFields = { ...initial };
-  const receiver = createWebhookReceiver({ publicKey: keys.publicKey, toleranceSeconds: 0, dedupe: store(() => nowMs), onError: () => undefined });
+  const fail = () => {
+    if (failing[calls++] === true) throw new Error('the partner database is down');
+  };
+  // The partner's row of the user: none until a handler writes it.
+  const fieldWise: Partial<UserFields> = {};
+  let wholeSnapshot: UserFields | undefined;
+  const receiver = createWebhookReceiver({ publicKey: keys.publicKey, toleranceSeconds: 0, dedupe: store(() => nowMs), onError: () => undefined })
+    .on('user.created', (event) => {
+      fail();
+      // Fills in only what the row lacks (inserts the row when there is none).
+      for (const { field } of FIELDS) if (!(field in fieldWise)) fieldWise[field] = event.data[field];
+      wholeSnapshot = snapshotOf(event.data);
+    });
   for (const { eventType, field } of FIELDS) {
     receiver.on(eventType, (event) => {
-      if (failing[calls++] === true) throw new Error('the partner database is down');
+      fail();
+      // Upserts its own field.
       fieldWise[field] = event.data[field];
-      wholeSnapshot = { kycStatus: event.data.kycStatus, isSourceOfFundsAnswered: event.data.isSourceOfFundsAnswered, isPhoneValidated: event.data.isPhoneValidated };
+      wholeSnapshot = snapshotOf(event.data);
     });
   }
-  const platform: UserFields = { ...initial };
-  const bodies: Array<{ eventType: (typeof FIELDS)[number]['eventType']; snapshot: UserFields }> = [];
-  const queue: Attempt[] = [];
+  const platform: UserFields = { kycStatus: 'pending', isSourceOfFundsAnswered: false, isPhoneValidated: false };
+  const bodies: Array<{ eventType: UserEventType; snapshot: UserFields }> = [{ eventType: 'user.created', snapshot: { ...platform } }];
   let at = 1_000;
+  const queue: Attempt[] = [{ at, event: 0, attempt: 1 }];
   for (const change of changes) {
     at += change.afterS;
     const { eventType, field, values } = FIELDS[change.which]!;
@@ -182,9 +201,18 @@ describe.each(stores)("a user's whole life: each event type keeps its own field 
     // The source-of-funds answer fails, the KYC status changes and is processed, the retry of the
     // source-of-funds event comes a minute later carrying the KYC status from before.
     const changes: FieldChange[] = [{ afterS: 1, which: 1, value: 1 }, { afterS: 10, which: 0, value: 1 }];
-    const { platform, fieldWise, wholeSnapshot, acknowledgedAll } = await runLife(store, changes, [true]);
+    const { platform, fieldWise, wholeSnapshot, acknowledgedAll } = await runLife(store, changes, [false, true]);
     expect(acknowledgedAll).toBe(true);
     expect(platform).toEqual({ kycStatus: 'approved', isSourceOfFundsAnswered: true, isPhoneValidated: false });
+    expect(fieldWise).toEqual(platform);
+    expect(wholeSnapshot).toEqual({ ...platform, kycStatus: 'pending' });
+  });
+
+  it("a retry of user.created after the user's later events adds only what the row lacks", async () => {
+    // Registration fails; the KYC status changes and is processed (its handler upserts the row);
+    // the retry of user.created comes a minute later with the status from before.
+    const { platform, fieldWise, wholeSnapshot, acknowledgedAll } = await runLife(store, [{ afterS: 10, which: 0, value: 1 }], [true]);
+    expect(acknowledgedAll).toBe(true);
     expect(fieldWise).toEqual(platform);
     expect(wholeSnapshot).toEqual({ ...platform, kycStatus: 'pending' });
   });
