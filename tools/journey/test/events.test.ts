@@ -6,8 +6,8 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getOnboardingStatus, requestPhoneVerification, setPhone } from '@capi/client/onboarding';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, apiUser, expectHeldChangesInOrder, expectLateRetrySuperseded, expectNewEvents, expectOutageRetriesInOrder, expectRepeatedDeliveryDuplicate, lastOneTimePassword, onboardedUser, startJourney, type Journey } from './support/journey.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { admin, apiUser, changeKyc, expectHeldChangesInOrder, expectLateRetrySuperseded, expectNewEvents, expectOutageRetriesInOrder, expectRepeatedDeliveryDuplicate, lastOneTimePassword, onboardedUser, startJourney, type Journey } from './support/journey.js';
 
 let journey: Journey;
 beforeAll(async () => {
@@ -112,6 +112,34 @@ describe('a late retry does not bring back an older state (reference 6.3: a retr
 
   it('pending and approved both fail (the partner\'s database is down): both retries are handled, in order, and the receiver ends on the API\'s approved', async () => {
     await expectOutageRetriesInOrder(late, 'outage@example.com');
+  });
+
+  it('a late retry of another event type carries the KYC status from before: taken field by field, as the READMEs say, the partner still ends on the API\'s user', async () => {
+    const { client, user } = await onboardedUser(late, 'cross-type@example.com');
+    const from = late.received.length;
+    const before = late.sandbox.deliveries().length;
+    late.failNextHandler('kyc.source-of-funds.changed');
+    await admin(late.sandbox, 'PUT', `/__sandbox/users/${user.id}/source-of-funds`, { isSourceOfFundsAnswered: false });
+    await vi.waitFor(() => expect(late.sandbox.deliveries()[before]?.attempts[0]?.status).toBe(500));
+    await changeKyc(late, user.id, 'rejected');
+    await late.sandbox.whenDeliveriesSettled();
+    const events = late.received.slice(from).filter((event) => event.data.id === user.id);
+    // The KYC change was handled first; the source-of-funds retry after it carries the status from before.
+    expect(events.map((event) => [event.eventType, event.data.kycStatus, event.data.isSourceOfFundsAnswered])).toEqual([
+      ['kyc.status.changed', 'rejected', false],
+      ['kyc.source-of-funds.changed', 'approved', false],
+    ]);
+    // A partner row kept field by field (each event type its own field) agrees with the API; a
+    // copy of the last snapshot would say approved.
+    const row: Record<string, unknown> = {};
+    const fieldOf: Record<string, 'kycStatus' | 'isSourceOfFundsAnswered' | 'isPhoneValidated'> = { 'kyc.status.changed': 'kycStatus', 'kyc.source-of-funds.changed': 'isSourceOfFundsAnswered', 'kyc.phone-validation.changed': 'isPhoneValidated' };
+    for (const event of events) {
+      const field = fieldOf[event.eventType]!;
+      row[field] = event.data[field];
+    }
+    const api = await apiUser(client);
+    expect(row).toEqual({ kycStatus: api.kycStatus, isSourceOfFundsAnswered: api.isSourceOfFundsAnswered });
+    expect(api.kycStatus).toBe('rejected');
   });
 });
 
