@@ -518,6 +518,7 @@ const ASSUMPTIONS: Array<[openPoint: string, at: () => JsonObject]> = [
   ['2.3 timestamp format of activatedAt', () => schemas.get('Card')!.properties.activatedAt],
   ['2.2 wallet address format', () => schemas.get('WalletAddress')!],
   ['3.3 full list of onboarding statuses', () => schemas.get('OnboardingStatus')!],
+  ['3.3 transitions of the onboarding status (it can go back)', () => schemas.get('OnboardingStatus')!.anyOf[0]],
   ['4.7 onboarding response shape', () => schemas.get('OnboardingStatusResponse')!],
   ['4.7 method of /account', () => openapi.paths['/account'].post],
   ['4.7 path and method of /verification/check', () => openapi.paths['/api/v1/verification/check'].post],

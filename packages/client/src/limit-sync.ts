@@ -16,6 +16,10 @@ import { pollUntil } from './poll-options.js';
  * const limit = await waitForLimitSync(context, { amount, timeoutMs: 60_000 });
  */
 export async function waitForLimitSync(context: DailyLimitContext, options: WaitForLimitSyncOptions = {}): Promise<DailyLimit> {
+  // waitForLimitSync(25000): a timeout given as a number.
+  if (typeof options === 'number') {
+    throw new InvalidArgumentError('options', `waitForLimitSync's options must be an object such as { timeoutMs, signal }, or left out: to wait up to ${options} ms, pass { timeoutMs: ${options} }, and add amount (what setDailyLimit answered) to wait for your own change: { amount, timeoutMs: ${options} }; got ${options}.`, 'invalid_option');
+  }
   const expected = options?.amount;
   if (expected !== undefined && !Number.isInteger(expected)) {
     throw new InvalidArgumentError('amount', `amount must be the whole number of cents this caller set (what setDailyLimit answered), or left out to wait for any change; got ${expected !== null && typeof expected === 'object' ? `a ${Object.prototype.toString.call(expected).slice(8, -1)} object` : describeValue(expected)}.`, 'invalid_option');

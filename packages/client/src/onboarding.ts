@@ -127,6 +127,8 @@ const ADVICE: Record<string, string> = {
     "This wallet already has a user (registerUser sent twice, e.g. a double click or another tab), so there is nothing to register again: read getOnboardingStatus() and go on from the step it names. The token you hold keeps working for that, even one that still says hasSignedUp: false; a refresh (the TokenManager's refresh callback) renews it into one with the userId",
   EmailTaken: "Another user registered this email, and a user has one sign-in wallet: sign in with that user's wallet (registering another email makes a new user, and an older-generation user's verification is then not carried over)",
   AlreadyDone: 'This step is already complete: read getOnboardingStatus() for the next one',
+  PhoneAlreadySet:
+    "The user already has a phone number, and a card does not change it, so no card was created: call createCard() without phone (or with the user's number), or change the number first with requestPhoneVerification(), then updatePhone() for a validated number or setPhone() for one not validated yet (getUser() says which)",
   PhoneNotValidated:
     'The user has no validated phone number yet, so updatePhone() has none to change. The first one is set with requestPhoneVerification(), then setPhone(), at the step action_verify_phone, after createAccount(), when your partnership requires phone verification (without it, the number comes with the first card: createCard({ phone })). Read getOnboardingStatus() for the step the user is at, and complete the steps before it first',
 };
@@ -387,9 +389,10 @@ export const updatePhone: (client: PartnerClient, body: Spec.SetPhoneRequest, op
 /**
  * Creates a card on the user's account (`POST /cards`), the step `action_create_card`;
  * answers the User with the new card in `cards`. When the partner does not require phone
- * verification, give the user's `phone` with the first card.
+ * verification, give the user's `phone` with the first card. A card never changes the number:
+ * once the user has one, a `phone` other than it is refused.
  *
- * @throws InvalidArgumentError (`invalid_body`) before sending; ValidationError (422), ConflictError (409 `OnboardingStepNotReached`), and the usual request errors.
+ * @throws InvalidArgumentError (`invalid_body`) before sending; ValidationError (422), ConflictError (409 `OnboardingStepNotReached`; `PhoneAlreadySet` for a `phone` other than the user's number, nothing created), and the usual request errors.
  * @example
  * const { cards } = await createCard(client, { virtual: true });
  */

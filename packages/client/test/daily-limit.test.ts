@@ -276,6 +276,16 @@ describe('waits for the limit to sync by polling with backoff', () => {
     expect(service.count('GET', LIMIT_PATH)).toBe(1);
   });
 
+  it('a timeout given as a number (waitForLimitSync(25000)) is refused with the object to pass, { timeoutMs: 25000 }, and amount', async () => {
+    const client = await signedInClient();
+    const error = await client.waitForLimitSync(25_000 as never).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect(error).toMatchObject({ argument: 'options', code: 'invalid_option' });
+    expect((error as Error).message).toBe(
+      "waitForLimitSync's options must be an object such as { timeoutMs, signal }, or left out: to wait up to 25000 ms, pass { timeoutMs: 25000 }, and add amount (what setDailyLimit answered) to wait for your own change: { amount, timeoutMs: 25000 }; got 25000.",
+    );
+  });
+
   it('rejects nonsense options', async () => {
     const client = await signedInClient();
     await expect(client.waitForLimitSync({ timeoutMs: 0 })).rejects.toMatchObject({ name: 'InvalidArgumentError', argument: 'timeoutMs' });

@@ -261,6 +261,14 @@ describe('the newer generation\'s journey against the sandbox, through every onb
     await requestPhoneVerification(client, { phone: '+15555550199' });
     expect((await updatePhone(client, { phone: '+15555550199', otp: otpFor('+15555550199') })).phone).toBe('+15555550199');
     expect(await step()).toBe('action_create_card');
+    // The phone is verified: a card with another number is refused (not a silently kept old number), and creates nothing.
+    await expect(createCard(client, { virtual: true, phone: '+15555550123' })).rejects.toMatchObject({
+      name: 'ConflictError',
+      status: 409,
+      code: 'PhoneAlreadySet',
+      message: expect.stringMatching(/already set \(validated\).*PATCH \/phone.*requestPhoneVerification\(\), then updatePhone\(\)/),
+    });
+    expect((await getUser(client)).cards).toHaveLength(0);
     expect((await createCard(client, { virtual: true })).cards).toHaveLength(1);
     expect(await step()).toBe('completed');
     expect(await getUser(client)).toMatchObject({ id: user.id, kycStatus: 'approved', isSourceOfFundsAnswered: true, isPhoneValidated: true });

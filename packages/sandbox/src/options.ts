@@ -64,6 +64,14 @@ export interface SandboxOptions {
   migrationKycSetupMs?: number;
   /** Newer generation: older-generation users with smart accounts, migrated when their owner registers (reference 9). */
   olderGenerationUsers?: OlderGenerationUserSeed[];
+  /**
+   * The webhook signing key: a PKCS8 PEM Ed25519 private key (`openssl genpkey -algorithm ed25519`).
+   * The sandbox signs with it and serves its public key from every start on, so that a receiver
+   * given that public key (`CAPI_WEBHOOK_PUBLIC_KEY`) keeps verifying after a restart. Default: a
+   * fresh key pair at each start. {@link Sandbox.rotateWebhookKey} still replaces it, until the
+   * next start.
+   */
+  webhookPrivateKey?: string;
 }
 
 /**
@@ -81,8 +89,8 @@ export const DEV_WALLET = {
   privateKey: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
 } as const;
 
-export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'usersFile' | 'verifySmartAccountSignature' | 'onLog'>> &
-  Pick<SandboxOptions, 'usersFile' | 'verifySmartAccountSignature' | 'onLog'>;
+export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'usersFile' | 'verifySmartAccountSignature' | 'onLog' | 'webhookPrivateKey'>> &
+  Pick<SandboxOptions, 'usersFile' | 'verifySmartAccountSignature' | 'onLog' | 'webhookPrivateKey'>;
 
 /** The longest wait a Node timer can hold (about 24.8 days); a longer one fires after 1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -181,7 +189,18 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     requirePhone: booleanOption('requirePhone', options.requirePhone),
     migrationKycSetupMs: timerMilliseconds('migrationKycSetupMs', nonNegativeNumber('migrationKycSetupMs', options.migrationKycSetupMs, 5_000)),
     olderGenerationUsers: olderGenerationUsersOption(options.olderGenerationUsers ?? [], generation),
+    webhookPrivateKey: webhookPrivateKeyOption(options.webhookPrivateKey),
   };
+}
+
+function webhookPrivateKeyOption(value: string | undefined): string | undefined {
+  if (value !== undefined && (typeof value !== 'string' || !value.includes('-----BEGIN PRIVATE KEY-----'))) {
+    throw new SandboxConfigError(
+      'invalid_option',
+      `webhookPrivateKey must be the text of a PKCS8 PEM Ed25519 private key ("-----BEGIN PRIVATE KEY-----...", made by openssl genpkey -algorithm ed25519); got ${typeof value === 'string' ? `a string without "-----BEGIN PRIVATE KEY-----"` : JSON.stringify(value)}.`,
+    );
+  }
+  return value;
 }
 
 function maxDailyLimitOption(value: number | undefined): number {

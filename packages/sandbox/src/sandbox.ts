@@ -71,9 +71,11 @@ export interface Sandbox {
    * Data that does not match the event's schema, or has a field the schema does not define
    * (`data.cards[0].pan`: the service never sends one), throws {@link EventPublishError};
    * `allowUnknownFields: true` sends such fields on purpose, to test how a receiver tolerates
-   * the fields of a newer schema.
+   * the fields of a newer schema; `unchecked: true` sends `data` (a JSON object) without any
+   * check, signed like any event, to test how a receiver handles schema drift (an unknown
+   * `kycStatus`, a missing field: its dead-letter store and `replay()`).
    */
-  sendEvent(eventType: SandboxEventType, data?: unknown, options?: { to?: string[]; allowUnknownFields?: boolean }): Delivery[];
+  sendEvent(eventType: SandboxEventType, data?: unknown, options?: { to?: string[]; allowUnknownFields?: boolean; unchecked?: boolean }): Delivery[];
   /**
    * Sends one event of a kind the SDK does not know (reference 6.1: other kinds are not shown),
    * with `data` (a JSON object, default `{}`) unchecked, to test how a receiver treats unknown
@@ -83,7 +85,8 @@ export interface Sandbox {
   /**
    * Replaces the webhook signing key with a fresh one and resolves to its public key: the key
    * service serves it at once, and every later delivery attempt (retries of earlier events
-   * too) is signed with it. A receiver that cached the old key must refetch it.
+   * too) is signed with it. A receiver that cached the old key must refetch it. A key given as
+   * `webhookPrivateKey` is replaced too, until the next start.
    */
   rotateWebhookKey(): Promise<string>;
   /**
@@ -133,6 +136,15 @@ function createPublisher(scheduler: DeliveryScheduler, webhookUrls: string[]): E
   }
 }
 
+/** The signing key: the given one (a receiver can keep trusting it across restarts), or a fresh pair. */
+async function createWebhookKey(privateKeyPem: string | undefined): Promise<WebhookKey> {
+  try {
+    return await WebhookKey.create(privateKeyPem);
+  } catch (error) {
+    throw new SandboxConfigError('invalid_option', `webhookPrivateKey is not a usable PKCS8 PEM Ed25519 private key (make one with openssl genpkey -algorithm ed25519): ${(error as Error).message}.`);
+  }
+}
+
 // A logging hook that throws must not break a request or a delivery: warn once, go on.
 function safeLog(onLog: ((entry: SandboxLogEntry) => void) | undefined): ((entry: SandboxLogEntry) => void) | undefined {
   if (onLog === undefined) return undefined;
@@ -168,7 +180,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // The journey settles what fell due whenever the clock is moved forward (it is made below, before any request).
   const clock = createSandboxClock(config.now, () => journey.settleDue());
   // The signing key: rotatable, and the key service's `success` switchable (/__sandbox/webhook-key).
-  const webhookKey = await WebhookKey.create();
+  const webhookKey = await createWebhookKey(config.webhookPrivateKey);
   const log = safeLog(config.onLog);
   const scheduler = new DeliveryScheduler({
     signer: webhookKey,
@@ -289,15 +301,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return olderUsers.add(seed);
     },
     oneTimePasswords: () => passwords.sent(),
-    sendEvent: (eventType: string, data?: unknown, sendOptions?: { to?: string[]; unknownEventType?: boolean; allowUnknownFields?: boolean }) => {
+    sendEvent: (eventType: string, data?: unknown, sendOptions?: { to?: string[]; unknownEventType?: boolean; allowUnknownFields?: boolean; unchecked?: boolean }) => {
       const unknownEventType = sendOptions?.unknownEventType;
       const allowUnknownFields = sendOptions?.allowUnknownFields;
+      const unchecked = sendOptions?.unchecked;
       // An unknown kind has no sample: its data is what the caller gives, or {}.
       const fallback = () => (unknownEventType === true ? {} : sampleEventData(eventType, users.list()[0]));
       return publisher.publish(eventType, data ?? fallback(), {
         to: sendOptions?.to,
         ...(unknownEventType === undefined ? {} : { unknownEventType }),
         ...(allowUnknownFields === undefined ? {} : { allowUnknownFields }),
+        ...(unchecked === undefined ? {} : { unchecked }),
       });
     },
     rotateWebhookKey: () => webhookKey.rotate(),

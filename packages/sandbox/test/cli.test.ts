@@ -99,6 +99,23 @@ describe('capi-sandbox serve prints the base URLs and the public key, and serves
     expect(await sandbox.stop()).toBe(0);
   });
 
+  it('--webhook-private-key FILE: the same public key at every start, so a receiver keeps it across restarts; without it a new one each start', async () => {
+    const keyFile = join(workDir, 'sandbox-webhook-key.pem');
+    execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', keyFile]);
+    const first = await serve(['--port', '0', '--webhook-private-key', keyFile]);
+    const firstKey = (await callOperation(first.webhooksUrl, 'getWebhookPublicKey')).body.publicKey as string;
+    expect(first.output()).toContain(`of --webhook-private-key ${keyFile}, the same at every start`);
+    expect(await first.stop()).toBe(0);
+    const second = await serve(['--port', '0', '--webhook-private-key', keyFile]);
+    expect((await callOperation(second.webhooksUrl, 'getWebhookPublicKey')).body.publicKey).toBe(firstKey);
+    expect(second.output()).toContain(firstKey.trimEnd());
+    expect(await second.stop()).toBe(0);
+    const fresh = await serve(['--port', '0']);
+    expect((await callOperation(fresh.webhooksUrl, 'getWebhookPublicKey')).body.publicKey).not.toBe(firstKey);
+    expect(fresh.output()).toContain('new at every start (--webhook-private-key FILE keeps one)');
+    expect(await fresh.stop()).toBe(0);
+  });
+
   it('seeds the dev wallet when no users are given, and says so', async () => {
     const sandbox = await serve(['--port', '0']);
     expect(sandbox.output()).toMatch(/dev wallet 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266/);
@@ -128,6 +145,8 @@ describe('capi-sandbox refuses unusable command lines with a message and exit co
     [['serve', '--time-scale', '0'], /timeScale must be a number greater than 0/],
     [['serve', '--delivery-timeout', '99999999999'], /deliveryTimeoutMs must be at most 2147483647 ms/],
     [['serve', '--generation', 'newest'], /--generation must be "older" or "newer"/],
+    [['serve', '--port', '0', '--webhook-private-key', '/nonexistent/key.pem'], /Cannot read the --webhook-private-key file \/nonexistent\/key\.pem: .*openssl genpkey -algorithm ed25519/],
+    [['serve', '--port', '0', '--webhook-private-key', fileURLToPath(import.meta.url)], /webhookPrivateKey must be the text of a PKCS8 PEM Ed25519 private key/],
     [['serve', '--user', '0x1234'], /--user must be a wallet address/],
     [['serve', '--webhook-url', 'not a url'], /not an absolute URL/],
     [['serve', '--users', '/nonexistent/users.json'], /Cannot read the users file/],
@@ -252,6 +271,47 @@ describe('capi-sandbox send-event signs one event and sends it, like stripe trig
       expect({ args, code }).toEqual({ args, code: 2 });
       expect(stderr).toMatch(pattern);
     }
+  });
+
+  it('--unchecked sends --data its schema refuses (schema drift), signed like any event; without it exit 2 names the flag; the data must still be an object', async () => {
+    const keyFile = join(workDir, 'unchecked-key.pem');
+    execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', keyFile]);
+    const publicKey = execFileSync('openssl', ['pkey', '-in', keyFile, '-pubout'], { encoding: 'utf8' });
+    const partner = await startPlainReceiver({ publicKey });
+    closers.push(partner.close);
+    const drifted: Record<string, unknown> = { ...(sampleUser() as unknown as Record<string, unknown>), kycStatus: 'verifiedByPartner' };
+    const { email: _email, ...withoutEmail } = drifted;
+    const dataFile = join(workDir, 'drifted-user.json');
+    writeFileSync(dataFile, JSON.stringify(withoutEmail));
+    const args = ['send-event', 'kyc.status.changed', '--to', partner.url, '--private-key', keyFile, '--data', dataFile];
+    const refused = await run(args);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/The kyc\.status\.changed event does not match the spec: .*kycStatus must be one of: .*schema drift .*add --unchecked\./);
+    const sent = await run([...args, '--unchecked']);
+    expect(sent).toMatchObject({ code: 0, stderr: '' });
+    expect(partner.rejected).toEqual([]);
+    expect(partner.received.map((delivery) => delivery.event)).toEqual([{ eventType: 'kyc.status.changed', data: withoutEmail }]);
+    const arrayFile = join(workDir, 'unchecked-array.json');
+    writeFileSync(arrayFile, '[1, 2]');
+    const notObject = await run(['send-event', 'kyc.status.changed', '--unchecked', '--to', partner.url, '--data', arrayFile]);
+    expect(notObject.code).toBe(2);
+    expect(notObject.stderr).toMatch(/The kyc\.status\.changed event's data must be a JSON object .*; got an array/);
+  });
+
+  it('a misspelt known kind is answered with the kind it is nearest to, as POST /__sandbox/events does', async () => {
+    const typo = await run(['send-event', 'kyc.status.change', '--to', 'http://localhost:9']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^capi-sandbox: Unknown event type "kyc\.status\.change"; use one of user\.created, .*, card\.transaction\.created\. Did you mean "kyc\.status\.changed"\?\n/);
+    expect(typo.stderr).not.toMatch(/--unknown-event-type/);
+    expect((await run(['send-event', 'user.creatd', '--sandbox', 'http://127.0.0.1:9'])).stderr).toMatch(/Did you mean "user\.created"\?/);
+  });
+
+  it('refuses --data whose cards have lastFourDigits that are not four digits, as for seeded users', async () => {
+    const dataFile = join(workDir, 'bad-digits.json');
+    writeFileSync(dataFile, JSON.stringify({ ...(sampleUser() as unknown as Record<string, unknown>), cards: [{ ...sampleUser().cards[0], lastFourDigits: 'ab' }] }));
+    const refused = await run(['send-event', 'kyc.status.changed', '--to', 'http://localhost:9', '--data', dataFile]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/data\.cards\[0\]\.lastFourDigits must be the last four digits of the card number, e\.g\. "4242"; got "ab"/);
   });
 
   it('refuses --data with a field the event schema does not define, naming its path; --allow-unknown-fields sends it on purpose', async () => {
@@ -432,6 +492,25 @@ describe('capi-sandbox send-event --sandbox has a running sandbox sign and deliv
     expect(tolerated.stderr).toBe('');
     expect(tolerated.code).toBe(0);
     expect(sandbox.deliveries().at(-1)).toMatchObject({ event: { eventType: 'kyc.status.changed', data }, state: 'succeeded' });
+  });
+
+  it('--unchecked reaches POST /__sandbox/events as unchecked: the sandbox signs and delivers data its schema refuses', async () => {
+    const partner = await startPlainReceiver({ publicKey: () => sandbox.publicKey });
+    closers.push(partner.close);
+    const user = sandbox.users.create({ email: 'drift@example.com' });
+    const data = { ...user, kycStatus: 'verifiedByPartner' };
+    const dataFile = join(workDir, 'drift-through-sandbox.json');
+    writeFileSync(dataFile, JSON.stringify(data));
+    const args = ['send-event', 'kyc.status.changed', '--sandbox', sandbox.baseUrl, '--to', partner.url, '--data', dataFile];
+    const refused = await run(args);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/add --unchecked/);
+    const sent = await run([...args, '--unchecked']);
+    expect(sent.stderr).toBe('');
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toMatch(/HTTP 204 succeeded \(signed by the sandbox at /);
+    expect(partner.rejected).toEqual([]);
+    expect(partner.received.map((delivery) => delivery.event)).toEqual([{ eventType: 'kyc.status.changed', data }]);
   });
 
   it('a bare --sandbox means http://127.0.0.1:4010, the port serve uses by default; a URL after it is its value', () => {

@@ -144,3 +144,77 @@ describe("the partner's agreed maximum daily limit (maxDailyLimitCents)", () => 
     await expect(startSandbox({ generation: 'newer', olderGenerationUsers: [{ owner: 'nope' }] })).rejects.toThrow(/olderGenerationUsers\[0\]: owner must be a wallet address/);
   });
 });
+
+describe('the onboarding status follows the current state, so it can go back (the spec\'s x-assumption on OnboardingStatus)', () => {
+  it('completed -> action_complete_kyc when KYC moves to requiresAction -> completed once approved again', async () => {
+    const newer = await start({ generation: 'newer', users: [] });
+    const account = newAccount();
+    const user = newer.users.create({
+      signInWallets: [account.address],
+      kycStatus: 'approved',
+      isSourceOfFundsAnswered: true,
+      smartWallets: [{ address: newAccount().address, chainId: '100' }],
+      phone: '+15555550123',
+      cards: [{ id: 'crd_1', cardToken: 'tok_1', lastFourDigits: '4242', embossedName: null, activatedAt: null, virtual: true }],
+    });
+    const token = await tokenFor(newer.baseUrl, account);
+    const status = async () => {
+      const answer = await callOperation(newer.baseUrl, 'getOnboardingStatus', { token });
+      expect(newer.users.onboardingStatus(user.id)).toBe(answer.body.status);
+      expect((await callAdmin(newer.baseUrl, 'GET', `/__sandbox/users/${user.id}/onboarding`)).body.status).toBe(answer.body.status);
+      return answer.body.status;
+    };
+    expect(await status()).toBe('completed');
+    expect((await callAdmin(newer.baseUrl, 'PUT', `/__sandbox/users/${user.id}/kyc-status`, { kycStatus: 'requiresAction' })).body.eventEmitted).toBe(true);
+    expect(await status()).toBe('action_complete_kyc');
+    newer.users.setKycStatus(user.id, 'pending');
+    expect(await status()).toBe('action_complete_kyc');
+    newer.users.setKycStatus(user.id, 'approved');
+    expect(await status()).toBe('completed');
+    // Likewise the source of funds: a completed user whose answers are withdrawn is back at action_complete_sof.
+    newer.users.setSourceOfFunds(user.id, false);
+    expect(await status()).toBe('action_complete_sof');
+    newer.users.setSourceOfFunds(user.id, true);
+    expect(await status()).toBe('completed');
+    // The account, its card and its limit stay: only the status names the step to do again.
+    expect((await callOperation(newer.baseUrl, 'getUser', { token })).body.cards).toHaveLength(1);
+  });
+});
+
+describe('createCard refuses a phone other than the number the user has (409 PhoneAlreadySet), rather than ignoring it', () => {
+  const seededAtCardStep = (fields: Record<string, unknown>) => ({
+    kycStatus: 'approved' as const,
+    isSourceOfFundsAnswered: true,
+    smartWallets: [{ address: newAccount().address, chainId: '100' }],
+    ...fields,
+  });
+
+  it('requirePhone: after the phone is verified, another number is refused, names PATCH /phone, and creates nothing; the same number or none is accepted', async () => {
+    const account = newAccount();
+    const newer = await start({ generation: 'newer', requirePhone: true, users: [seededAtCardStep({ signInWallets: [account.address], phone: '+15555550123', isPhoneValidated: true })] });
+    const token = await tokenFor(newer.baseUrl, account);
+    expect((await callOperation(newer.baseUrl, 'getOnboardingStatus', { token })).body.status).toBe('action_create_card');
+    const refused = await callOperation(newer.baseUrl, 'createCard', { token, body: { virtual: true, phone: '+15555550199' } });
+    expect(refused).toMatchObject({
+      status: 409,
+      body: { code: 'PhoneAlreadySet', message: expect.stringMatching(/already set \(validated\); a card does not change it, so phone "\+15555550199" was refused and no card was created\. .*POST \/phone\/verification, then PATCH \/phone/) },
+    });
+    const user = (await callOperation(newer.baseUrl, 'getUser', { token })).body;
+    expect(user).toMatchObject({ phone: '+15555550123', isPhoneValidated: true, cards: [] });
+    const same = await callOperation(newer.baseUrl, 'createCard', { token, body: { virtual: true, phone: '+15555550123' } });
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({ phone: '+15555550123', cards: [expect.anything()] });
+    const none = await callOperation(newer.baseUrl, 'createCard', { token, body: { virtual: true } });
+    expect(none.body.cards).toHaveLength(2);
+  });
+
+  it('without requirePhone: the first card sets the number; a later card with another is refused and names POST /phone (the number is not validated)', async () => {
+    const account = newAccount();
+    const newer = await start({ generation: 'newer', users: [seededAtCardStep({ signInWallets: [account.address] })] });
+    const token = await tokenFor(newer.baseUrl, account);
+    expect((await callOperation(newer.baseUrl, 'createCard', { token, body: { phone: '+15555550123' } })).body).toMatchObject({ phone: '+15555550123', isPhoneValidated: false });
+    const refused = await callOperation(newer.baseUrl, 'createCard', { token, body: { phone: '+15555550199' } });
+    expect(refused).toMatchObject({ status: 409, body: { code: 'PhoneAlreadySet', message: expect.stringMatching(/already set \(not validated\).*POST \/phone\/verification, then POST \/phone /) } });
+    expect((await callOperation(newer.baseUrl, 'getUser', { token })).body).toMatchObject({ phone: '+15555550123', cards: [expect.anything()] });
+  });
+});

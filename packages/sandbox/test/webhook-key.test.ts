@@ -1,9 +1,10 @@
 // The webhook key service under the partner's control (reference 2.8 and 4.5): rotate the
 // signing key, and make the key endpoint answer `success: false`, over HTTP (/__sandbox/) and
 // through the programmatic API.
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPublicKeyProvider, isValidWebhookSignature, verifyWebhookSignature } from '@capi/webhook-signature';
+import { createPublicKeyProvider, isValidWebhookSignature } from '@capi/webhook-signature';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SandboxConfigError, startSandbox, type Sandbox } from '../src/index.js';
 import { callAdmin, callOperation } from './support/sandbox-api.js';
@@ -90,52 +91,118 @@ describe('rotates the webhook signing key', () => {
   });
 
   it("a receiver's createPublicKeyProvider keeps verifying across a rotation: it refetches the key once a signature fails", async () => {
-    let keyFetches = 0;
-    const verified: string[] = [];
-    const refused: string[] = [];
-    let provider: ReturnType<typeof createPublicKeyProvider> | undefined;
-    const endpoint = createServer((request, response) => {
-      let rawBody = '';
-      request.setEncoding('utf8');
-      request.on('data', (chunk: string) => (rawBody += chunk));
-      request.on('end', async () => {
-        const timestamp = String(request.headers['x-webhook-timestamp']);
-        const signature = String(request.headers['x-webhook-signature']);
-        try {
-          await verifyWebhookSignature({ rawBody, timestamp, signature, publicKey: provider! });
-          verified.push(JSON.parse(rawBody).eventType);
-          response.writeHead(204).end();
-        } catch (error) {
-          refused.push((error as { code?: string }).code ?? String(error));
-          response.writeHead(401).end();
-        }
-      });
-    });
-    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
-    closers.push(() => new Promise((resolve) => endpoint.close(() => resolve())));
-    const sandbox = await sandboxWith({ webhookUrls: [`http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/webhooks`] });
+    let keyUrl = '';
     // A refetch is allowed at once (the default waits a minute between refetches, against floods of forged webhooks).
-    provider = createPublicKeyProvider({
-      url: `${sandbox.webhooksUrl}/api/v1/public-key`,
-      minRefreshIntervalMs: 0,
-      fetch: (input, init) => {
-        keyFetches++;
-        return fetch(input, init);
-      },
-    });
+    const partner = await providerReceiver(() => keyUrl, 0);
+    const sandbox = await sandboxWith({ webhookUrls: [partner.url] });
+    keyUrl = `${sandbox.webhooksUrl}/api/v1/public-key`;
 
     sandbox.sendEvent('user.created');
     await sandbox.whenDeliveriesSettled();
-    expect(keyFetches).toBe(1);
+    expect(partner.keyFetches()).toBe(1);
     await sandbox.rotateWebhookKey();
     sandbox.sendEvent('kyc.status.changed');
     await sandbox.whenDeliveriesSettled();
 
     // The cached key failed on the second delivery; the provider fetched the new one and it verified, first time.
-    expect(verified).toEqual(['user.created', 'kyc.status.changed']);
-    expect(refused).toEqual([]);
-    expect(keyFetches).toBe(2);
+    expect(partner.verified).toEqual(['user.created', 'kyc.status.changed']);
+    expect(partner.keyFetches()).toBe(2);
     expect(sandbox.deliveries().map((delivery) => delivery.attempts.map((attempt) => attempt.status))).toEqual([[204], [204]]);
+  });
+});
+
+/**
+ * A partner's receiver that verifies with a createPublicKeyProvider of the sandbox's key
+ * endpoint (`keyUrl`, read at the first delivery), answering 204, or 401 when verification
+ * fails: its URL, the event types it verified, and how often the provider fetched the key.
+ */
+async function providerReceiver(keyUrl: () => string, minRefreshIntervalMs?: number) {
+  let provider: ReturnType<typeof createPublicKeyProvider> | undefined;
+  let keyFetches = 0;
+  const verified: string[] = [];
+  const endpoint = createServer((request, response) => {
+    let rawBody = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (rawBody += chunk));
+    request.on('end', async () => {
+      provider ??= createPublicKeyProvider({
+        url: keyUrl(),
+        ...(minRefreshIntervalMs === undefined ? {} : { minRefreshIntervalMs }),
+        fetch: (input, init) => {
+          keyFetches++;
+          return fetch(input, init);
+        },
+      });
+      const timestamp = String(request.headers['x-webhook-timestamp']);
+      const signature = String(request.headers['x-webhook-signature']);
+      const valid = await isValidWebhookSignature({ rawBody, timestamp, signature, publicKey: provider });
+      if (valid) verified.push(JSON.parse(rawBody).eventType);
+      response.writeHead(valid ? 204 : 401).end();
+    });
+  });
+  await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+  closers.push(() => new Promise((resolve) => endpoint.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/webhooks`, verified, keyFetches: () => keyFetches };
+}
+
+describe('a rotation under a time scale: the provider refetches in time only with minRefreshIntervalMs scaled too', () => {
+  it('timeScale N with minRefreshIntervalMs 60_000 / N: the delivery signed with the new key verifies by its first retry; with the default minute all 4 attempts get 401', async () => {
+    const timeScale = 600; // retries after 100 ms, 500 ms, 1.5 s
+    let keyUrl = '';
+    const scaled = (await providerReceiver(() => keyUrl, 60_000 / timeScale)).url;
+    const unscaled = (await providerReceiver(() => keyUrl)).url;
+    const sandbox = await sandboxWith({ timeScale, webhookUrls: [scaled, unscaled] });
+    keyUrl = `${sandbox.webhooksUrl}/api/v1/public-key`;
+    // Both providers fetch the key with the first event, then the key rotates.
+    sandbox.sendEvent('user.created');
+    await sandbox.whenDeliveriesSettled();
+    expect(sandbox.deliveries().map((delivery) => delivery.state)).toEqual(['succeeded', 'succeeded']);
+    await sandbox.rotateWebhookKey();
+    sandbox.sendEvent('kyc.status.changed');
+    await sandbox.whenDeliveriesSettled();
+
+    const after = sandbox.deliveries().filter((delivery) => delivery.eventType === 'kyc.status.changed');
+    const byUrl = (url: string) => after.find((delivery) => delivery.url === url)!;
+    expect(byUrl(scaled).state).toBe('succeeded');
+    expect(byUrl(scaled).attempts.length).toBeLessThanOrEqual(2);
+    expect(byUrl(unscaled).state).toBe('failed');
+    expect(byUrl(unscaled).attempts.map((attempt) => attempt.status)).toEqual([401, 401, 401, 401]);
+  });
+});
+
+describe('signs with a fixed key given as webhookPrivateKey (--webhook-private-key FILE), the same at every start', () => {
+  const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+
+  it('serves the public key of the given private key at every start, and its deliveries verify with it', async () => {
+    const privateKey = pem();
+    const first = await sandboxWith({ webhookPrivateKey: privateKey });
+    const second = await sandboxWith({ webhookPrivateKey: privateKey });
+    expect(second.publicKey).toBe(first.publicKey);
+    expect(await keyAnswer(second)).toEqual({ success: true, publicKey: first.publicKey });
+    expect((await sandboxWith()).publicKey).not.toBe(first.publicKey);
+
+    // A receiver given the key once (CAPI_WEBHOOK_PUBLIC_KEY) verifies the deliveries of a restarted sandbox.
+    const partner = await startPlainReceiver({ publicKey: first.publicKey });
+    closers.push(partner.close);
+    await first.close();
+    second.sendEvent('user.created', undefined, { to: [partner.url] });
+    await second.whenDeliveriesSettled();
+    expect(partner.rejected).toEqual([]);
+    expect(partner.received).toHaveLength(1);
+
+    // A rotation replaces it until the next start.
+    const rotated = await second.rotateWebhookKey();
+    expect(rotated).not.toBe(first.publicKey);
+    expect((await sandboxWith({ webhookPrivateKey: privateKey })).publicKey).toBe(first.publicKey);
+  });
+
+  it.each([
+    ['a value that is not a string', 42, /webhookPrivateKey must be the text of a PKCS8 PEM Ed25519 private key/],
+    ['a public key', generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString(), /webhookPrivateKey must be the text of a PKCS8 PEM Ed25519 private key/],
+    ['a damaged PEM', '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n', /webhookPrivateKey is not a usable PKCS8 PEM Ed25519 private key/],
+    ['an RSA key', generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), /not a usable .*: the key is an rsa key, not Ed25519/],
+  ])('refuses %s with SandboxConfigError invalid_option', async (_, webhookPrivateKey, message) => {
+    await expect(startSandbox({ webhookPrivateKey: webhookPrivateKey as string })).rejects.toMatchObject({ name: 'SandboxConfigError', code: 'invalid_option', message: expect.stringMatching(message) });
   });
 });
 

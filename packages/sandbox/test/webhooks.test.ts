@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createMemoryDeadLetterStore, createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
 import { createPublicKeyProvider } from '@capi/webhook-signature';
 import { validateWebhookEvent } from '@capi/webhook-validator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -420,6 +421,104 @@ describe('sends a known kind only with the fields the spec defines, unless allow
     const sandbox = await sandboxWith({});
     const sent = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'card.transaction.created', data: { id: 'txn_1', merchant: { name: 'Café', mcc: '5814' } } });
     expect(sent.status).toBe(202);
+  });
+});
+
+describe('sends a known kind\'s data unchecked on request ("unchecked": true), signed like any event: schema drift for a receiver\'s dead-letter path', () => {
+  const card = { id: 'crd_1', cardToken: 'tok_1', lastFourDigits: '4242', embossedName: null, activatedAt: null, virtual: true };
+
+  it('POST /__sandbox/events with "unchecked": true sends a kycStatus today\'s schema does not have and a User without email, signed with the sandbox key; without it 422 names the opt-in', async () => {
+    const partner = await receiver({ publicKey: () => sandbox.publicKey });
+    const sandbox = await sandboxWith({ webhookUrls: [partner.url] });
+    const user = sandbox.users.create({ email: 'ada@example.com', cards: [card] });
+    await sandbox.whenDeliveriesSettled();
+    partner.received.length = 0;
+    const drifted = { ...user, kycStatus: 'verifiedByPartner' };
+    const { email: _email, ...withoutEmail } = user;
+    const post = (body: unknown) => callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', body);
+
+    const refused = await post({ eventType: 'kyc.status.changed', data: drifted });
+    expect(refused).toMatchObject({ status: 422, body: { code: 'invalid_event' } });
+    expect(refused.body.message).toMatch(/^The kyc\.status\.changed event does not match the spec: \/data\/kycStatus must be one of: .*\. .*schema drift .*dead-letter store and replay\(\)\), add "unchecked": true \(sendEvent\(type, data, \{ unchecked: true \}\)\)\.$/);
+
+    expect((await post({ eventType: 'kyc.status.changed', data: drifted, unchecked: true })).status).toBe(202);
+    expect((await post({ eventType: 'user.created', data: withoutEmail, unchecked: true })).status).toBe(202);
+    await sandbox.whenDeliveriesSettled();
+    // Verified with the key the sandbox serves, as any event.
+    expect(partner.rejected).toEqual([]);
+    expect(partner.received.map((delivery) => delivery.event)).toEqual([
+      { eventType: 'kyc.status.changed', data: drifted },
+      { eventType: 'user.created', data: withoutEmail },
+    ]);
+    for (const { event } of partner.received) expect(validateWebhookEvent(event).ok).toBe(false);
+  });
+
+  it('sandbox.sendEvent(type, data, { unchecked: true }) does the same; the data must still be a JSON object, the kind a known one, the flag a boolean', async () => {
+    const partner = await receiver({ publicKey: () => sandbox.publicKey });
+    const sandbox = await sandboxWith({ webhookUrls: [partner.url] });
+    const [delivery] = sandbox.sendEvent('kyc.status.changed', { id: 'usr_1', kycStatus: 'verifiedByPartner' }, { unchecked: true });
+    expect(delivery!.eventType).toBe('kyc.status.changed');
+    await sandbox.whenDeliveriesSettled();
+    expect(partner.received.map((received) => received.rawBody)).toEqual(['{"eventType":"kyc.status.changed","data":{"id":"usr_1","kycStatus":"verifiedByPartner"}}']);
+    expect(() => sandbox.sendEvent('kyc.status.changed', { id: 'usr_1', kycStatus: 'x' })).toThrow(expect.objectContaining({ name: 'EventPublishError', message: expect.stringMatching(/add "unchecked": true/) }));
+
+    const post = (body: unknown) => callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', body);
+    expect(await post({ eventType: 'kyc.status.changed', data: [1], unchecked: true })).toMatchObject({ status: 422, body: { code: 'invalid_event', message: expect.stringMatching(/data must be a JSON object .*got an array/) } });
+    expect(await post({ eventType: 'kyc.status.changed', data: 'text', unchecked: true })).toMatchObject({ status: 422, body: { message: expect.stringMatching(/data must be a JSON object/) } });
+    expect(await post({ eventType: 'kyc.status.changed', unchecked: 'yes' })).toMatchObject({ status: 422, body: { code: 'ValidationError', message: 'unchecked must be true or false; got "yes".' } });
+    expect(await post({ eventType: 'card.statement.created', data: {}, unchecked: true })).toMatchObject({ status: 422, body: { message: expect.stringMatching(/add "unknownEventType": true/) } });
+    expect(() => sandbox.sendEvent('kyc.status.changed', 'text', { unchecked: true })).toThrow(/data must be a JSON object/);
+    expect(sandbox.deliveries()).toHaveLength(1);
+  });
+
+  it("a @capi/webhook-receiver with a dead-letter store keeps the drifted event (202 invalid_event_dead_lettered), as guide 03 describes", async () => {
+    const sandbox = await sandboxWith({});
+    const deadLetters = createMemoryDeadLetterStore();
+    const handled: string[] = [];
+    const errors: string[] = [];
+    const webhookReceiver = createWebhookReceiver({
+      publicKey: createPublicKeyProvider({ url: `${sandbox.webhooksUrl}/api/v1/public-key` }),
+      deadLetters,
+      onError: (error) => void errors.push((error as { code?: string }).code ?? String(error)),
+    }).on('kyc.status.changed', async (event) => {
+      handled.push(event.data.kycStatus);
+    });
+    const server = createServer(toNodeHandler(webhookReceiver));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    sandbox.addWebhookEndpoint(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`);
+    const user = sandbox.users.create({ email: 'ada@example.com' });
+    sandbox.sendEvent('kyc.status.changed', { ...user, kycStatus: 'verifiedByPartner' }, { unchecked: true });
+    await sandbox.whenDeliveriesSettled();
+    const drifted = sandbox.deliveries().find((delivery) => delivery.eventType === 'kyc.status.changed')!;
+    expect(drifted.state).toBe('succeeded');
+    expect(drifted.attempts.map((attempt) => attempt.status)).toEqual([202]);
+    expect(drifted.attempts[0]!.responseBody).toMatch(/invalid_event_dead_lettered/);
+    expect(handled).toEqual([]);
+    expect(await deadLetters.list(10)).toHaveLength(1);
+    expect(errors).toHaveLength(1); // onError hears of the refused event
+  });
+});
+
+describe('checks the cards of a User sent as event data as it checks seeded users: four-digit lastFourDigits', () => {
+  const card = { id: 'crd_1', cardToken: 'tok_1', lastFourDigits: '4242', embossedName: null, activatedAt: null, virtual: true };
+
+  it('refuses lastFourDigits that are not four digits in explicit data (422 over HTTP, EventPublishError in code, also with allowUnknownFields); unchecked sends it', async () => {
+    const sandbox = await sandboxWith({});
+    const user = sandbox.users.create({ email: 'ada@example.com', cards: [card] });
+    const bad = { ...user, cards: [card, { ...card, id: 'crd_2', lastFourDigits: 'ab' }] };
+    const refused = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'kyc.status.changed', data: bad });
+    expect(refused).toMatchObject({ status: 422, body: { code: 'invalid_event', message: expect.stringMatching(/does not match the spec: data\.cards\[1\]\.lastFourDigits must be the last four digits of the card number, e\.g\. "4242"; got "ab"\./) } });
+    expect((await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'user.created', data: bad, allowUnknownFields: true })).status).toBe(422);
+    expect(() => sandbox.sendEvent('kyc.status.changed', { ...user, cards: [{ ...card, lastFourDigits: '42424' }] })).toThrow(
+      expect.objectContaining({ name: 'EventPublishError', code: 'invalid_event', message: expect.stringMatching(/data\.cards\[0\]\.lastFourDigits must be the last four digits/) }),
+    );
+    await sandbox.whenDeliveriesSettled();
+    const before = sandbox.deliveries().length;
+    expect((await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'kyc.status.changed', data: bad, unchecked: true })).status).toBe(202);
+    expect(sandbox.deliveries().length).toBe(before); // no endpoint: accepted, nothing to deliver to
+    // card.transaction.created's data is not a User: not checked so.
+    expect((await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'card.transaction.created', data: { id: 'txn_1', cards: [{ lastFourDigits: 'ab' }] } })).status).toBe(202);
   });
 });
 

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { describeReadmeExamples } from '@capi/codegen-kit/testing';
 import { transform } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { packageDir } from '../scripts/generate.mjs';
@@ -26,4 +27,22 @@ describe('the README example of @capi/webhook-validator/schemas runs as shown', 
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code], { cwd: packageDir });
     expect(JSON.parse(stdout)).toEqual([true, false, '/data/kycStatus']);
   });
+});
+
+// Every ts block type-checks against the package as a partner's code would, with a bundler and
+// with tsc under node16 (where `import Ajv2020 from 'ajv/dist/2020.js'` is not constructable).
+describeReadmeExamples({
+  packageDir,
+  packageName: '@capi/webhook-validator',
+  // The free name of "The result": the event type the result narrows to.
+  prelude: "import type { WebhookEvent } from '@capi/event-types';\n",
+  extraPaths: {
+    '@capi/webhook-validator/schemas': [join(packageDir, 'src/schemas.ts')],
+    '@capi/event-types': [join(packageDir, 'node_modules/@capi/event-types')],
+    // The Example's signature check: a package of its own, not a dependency of this one.
+    '@capi/webhook-signature': [join(packageDir, '../webhook-signature/src/index.ts')],
+    'ajv/*': [join(packageDir, 'node_modules/ajv/*')],
+  },
+  // process.env in the Example.
+  types: ['node'],
 });

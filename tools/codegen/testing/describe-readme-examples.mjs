@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +20,13 @@ import { temporaryDirectory } from './temporary-directory.mjs';
  * (`checkJs`, strict except for implicit `any`, which JavaScript has no way to avoid), with
  * `jsPrelude` as global declarations for their free names.
  *
+ * Each check runs twice: with `moduleResolution: "bundler"` (a partner's bundler or framework)
+ * and with `module` / `moduleResolution: "node16"` in a `"type": "module"` package (a partner's
+ * Node app built with tsc), where a default import of a CommonJS package such as
+ * `import Redis from 'ioredis'` is the module object and not the class. Under node16 the
+ * dependencies resolve as a partner's would, from the package's `node_modules` (`paths` to a
+ * folder do not apply to ES module imports under node16, so those fall back to it).
+ *
  * @param {object} options
  * @param {string} options.packageDir absolute path of the package
  * @param {string} options.packageName e.g. `@capi/event-types`, the import the snippets use
@@ -38,14 +45,20 @@ export function describeReadmeExamples({ packageDir, packageName, prelude, extra
   const blocksOf = (language) => [...readme().matchAll(new RegExp(`\`\`\`${language}\n([^]*?)\`\`\``, 'g'))].map((match) => match[1] ?? '');
   /**
    * @param {Record<string, string>} fileTexts file name -> text, in a fresh directory
+   * @param {'bundler' | 'node16'} resolution
    * @param {object} [options] more compiler options
    */
-  const typeCheck = (fileTexts, options = {}) => {
+  const typeCheck = (fileTexts, resolution, options = {}) => {
     const dir = temporaryDirectory(join(tmpdir(), `${shortName}-readme-`));
     for (const [file, text] of Object.entries(fileTexts)) writeFileSync(join(dir, file), text);
+    if (resolution === 'node16') {
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+      symlinkSync(join(packageDir, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    }
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
       compilerOptions: {
-        noEmit: true, strict: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', lib: ['es2023', 'dom'], types,
+        noEmit: true, strict: true, target: 'es2022', lib: ['es2023', 'dom'], types,
+        ...(resolution === 'node16' ? { module: 'node16', moduleResolution: 'node16' } : { module: 'esnext', moduleResolution: 'bundler' }),
         ...(types.length > 0 ? { typeRoots: [join(packageDir, 'node_modules/@types')] } : {}),
         // Declaration files of dependencies are their authors' to check (as in the packages' own tsconfig).
         skipLibCheck: true, noUnusedLocals: false, paths: { [packageName]: [join(packageDir, 'src/index.ts')], ...extraPaths },
@@ -56,25 +69,27 @@ export function describeReadmeExamples({ packageDir, packageName, prelude, extra
     return runTsc(join(dir, 'tsconfig.json'));
   };
   describe('the README examples compile against the package', () => {
-    if (!js || blocksOf('ts').length > 0) {
-      it('type-checks every ts block of README.md, in order, as one module', () => {
-        const blocks = blocksOf('ts');
-        expect(blocks.length).toBeGreaterThan(0);
-        const modules = readmeModules(blocks, prelude);
-        const result = typeCheck(Object.fromEntries(modules.map((text, i) => [i === 0 ? 'readme.ts' : `readme-${i}.ts`, text])));
-        expect(result.output).toBe('');
-        expect(result.status).toBe(0);
-      }, 120_000);
-    }
-    if (js) {
-      it('type-checks every js block of README.md, each as a JavaScript module', () => {
-        const blocks = blocksOf('js');
-        expect(blocks.length).toBeGreaterThan(0);
-        const files = Object.fromEntries(blocks.map((block, i) => [`readme-${i}.js`, block]));
-        const result = typeCheck({ 'globals.d.ts': jsPrelude, ...files }, { allowJs: true, checkJs: true, noImplicitAny: false });
-        expect(result.output).toBe('');
-        expect(result.status).toBe(0);
-      }, 120_000);
+    for (const resolution of /** @type {const} */ (['bundler', 'node16'])) {
+      if (!js || blocksOf('ts').length > 0) {
+        it(`type-checks every ts block of README.md, in order, as one module (moduleResolution ${resolution})`, () => {
+          const blocks = blocksOf('ts');
+          expect(blocks.length).toBeGreaterThan(0);
+          const modules = readmeModules(blocks, prelude);
+          const result = typeCheck(Object.fromEntries(modules.map((text, i) => [i === 0 ? 'readme.ts' : `readme-${i}.ts`, text])), resolution);
+          expect(result.output).toBe('');
+          expect(result.status).toBe(0);
+        }, 120_000);
+      }
+      if (js) {
+        it(`type-checks every js block of README.md, each as a JavaScript module (moduleResolution ${resolution})`, () => {
+          const blocks = blocksOf('js');
+          expect(blocks.length).toBeGreaterThan(0);
+          const files = Object.fromEntries(blocks.map((block, i) => [`readme-${i}.js`, block]));
+          const result = typeCheck({ 'globals.d.ts': jsPrelude, ...files }, resolution, { allowJs: true, checkJs: true, noImplicitAny: false });
+          expect(result.output).toBe('');
+          expect(result.status).toBe(0);
+        }, 120_000);
+      }
     }
   });
 }

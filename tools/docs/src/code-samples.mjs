@@ -25,13 +25,17 @@ export function extractTsSamples(markdown) {
 
 /**
  * Writes the samples as modules into `scratchDir` (inside this package, so that express,
- * hono, viem and @types/node resolve from its node_modules) with a tsconfig whose `paths`
- * map each workspace package name to its folder, then runs tsc on them.
+ * hono, viem and @types/node resolve from its node_modules, and its `"type": "module"` makes
+ * them ES modules) and runs tsc on them once per module resolution: `bundler` (a partner's
+ * bundler or framework), with `paths` mapping each workspace package name to its folder, and
+ * `node16` (a partner's `"type": "module"` Node app built with tsc, where a default import of
+ * a CommonJS package such as `import Redis from 'ioredis'` is not the class), with the
+ * packages resolved from this package's node_modules as a partner's are.
  * @param {{ name: string, file: string, code: string, line: number }[]} samples
- * @param {{ packages: { name: string, dir: string }[], scratchDir?: string }} options
- * @returns {Promise<{ ok: boolean, output: string }>} tsc's diagnostics, with sample names
+ * @param {{ packages: { name: string, dir: string }[], scratchDir?: string, resolutions?: ('bundler' | 'node16')[] }} options
+ * @returns {Promise<{ ok: boolean, output: string }>} tsc's diagnostics, with sample names, each run's headed by its resolution
  */
-export async function typeCheckSamples(samples, { packages, scratchDir = path.join(packageDir, '.samples') }) {
+export async function typeCheckSamples(samples, { packages, scratchDir = path.join(packageDir, '.samples'), resolutions = ['bundler', 'node16'] }) {
   rmSync(scratchDir, { recursive: true, force: true });
   mkdirSync(scratchDir, { recursive: true });
   const files = samples.map((sample) => {
@@ -40,34 +44,38 @@ export async function typeCheckSamples(samples, { packages, scratchDir = path.jo
     return file;
   });
   const paths = Object.fromEntries(packages.flatMap((pkg) => [[pkg.name, [pkg.dir]], [`${pkg.name}/*`, [`${pkg.dir}/dist/*`]]]));
-  writeFileSync(
-    path.join(scratchDir, 'tsconfig.json'),
-    JSON.stringify(
-      {
-        compilerOptions: {
-          target: 'es2022',
-          module: 'esnext',
-          moduleResolution: 'bundler',
-          lib: ['es2022', 'dom', 'dom.iterable'],
-          types: ['node'],
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          isolatedModules: true,
-          paths,
+  let ok = true;
+  let output = '';
+  for (const resolution of resolutions) {
+    const tsconfig = path.join(scratchDir, `tsconfig.${resolution}.json`);
+    writeFileSync(
+      tsconfig,
+      JSON.stringify(
+        {
+          compilerOptions: {
+            target: 'es2022',
+            ...(resolution === 'node16' ? { module: 'node16', moduleResolution: 'node16' } : { module: 'esnext', moduleResolution: 'bundler', paths }),
+            lib: ['es2022', 'dom', 'dom.iterable'],
+            types: ['node'],
+            strict: true,
+            noEmit: true,
+            skipLibCheck: true,
+            isolatedModules: true,
+          },
+          files,
         },
-        files,
-      },
-      null,
-      2,
-    ),
-  );
-  try {
-    await run(path.join(packageDir, 'node_modules/.bin/tsc'), ['-p', path.join(scratchDir, 'tsconfig.json'), '--pretty', 'false'], { cwd: scratchDir, maxBuffer: 16 * 1024 * 1024 });
-    return { ok: true, output: '' };
-  } catch (error) {
-    return { ok: false, output: `${/** @type {any} */ (error).stdout ?? ''}${/** @type {any} */ (error).stderr ?? ''}` };
+        null,
+        2,
+      ),
+    );
+    try {
+      await run(path.join(packageDir, 'node_modules/.bin/tsc'), ['-p', tsconfig, '--pretty', 'false'], { cwd: scratchDir, maxBuffer: 16 * 1024 * 1024 });
+    } catch (error) {
+      ok = false;
+      output += `moduleResolution ${resolution}:\n${/** @type {any} */ (error).stdout ?? ''}${/** @type {any} */ (error).stderr ?? ''}`;
+    }
   }
+  return { ok, output };
 }
 
 /**

@@ -76,7 +76,7 @@ export async function eventPage(event, spec, { schemaLink }) {
 
 ${prose(example.summary)}
 
-${fence('http', [`${operation?.bindings?.http?.method ?? 'POST'} /webhooks/capi HTTP/1.1`, `Host: ${hostName}`, `Content-Type: ${message.contentType ?? spec.defaultContentType ?? 'application/json'}`, ...Object.entries(example.headers).map(([name, value]) => `${name}: ${value}`), '', example.body].join('\n'))}
+${fence('http', [`${operation?.bindings?.http?.method ?? 'POST'} /webhooks HTTP/1.1`, `Host: ${hostName}`, `Content-Type: ${message.contentType ?? spec.defaultContentType ?? 'application/json'}`, ...Object.entries(example.headers).map(([name, value]) => `${name}: ${value}`), '', example.body].join('\n'))}
 
 The same body, formatted (the signature covers the raw bytes above, not this):
 

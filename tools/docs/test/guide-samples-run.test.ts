@@ -65,6 +65,6 @@ describe('the self-contained samples of the guides run and print what they say',
   }, 90_000);
 
   it('sandbox: the limit syncs, the key matches, the KYC change is delivered, signed and verified', async () => {
-    await expectSampleRunsAndPrints('sandbox-1', ['synced', 'true', "[ 'kyc.status.changed: succeeded' ]", 'rejected']);
+    await expectSampleRunsAndPrints('sandbox-2', ['synced', 'true', "[ 'kyc.status.changed: succeeded' ]", 'rejected']);
   }, 90_000);
 });

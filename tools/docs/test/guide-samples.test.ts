@@ -28,7 +28,7 @@ describe('the TypeScript samples of the guides compile against the built package
     }
   });
 
-  it('type-checks every sample with tsc (strict, paths to the workspace packages)', async () => {
+  it('type-checks every sample with tsc (strict; moduleResolution bundler with paths to the workspace packages, and node16)', async () => {
     const result = await typeCheckSamples(samples, { packages });
     expect(result.output).toBe('');
     expect(result.ok).toBe(true);

@@ -312,7 +312,7 @@ export interface paths {
         put?: never;
         /**
          * Create a card
-         * @description Newer generation. Creates a card on the user's account (the step `action_create_card`). When the partner does not require phone verification, the first card also sets the phone number (`phone`, unverified, reference 9). Answers the `User` with the new card.
+         * @description Newer generation. Creates a card on the user's account (the step `action_create_card`). When the partner does not require phone verification, the first card also sets the phone number (`phone`, unverified, reference 9). A `phone` other than the number the user already has is refused (`409` `PhoneAlreadySet`). Answers the `User` with the new card.
          */
         post: operations["createCard"];
         delete?: never;
@@ -640,7 +640,7 @@ export interface components {
             virtual?: boolean;
             /** @description The name to emboss; defaults to the user's name, upper-cased, when known. */
             embossedName?: string;
-            /** @description The user's phone number. Required with the first card when the user has no phone number yet (partners that do not require phone verification); ignored otherwise. */
+            /** @description The user's phone number. Required with the first card when the user has no phone number yet (partners that do not require phone verification). When the user has a number already, `phone` may be left out or be that same number; another number is refused with `409` `PhoneAlreadySet` (nothing is created): a card never changes the number. Change it with `requestPhoneVerification`, then `updatePhone` (a validated number) or `setPhone` (one not validated yet). */
             phone?: components["schemas"]["PhoneNumber"];
         };
         /**
@@ -737,7 +737,7 @@ export interface components {
         Nonce: string;
         /**
          * OnboardingStatus
-         * @description A step of the newer generation's onboarding, read by polling `getOnboardingStatus` (reference 3.3). The reference names the first four of the eight values below; the other four name the later steps it describes (see `x-assumption`). The full list is not shown, so any other string is possible and a client must treat it as "keep polling or show a generic step". Observed order for a migrated user: `action_accept_tos`, then `waiting_kyc_setup`, then KYC and source of funds (usually skipped), then account creation, phone verification if the partner requires it, and card creation.
+         * @description A step of the newer generation's onboarding, read by polling `getOnboardingStatus` (reference 3.3). The reference names the first four of the eight values below; the other four name the later steps it describes (see `x-assumption`). The full list is not shown, so any other string is possible and a client must treat it as "keep polling or show a generic step". Observed order for a migrated user: `action_accept_tos`, then `waiting_kyc_setup`, then KYC and source of funds (usually skipped), then account creation, phone verification if the partner requires it, and card creation. The status follows the user's current state, so it can go back (see the `x-assumption` of the known values): a `completed` user whose KYC is no longer approved reads `action_complete_kyc` again.
          * @example action_accept_tos
          * @example waiting_kyc_setup
          */
@@ -1078,7 +1078,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The operation does not fit the user's onboarding state: `code` `OnboardingStepNotReached` (an earlier step is still open; read `getOnboardingStatus`), `AlreadyDone` (the step was completed before), or `PhoneNotValidated` (changing a number needs a validated one). Registration's own conflicts are `RegistrationConflict`. */
+        /** @description The operation does not fit the user's onboarding state: `code` `OnboardingStepNotReached` (an earlier step is still open; read `getOnboardingStatus`), `AlreadyDone` (the step was completed before), `PhoneNotValidated` (changing a number needs a validated one), or `PhoneAlreadySet` (`createCard` with a `phone` other than the number the user has: a card never changes it). Registration's own conflicts are `RegistrationConflict`. */
         OnboardingConflict: {
             headers: {
                 [name: string]: unknown;

@@ -164,7 +164,7 @@ export type KycStatusChangedEvent = components["schemas"]["KycStatusChangedEvent
 export type Nonce = components["schemas"]["Nonce"];
 
 /**
- * A step of the newer generation's onboarding, read by polling `getOnboardingStatus` (reference 3.3). The reference names the first four of the eight values below; the other four name the later steps it describes (see `x-assumption`). The full list is not shown, so any other string is possible and a client must treat it as "keep polling or show a generic step". Observed order for a migrated user: `action_accept_tos`, then `waiting_kyc_setup`, then KYC and source of funds (usually skipped), then account creation, phone verification if the partner requires it, and card creation.
+ * A step of the newer generation's onboarding, read by polling `getOnboardingStatus` (reference 3.3). The reference names the first four of the eight values below; the other four name the later steps it describes (see `x-assumption`). The full list is not shown, so any other string is possible and a client must treat it as "keep polling or show a generic step". Observed order for a migrated user: `action_accept_tos`, then `waiting_kyc_setup`, then KYC and source of funds (usually skipped), then account creation, phone verification if the partner requires it, and card creation. The status follows the user's current state, so it can go back (see the `x-assumption` of the known values): a `completed` user whose KYC is no longer approved reads `action_complete_kyc` again.
  *
  * @example
  * "action_accept_tos"

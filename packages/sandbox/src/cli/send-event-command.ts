@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { MAX_NESTING_DEPTH, nestsDeeperThan } from '../conformance/nesting-depth.js';
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../webhooks/delivery-scheduler.js';
 import { eventProblems, unknownEventFields, unknownEventFieldsMessage } from '../webhooks/event-conformance.js';
-import { MAX_EVENT_TYPE_LENGTH, parseEndpointUrl } from '../webhooks/event-publisher.js';
+import { eventMismatchMessage, eventTypeSuggestion, MAX_EVENT_TYPE_LENGTH, parseEndpointUrl } from '../webhooks/event-publisher.js';
 import { postWebhook } from '../webhooks/post-webhook.js';
 import { describeAttemptAnswer } from '../webhooks/receiver-answer.js';
 import { sampleEventData, SANDBOX_EVENT_TYPES } from '../webhooks/sample-event-data.js';
@@ -29,7 +29,8 @@ async function readFlagFile(flag: string, path: string): Promise<string> {
  * With `--sandbox [URL]`, a running sandbox signs it with its key and delivers it instead.
  * The checks are those of `POST /__sandbox/events`: `--unknown-event-type` is its
  * `unknownEventType` (a kind the SDK does not know, data unchecked), `--allow-unknown-fields`
- * its `allowUnknownFields` (a known kind's data with fields its schema does not define).
+ * its `allowUnknownFields` (a known kind's data with fields its schema does not define),
+ * `--unchecked` its `unchecked` (a known kind's data not checked at all: schema drift).
  */
 export async function runSendEvent(args: string[], { out, err }: CliStreams): Promise<number> {
   const { values, positionals } = parseCommandLine(
@@ -43,11 +44,13 @@ export async function runSendEvent(args: string[], { out, err }: CliStreams): Pr
       'user-id': { type: 'string' },
       'unknown-event-type': { type: 'boolean' },
       'allow-unknown-fields': { type: 'boolean' },
+      unchecked: { type: 'boolean' },
     },
     true,
   );
   const unknownEventType = values['unknown-event-type'] === true;
   const allowUnknownFields = values['allow-unknown-fields'] === true;
+  const unchecked = values.unchecked === true;
   const [eventType, ...extra] = positionals;
   if (eventType === undefined || extra.length > 0) throw new CliUsageError('send-event takes exactly one event TYPE, e.g. "send-event user.created --to http://localhost:3000/webhooks".');
   const knownEventType = (SANDBOX_EVENT_TYPES as readonly string[]).includes(eventType);
@@ -56,9 +59,13 @@ export async function runSendEvent(args: string[], { out, err }: CliStreams): Pr
     if (eventType.length > MAX_EVENT_TYPE_LENGTH) throw new CliUsageError(`The event TYPE must have 1 to ${MAX_EVENT_TYPE_LENGTH} characters, such as "card.statement.created".`);
     if (values['user-id'] !== undefined) throw new CliUsageError('--user-id picks the data of a known event kind; an unknown kind sends the --data you give (default {}).');
   } else if (!knownEventType) {
+    // A near miss of a known kind is a typo (as POST /__sandbox/events answers it): say which.
+    const suggestion = eventTypeSuggestion(eventType);
     throw new CliUsageError(
-      `Unknown event type "${eventType}"; use one of ${SANDBOX_EVENT_TYPES.join(', ')}. ` +
-        'To send a kind the SDK does not know (reference 6.1: other kinds are not shown; receivers should acknowledge them with a 2xx and ignore them), add --unknown-event-type.',
+      `Unknown event type "${eventType}"; use one of ${SANDBOX_EVENT_TYPES.join(', ')}.` +
+        (suggestion !== ''
+          ? suggestion
+          : ' To send a kind the SDK does not know (reference 6.1: other kinds are not shown; receivers should acknowledge them with a 2xx and ignore them), add --unknown-event-type.'),
     );
   }
   const to = values.to ?? [];
@@ -100,14 +107,14 @@ export async function runSendEvent(args: string[], { out, err }: CliStreams): Pr
     if (nestsDeeperThan(data)) {
       throw new CliUsageError(`The --data file ${values.data} nests values more than ${MAX_NESTING_DEPTH} levels deep; give the data the ${eventType} event's schema describes.`);
     }
-    if (unknownEventType) {
+    if (unknownEventType || unchecked) {
       // Reference 4.6: the body is {eventType, data}; what data holds is not checked.
       if (typeof data !== 'object' || data === null || Array.isArray(data)) {
         throw new CliUsageError(`The ${eventType} event's data must be a JSON object (reference 4.6: the body is {eventType, data}); got ${Array.isArray(data) ? 'an array' : JSON.stringify(data)} in ${values.data}.`);
       }
     } else {
       const problems = eventProblems({ eventType, data });
-      if (problems.length > 0) throw new CliUsageError(`The ${eventType} event does not match the spec: ${problems.join('; ')}.`);
+      if (problems.length > 0) throw new CliUsageError(eventMismatchMessage(eventType, problems, '--unchecked'));
       const unknownFields = allowUnknownFields ? [] : unknownEventFields({ eventType, data });
       if (unknownFields.length > 0) throw new CliUsageError(unknownEventFieldsMessage(eventType, unknownFields, CLI_SPELLING));
     }
@@ -122,6 +129,7 @@ export async function runSendEvent(args: string[], { out, err }: CliStreams): Pr
         ...(values['user-id'] !== undefined ? { userId: values['user-id'] } : {}),
         ...(unknownEventType ? { unknownEventType } : {}),
         ...(allowUnknownFields ? { allowUnknownFields } : {}),
+        ...(unchecked ? { unchecked } : {}),
       },
       { out, err },
     );

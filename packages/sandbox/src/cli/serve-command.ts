@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { isAddress } from 'viem';
 import type { Generation } from '../auth/token-service.js';
 import { DEV_WALLET, type SandboxOptions } from '../options.js';
@@ -29,6 +30,7 @@ function parseServeArgs(args: string[]) {
       'max-daily-limit': { type: 'string' },
       'require-phone': { type: 'boolean' },
       'migration-kyc-setup': { type: 'string' },
+      'webhook-private-key': { type: 'string' },
       quiet: { type: 'boolean' },
     },
     false,
@@ -54,6 +56,14 @@ export async function runServe(args: string[], { out }: CliStreams): Promise<num
   for (const address of flags.user ?? []) {
     if (!isAddress(address, { strict: false })) throw new CliUsageError(`--user must be a wallet address (0x and 40 hex digits); got "${address}".`);
   }
+  let webhookPrivateKey: string | undefined;
+  if (flags['webhook-private-key'] !== undefined) {
+    try {
+      webhookPrivateKey = await readFile(flags['webhook-private-key'], 'utf8');
+    } catch (error) {
+      throw new CliUsageError(`Cannot read the --webhook-private-key file ${flags['webhook-private-key']}: ${(error as Error).message} (make one with: openssl genpkey -algorithm ed25519 -out ${flags['webhook-private-key']}).`);
+    }
+  }
   const options: SandboxOptions = {
     port,
     webhooksPort: parseNumberFlag('webhooks-port', flags['webhooks-port']) ?? (port === 0 ? 0 : port + 1),
@@ -69,6 +79,7 @@ export async function runServe(args: string[], { out }: CliStreams): Promise<num
     ...(flags['max-daily-limit'] !== undefined ? { maxDailyLimitCents: parseNumberFlag('max-daily-limit', flags['max-daily-limit'])! } : {}),
     ...(flags['require-phone'] ? { requirePhone: true } : {}),
     ...(flags['migration-kyc-setup'] !== undefined ? { migrationKycSetupMs: parseNumberFlag('migration-kyc-setup', flags['migration-kyc-setup'])! } : {}),
+    ...(webhookPrivateKey !== undefined ? { webhookPrivateKey } : {}),
     ...(flags.quiet ? {} : { onLog: (entry) => out.write(`${clockTime(entry.time)} ${entry.message}\n`) }),
   };
   const sandbox = await startSandbox(options);
@@ -84,7 +95,9 @@ export async function runServe(args: string[], { out }: CliStreams): Promise<num
       `  webhook endpoints ${options.webhookUrls!.length > 0 ? options.webhookUrls!.join(', ') : '(none; POST /__sandbox/webhook-endpoints to add one)'}`,
       `  users             ${users.length}${devUser ? ` (dev wallet ${DEV_WALLET.address}, private key ${DEV_WALLET.privateKey}: public, never use it for value)` : ''}`,
       `  SIWE domains      localhost (any port)${options.whitelist!.length > 0 ? `, ${options.whitelist!.join(', ')}` : ''}`,
-      'Webhook public key (Ed25519, PEM SPKI), also at GET <webhooks URL>/api/v1/public-key:',
+      webhookPrivateKey !== undefined
+        ? `Webhook public key (Ed25519, PEM SPKI) of --webhook-private-key ${flags['webhook-private-key']}, the same at every start, also at GET <webhooks URL>/api/v1/public-key:`
+        : 'Webhook public key (Ed25519, PEM SPKI), new at every start (--webhook-private-key FILE keeps one), also at GET <webhooks URL>/api/v1/public-key:',
       sandbox.publicKey.trimEnd(),
       '',
     ].join('\n'),

@@ -2,8 +2,8 @@ export const USAGE = `capi-sandbox: a local capi service (SIWE auth, users, dail
 
 Usage:
   capi-sandbox [serve] [options]      serve is the default command
-  capi-sandbox send-event TYPE --to URL [--data FILE] [--private-key FILE] [--unknown-event-type]
-  capi-sandbox send-event TYPE --sandbox [URL] [--to URL]... [--data FILE | --user-id ID] [--unknown-event-type]
+  capi-sandbox send-event TYPE --to URL [--data FILE] [--private-key FILE] [--unknown-event-type | --unchecked]
+  capi-sandbox send-event TYPE --sandbox [URL] [--to URL]... [--data FILE | --user-id ID] [--unknown-event-type | --unchecked]
   capi-sandbox --version | --help
 
 serve options:
@@ -23,6 +23,10 @@ serve options:
                            also every account's default limit
   --require-phone          newer: the partner requires phone verification (action_verify_phone)
   --migration-kyc-setup MS newer: how long a migrated user waits at waiting_kyc_setup (default 5000)
+  --webhook-private-key FILE
+                           sign webhooks with this PKCS8 PEM Ed25519 key (openssl genpkey -algorithm ed25519)
+                           at every start, so a receiver keeps its public key across restarts (default:
+                           a new key pair at each start)
   --quiet                  print no line per request and per webhook delivery attempt
 
 send-event:
@@ -41,4 +45,7 @@ send-event:
                            with a 2xx and ignore it); --data, a JSON object (default {}), is sent unchecked
   --allow-unknown-fields   send --data with fields the event's schema does not define (refused without it:
                            the service never sends them), to test a receiver's tolerance of newer fields
+  --unchecked              send --data (a JSON object) of a known TYPE without checking it against the
+                           schema (an unknown kycStatus, a missing field), signed like any event, to test
+                           a receiver's handling of schema drift (dead letters, replay)
 `;

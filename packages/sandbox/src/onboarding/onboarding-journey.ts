@@ -224,12 +224,22 @@ export class OnboardingJourney {
 
   /**
    * `action_create_card` (and more cards once `completed`). Without phone verification the
-   * first card sets the phone number, unvalidated (reference 9).
+   * first card sets the phone number, unvalidated (reference 9). A `phone` other than the
+   * number the user has is refused (409 `PhoneAlreadySet`), not ignored.
    */
   createCard(userId: string, request: { virtual?: boolean; embossedName?: string; phone?: string }): User {
     const step = this.stepOf(userId);
     if (step !== 'action_create_card' && step !== 'completed') this.#requireStep(userId, 'action_create_card');
     const user = this.#user(userId);
+    // A card sets the number only when the user has none; another number is refused rather than
+    // dropped, so that the partner does not believe the user's number changed.
+    if (user.phone !== null && request.phone !== undefined && request.phone !== user.phone) {
+      throw conflict(
+        'PhoneAlreadySet',
+        `The user's phone number is already set (${user.isPhoneValidated ? 'validated' : 'not validated'}); a card does not change it, so phone ${JSON.stringify(request.phone)} was refused and no card was created. ` +
+          `Leave phone out (or send the user's number), or change the number first: POST /phone/verification, then ${user.isPhoneValidated ? 'PATCH /phone' : 'POST /phone'} with the one-time password.`,
+      );
+    }
     if (user.phone === null && request.phone === undefined) {
       throw new ApiError(422, {
         code: 'ValidationError',

@@ -153,6 +153,9 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
       // A known kind's data may have fields its schema does not define only on purpose (tolerance tests).
       const allowUnknownFields = body.allowUnknownFields ?? false;
       if (typeof allowUnknownFields !== 'boolean') throw invalid(`allowUnknownFields must be true or false; got ${JSON.stringify(allowUnknownFields)}.`);
+      // A known kind's data sent without the schema check, on purpose (schema drift: a receiver's dead-letter path).
+      const unchecked = body.unchecked ?? false;
+      if (typeof unchecked !== 'boolean') throw invalid(`unchecked must be true or false; got ${JSON.stringify(unchecked)}.`);
       if (body.to !== undefined && (!Array.isArray(body.to) || body.to.some((url) => typeof url !== 'string'))) {
         throw invalid('to must be an array of endpoint URLs; leave it out to use the configured endpoints.');
       }
@@ -174,7 +177,7 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
         // That user's event data: the User itself, or a sample transaction of that user's card.
         data = sampleEventData(eventType, user);
       }
-      const deliveries = deps.publisher.publish(eventType, data ?? sampleEventData(eventType, deps.users.list()[0]), { to: body.to as string[] | undefined, allowUnknownFields });
+      const deliveries = deps.publisher.publish(eventType, data ?? sampleEventData(eventType, deps.users.list()[0]), { to: body.to as string[] | undefined, allowUnknownFields, unchecked });
       return { status: 202, json: { deliveries } };
     }),
   );

@@ -96,13 +96,20 @@ export function nestedFieldProblems(seed: Record<string, unknown>): string[] {
       problems.push(`${path} has ${fields.length > 1 ? 'unknown fields' : 'an unknown field'} ${fields.map((name) => JSON.stringify(name)).join(', ')}; ${what} fields are ${known.join(', ')}`);
     }
   }
-  if (Array.isArray(seed.cards)) {
-    seed.cards.forEach((card, index) => {
-      const lastFourDigits = isPlainObject(card) ? card.lastFourDigits : undefined;
-      if (typeof lastFourDigits === 'string' && !/^[0-9]{4}$/.test(lastFourDigits)) {
-        problems.push(`cards[${index}].lastFourDigits must be the last four digits of the card number, e.g. "4242"; got ${JSON.stringify(lastFourDigits.slice(0, 40))}`);
-      }
-    });
-  }
+  problems.push(...cardDigitsProblems(seed.cards, 'cards'));
   return problems;
+}
+
+/**
+ * A card's `lastFourDigits` that is not four digits, in `cards` (a User's cards, at `path`):
+ * the schema takes any string, the service sends four digits. Checked for seeded users and
+ * for the users that events carry alike.
+ */
+export function cardDigitsProblems(cards: unknown, path: string): string[] {
+  if (!Array.isArray(cards)) return [];
+  return cards.flatMap((card, index) => {
+    const lastFourDigits = isPlainObject(card) ? card.lastFourDigits : undefined;
+    if (typeof lastFourDigits !== 'string' || /^[0-9]{4}$/.test(lastFourDigits)) return [];
+    return [`${path}[${index}].lastFourDigits must be the last four digits of the card number, e.g. "4242"; got ${JSON.stringify(lastFourDigits.slice(0, 40))}`];
+  });
 }

@@ -1,19 +1,25 @@
 import { validateWebhookEvent } from '@capi/webhook-validator';
 import { schemas, webhookEventSchemaIds } from '@capi/webhook-validator/schemas';
-import { unknownFieldsOf, type UnknownFields } from '../users/nested-fields.js';
+import { cardDigitsProblems, unknownFieldsOf, type UnknownFields } from '../users/nested-fields.js';
 
 /**
  * Checks an event against the AsyncAPI schemas (through @capi/webhook-validator) before the
  * sandbox sends it, so the sandbox never teaches a receiver a shape the service cannot send.
- * Returns readable problems, empty when the event conforms.
+ * The User an event carries also gets the seeded users' check that the schema leaves open:
+ * each card's `lastFourDigits` is four digits. Returns readable problems, empty when the
+ * event conforms.
  */
 export function eventProblems(event: { eventType: string; data: unknown }): string[] {
   const result = validateWebhookEvent(event);
-  if (result.ok) return [];
-  if ('unknownEventType' in result && result.unknownEventType) {
+  if (!result.ok && 'unknownEventType' in result && result.unknownEventType) {
     return [`eventType ${JSON.stringify(event.eventType)} is not an event type of the spec`];
   }
-  return result.errors.map((error: { path: string; message: string }) => `${error.path || '/'} ${error.message}`);
+  // The validator's messages name their path already (`/data/kycStatus must be one of: …`).
+  const problems = result.ok ? [] : result.errors.map((error: { path: string; message: string }) => (error.path !== '' && error.message.startsWith(error.path) ? error.message : `${error.path || '/'} ${error.message}`));
+  // The user events' data is a User; card.transaction.created's is not shown.
+  const user = event.eventType !== 'card.transaction.created' && typeof event.data === 'object' && event.data !== null ? (event.data as { cards?: unknown }) : undefined;
+  if (user !== undefined) problems.push(...cardDigitsProblems(user.cards, 'data.cards'));
+  return problems;
 }
 
 const schemaById = new Map<string, unknown>(Object.values(schemas).map((schema) => [schema.$id, schema]));

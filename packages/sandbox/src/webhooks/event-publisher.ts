@@ -33,15 +33,39 @@ export const MAX_EVENT_TYPE_LENGTH = 200;
 const isKnownEventType = (eventType: unknown): boolean => (SANDBOX_EVENT_TYPES as readonly unknown[]).includes(eventType);
 
 /**
+ * The known event kinds `eventType` is a near miss of (`kyc.status.change` → `kyc.status.changed`),
+ * as ` Did you mean "kyc.status.changed"?`, or '' when none is near.
+ */
+export function eventTypeSuggestion(eventType: unknown): string {
+  // Edit distances of a long string would take a while; no kind is near one anyway.
+  const nearest = typeof eventType === 'string' && eventType.length <= MAX_EVENT_TYPE_LENGTH ? closestWords(eventType, SANDBOX_EVENT_TYPES) : [];
+  return nearest.length === 0 ? '' : ` Did you mean ${nearest.map((candidate) => JSON.stringify(candidate)).join(' or ')}?`;
+}
+
+/**
  * Why `eventType` is refused without the `unknownEventType` opt-in: the known kinds, and the
  * one it is a typo of ("Did you mean …?"), or else how to send a kind the SDK does not know.
  */
 export function unknownEventTypeMessage(eventType: unknown): string {
   const known = `eventType must be one of ${SANDBOX_EVENT_TYPES.join(', ')}; got ${JSON.stringify(typeof eventType === 'string' ? eventType.slice(0, MAX_EVENT_TYPE_LENGTH) : eventType)}.`;
-  // Edit distances of a long string would take a while; no kind is near one anyway.
-  const nearest = typeof eventType === 'string' && eventType.length <= MAX_EVENT_TYPE_LENGTH ? closestWords(eventType, SANDBOX_EVENT_TYPES) : [];
-  if (nearest.length > 0) return `${known} Did you mean ${nearest.map((candidate) => JSON.stringify(candidate)).join(' or ')}?`;
+  const suggestion = eventTypeSuggestion(eventType);
+  if (suggestion !== '') return `${known}${suggestion}`;
   return `${known} To send an event kind the SDK does not know (reference 6.1: other kinds are not shown; receivers should acknowledge them with a 2xx and ignore them), add "unknownEventType": true (sendEvent(type, data, { unknownEventType: true })).`;
+}
+
+/** How the HTTP control route and `sendEvent` spell the `unchecked` opt-in, in refusals. */
+export const API_UNCHECKED_SPELLING = '"unchecked": true (sendEvent(type, data, { unchecked: true }))';
+
+/**
+ * Why a known kind's data that its schema refuses is not sent, and how to send it on purpose:
+ * schema drift (a value today's schema does not have, a missing field) is what a receiver's
+ * dead-letter store is for, and `unchecked` is how to try that path.
+ */
+export function eventMismatchMessage(eventType: string, problems: readonly string[], uncheckedSpelling: string): string {
+  return (
+    `The ${eventType} event does not match the spec: ${problems.join('; ')}. ` +
+    `The service sends only events its schema describes. To send it anyway, signed like any event, e.g. to test how a receiver handles schema drift (a value or a missing field today's schema refuses: its dead-letter store and replay()), add ${uncheckedSpelling}.`
+  );
 }
 
 /** Options of {@link EventPublisher.publish}. */
@@ -60,6 +84,12 @@ export interface PublishOptions {
    * schema otherwise. No effect with `unknownEventType` (that data is not checked at all).
    */
   allowUnknownFields?: boolean;
+  /**
+   * Send a known kind's `data` without checking it against the schema (an unknown `kycStatus`,
+   * a missing field), signed like any event: to test how a receiver handles schema drift (its
+   * dead-letter store and `replay()`). The data must still be a JSON object.
+   */
+  unchecked?: boolean;
 }
 
 /** How the HTTP control route and `sendEvent` spell the opt-ins, in refusals. */
@@ -114,17 +144,21 @@ export class EventPublisher {
   /**
    * Sends `{eventType, data}` to `options.to` (default: every configured endpoint); returns
    * the deliveries started. A known kind's event must match its schema, with no field the
-   * schema does not define unless `allowUnknownFields: true`; any other kind needs
-   * `unknownEventType: true` and a JSON object as `data`.
+   * schema does not define unless `allowUnknownFields: true`, or else be sent `unchecked: true`
+   * (a JSON object as `data`); any other kind needs `unknownEventType: true` and a JSON object
+   * as `data`.
    */
   publish(eventType: string, data: unknown, options: PublishOptions = {}): Delivery[] {
-    const { to, unknownEventType = false, allowUnknownFields = false } = options;
-    if (typeof unknownEventType !== 'boolean') {
-      throw new EventPublishError('invalid_event', `unknownEventType must be true or false; got ${JSON.stringify(unknownEventType)}.`);
+    const { to, unknownEventType = false, allowUnknownFields = false, unchecked = false } = options;
+    for (const [name, value] of [['unknownEventType', unknownEventType], ['allowUnknownFields', allowUnknownFields], ['unchecked', unchecked]] as const) {
+      if (typeof value !== 'boolean') throw new EventPublishError('invalid_event', `${name} must be true or false; got ${JSON.stringify(value)}.`);
     }
-    if (typeof allowUnknownFields !== 'boolean') {
-      throw new EventPublishError('invalid_event', `allowUnknownFields must be true or false; got ${JSON.stringify(allowUnknownFields)}.`);
-    }
+    // Unchecked data is still an event body a receiver can parse: {eventType, data} with an object as data.
+    const requireObjectData = () => {
+      if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+        throw new EventPublishError('invalid_event', `The ${eventType} event's data must be a JSON object (reference 4.6: the body is {eventType, data}); got ${Array.isArray(data) ? 'an array' : JSON.stringify(data)}.`);
+      }
+    };
     if (unknownEventType) {
       if (typeof eventType !== 'string' || eventType.length === 0 || eventType.length > MAX_EVENT_TYPE_LENGTH) {
         throw new EventPublishError('invalid_event', `eventType must be a string of 1 to ${MAX_EVENT_TYPE_LENGTH} characters, such as "card.statement.created".`);
@@ -132,11 +166,11 @@ export class EventPublisher {
       if (isKnownEventType(eventType)) {
         throw new EventPublishError('invalid_event', `${eventType} is an event kind the SDK knows; leave out unknownEventType, so that its data is checked against its schema.`);
       }
-      if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-        throw new EventPublishError('invalid_event', `The ${eventType} event's data must be a JSON object (reference 4.6: the body is {eventType, data}); got ${Array.isArray(data) ? 'an array' : JSON.stringify(data)}.`);
-      }
+      requireObjectData();
     } else if (!isKnownEventType(eventType)) {
       throw new EventPublishError('invalid_event', unknownEventTypeMessage(eventType));
+    } else if (unchecked) {
+      requireObjectData();
     }
     // The delivery log clones the event and its answers serialise it: a value nested too
     // deep would overflow the stack there, after the deliveries had started. The limit is the
@@ -145,13 +179,12 @@ export class EventPublisher {
       throw new EventPublishError('invalid_event', `The ${eventType} event's data nests values more than ${MAX_NESTING_DEPTH} levels deep; send the data the event's schema describes.`);
     }
     const event = { eventType, data };
-    const problems = unknownEventType ? [] : eventProblems(event);
-    if (problems.length > 0) {
-      throw new EventPublishError('invalid_event', `The ${eventType} event does not match the spec: ${problems.join('; ')}.`);
-    }
+    const skipChecks = unknownEventType || unchecked;
+    const problems = skipChecks ? [] : eventProblems(event);
+    if (problems.length > 0) throw new EventPublishError('invalid_event', eventMismatchMessage(eventType, problems, API_UNCHECKED_SPELLING));
     // The schemas are open (receivers must tolerate newer fields), so the check above lets
     // fields through that the service never sends: refused unless asked for on purpose.
-    const unknownFields = unknownEventType || allowUnknownFields ? [] : unknownEventFields(event);
+    const unknownFields = skipChecks || allowUnknownFields ? [] : unknownEventFields(event);
     if (unknownFields.length > 0) throw new EventPublishError('invalid_event', unknownEventFieldsMessage(eventType, unknownFields, API_SPELLING));
     if (to !== undefined && (!Array.isArray(to) || to.some((url) => typeof url !== 'string'))) {
       throw new EventPublishError('invalid_endpoint', `to must be an array of endpoint URLs, e.g. ["http://localhost:3000/webhooks"]; got ${JSON.stringify(to)}.`);

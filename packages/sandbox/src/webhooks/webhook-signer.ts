@@ -1,4 +1,4 @@
-import { createPublicKey } from 'node:crypto';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { generateWebhookKeyPair, signWebhook } from '@capi/webhook-signature';
 
 /** Signs webhook bodies with the sandbox's Ed25519 key; `publicKey` is what GET /api/v1/public-key serves. */
@@ -22,6 +22,9 @@ export async function createWebhookSigner(privateKeyPem?: string): Promise<Webho
     privateKey = keyPair.privateKey;
     publicKey = keyPair.publicKey as string;
   } else {
+    // The service's webhooks are Ed25519 (reference 4.6); another key would sign nothing a receiver verifies.
+    const type = createPrivateKey(privateKeyPem).asymmetricKeyType;
+    if (type !== 'ed25519') throw new Error(`the key is ${type === undefined ? 'not an asymmetric key' : `an ${type} key`}, not Ed25519`);
     privateKey = privateKeyPem;
     publicKey = createPublicKey(privateKeyPem).export({ type: 'spki', format: 'pem' }).toString();
   }

@@ -54,7 +54,7 @@ interface StoredEntry {
  *
  * @example
  * ```ts
- * import Redis from 'ioredis';
+ * import { Redis } from 'ioredis';
  * const redis = new Redis(process.env.REDIS_URL!);
  * const receiver = createWebhookReceiver({
  *   publicKey,

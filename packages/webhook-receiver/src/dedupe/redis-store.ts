@@ -443,7 +443,7 @@ return 1`;
  *
  * @example
  * ```ts
- * import Redis from 'ioredis';
+ * import { Redis } from 'ioredis';
  * const dedupe = createRedisDedupeStore({ client: new Redis(process.env.REDIS_URL!) });
  * const receiver = createWebhookReceiver({ publicKey, dedupe });
  * ```
