@@ -12,7 +12,7 @@ async function nodeBuildChecks() {
 }
 
 const input = JSON.parse(process.env.CAPI_CONFORMANCE);
-const { receiver, dispatched } = createCountingReceiver(input.receiverKeys.publicKey);
+const { receiver, dispatched, reported } = createCountingReceiver(input.receiverKeys.publicKey);
 const server = await serve(receiver);
 try {
   const results = {
@@ -23,7 +23,7 @@ try {
     // The node:crypto build too, as a bundler that matches `node` would load it: it must sign
     // and verify here without a warning (Bun printed DEP0204 for KeyObject.from()).
     nodeBuild: await nodeBuildChecks(),
-    receive: await receiveChecks({ url: server.url, privateKey: input.receiverKeys.privateKey, dispatched: () => dispatched }),
+    receive: await receiveChecks({ url: server.url, privateKey: input.receiverKeys.privateKey, dispatched: () => dispatched, reported: () => reported }),
   };
   console.log(JSON.stringify(results));
 } finally {

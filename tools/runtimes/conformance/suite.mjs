@@ -90,22 +90,26 @@ export function validatorChecks() {
 }
 
 /**
- * A receiver whose handlers count dispatches per KYC status, for `receiveChecks`.
+ * A receiver whose handlers count dispatches per KYC status, and which keeps what its onError
+ * hears (`<code> <outcome>`; the default would print to stderr, which fails the run), for
+ * `receiveChecks`.
  * @param {string} publicKey
  */
 export function createCountingReceiver(publicKey) {
   const dispatched = [];
-  const receiver = createWebhookReceiver({ publicKey })
+  const reported = [];
+  const receiver = createWebhookReceiver({ publicKey, onError: (error, { outcome }) => { reported.push(`${error?.code} ${outcome}`); } })
     .on('kyc.status.changed', (event) => { dispatched.push(event.data.kycStatus); });
-  return { receiver, dispatched };
+  return { receiver, dispatched, reported };
 }
 
 /**
  * Signed deliveries over HTTP to a receiver at `url`: A -> B -> A is dispatched three times,
- * a retry of the latest (re-signed, same body) not at all, a forgery is refused.
- * @param {{ url: string, privateKey: string, dispatched: () => Promise<string[]> | string[] }} options
+ * a retry of the latest (re-signed, same body) not at all, a forgery is refused (and reported
+ * to onError, as a wrong key would be).
+ * @param {{ url: string, privateKey: string, dispatched: () => Promise<string[]> | string[], reported: () => Promise<string[]> | string[] }} options
  */
-export async function receiveChecks({ url, privateKey, dispatched }) {
+export async function receiveChecks({ url, privateKey, dispatched, reported }) {
   const deliver = async (rawBody, signature) => {
     const signed = await signWebhook({ rawBody, privateKey });
     const response = await fetch(url, {
@@ -123,7 +127,7 @@ export async function receiveChecks({ url, privateKey, dispatched }) {
     retryOfLatest: await deliver(kycBody('pending')),
     forged: await deliver(kycBody('approved'), btoa(String.fromCharCode(...new Uint8Array(64)))),
   };
-  return { replies, dispatched: [...(await dispatched())] };
+  return { replies, dispatched: [...(await dispatched())], reported: [...(await reported())] };
 }
 
 /**

@@ -1,7 +1,7 @@
 // Entry point of the suite on workerd: a Worker whose input is the CONFORMANCE text binding.
 // GET /checks runs the runtime-independent checks inside workerd; POST /webhooks is the
 // receiver (receiver.handle), which the test on Node sends signed deliveries to; GET
-// /dispatched lists what its handler saw (one isolate serves every request here).
+// /dispatched lists what its handler saw, /reported what its onError heard (one isolate serves every request here).
 import { createCountingReceiver, runChecks } from './suite.mjs';
 
 let counting;
@@ -13,6 +13,7 @@ export default {
     const { pathname } = new URL(request.url);
     if (pathname === '/webhooks') return counting.receiver.handle(request);
     if (pathname === '/dispatched') return Response.json(counting.dispatched);
+    if (pathname === '/reported') return Response.json(counting.reported);
     if (pathname === '/checks') return Response.json({ runtime: 'workerd', version: navigator.userAgent, ...(await runChecks(input)) });
     return new Response('not found', { status: 404 });
   },

@@ -38,4 +38,6 @@ export function expectConformance(results: Record<string, any>, sandboxPublicKey
     forged: '401 invalid_signature',
   });
   expect(results.receive.dispatched).toEqual(['pending', 'resubmissionRequested', 'pending']);
+  // The forgery's 401 is reported once: a wrong key looks the same.
+  expect(results.receive.reported).toEqual(['signatures_rejected invalid_signature']);
 }

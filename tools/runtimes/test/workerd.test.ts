@@ -45,6 +45,7 @@ describe('the packages conform on workerd (bundled as wrangler bundles, no nodej
       url: `${worker.url}/webhooks`,
       privateKey: receiverKeys.privateKey,
       dispatched: async () => (await fetch(`${worker.url}/dispatched`)).json(),
+      reported: async () => (await fetch(`${worker.url}/reported`)).json(),
     });
     expect(checks.version).toBe('Cloudflare-Workers');
     expectConformance({ ...checks, receive }, sandbox.publicKey);
