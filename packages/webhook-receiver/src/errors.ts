@@ -28,7 +28,16 @@ export type WebhookReceiverErrorCode =
    * `toleranceSeconds`. Forgeries give it, and so does a wrong or rotated key, or a clock off:
    * the message says how many, and what to check.
    */
-  | 'signatures_rejected';
+  | 'signatures_rejected'
+  /**
+   * Reported to `onError`, not thrown, once per delivery: it was answered after its handlers, 30
+   * seconds or more after it arrived (its wait in its subject's line, then its handlers), the time
+   * the service waits for an answer, so the service counted the attempt failed and sends the body
+   * again (a retry answered 200 `duplicate` when the handlers succeeded). The message says how
+   * long it took; answer sooner (`acknowledgeEarly`, or queue the slow work). Not after an
+   * early 202, nor in a replay.
+   */
+  | 'handler_outlived_reply_window';
 
 /**
  * A usage or configuration problem of the receiver: wrong options, or a server that hands the

@@ -26,6 +26,13 @@ export interface WebhookDelivery {
    * is a duplicate when this equals the latest processed digest of its (`eventType`, `data.id`).
    */
   readonly bodySha256: string;
+  /**
+   * When this receiver received the request (`Date.now()`, ms), before it read the body or
+   * fetched a key; for a replay, when the dead-lettered delivery was received. The deduplication
+   * store orders the events of a subject by it (see Duplicates in the README), so keep the
+   * receivers' clocks synchronised (NTP).
+   */
+  readonly receivedAt: number;
 }
 
 /**

@@ -71,19 +71,20 @@ describe('memory store bounds', () => {
       };
       return {
         claim(key: string, digest: string) {
-          const { claim, record } = claimSubject(records.get(key), digest, now(), 120_000, String(nextToken + 1));
+          // The store's defaults: claimTtlMs 2 minutes, minRetryDelayMs 1 minute.
+          const { claim, record } = claimSubject(records.get(key), digest, now(), 120_000, String(nextToken + 1), 60_000);
           if (claim.state === 'claimed') nextToken++;
           keep(key, record);
           return claim;
         },
         markProcessed(key: string, token: string) {
           const record = records.get(key);
-          const next = markSubjectProcessed(record, key, token, now(), 24 * 3600_000);
+          const next = markSubjectProcessed(record, key, token, now(), 24 * 3600_000, 60_000);
           if (next !== record) keep(key, next);
         },
         release(key: string, token: string, options: { retryExpected: boolean }) {
           const record = records.get(key);
-          const next = releaseSubject(record, token, now(), options);
+          const next = releaseSubject(record, token, now(), options, 60_000);
           if (next !== record) keep(key, next);
         },
       };
@@ -164,8 +165,11 @@ describe('Redis store shared by many clients', () => {
     if (claim.state !== 'claimed') throw new Error('expected a claim');
     await store.markProcessed('k', claim.token);
     // The first line as the previous major wrote and compares it (a rolling upgrade), then
-    // p<place>:<claimed at>:<failures before>:<expires at>.
-    expect(await redis.ioredis.get(`${keyPrefix}k`)).toMatch(/^processed:k\np0:\d+:0:\d+$/);
+    // p<place>:<claimed at>:<failures before>:<expires at>; a first attempt's place is when it
+    // arrived, its claim's time.
+    const [, place, claimedAt] = /^processed:k\np(\d+):(\d+):0:\d+$/.exec(await redis.ioredis.get(`${keyPrefix}k`) ?? '') ?? [];
+    expect(place).toBe(claimedAt);
+    expect(Math.abs(Number(claimedAt) - Date.now())).toBeLessThan(60_000);
     expect(await redis.ioredis.pttl(`${keyPrefix}k`)).toBeGreaterThan(3_500_000);
   });
 

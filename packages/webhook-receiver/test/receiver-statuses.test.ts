@@ -71,7 +71,8 @@ describe.each(servings)('over %s', (_name, serve) => {
       const timestamp = Math.floor(Date.now() / 1000);
       const reply = await service.deliver(url, body, { timestamp });
       expect(reply).toEqual({ status: 200, body: { code: 'processed', message: 'The event was processed.' } });
-      expect(seen).toEqual([{ kycStatus: 'pending', delivery: { timestamp, bodySha256: createHash('sha256').update(body).digest('hex') } }]);
+      expect(seen).toEqual([{ kycStatus: 'pending', delivery: { timestamp, bodySha256: createHash('sha256').update(body).digest('hex'), receivedAt: expect.any(Number) } }]);
+      expect(Math.abs(seen[0]!.delivery.receivedAt - Date.now())).toBeLessThan(10_000);
     });
 
     it('runs the handlers of the event type and the onAny handlers, in registration order, and no others', async () => {

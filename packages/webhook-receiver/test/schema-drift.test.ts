@@ -129,6 +129,25 @@ describe.each(servings)('over %s', (_servingName, serve) => {
     });
   });
 
+  describe.each(storeKinds)('replay in its place, with %s', (_storeName, createStores) => {
+    it('does not let a dead letter overwrite a newer event of its subject processed since: superseded, deleted, not dispatched', async () => {
+      const stores = createStores();
+      const old = await start(stores);
+      const userId = nextUser();
+      const { newEnumValue } = driftedBodies(userId);
+      expect((await service.deliver(old.url, newEnumValue)).body.code).toBe('invalid_event_dead_lettered');
+      // The platform moves on: a newer KYC status of the same user is processed.
+      const approved = JSON.stringify({ ...JSON.parse(newEnumValue), data: { ...JSON.parse(newEnumValue).data, kycStatus: 'approved' } });
+      expect((await service.deliver(old.url, approved)).body.code).toBe('processed');
+      // The upgraded SDK replays the older event: it would set the user back to someNewValue.
+      const upgraded = await start({ ...stores, validator: upgradedValidator });
+      expect((await upgraded.receiver.replay()).results).toEqual([{ bodySha256: sha256(newEnumValue), outcome: 'superseded', deleted: true }]);
+      expect(upgraded.seen.dispatched).toEqual([]);
+      expect(old.seen.dispatched).toEqual([`kyc.status.changed ${userId} approved`]);
+      expect(await stores.deadLetters.list(10)).toEqual([]);
+    });
+  });
+
   describe('without a dead-letter store, acknowledges only what code took', () => {
     it('answers 200 invalid_event_handled once onInvalidEvent returned, for both kinds of drift', async () => {
       const { url, seen } = await start();

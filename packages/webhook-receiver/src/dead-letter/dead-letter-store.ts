@@ -19,7 +19,11 @@ export interface DeadLetterEntry {
   readonly timestamp: number;
   /** `X-Webhook-Signature` of that delivery, kept so that the entry can be re-verified by hand. */
   readonly signature: string;
-  /** When the receiver kept it, in ms since the epoch (replay runs the oldest first). */
+  /**
+   * When the receiver received the delivery, in ms since the epoch (its `delivery.receivedAt`):
+   * replay runs the oldest first, and the deduplication store places the event there, so that an
+   * event of its subject processed since supersedes it.
+   */
   readonly receivedAt: number;
   /** What the validator found wrong (paths, keywords, messages; never the values). */
   readonly errors: readonly WebhookEventValidationError[];

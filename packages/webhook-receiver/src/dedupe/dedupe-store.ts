@@ -74,9 +74,14 @@ export interface DedupeStore {
    * answer `superseded` to the first delivery of a digest released with `retryExpected` once
    * an event of `key` first received after it was processed (the memory, Redis and Durable Object stores do; a
    * store that never does dispatches such a late retry). Throws (or rejects) when the store
-   * cannot answer: the receiver then replies 503. `waitedMs`: how long the delivery has waited
-   * in its subject's line since it arrived (the receiver passes it when it claims again), so
-   * that whether it can be a retry is judged by when it arrived.
+   * cannot answer: the receiver then replies 503. `waitedMs`: how long ago the delivery reached
+   * the receiver (its body read, its key fetched, its wait in its subject's line; on a replay,
+   * the dead letter's age). The store judges by that arrival whether the delivery can be a
+   * retry, and places a new event there in the subject's order (the memory, Redis and Durable
+   * Object stores do): claims that run late (queued in a client while Redis was down, or after a
+   * first key fetch) keep the order in which the events arrived, and a new event received
+   * before the processed one is answered `superseded`. A claim that expired is kept as a retry
+   * due of its body, in its event's place: the service sends it again.
    *
    * `waiter`: the delivery will wait for the subject if it is not free. A store that keeps lines
    * (the memory, Redis and Durable Object stores do) then keeps the waiter's place in the

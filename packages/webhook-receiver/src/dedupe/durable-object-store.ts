@@ -36,7 +36,7 @@ export interface StoredDeadLetter extends Omit<DeadLetterEntry, 'rawBody'> {
 /** One operation of the protocol, as the stores' adapters send it to the object. */
 export type StoreOperation =
   | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number; waitedMs?: number; waiter?: SubjectWaiter }
-  | { op: 'markProcessed'; key: string; token: string; ttlMs: number }
+  | { op: 'markProcessed'; key: string; token: string; ttlMs: number; minRetryDelayMs?: number }
   | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number }
   | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number }
   | { op: 'joinLine'; waiter: SubjectWaiter }
@@ -120,7 +120,7 @@ export class WebhookStoreObject {
         break;
       }
       case 'markProcessed':
-        this.#record = markSubjectProcessed(record, operation.key, operation.token, at, operation.ttlMs);
+        this.#record = markSubjectProcessed(record, operation.key, operation.token, at, operation.ttlMs, operation.minRetryDelayMs ?? 0);
         break;
       case 'release':
         this.#record = releaseSubject(record, operation.token, at, { retryExpected: operation.retryExpected === true }, operation.minRetryDelayMs ?? 0);
@@ -242,7 +242,7 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
         `The Durable Object ${keyPrefix + key} answered a claim with ${JSON.stringify(claim)}; is the namespace bound to WebhookStoreObject?`);
     },
     async markProcessed(key: string, token: string): Promise<void> {
-      await send(key, { op: 'markProcessed', key, token, ttlMs });
+      await send(key, { op: 'markProcessed', key, token, ttlMs, minRetryDelayMs });
     },
     async release(key: string, token: string, options?: ReleaseOptions): Promise<void> {
       await send(key, { op: 'release', token, retryExpected: options?.retryExpected === true, minRetryDelayMs });

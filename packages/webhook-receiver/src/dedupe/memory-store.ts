@@ -141,7 +141,7 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
     },
     markProcessed(key: string, token: string): void {
       const entry = entries.get(key);
-      const next = markSubjectProcessed(entry?.record, key, token, now(), ttlMs);
+      const next = markSubjectProcessed(entry?.record, key, token, now(), ttlMs, minRetryDelayMs);
       if (next !== entry?.record) keep(key, entry, next);
     },
     release(key: string, token: string, options?: ReleaseOptions): void {

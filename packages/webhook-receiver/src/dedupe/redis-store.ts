@@ -55,8 +55,9 @@ const CLAIM_PREFIX = 'processing:';
 // is the state: `processed:<digest>`, `released`, or
 // `processing:<token>|<failures>|<since>|<due until>|<claim expires at>|<claimed at>` (the token is
 // `<uuid>:<digest>`; failures: failed attempts of that event before this claim; since: the
-// event's place in the subject's order; due until: a retry's claim, when its event's retries
-// stop coming, else 0; claimed at: when this attempt arrived; see SubjectRecord). A processed
+// event's place in the subject's order, when it first arrived in ms; due until: when its event's
+// retries stop coming, should it fail or expire (0 from the previous major); claimed at: when
+// this attempt arrived; see SubjectRecord). A processed
 // state's second line is `p<since>:<claimed at>:<failures>:<expires at>` (the first two empty
 // when unknown). The first line is what the previous major wrote and compares, so that its
 // processes, during a rolling upgrade, still answer a retry of the latest event `processed`
@@ -146,6 +147,30 @@ local function claimFields(state)
   local failures, since, dueUntil, expires, claimedAt = string.match(state, '^processing:[^|]*|(%d+)|(%d+)|(%d+)|(%d+)|?(%d*)')
   return tonumber(failures) or 0, tonumber(since) or 0, tonumber(dueUntil) or 0, tonumber(expires) or math.huge, tonumber(claimedAt)
 end
+-- A claim that expired (its process died mid-handler, or Redis lost its release) becomes a retry
+-- due of its body in the list live, in its event's place, counted failed from when its attempt
+-- arrived, until its retries stop coming (see withoutExpiredClaim in subject-record.ts).
+local function expiredClaim(state, live, now, window)
+  local failures, since, dueUntil, _, claimedAt = claimFields(state)
+  local digest = string.match(state, '^processing:[^:|]*:([^|]*)|')
+  failures = failures + 1
+  if not digest or failures >= ${DELIVERY_ATTEMPTS} then return end
+  local expires = dueUntil
+  if expires == 0 then expires = (claimedAt or now) + window end
+  if expires > now then table.insert(live, { 'a', failures, expires, since, claimedAt or 0, digest }) end
+end
+-- The place of a new event that arrived at ms place: that one, or the first after it that no
+-- event of the subject holds (taken: the state's place, or nil; the retries due in live), so
+-- that events that arrive in the same ms keep the order the store placed them in.
+local function freePlace(place, taken, live)
+  local busy = true
+  while busy do
+    busy = taken == place
+    if not busy then for _, r in ipairs(live) do if r[4] == place then busy = true end end end
+    if busy then place = place + 1 end
+  end
+  return place
+end
 -- Tells the process whose delivery is first in the subject's line that the subject may be its
 -- now (it was settled, or the place before it given back): PUBLISH '<subject>|<waiter id>' on the
 -- store's channel ('' when it has no subscriber), so that it claims at once instead of at its
@@ -196,7 +221,9 @@ return 1`;
 // this one are now superseded (an older event with the same body included); those of events
 // received after it stay due. A claim that is no longer the key's (it expired meanwhile)
 // supersedes nothing, and is placed after the events received since.
-// ARGV: claim prefix, processed state (first line), ttlMs, now, wake-up channel, subject.
+// Another delivery's claim that expired is a retry due first (expiredClaim).
+// ARGV: claim prefix, processed state (first line), ttlMs, now, wake-up channel, subject,
+// retry-due window.
 const MARK_PROCESSED_IF_NOT_TAKEN = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 local state, rest = '', ''
@@ -213,6 +240,7 @@ if v and not mine then
   end
 end
 local live = retries(rest, now)
+if v and not mine and string.sub(state, 1, 11) == 'processing:' then expiredClaim(state, live, now, tonumber(ARGV[7])) end
 local line = waiting(rest, now)
 local since, place, claimedAt, failures = -math.huge, 0, '', ''
 if mine then
@@ -236,9 +264,11 @@ return 1`;
 // The retry due this delivery can be: one of its body whose wait after its last failure is over
 // (minRetryDelayMs times 1, 5 or 15, reference 6.3; a copy that comes sooner is a newer event
 // with the same body); one not superseded first, then the earliest in the subject's order. A
-// claim or processed state past its time counts as released.
-// Whether a copy can be a retry is judged by when it arrived: now less the time it waited in
-// its subject's line.
+// processed state past its time counts as released; a claim past its time is a retry due of its
+// body (expiredClaim).
+// Whether a copy can be a retry, and a new event's place, are judged by when it arrived: now
+// less the time since it reached the receiver (ARGV[6]: its wait for the key, for its subject's
+// line, or a dead letter's age). A new event received before the processed one is 'superseded'.
 // While the subject is held, or deliveries wait before this one in its line, the answer is
 // 'processing', and a waiter (ARGV[8], '' for none) keeps or takes a place in the line until
 // ARGV[9] ms from now. Otherwise it leaves the line (it was first, if it was in it).
@@ -255,6 +285,7 @@ local minDelay = tonumber(ARGV[5])
 local received = now - tonumber(ARGV[6])
 local me = ARGV[8]
 local pdigest, psince, pat, pfailures = nil, 0, nil, 0
+local expired = nil
 if v then state, rest = split(v) end
 local line = waiting(rest, now)
 local function wait()
@@ -268,7 +299,7 @@ if v then
   if string.sub(state, 1, 11) == 'processing:' then
     local _, _, _, expires = claimFields(state)
     if expires > now then return wait() end
-    state = 'released'
+    expired, state = state, 'released'
   elseif state == 'processed' then
     return 'processed'
   elseif string.sub(state, 1, 10) == 'processed:' then
@@ -286,9 +317,9 @@ if first and first[2] ~= me then return wait() end
 local after = {}
 for _, w in ipairs(line) do if w ~= first then table.insert(after, w) end end
 local live = retries(rest, now)
-local due, last = nil, psince
+if expired then expiredClaim(expired, live, now, tonumber(ARGV[7])) end
+local due = nil
 for _, r in ipairs(live) do
-  if r[4] > last then last = r[4] end
   if r[6] == ARGV[1] and received - r[5] >= minDelay * (WAITS[r[2]] or 1) then
     if not due or (due[1] == 's' and r[1] == 'a') or (due[1] == r[1] and r[4] < due[4]) then due = r end
   end
@@ -296,7 +327,7 @@ end
 local others = {}
 for _, r in ipairs(live) do if r ~= due then table.insert(others, r) end end
 local function keepOthers()
-  if not due and not first then return end
+  if not due and not first and not expired then return end
   if state == 'released' then
     if #others == 0 and #after == 0 then redis.call('DEL', KEYS[1])
     else redis.call('SET', KEYS[1], joined('released', others, after), 'PX', lastExpiry(others, after) - now) end
@@ -321,24 +352,31 @@ if pdigest == ARGV[1] then
     return 'processed'
   end
 end
-if due and due[1] == 's' then
+-- A retry overtaken by a newer event, or a new event received before the processed one that
+-- claims after it (it waited for a key fetch, or its claim ran late): not dispatched.
+if (due and due[1] == 's') or (not due and pdigest and received < math.min(psince, pat or psince)) then
   keepOthers()
   if first then wake(ARGV[10], ARGV[11], after) end
   return 'superseded'
 end
--- A new event comes after the processed one and every retry due; the retry due keeps its
--- event's place.
+-- A new event is placed where it arrived; the retry due keeps its event's place.
 local failures, since, dueUntil = 0, 0, 0
-if #live > 0 or pdigest then since = last + 1 end
-if due then failures, since, dueUntil = due[2], due[4], due[3] end
+if due then failures, since, dueUntil = due[2], due[4], due[3]
+else
+  -- Should it fail or expire, its retries can come until then.
+  dueUntil = received + tonumber(ARGV[7])
+  if pdigest then since = freePlace(received, psince, live)
+  else since = freePlace(received, nil, live) end
+end
 local claimTtl = tonumber(ARGV[3])
 local first = 'processing:' .. ARGV[2] .. '|' .. failures .. '|' .. since .. '|' .. dueUntil .. '|' .. (now + claimTtl) .. '|' .. received
 redis.call('SET', KEYS[1], joined(first, others, after), 'PX', lifetime(claimTtl + tonumber(ARGV[7]), others, after, now))
 return 'claimed'`;
 
 // A delivery answered 409 without a claim: keep its retry due (see expectSubjectRetry). The
-// retry due it can be counts one more failure, in its place; otherwise it is a newer event,
-// placed after the state's event and every retry due, unless it is a copy of that event.
+// retry due it can be counts one more failure, in its place; otherwise it is another event,
+// placed where it arrived, unless it is a copy of the state's event. An expired claim is a retry
+// due first (expiredClaim).
 // ARGV: digest, now, minRetryDelayMs, retry-due window, waited ms.
 const EXPECT_RETRY = `${SPLIT}
 local WAITS = { ${RETRY_WAIT_FACTORS.join(', ')} }
@@ -346,29 +384,32 @@ local v = redis.call('GET', KEYS[1])
 local now = tonumber(ARGV[2])
 local minDelay = tonumber(ARGV[3])
 local state, rest, header = 'released', '', 'released'
-local live, since, digest = false, 0, nil
+local live, since, digest, processed, expired = false, 0, nil, false, nil
 if v then
   state, rest = split(v)
   header = state
   if string.sub(state, 1, 11) == 'processing:' then
     local _, claimed, _, expires = claimFields(state)
-    if expires > now then live, since, digest = true, claimed, string.match(state, '^processing:[^:|]*:([^|]*)|') end
+    if expires > now then live, since, digest = true, claimed, string.match(state, '^processing:[^:|]*:([^|]*)|')
+    else expired = state end
   elseif state == 'processed' then
     return 0
   elseif string.sub(state, 1, 10) == 'processed:' then
-    local line, placed, _, _, expires = processedLine(rest)
+    local line, placed, at, _, expires = processedLine(rest)
     if line then header = state .. NL .. line end
-    if expires > now then live, since, digest = true, placed, string.sub(state, 11) end
+    if expires > now then live, since, digest, processed = true, math.min(placed, at or placed), string.sub(state, 11), placed end
   elseif state ~= 'released' then
     return 0
   end
 end
 if not live then header = 'released' end
 local list = retries(rest, now)
+if expired then expiredClaim(expired, list, now, tonumber(ARGV[4])) end
+local received = now - tonumber(ARGV[5])
 local line = waiting(rest, now)
 local due = nil
 for _, r in ipairs(list) do
-  if r[6] == ARGV[1] and now - tonumber(ARGV[5]) - r[5] >= minDelay * (WAITS[r[2]] or 1) then
+  if r[6] == ARGV[1] and received - r[5] >= minDelay * (WAITS[r[2]] or 1) then
     if not due or (due[1] == 's' and r[1] == 'a') or (due[1] == r[1] and r[4] < due[4]) then due = r end
   end
 end
@@ -378,12 +419,14 @@ if due then
   if due[2] + 1 < ${DELIVERY_ATTEMPTS} then table.insert(next, { due[1], due[2] + 1, due[3], due[4], now, due[6] }) end
 else
   if live and digest == ARGV[1] then return 0 end
-  local last = since
-  for _, r in ipairs(list) do
-    if r[4] > last then last = r[4] end
-    table.insert(next, r)
-  end
-  table.insert(next, { 'a', 1, now + tonumber(ARGV[4]), last + 1, now, ARGV[1] })
+  for _, r in ipairs(list) do table.insert(next, r) end
+  -- Placed where it arrived; received before the processed event, it is older than it.
+  local flag, place = 'a', nil
+  if processed then
+    if received < since then flag = 's' end
+    place = processed
+  elseif live then place = since end
+  table.insert(next, { flag, 1, now + tonumber(ARGV[4]), freePlace(received, place, list), now, ARGV[1] })
 end
 if not live then
   if #next == 0 and #line == 0 then return redis.call('DEL', KEYS[1]) end
@@ -507,7 +550,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
     },
     async markProcessed(key: string, token: string): Promise<void> {
       await command(['EVAL', MARK_PROCESSED_IF_NOT_TAKEN, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`,
-        PROCESSED + digestOfToken(token), ttl, clock(), channel, key]);
+        PROCESSED + digestOfToken(token), ttl, clock(), channel, key, dueWindow]);
     },
     release: releaseClaim,
     async expectRetry(key: string, digest: string, waitedMs = 0): Promise<void> {

@@ -15,14 +15,18 @@ import type { DedupeClaim, ReleaseOptions, SubjectWaiter } from './dedupe-store.
  *
  * A claim released with a retry expected (the delivery was answered non-2xx, so the service
  * sends the body again) keeps its event among the subject's `retries` (one entry per event: two
- * events with the same body that failed are two entries). Each event of the subject gets, when
- * it is first received, a place in the subject's order (`since`: one more than the processed
- * event's and any retry due's); its retries keep that place. Once an event is processed, the
- * retries due of the events received BEFORE it are superseded: the first delivery of such a
- * digest is answered `superseded` and not dispatched, since it would bring back a state older
- * than the one processed. The retries of events received after it stay due and are dispatched
- * in their place (two events that fail in a row are both handled, in the order of their
- * retries), also when one has the processed body.
+ * events with the same body that failed are two entries). So does a claim that expired (its
+ * process died mid-handler, or the store lost its release): the service sends that body again
+ * too. Each event of the subject has a place in the subject's order (`since`): when its first
+ * delivery ARRIVED at a receiver (the receiver's clock, before any wait for the key or for the
+ * subject), not when the store ran the claim, so that claims that run late (queued in a Redis
+ * client during an outage, or after a first key fetch) keep the order the platform sent in; its
+ * retries keep that place. Once an event is processed, the retries due of the events received
+ * BEFORE it are superseded: the first delivery of such a digest is answered `superseded` and not
+ * dispatched, since it would bring back a state older than the one processed; so is a new event
+ * received before it that claims after it. The retries of events received after it stay due
+ * and are dispatched in their place (two events that fail in a row are both handled, in the
+ * order of their retries), also when one has the processed body.
  *
  * Time tells a retry from a newer event with the same body: the service waits
  * `minRetryDelayMs` times {@link RETRY_WAIT_FACTORS} after a failed attempt before it retries
@@ -46,11 +50,14 @@ export interface SubjectRecord {
   expiresAt: number;
   /** Failed attempts of the event being processed (or processed), before this claim (a retry's count goes on). */
   failures?: number;
-  /** The place in the subject's order of the event being processed or processed (see {@link RetryDue.since}). */
+  /**
+   * The place in the subject's order of the event being processed or processed (see
+   * {@link RetryDue.since}); left out when it is `claimedAt` (the event's first attempt).
+   */
   since?: number;
-  /** When the attempt of the event being processed (or processed) arrived (before any wait in its subject's line). */
+  /** When the attempt of the event being processed (or processed) arrived at a receiver (before it read the body, fetched a key or waited in its subject's line). */
   claimedAt?: number;
-  /** A retry's claim: until when its event's retries can come (see {@link RetryDue.expiresAt}). */
+  /** A claim's: until when its event's retries can come, should it fail or expire (see {@link RetryDue.expiresAt}). */
   dueUntil?: number;
   /** Bodies of the subject answered non-2xx after their handler failed, whose retry is due. */
   retries?: RetryDue[];
@@ -79,9 +86,9 @@ export interface RetryDue {
   /** Failed attempts so far (the service makes 4 in all, reference 6.3). */
   failures: number;
   /**
-   * The event's place in the subject's order of first receptions: one more than the processed
-   * event's and every retry due's when it was first received. Only these are compared, so the
-   * count may start over once the subject is forgotten.
+   * The event's place in the subject's order: when its first delivery arrived at a receiver, in
+   * ms (see {@link SubjectRecord}). Only places are compared. (The previous major counted 1, 2,
+   * 3...: such places read as older than any arrival time.)
    */
   since: number;
   /**
@@ -91,14 +98,14 @@ export interface RetryDue {
    * then: `minRetryDelayMs` times {@link RETRY_WAIT_FACTORS}.
    */
   failedAt: number;
-  /** The first failure plus {@link retryDueWindow} (25 minutes by default): the service's last attempt comes before. */
+  /** The event's first arrival plus {@link retryDueWindow} (25 minutes by default): the service's last attempt comes before. */
   expiresAt: number;
 }
 
 /**
- * How long an event's retries stay due after its first failed attempt: the whole schedule (1, 5
- * and 15 minutes between attempts, reference 6.3, and up to 30 seconds an attempt), about 23
- * minutes, and room for a queue at the service. Counted from the first failure, not the last,
+ * How long an event's retries stay due after its first attempt: the whole schedule (1, 5 and 15
+ * minutes between attempts, reference 6.3, and up to 30 seconds an attempt), about 23 minutes,
+ * and room for a queue at the service. Counted from the first attempt, not the last failure,
  * so that attempts answered otherwise (409, 503) cannot stretch it past the service's last
  * attempt. A retry that comes later is dispatched like any new body.
  */
@@ -137,7 +144,7 @@ function canBeRetry(retry: RetryDue, at: number, minRetryDelayMs: number): boole
  * {@link SubjectRecord}.
  */
 export function claimSubject(
-  record: SubjectRecord | undefined,
+  stored: SubjectRecord | undefined,
   digest: string,
   at: number,
   claimTtlMs: number,
@@ -152,14 +159,16 @@ export function claimSubject(
   // taking it for the superseded one would lose the newer one if its own copy never came),
   // then the earliest in the subject's order.
   // Deliveries that wait before this one (in any process) have the subject first.
-  const live = record !== undefined && record.expiresAt > at;
-  const line = liveList(record?.line, at);
+  const line = liveList(stored?.line, at);
   // A call of a delivery that gave its place back: it is gone, and its late call changes nothing.
-  if (waiter !== undefined && line?.some((place) => place.left && place.id === waiter.id)) return { claim: { state: 'processing' }, record };
+  if (waiter !== undefined && line?.some((place) => place.left && place.id === waiter.id)) return { claim: { state: 'processing' }, record: stored };
   const first = line?.find((place) => !place.left);
-  if ((live && record.state === 'processing') || (first !== undefined && first.id !== waiter?.id)) {
-    return { claim: { state: 'processing' }, record: waiter === undefined ? record : joinSubjectLine(record, waiter, at) };
+  if ((stored !== undefined && stored.state === 'processing' && stored.expiresAt > at) || (first !== undefined && first.id !== waiter?.id)) {
+    return { claim: { state: 'processing' }, record: waiter === undefined ? stored : joinSubjectLine(stored, waiter, at) };
   }
+  // No live claim: an expired one is now a retry due.
+  const record = withoutExpiredClaim(stored, at, minRetryDelayMs);
+  const live = record !== undefined && record.expiresAt > at;
   // This delivery leaves the line (it was first, if it was in it).
   const rest = first === undefined ? line : withoutEmpty(line!.filter((place) => place !== first));
   const retries = liveRetries(record, at);
@@ -174,19 +183,25 @@ export function claimSubject(
   if (processed?.digest === digest && !(due === undefined ? repeatsWhileNewerWait(processed, retries, receivedAt, minRetryDelayMs) : isNewer(due, processed))) {
     return { claim: { state: 'processed' }, record: due === undefined && processed.line === rest ? processed : lined({ ...processed, retries: others }, rest) };
   }
-  if (due?.superseded === true) {
-    return { claim: { state: 'superseded' }, record: live ? lined({ ...record, retries: others }, rest) : released(others, rest) };
+  // A retry overtaken by a newer event, or a new event received before the processed one that
+  // claims after it (it waited for a key fetch, or its claim ran late): older than the state
+  // processed, not dispatched.
+  if (due?.superseded === true || (due === undefined && processed !== undefined && receivedAt < arrivalOf(processed))) {
+    return { claim: { state: 'superseded' }, record: live ? lined(due === undefined ? record! : { ...record!, retries: others }, rest) : released(others, rest) };
   }
   // A different body (or an expired record, or an expired claim): a new event for this subject,
-  // placed after the processed one and every retry due; or the retry due, in its event's place.
+  // placed where it arrived; or the retry due, in its event's place.
   const token = `${tokenId}:${digest}`;
   const claimed: SubjectRecord = { state: 'processing', token, digest, expiresAt: at + claimTtlMs, claimedAt: receivedAt };
   if (due !== undefined) {
     claimed.failures = due.failures;
     claimed.since = due.since;
     claimed.dueUntil = due.expiresAt;
-  } else if (processed !== undefined || retries !== undefined) {
-    claimed.since = 1 + Math.max(processed?.since ?? 0, ...(retries ?? []).map((retry) => retry.since));
+  } else {
+    const place = freePlace(receivedAt, processed, retries);
+    if (place !== receivedAt) claimed.since = place;
+    // Should it fail or expire, its retries can come until then.
+    claimed.dueUntil = receivedAt + retryDueWindow(minRetryDelayMs);
   }
   if (others !== undefined) claimed.retries = others;
   if (rest !== undefined) claimed.line = rest;
@@ -249,7 +264,8 @@ function retryDueOf(retries: RetryDue[] | undefined, digest: string, at: number,
  * them it is a duplicate the service sent (reference 6: duplicates are possible), answered
  * `duplicate` once that event is processed, and the state is the same either way.
  */
-export function expectSubjectRetry(record: SubjectRecord | undefined, digest: string, at: number, minRetryDelayMs = 0, receivedAt = at): SubjectRecord | undefined {
+export function expectSubjectRetry(stored: SubjectRecord | undefined, digest: string, at: number, minRetryDelayMs = 0, receivedAt = at): SubjectRecord | undefined {
+  const record = withoutExpiredClaim(stored, at, minRetryDelayMs);
   const live = record !== undefined && record.expiresAt > at;
   const retries = liveRetries(record, at) ?? [];
   const due = retryDueOf(retries, digest, receivedAt, minRetryDelayMs);
@@ -259,8 +275,10 @@ export function expectSubjectRetry(record: SubjectRecord | undefined, digest: st
     next = due.failures + 1 < DELIVERY_ATTEMPTS ? [...others, { ...due, failures: due.failures + 1, failedAt: at }] : others;
   } else {
     if (live && record.state !== 'released' && record.digest === digest) return record;
-    const since = 1 + Math.max(live ? record.since ?? 0 : 0, ...retries.map((retry) => retry.since));
-    next = [...retries, { digest, superseded: false, failures: 1, since, failedAt: at, expiresAt: at + retryDueWindow(minRetryDelayMs) }];
+    // Placed where it arrived; received before the processed event, it is older than it.
+    const superseded = live && record.state === 'processed' && receivedAt < arrivalOf(record);
+    const since = freePlace(receivedAt, live ? record : undefined, retries);
+    next = [...retries, { digest, superseded, failures: 1, since, failedAt: at, expiresAt: at + retryDueWindow(minRetryDelayMs) }];
   }
   const line = liveList(record?.line, at);
   if (!live) return released(withoutEmpty(next), line);
@@ -270,7 +288,49 @@ export function expectSubjectRetry(record: SubjectRecord | undefined, digest: st
 
 /** A retry due of an event received after the processed one (not superseded by it). */
 function isNewer(retry: RetryDue, processed: SubjectRecord): boolean {
-  return !retry.superseded && retry.since > (processed.since ?? 0);
+  return !retry.superseded && retry.since > placeOf(processed);
+}
+
+/** The place in the subject's order of the event a record's state is about (see {@link SubjectRecord.since}). */
+function placeOf(record: SubjectRecord): number {
+  return record.since ?? record.claimedAt ?? 0;
+}
+
+/**
+ * When the event of a record's state arrived, as far as the record knows: its place, unless that
+ * was moved past a place taken in the same ms (see {@link freePlace}), or its claim's arrival.
+ */
+function arrivalOf(record: SubjectRecord): number {
+  return Math.min(placeOf(record), record.claimedAt ?? Number.POSITIVE_INFINITY);
+}
+
+/**
+ * The place of a new event that arrived at `receivedAt`: that ms, or the first one after it that
+ * no event of the subject holds (`state`'s, the retries due'), so that events that arrive in the
+ * same ms keep the order in which the store placed them.
+ */
+function freePlace(receivedAt: number, state: SubjectRecord | undefined, retries: readonly RetryDue[] | undefined): number {
+  let place = receivedAt;
+  while ((state !== undefined && placeOf(state) === place) || retries?.some((retry) => retry.since === place)) place++;
+  return place;
+}
+
+/**
+ * `record` with a claim that expired (its process died mid-handler, or the store lost its
+ * release) turned into what the service will do about it: send the body again. Its event joins
+ * the retries due, in its place, counted failed from when its attempt arrived (the service saw it
+ * fail between then and the end of its reply window), until its retries stop coming. Without
+ * this, the retry would be placed as a new event, after the events received since, and supersede
+ * them. The same record when there is no expired claim.
+ */
+function withoutExpiredClaim(record: SubjectRecord | undefined, at: number, minRetryDelayMs: number): SubjectRecord | undefined {
+  if (record === undefined || record.state !== 'processing' || record.expiresAt > at) return record;
+  const retries = liveRetries(record, at) ?? [];
+  const failures = (record.failures ?? 0) + 1;
+  const failedAt = record.claimedAt ?? 0;
+  const expiresAt = record.dueUntil ?? (record.claimedAt ?? at) + retryDueWindow(minRetryDelayMs);
+  if (failures < DELIVERY_ATTEMPTS && expiresAt > at) retries.push({ digest: record.digest, superseded: false, failures, since: placeOf(record), failedAt, expiresAt });
+  return released(withoutEmpty(retries), liveList(record.line, at));
 }
 
 /**
@@ -291,20 +351,23 @@ function repeatsWhileNewerWait(processed: SubjectRecord, retries: RetryDue[] | u
  * The record after `markProcessed(key, token)`: unchanged when another delivery took the expired
  * claim over. The retries due of events received before this one are now superseded.
  */
-export function markSubjectProcessed(record: SubjectRecord | undefined, key: string, token: string, at: number, ttlMs: number): SubjectRecord {
-  if (record !== undefined && record.token !== token && record.expiresAt > at) return record;
+export function markSubjectProcessed(stored: SubjectRecord | undefined, key: string, token: string, at: number, ttlMs: number, minRetryDelayMs = 0): SubjectRecord {
+  if (stored !== undefined && stored.token !== token && stored.expiresAt > at) return stored;
+  // Another delivery's claim that expired: its event's retry is due (not this one's own claim,
+  // which this settles).
+  const record = stored?.token === token ? stored : withoutExpiredClaim(stored, at, minRetryDelayMs);
   const digest = digestOfToken(token, key);
   const live = liveRetries(record, at);
   // Without its claim's place (the claim expired, and another delivery may have taken the
   // subject since), it supersedes nothing: the events received meanwhile may be newer. It is
   // then placed after them, so that none counts as newer than it.
   const mine = record?.token === token;
-  const since = mine ? record.since ?? 0 : Number.NEGATIVE_INFINITY;
+  const since = mine ? placeOf(record) : Number.NEGATIVE_INFINITY;
   const place = mine ? since : 1 + Math.max(0, ...(live ?? []).map((retry) => retry.since));
   // Zeros are left out: most subjects keep a processed record alone, held in memory by the
   // memory store (a property added later costs a V8 object more than one in its literal).
   const processed: SubjectRecord = { state: 'processed', token, digest, expiresAt: at + ttlMs, claimedAt: mine ? record.claimedAt : undefined };
-  if (place !== 0) processed.since = place;
+  if (place !== 0 && place !== processed.claimedAt) processed.since = place;
   if (mine && record.failures) processed.failures = record.failures;
   // The retries due of events received before this one are superseded (an older event with
   // this same body included: it must not bring the state back after a newer event). Those of
@@ -326,7 +389,7 @@ export function releaseSubject(record: SubjectRecord | undefined, token: string,
   let retries = liveRetries(record, at);
   const failures = (record.failures ?? 0) + 1;
   if (options?.retryExpected === true && failures < DELIVERY_ATTEMPTS) {
-    const due: RetryDue = { digest: record.digest, superseded: false, failures, since: record.since ?? 0, failedAt: Math.min(at, (record.claimedAt ?? at) + REPLY_WINDOW_MS), expiresAt: record.dueUntil ?? at + retryDueWindow(minRetryDelayMs) };
+    const due: RetryDue = { digest: record.digest, superseded: false, failures, since: placeOf(record), failedAt: Math.min(at, (record.claimedAt ?? at) + REPLY_WINDOW_MS), expiresAt: record.dueUntil ?? at + retryDueWindow(minRetryDelayMs) };
     retries = [...(retries ?? []), due];
   }
   return released(retries, liveList(record.line, at));
@@ -334,7 +397,8 @@ export function releaseSubject(record: SubjectRecord | undefined, token: string,
 
 /** When the record may be deleted: its state, every retry due and every place in line have expired. */
 export function recordExpiry(record: SubjectRecord): number {
-  let expiresAt = record.expiresAt;
+  // A claim that expires becomes a retry due (see withoutExpiredClaim) until `dueUntil`.
+  let expiresAt = record.state === 'processing' ? Math.max(record.expiresAt, record.dueUntil ?? 0) : record.expiresAt;
   for (const retry of record.retries ?? []) expiresAt = Math.max(expiresAt, retry.expiresAt);
   for (const place of record.line ?? []) expiresAt = Math.max(expiresAt, place.expiresAt);
   return expiresAt;

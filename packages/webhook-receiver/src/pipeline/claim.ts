@@ -55,9 +55,11 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
     }
     return { outcome: 'dedupe_store_unavailable' };
   };
-  const claim = (waitedMs?: number) => dedupe.claim(subject, delivery.bodySha256, waitedMs,
+  // The store places the event where it reached this receiver (before its body was read, its
+  // key fetched and its wait in line): claims that run late keep the order of arrival.
+  const claim = (lineWaitMs?: number) => dedupe.claim(subject, delivery.bodySha256, sinceReceived(delivery, arrivedAt + (lineWaitMs ?? 0)),
     // (A claim sent as the wait ends may find less than 1 ms left.)
-    waiter === undefined || waitedMs === undefined ? waiter : { id: waiter.id, leftMs: Math.max(1, waiter.leftMs - waitedMs) });
+    waiter === undefined || lineWaitMs === undefined ? waiter : { id: waiter.id, leftMs: Math.max(1, waiter.leftMs - lineWaitMs) });
   // Deliveries already waiting for the subject in this process came first: join them rather
   // than claim ahead. With a store that keeps lines, take the store's place first and this
   // process's place when the store has answered: a claim sent before (its answer not back yet)
@@ -85,10 +87,15 @@ function inProgress(context: PipelineContext, subject: string, delivery: Webhook
   }
   const { dedupe } = context;
   if (!retryExpected || dedupe?.expectRetry === undefined) return answer;
-  return fromStore(() => dedupe.expectRetry!(subject, delivery.bodySha256, waitedMs), () => answer, (error) => {
+  return fromStore(() => dedupe.expectRetry!(subject, delivery.bodySha256, sinceReceived(delivery, Date.now())), () => answer, (error) => {
     context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
     return answer;
   });
+}
+
+/** Ms from when `delivery` reached the receiver to `at` (see {@link DedupeStore.claim}'s `waitedMs`). */
+function sinceReceived(delivery: WebhookDelivery, at: number): number {
+  return Math.max(0, at - delivery.receivedAt);
 }
 
 function claimOf(subject: string, answer: DedupeClaim): SubjectClaim | Answer {

@@ -43,7 +43,7 @@ export async function deadLetter(
         rawBody,
         timestamp: delivery.timestamp,
         signature: verified.signature,
-        receivedAt: context.now(),
+        receivedAt: delivery.receivedAt,
         errors,
       });
       if (isPromiseLike(kept)) await kept;

@@ -8,7 +8,8 @@ import { andThen, isPromiseLike, type Answer, type MaybePromise, type PipelineCo
 import { deadLetter } from './dead-letter.js';
 import { parseEvent, type ParsedDelivery } from './parse-event.js';
 import { unreadableBody } from './read-body.js';
-import { markProcessed, releaseAfterFailure, type FailureSettlement } from './settle.js';
+import { reportIfPastReplyWindow } from './reply-window.js';
+import { markProcessed, releaseAfterFailure, type Settlement } from './settle.js';
 import { verifyDelivery, type VerifiedDelivery } from './verify.js';
 
 /** What the stages after verification decided: the answer, and the handlers' work that runs after it (`acknowledgeEarly`). */
@@ -21,6 +22,8 @@ export interface Processed extends Answer {
  * whole of it: an unexpected failure is reported and answered 500 `internal_error`.
  */
 export async function receiveDelivery(context: PipelineContext, source: DeliverySource): Promise<WebhookReceipt> {
+  // Before the body is read and the key fetched: the store places the event by its arrival.
+  const receivedAt = Date.now();
   try {
     if (source.method !== 'POST') return { reply: replyFor('method_not_allowed') };
     let rawBody: Uint8Array;
@@ -30,7 +33,7 @@ export async function receiveDelivery(context: PipelineContext, source: Delivery
       const { outcome, detail } = unreadableBody(context, error);
       return { reply: replyFor(outcome, detail) };
     }
-    const verified = await verifyDelivery(context, source, rawBody);
+    const verified = await verifyDelivery(context, source, rawBody, receivedAt);
     if ('outcome' in verified) return { reply: replyFor(verified.outcome, verified.detail) };
     const processing = processVerified(context, rawBody, verified, { replay: false });
     const { outcome, detail, afterReply } = isPromiseLike(processing) ? await processing : processing;
@@ -61,11 +64,11 @@ export function processVerified(
   return claimAndDispatch(context, rawBody, delivery, parsed, mode);
 }
 
-// Where a handler failure happens. Before the reply it is answered 500, so the service sends the
-// body again; not after an early 202, nor in a replay.
-const BEFORE_REPLY: FailureSettlement = { afterReply: false, retryExpected: true };
-const AFTER_REPLY: FailureSettlement = { afterReply: true, retryExpected: false };
-const IN_REPLAY: FailureSettlement = { afterReply: false, retryExpected: false };
+// Where a delivery is settled. Before the reply a handler failure is answered 500, so the service
+// sends the body again; not after an early 202, nor in a replay.
+const BEFORE_REPLY: Settlement = { afterReply: false, retryExpected: true, replay: false };
+const AFTER_REPLY: Settlement = { afterReply: true, retryExpected: false, replay: false };
+const IN_REPLAY: Settlement = { afterReply: false, retryExpected: false, replay: true };
 
 /** Stages 4 to 6 for a valid event or an unknown event type: claim, then dispatch and settle. */
 function claimAndDispatch(
@@ -79,7 +82,7 @@ function claimAndDispatch(
     if ('outcome' in claim) {
       return claim.outcome === 'superseded' && parsed.kind === 'event' ? giveToSupersededHook(context, parsed.event, delivery) : claim;
     }
-    if (parsed.kind === 'unknown') return giveToUnknownEventHandler(context, rawBody, delivery, claim);
+    if (parsed.kind === 'unknown') return giveToUnknownEventHandler(context, rawBody, delivery, claim, mode.replay ? IN_REPLAY : BEFORE_REPLY);
     const { event } = parsed;
     if (context.acknowledgeEarly && !mode.replay) {
       // Started on a later task, not a microtask: the adapters write the reply in the microtasks
@@ -94,16 +97,27 @@ function claimAndDispatch(
   });
 }
 
-/** Stages 5 and 6: run the handlers, then record the subject's latest event, or release it after a failure. */
+/**
+ * Stages 5 and 6: run the handlers, then record the subject's latest event, or release it after
+ * a failure. A delivery answered after its handlers that took the service's whole reply window
+ * is reported (see reply-window.ts).
+ */
 function dispatchAndSettle(
   context: PipelineContext,
   claim: SubjectClaim,
   event: Parameters<PipelineContext['handlers']['dispatch']>[0],
   delivery: WebhookDelivery,
-  failure: FailureSettlement,
+  settlement: Settlement,
 ): MaybePromise<ReceiverOutcome> {
-  const settle = (): MaybePromise<ReceiverOutcome> => andThen(markProcessed(context, claim, delivery), () => 'processed' as const);
-  const failed = (error: unknown): MaybePromise<ReceiverOutcome> => releaseAfterFailure(context, claim, error, delivery, failure);
+  const timed = settlement === BEFORE_REPLY;
+  const settle = (): MaybePromise<ReceiverOutcome> => {
+    if (timed) reportIfPastReplyWindow(context, claim.subject, delivery, true);
+    return andThen(markProcessed(context, claim, delivery, settlement, 'processed'), () => 'processed' as const);
+  };
+  const failed = (error: unknown): MaybePromise<ReceiverOutcome> => {
+    if (timed) reportIfPastReplyWindow(context, claim.subject, delivery, false);
+    return releaseAfterFailure(context, claim, error, delivery, settlement);
+  };
   let dispatched: MaybePromise<void>;
   try {
     dispatched = context.handlers.dispatch(event, delivery);
@@ -125,7 +139,7 @@ async function giveToSupersededHook(context: PipelineContext, event: WebhookEven
   return { outcome: 'superseded' };
 }
 
-async function giveToUnknownEventHandler(context: PipelineContext, rawBody: Uint8Array, delivery: WebhookDelivery, claim: SubjectClaim): Promise<Processed> {
+async function giveToUnknownEventHandler(context: PipelineContext, rawBody: Uint8Array, delivery: WebhookDelivery, claim: SubjectClaim, settlement: Settlement): Promise<Processed> {
   if (context.onUnknownEvent !== undefined) {
     try {
       // The validator kept only the type; parse again on this rare path rather than on every delivery.
@@ -135,6 +149,6 @@ async function giveToUnknownEventHandler(context: PipelineContext, rawBody: Uint
       context.report(error, { outcome: 'unknown_event_type', delivery, afterReply: false });
     }
   }
-  await markProcessed(context, claim, delivery);
+  await markProcessed(context, claim, delivery, settlement, 'unknown_event_type');
   return { outcome: 'unknown_event_type' };
 }

@@ -27,7 +27,8 @@ export async function replayDeadLetters(context: PipelineContext, options: Repla
   const entries = isPromiseLike(listed) ? await listed : listed;
   const results: Array<ReplayReport['results'][number]> = [];
   for (const entry of entries) {
-    const delivery = { timestamp: entry.timestamp, bodySha256: entry.bodySha256 };
+    // Placed where it was received: a newer event of its subject processed since supersedes it.
+    const delivery = { timestamp: entry.timestamp, bodySha256: entry.bodySha256, receivedAt: entry.receivedAt };
     const { outcome } = await processVerified(context, entry.rawBody, { delivery, signature: entry.signature }, { replay: true });
     let deleted = false;
     if (DONE.has(outcome)) {

@@ -1,3 +1,4 @@
+import { DedupeStoreError } from '../errors.js';
 import type { WebhookDelivery } from '../receiver-types.js';
 import type { ReceiverOutcome } from '../status-table.js';
 import type { SubjectClaim } from './claim.js';
@@ -6,17 +7,48 @@ import { fromStore, isPromiseLike, type MaybePromise, type PipelineContext } fro
 /**
  * Stage 6, settle, after the handlers succeeded: the subject's latest processed event is now
  * this body. The delivery is answered 2xx all the same when the store fails here (the work is
- * done); onError is told, and a later copy of the body may then be processed again
- * (at-least-once while the store is down).
+ * done); onError is told, in words that say how the delivery was answered (the store's own
+ * error, worded for a failed claim, says "answered 503": it becomes the cause), and a later copy
+ * of the body may then be processed again (at-least-once while the store is down).
+ * `answered`: the outcome the delivery gets, `processed` or `unknown_event_type`.
  */
-export function markProcessed(context: PipelineContext, claim: SubjectClaim, delivery: WebhookDelivery): MaybePromise<void> {
-  return settleInStore(context, claim, delivery, true, () => context.dedupe?.markProcessed(claim.subject, claim.token));
+export function markProcessed(context: PipelineContext, claim: SubjectClaim, delivery: WebhookDelivery, settlement: Settlement, answered: 'processed' | 'unknown_event_type'): MaybePromise<void> {
+  return settleInStore(context, claim, delivery, true, () => context.dedupe?.markProcessed(claim.subject, claim.token),
+    (error) => notMarkedProcessed(claim, delivery, settlement, answered, error));
 }
 
-/** Where a handler failure happened: after the reply (`acknowledgeEarly`), and whether the service will send the body again. */
-export interface FailureSettlement {
+/**
+ * What a failed `markProcessed` means for this delivery, where it failed: before the reply,
+ * after an early 202 (`acknowledgeEarly`), or in a replay. The store's error is the cause, and
+ * its code is kept.
+ */
+function notMarkedProcessed(claim: SubjectClaim, delivery: WebhookDelivery, settlement: Settlement, answered: 'processed' | 'unknown_event_type', cause: unknown): DedupeStoreError {
+  const unknownType = answered === 'unknown_event_type';
+  const what = unknownType ? `The event of a type this SDK does not know (body SHA-256 ${delivery.bodySha256}) was handled` : `The handlers of ${claim.subject} succeeded`;
+  const failed = 'but the deduplication store could not record it as processed (the store\'s error is the cause)';
+  const lingers = `The store may still hold the subject's claim until it expires (claimTtlMs, 2 minutes by default): meanwhile later deliveries of ${unknownType ? 'this body' : 'the subject'} wait, and may be answered 409 and retried later.`;
+  let answer: string;
+  if (settlement.replay) {
+    answer = `${what} in receiver.replay(), ${failed}. The replay reports it ${answered} and deletes its dead-letter entry all the same (no service waits for a reply). ` +
+      `${lingers} A copy of this body that comes later is dispatched again once the claim has expired, not answered duplicate.`;
+  } else if (settlement.afterReply) {
+    answer = `${what} after the delivery was answered 202 acknowledged (acknowledgeEarly), ${failed}. The service has its 202 and does not send this body again; nothing is lost. ` +
+      `${lingers} Should a copy of this body come all the same, it is dispatched again once the claim has expired, not answered duplicate.`;
+  } else {
+    answer = `${what}, ${failed}. The delivery is answered 200 ${answered} all the same (the work is done), and the service does not send it again. ` +
+      `${lingers} Should the service send this body again anyway (the 200 was lost, or came after its 30-second window), that retry is dispatched again once the claim has expired, not answered duplicate.`;
+  }
+  return new DedupeStoreError(cause instanceof DedupeStoreError ? cause.code : 'dedupe_store_unavailable', answer, { cause });
+}
+
+/**
+ * Where a delivery is settled: before its reply, after an early 202 (`acknowledgeEarly`), or in
+ * a replay; and whether the service will send the body again should a handler fail.
+ */
+export interface Settlement {
   readonly afterReply: boolean;
   readonly retryExpected: boolean;
+  readonly replay: boolean;
 }
 
 /**
@@ -31,7 +63,7 @@ export function releaseAfterFailure(
   claim: SubjectClaim,
   error: unknown,
   delivery: WebhookDelivery,
-  { afterReply, retryExpected }: FailureSettlement,
+  { afterReply, retryExpected }: Settlement,
 ): MaybePromise<ReceiverOutcome> {
   context.report(error, { outcome: 'handler_failed', delivery, afterReply });
   const released = settleInStore(context, claim, delivery, afterReply,
@@ -40,8 +72,9 @@ export function releaseAfterFailure(
 }
 
 /**
- * Runs one store operation; its failure, synchronous or not, is reported to onError and never
- * thrown. Either way the subject is then free here: the first delivery waiting for it may claim.
+ * Runs one store operation; its failure, synchronous or not, is reported to onError (as
+ * `reported` makes it) and never thrown. Either way the subject is then free here: the first
+ * delivery waiting for it may claim.
  */
 function settleInStore(
   context: PipelineContext,
@@ -49,10 +82,11 @@ function settleInStore(
   delivery: WebhookDelivery,
   afterReply: boolean,
   operation: () => void | PromiseLike<void> | undefined,
+  reported: (error: unknown) => unknown = (error) => error,
 ): MaybePromise<void> {
   const settled = (): void => context.lines.settled(claim.subject);
   const storeFailed = (error: unknown): void => {
-    context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply });
+    context.report(reported(error), { outcome: 'dedupe_store_unavailable', delivery, afterReply });
     settled();
   };
   return fromStore(operation, settled, storeFailed);

@@ -19,7 +19,7 @@ export interface VerifiedDelivery {
  * onError at most once a minute (a wrong key or clock looks the same); a server's (a key that
  * cannot be used, an unreachable key endpoint) is reported to onError and answered 5xx.
  */
-export async function verifyDelivery(context: PipelineContext, source: DeliverySource, rawBody: Uint8Array): Promise<VerifiedDelivery | Answer> {
+export async function verifyDelivery(context: PipelineContext, source: DeliverySource, rawBody: Uint8Array, receivedAt: number): Promise<VerifiedDelivery | Answer> {
   const timestamp = source.header(TIMESTAMP_HEADER);
   const signature = source.header(SIGNATURE_HEADER);
   try {
@@ -35,6 +35,7 @@ export async function verifyDelivery(context: PipelineContext, source: DeliveryS
     delivery: {
       timestamp: Number(firstValue(timestamp)),
       bodySha256: typeof digest === 'string' ? digest : await digest,
+      receivedAt,
     },
     signature: String(firstValue(signature)),
   };

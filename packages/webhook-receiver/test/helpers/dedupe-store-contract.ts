@@ -116,6 +116,60 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     store.release(key, await claimed(store, key, digest), { retryExpected });
   const processes = async (store: DedupeStore, key: string, digest: string) => store.markProcessed(key, await claimed(store, key, digest));
 
+  // Places: an event's place in its subject's order is when it arrived at a receiver
+  // (waitedMs before the call), not when the store ran the call.
+  it('places a claim that runs late by its arrival: the older of two events whose claims ran in the other order is superseded by the newer, not the reverse (a Redis outage)', async () => {
+    const store = createStore({ minRetryDelayMs: 0 });
+    // Y arrived now; X arrived 300 ms before it, but its claim (queued in another client) runs after Y's.
+    const y = await store.claim('s', 'Y', 0);
+    if (y.state !== 'claimed') throw new Error('expected a claim of Y');
+    await store.release('s', y.token, { retryExpected: true });
+    const x = await store.claim('s', 'X', 300);
+    if (x.state !== 'claimed') throw new Error('expected a claim of X');
+    await store.release('s', x.token, { retryExpected: true });
+    // The service retries X first: processed, and Y's retry stays due (it arrived after X).
+    await processes(store, 's', 'X');
+    await processes(store, 's', 'Y');
+    expect(await store.claim('s', 'Y')).toEqual({ state: 'processed' });
+    // And the other way round: Y's retry first supersedes X's.
+    const reversed = createStore({ minRetryDelayMs: 0 });
+    await fails(reversed, 's', 'Y');
+    const lateX = await reversed.claim('s', 'X', 300);
+    if (lateX.state !== 'claimed') throw new Error('expected a claim of X');
+    await reversed.release('s', lateX.token, { retryExpected: true });
+    await processes(reversed, 's', 'Y');
+    expect(await reversed.claim('s', 'X')).toEqual({ state: 'superseded' });
+  });
+
+  it('answers superseded to a new event received before the processed one (its claim came after a key fetch): an older state', async () => {
+    const store = createStore({ minRetryDelayMs: 0 });
+    await processes(store, 's', 'newer');
+    expect(await store.claim('s', 'older', 1_000)).toEqual({ state: 'superseded' });
+    expect(await store.claim('s', 'newer')).toEqual({ state: 'processed' });
+    // A 409 of such an event keeps its retry due as superseded already.
+    await store.expectRetry!('s', 'older-409', 1_000);
+    expect(await store.claim('s', 'older-409', 1_000)).toEqual({ state: 'superseded' });
+    // An event received after it is dispatched.
+    expect((await store.claim('s', 'later', 0)).state).toBe('claimed');
+  });
+
+  it(`keeps an expired claim's event as a retry due in its place (its process died mid-handler): its retry does not supersede an event received after it`, async () => {
+    const store = createStore({ claimTtlMs: shortTtlMs, minRetryDelayMs: 0 });
+    expect((await store.claim('s', 'E1')).state).toBe('claimed');
+    await sleep(5);
+    await store.expectRetry!('s', 'E2'); // E2 waited behind E1 and was answered 409
+    await sleep(3 * shortTtlMs); // E1's process died: its claim expires
+    await processes(store, 's', 'E1'); // the service's retry of E1, in E1's place
+    await processes(store, 's', 'E2'); // E2's retry: still due, not superseded
+    expect(await store.claim('s', 'E2')).toEqual({ state: 'processed' });
+    // An expired claim overtaken by a newer event: its retry is superseded.
+    const overtaken = createStore({ claimTtlMs: shortTtlMs, minRetryDelayMs: 0 });
+    expect((await overtaken.claim('s', 'E1')).state).toBe('claimed');
+    await sleep(3 * shortTtlMs);
+    await processes(overtaken, 's', 'E2');
+    expect(await overtaken.claim('s', 'E1')).toEqual({ state: 'superseded' });
+  });
+
   it('claims the retry of a failed body that nothing overtook, and processes it like any other', async () => {
     const store = createStore({ minRetryDelayMs: 0 });
     await fails(store, 's', 'A');
@@ -251,21 +305,23 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     await store.joinLine!('s', d);
     await store.joinLine!('s', b); // keeps its place
     await store.markProcessed('s', held.token);
+    // (waitedMs 0: the waiters arrived after A, in this same ms; a delivery received before the
+    // processed A would be older than it, and answered superseded.)
     // Free, but B asked first: C, D, a delivery without a waiter, and a copy of the processed A wait.
-    expect(await store.claim('s', 'C', 5, { ...c, leftMs: 59_995 })).toEqual({ state: 'processing' });
-    expect(await store.claim('s', 'D', 5, d)).toEqual({ state: 'processing' });
+    expect(await store.claim('s', 'C', 0, c)).toEqual({ state: 'processing' });
+    expect(await store.claim('s', 'D', 0, d)).toEqual({ state: 'processing' });
     expect(await store.claim('s', 'E')).toEqual({ state: 'processing' });
     expect(await store.claim('s', 'A')).toEqual({ state: 'processing' });
-    const second = await store.claim('s', 'B', 5, b);
+    const second = await store.claim('s', 'B', 0, b);
     if (second.state !== 'claimed') throw new Error(`expected B's claim, got ${second.state}`);
     // The line outlives a release: C is next, then D.
     await store.release('s', second.token, { retryExpected: true });
-    expect(await store.claim('s', 'D', 6, d)).toEqual({ state: 'processing' });
-    const third = await store.claim('s', 'C', 6, c);
+    expect(await store.claim('s', 'D', 0, d)).toEqual({ state: 'processing' });
+    const third = await store.claim('s', 'C', 0, c);
     if (third.state !== 'claimed') throw new Error(`expected C's claim, got ${third.state}`);
     await store.markProcessed('s', third.token);
     // D's body repeats nothing: its turn, and then the line is empty.
-    const fourth = await store.claim('s', 'D', 7, d);
+    const fourth = await store.claim('s', 'D', 0, d);
     if (fourth.state !== 'claimed') throw new Error(`expected D's claim, got ${fourth.state}`);
     await store.markProcessed('s', fourth.token);
     expect(await store.claim('s', 'D')).toEqual({ state: 'processed' });
@@ -283,7 +339,7 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     await store.markProcessed('s', held.token);
     expect(await store.claim('s', 'C', 1, c)).toEqual({ state: 'processing' });
     await sleep(3 * shortTtlMs); // B's process gave up (or died): its place lapses
-    expect((await store.claim('s', 'C', 3 * shortTtlMs, c)).state).toBe('claimed');
+    expect((await store.claim('s', 'C', shortTtlMs, c)).state).toBe('claimed');
   });
 
   it('drops a waiter\'s place on leaveLine (its claim failed), so that the next waiter gets the subject at once', async () => {
@@ -295,7 +351,7 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     await store.leaveLine!('s', { id: 'lost', leftMs: 60_000 });
     await store.leaveLine!('s', { id: 'never-waited', leftMs: 60_000 });
     await store.markProcessed('s', held.token);
-    expect((await store.claim('s', 'C', 1, { id: 'next', leftMs: 59_999 })).state).toBe('claimed');
+    expect((await store.claim('s', 'C', 0, { id: 'next', leftMs: 60_000 })).state).toBe('claimed');
   });
 
   it('lets a late call of a delivery that gave its place back take no place and claim nothing (a client that reordered them)', async () => {

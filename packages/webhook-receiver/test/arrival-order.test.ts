@@ -1,0 +1,251 @@
+// The partner must end on the platform's latest state when two events of one user reach the
+// receivers in one order and the store hears of them in another: three ways found by an
+// operations review (claims queued during a Redis outage, a first key fetch after a deploy, a
+// process killed mid-handler). Real redis-server, real HTTP on loopback, the service's retry
+// schedule scaled down (see helpers/service-schedule.ts); every event is a kyc.status.changed of
+// one user, carrying the whole user as the platform had it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicKeyProvider } from '@capi/webhook-signature';
+import { createRedisDedupeStore, createWebhookReceiver, toNodeHandler, type WebhookReceiverOptions } from '../src/index.js';
+import { bundleArrivalOrderReceiver, readRecord } from './helpers/arrival-order-processes.js';
+import { startReceiverProcess, type ReceiverProcess } from './helpers/receiver-processes.js';
+import { eventBody } from './helpers/events.js';
+import { startRedisGate } from './helpers/redis-gate.js';
+import { startRedisServer } from './helpers/redis-server.js';
+import { listen } from './helpers/servers.js';
+import { createFakeService, type Delivered, type FakeService } from './helpers/service.js';
+import { acknowledged, deliverOnSchedule, describeAttempt, retryInRounds, sendAttempt, type AttemptResult } from './helpers/service-schedule.js';
+
+// The service's first retry wait (1 minute) scaled 120 times; the others are 5 and 15 times it.
+const MIN_RETRY_DELAY_MS = 500;
+// How long an unfinished claim lives (a process that died mid-handler).
+const CLAIM_TTL_MS = 1_500;
+// Well under MIN_RETRY_DELAY_MS, as the README asks of a scaled schedule.
+const SUBJECT_WAIT_MS = 250;
+// How long a receiver waits for Redis before answering 503.
+const COMMAND_TIMEOUT_MS = 300;
+
+let service: FakeService;
+let workDir: string;
+const cleanups: Array<() => unknown> = [];
+
+beforeAll(async () => {
+  service = await createFakeService();
+  workDir = mkdtempSync(join(tmpdir(), 'capi-arrival-order-'));
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+afterAll(() => {
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+async function until(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await sleep(10);
+  }
+}
+
+const kyc = (userId: string, kycStatus: 'pending' | 'approved' | 'rejected') => eventBody('kyc.status.changed', userId, { kycStatus });
+const answered = (reply: Delivered) => `${reply.status} ${reply.body.code}`;
+const attempts = (results: readonly AttemptResult[]) => results.map(describeAttempt).join(' | ');
+
+/** An ioredis client, disconnected after the test. */
+function redisClient(port: number): Redis {
+  // ioredis's defaults: commands sent while it reconnects are queued and sent once it is back.
+  const client = new Redis({ host: '127.0.0.1', port });
+  client.on('error', () => undefined);
+  cleanups.push(() => client.disconnect());
+  return client;
+}
+
+/**
+ * The partner's receivers in this process: each over its own Redis client (as two processes
+ * would be), one store's keys; `written` is the partner's database, the KYC status of each
+ * handler call that completed, in order.
+ */
+function partner() {
+  const written: string[] = [];
+  const superseded: string[] = [];
+  const errors: unknown[] = [];
+  const keyPrefix = `arrival-order:${process.pid}:${Math.random().toString(36).slice(2)}:`;
+  const start = async (client: Redis, publicKey: WebhookReceiverOptions['publicKey']) => {
+    const receiver = createWebhookReceiver({
+      publicKey,
+      dedupe: createRedisDedupeStore({ client, keyPrefix, minRetryDelayMs: MIN_RETRY_DELAY_MS, claimTtlMs: CLAIM_TTL_MS, commandTimeoutMs: COMMAND_TIMEOUT_MS }),
+      subjectWaitMs: SUBJECT_WAIT_MS,
+      onSuperseded: (event) => { if (event.eventType === 'kyc.status.changed') superseded.push(event.data.kycStatus); },
+      onError: (error) => { errors.push(error); },
+    }).on('kyc.status.changed', (event) => { written.push(event.data.kycStatus); });
+    const server = await listen(toNodeHandler(receiver));
+    cleanups.push(() => server.close());
+    return `${server.url}/webhooks`;
+  };
+  return { written, superseded, errors, start };
+}
+
+async function startRedis() {
+  const redis = await startRedisServer();
+  cleanups.push(() => redis.close());
+  return redis;
+}
+
+describe('a Redis outage: the claims two receivers queued while Redis was down', () => {
+  // The platform: approved (X) while Redis is down, rejected (Y) 300 ms later. X reached
+  // receiver B, Y receiver A; both were answered 503 (the service retries them). Redis comes
+  // back empty, and A's client happens to reconnect first, so Y's queued claim runs before X's.
+  // The service retries X, then Y. The partner must end on rejected: X's retry processed, then
+  // Y's retry processed (not superseded by X, which the platform sent before it).
+  it('ends on the later event (rejected) whichever client reconnects first', async () => {
+    const redis = await startRedis();
+    // Each receiver's client reaches Redis through a gate of its own: the test says which one
+    // reconnects first.
+    const [gateA, gateB] = await Promise.all([startRedisGate(redis.port), startRedisGate(redis.port)]);
+    cleanups.push(() => gateA.close(), () => gateB.close());
+    const clientA = redisClient(gateA.port);
+    const clientB = redisClient(gateB.port);
+    const { written, superseded, start } = partner();
+    const [urlA, urlB] = [await start(clientA, service.publicKey), await start(clientB, service.publicKey)];
+    const [x, y] = [kyc('outage-user', 'approved'), kyc('outage-user', 'rejected')];
+    // Before the outage the partner is on pending.
+    expect(answered(await service.deliver(urlA, kyc('outage-user', 'pending')))).toBe('200 processed');
+
+    gateA.hold();
+    gateB.hold();
+    await redis.stop();
+    await until(() => clientA.status !== 'ready' && clientB.status !== 'ready', 'both clients lost Redis');
+    const xFirst = service.deliver(urlB, x);
+    await sleep(300);
+    const yFirst = service.deliver(urlA, y);
+    expect((await Promise.all([xFirst, yFirst])).map(answered)).toEqual(['503 dedupe_store_unavailable', '503 dedupe_store_unavailable']);
+    const failedAt = Date.now();
+
+    // Redis is back, empty. A's client gets through first and sends what it queued (Y's
+    // claim and its undoing), then B's (X's). A PING sent once a client is ready is answered
+    // after everything it had queued.
+    await redis.start();
+    for (const [gate, client] of [[gateA, clientA], [gateB, clientB]] as const) {
+      gate.open();
+      await until(() => client.status === 'ready', 'the client reconnected');
+      await client.ping();
+    }
+
+    // The service's retries, a retry wait after the 503s, in the order it sent the events.
+    await sleep(failedAt + MIN_RETRY_DELAY_MS - Date.now());
+    const xRetry = answered(await service.deliver(urlB, x));
+    const yRetry = answered(await service.deliver(urlA, y));
+    expect({ xRetry, yRetry, partnerEndsOn: written.at(-1) }, `handlers wrote ${written.join(' > ')}; onSuperseded saw [${superseded.join(', ')}]`)
+      .toEqual({ xRetry: '200 processed', yRetry: '200 processed', partnerEndsOn: 'rejected' });
+  });
+});
+
+describe('a first key fetch after a deploy', () => {
+  // The platform: approved (E1), then rejected (E2) 100 ms later. E1 reached receiver C, just
+  // deployed, whose key provider fetches the key first (the key endpoint answers in 300 ms);
+  // E2 reached receiver A, which has the key. Handlers are instant, nothing fails. The partner
+  // must end on rejected: E1 is dispatched before E2, or not at all, never after it.
+  it('ends on the later event (rejected) although the earlier one waited for the key', async () => {
+    const redis = await startRedis();
+    let keyRequests = 0;
+    const keyServer = await listen((_request, response) => {
+      keyRequests++;
+      setTimeout(() => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ success: true, publicKey: service.publicKey }));
+      }, keyRequests === 1 ? 300 : 0);
+    });
+    cleanups.push(() => keyServer.close());
+    const { written, superseded, start } = partner();
+    const urlA = await start(redisClient(redis.port), service.publicKey);
+    const urlC = await start(redisClient(redis.port), createPublicKeyProvider({ url: `${keyServer.url}/api/v1/public-key` }));
+    expect(answered(await service.deliver(urlA, kyc('deploy-user', 'pending')))).toBe('200 processed');
+
+    const schedule = { minRetryDelayMs: MIN_RETRY_DELAY_MS };
+    const e1 = deliverOnSchedule(service, kyc('deploy-user', 'approved'), { ...schedule, urlFor: () => urlC });
+    await sleep(100);
+    const e2 = deliverOnSchedule(service, kyc('deploy-user', 'rejected'), { ...schedule, urlFor: () => urlA });
+    const [e1Attempts, e2Attempts] = await Promise.all([e1, e2]);
+
+    expect(keyRequests, 'receiver C fetched the key').toBeGreaterThan(0);
+    const story = `E1 (approved) to C: ${attempts(e1Attempts)}; E2 (rejected) to A: ${attempts(e2Attempts)}; handlers wrote ${written.join(' > ')}; onSuperseded saw [${superseded.join(', ')}]`;
+    expect(written.at(-1), `the partner's final state (${story})`).toBe('rejected');
+    expect(written.lastIndexOf('approved'), `approved dispatched after rejected (${story})`).toBeLessThan(written.indexOf('rejected'));
+  });
+});
+
+describe('a receiver process killed mid-handler', () => {
+  let bundle: Awaited<ReturnType<typeof bundleArrivalOrderReceiver>>;
+  beforeAll(async () => { bundle = await bundleArrivalOrderReceiver(); });
+  afterAll(() => bundle?.remove());
+
+  /** Receiver processes A (its handler of `pending` never finishes) and B, over one Redis. */
+  async function startProcesses(recordFile: string): Promise<[ReceiverProcess, ReceiverProcess]> {
+    const redis = await startRedis();
+    const env = {
+      REDIS_PORT: String(redis.port), PUBLIC_KEY: service.publicKey, RECORD_FILE: recordFile,
+      CLAIM_TTL_MS: String(CLAIM_TTL_MS), MIN_RETRY_DELAY_MS: String(MIN_RETRY_DELAY_MS), SUBJECT_WAIT_MS: String(SUBJECT_WAIT_MS),
+    };
+    const processes = await Promise.all([startReceiverProcess(bundle.bundle, { ...env, HOLD_STATUS: 'pending' }), startReceiverProcess(bundle.bundle, env)]);
+    cleanups.push(() => Promise.all(processes.map((child) => child.kill())));
+    return processes;
+  }
+
+  /** The partner's database: the statuses whose handler completed, in order, in any process. */
+  const writtenIn = (recordFile: string) => readRecord(recordFile).filter((entry) => entry.kind === 'done').map((entry) => entry.kycStatus);
+  const started = (recordFile: string, kycStatus: string) => readRecord(recordFile).some((entry) => entry.kind === 'start' && entry.kycStatus === kycStatus);
+
+  // The platform: approved (E0, processed), pending (E1), rejected (E2). E1 reached receiver A,
+  // whose handler hangs; E2 reached A too and waited behind E1 in A's line; A was killed
+  // (SIGKILL): neither was answered. The service retries both against B, E1 first each round,
+  // on its schedule (a 409 or 5xx is retried at the next step, 4 attempts in all). The partner
+  // must end on rejected, and E2 must be dispatched (not answered superseded).
+  it('ends on the later event (rejected) after the process that held both died', async () => {
+    const recordFile = join(workDir, 'killed-with-two.jsonl');
+    const [a, b] = await startProcesses(recordFile);
+    const [e0, e1, e2] = [kyc('killed-user', 'approved'), kyc('killed-user', 'pending'), kyc('killed-user', 'rejected')];
+    expect(answered(await service.deliver(b.url, e0))).toBe('200 processed');
+
+    const e1First = sendAttempt(service, a.url, e1, 1);
+    await until(() => started(recordFile, 'pending'), "A's handler of pending started");
+    const e2First = sendAttempt(service, a.url, e2, 1);
+    await sleep(100); // E2 waits in A's line (for up to SUBJECT_WAIT_MS)
+    await a.kill('SIGKILL');
+    expect((await Promise.all([e1First, e2First])).map(describeAttempt)).toEqual(['no answer', 'no answer']);
+
+    const [e1Retries, e2Retries] = await retryInRounds(service, [e1, e2], { url: b.url, nextAttempt: 2, failedAt: Date.now(), minRetryDelayMs: MIN_RETRY_DELAY_MS, staggerMs: 50 });
+    const written = writtenIn(recordFile);
+    const superseded = readRecord(recordFile).filter((entry) => entry.kind === 'superseded').map((entry) => entry.kycStatus);
+    expect({ partnerEndsOn: written.at(-1), rejectedDispatched: written.includes('rejected') },
+      `E1 (pending) retries to B: ${attempts(e1Retries!)}; E2 (rejected) retries to B: ${attempts(e2Retries!)}; handlers wrote ${written.join(' > ')}; onSuperseded saw [${superseded.join(', ')}]`)
+      .toEqual({ partnerEndsOn: 'rejected', rejectedDispatched: true });
+  });
+
+  // The same with E1 alone: A was killed while handling it. Its retry must be processed once
+  // the claim of the dead process has expired, and the partner end on pending.
+  it('processes the event on a retry after the process that held it died', async () => {
+    const recordFile = join(workDir, 'killed-with-one.jsonl');
+    const [a, b] = await startProcesses(recordFile);
+    const [e0, e1] = [kyc('killed-alone', 'approved'), kyc('killed-alone', 'pending')];
+    expect(answered(await service.deliver(b.url, e0))).toBe('200 processed');
+
+    const e1First = sendAttempt(service, a.url, e1, 1);
+    await until(() => started(recordFile, 'pending'), "A's handler of pending started");
+    await sleep(100);
+    await a.kill('SIGKILL');
+    expect(describeAttempt(await e1First)).toBe('no answer');
+
+    const [e1Retries] = await retryInRounds(service, [e1], { url: b.url, nextAttempt: 2, failedAt: Date.now(), minRetryDelayMs: MIN_RETRY_DELAY_MS, staggerMs: 0 });
+    const written = writtenIn(recordFile);
+    expect({ acknowledged: e1Retries!.some(acknowledged), partnerEndsOn: written.at(-1) },
+      `E1 (pending) retries to B: ${attempts(e1Retries!)}; handlers wrote ${written.join(' > ')}`)
+      .toEqual({ acknowledged: true, partnerEndsOn: 'pending' });
+  });
+});

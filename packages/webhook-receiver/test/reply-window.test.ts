@@ -1,0 +1,153 @@
+// Handlers that run longer than the 30 seconds the service waits for an answer: the service
+// counts the attempt failed and retries it, and the retry is answered 200 duplicate once the
+// slow handler succeeded, so without a report the partner never learns that its handlers are
+// too slow. onError hears of it once per such delivery (handler_outlived_reply_window); not
+// after an early 202, nor in a replay. Time is faked: nothing here waits 30 real seconds.
+import { createHash } from 'node:crypto';
+import { signWebhook } from '@capi/webhook-signature';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  createMemoryDeadLetterStore,
+  createWebhookReceiver,
+  WebhookReceiverError,
+  type DeliverySource,
+  type WebhookErrorContext,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+} from '../src/index.js';
+import { eventBody } from './helpers/events.js';
+import { createFakeService, type FakeService } from './helpers/service.js';
+
+let service: FakeService;
+beforeAll(async () => {
+  service = await createFakeService();
+});
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** A handler's work that takes `ms` of the (fake) clock. */
+const takes = (ms: number): void => { vi.setSystemTime(Date.now() + ms); };
+
+function receiverWith(options: Omit<WebhookReceiverOptions, 'publicKey' | 'onError'> = {}) {
+  const reports: Array<{ error: unknown; context: WebhookErrorContext }> = [];
+  const receiver = createWebhookReceiver({ publicKey: service.publicKey, onError: (error, context) => { reports.push({ error, context }); }, ...options });
+  return { receiver, reports };
+}
+
+async function deliver(receiver: WebhookReceiver, body: string) {
+  const { headers } = await signWebhook({ rawBody: body, privateKey: service.privateKey });
+  const lowerCase = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  const source: DeliverySource = { method: 'POST', header: (name) => lowerCase.get(name), readRawBody: async () => new TextEncoder().encode(body) };
+  const { reply, afterReply } = await receiver.receive(source);
+  await afterReply;
+  return { status: reply.status, code: (JSON.parse(reply.body) as { code: string }).code };
+}
+
+const windowReports = (reports: Array<{ error: unknown; context: WebhookErrorContext }>) =>
+  reports.filter(({ error }) => (error as { code?: unknown } | undefined)?.code === 'handler_outlived_reply_window');
+
+describe('a handler that outlives the service\'s 30-second reply window is reported to onError', () => {
+  it('reports a handler that took 35 s (a timer on the fake clock), once; the retry of the body is then 200 duplicate', async () => {
+    vi.useRealTimers();
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+    const { receiver, reports } = receiverWith();
+    let started!: () => void;
+    const handlerStarted = new Promise<void>((resolve) => { started = resolve; });
+    receiver.on('kyc.status.changed', async () => {
+      started();
+      await new Promise((resolve) => setTimeout(resolve, 35_000));
+    });
+    const body = eventBody('kyc.status.changed', 'u1');
+    const first = deliver(receiver, body);
+    await handlerStarted;
+    await vi.advanceTimersByTimeAsync(35_000);
+    expect(await first).toEqual({ status: 200, code: 'processed' });
+
+    expect(reports).toHaveLength(1);
+    const [{ error, context }] = reports as [{ error: unknown; context: WebhookErrorContext }];
+    expect(error).toBeInstanceOf(WebhookReceiverError);
+    expect(context).toEqual({ outcome: 'processed', delivery: expect.objectContaining({ bodySha256: sha256(body) }), afterReply: false });
+    expect((error as WebhookReceiverError).code).toBe('handler_outlived_reply_window');
+    expect((error as Error).message).toBe('A delivery of kyc.status.changed:u1 was answered 35000 ms after it reached the receiver (its wait for earlier events of its subject, then its handlers), longer than the 30000 ms the service waits for an answer: ' +
+      'the service counted this attempt failed (timed out), whatever the receiver answered after, and sends the same body again 1, 5 or 15 minutes later (unless this was its 4th attempt). ' +
+      'The handlers succeeded, so that retry is answered 200 duplicate and not dispatched again; but every such attempt counts as failed on the service\'s side, and while the handlers run, later events of the subject wait for them. ' +
+      'Answer within the window: set acknowledgeEarly (the receiver answers 202 before the handlers run; a failure after it is only reported), or have the handler put the slow work on a queue of your own and return.');
+
+    // The service's retry, as the message says: a duplicate, not dispatched, not reported again.
+    expect(await deliver(receiver, body)).toEqual({ status: 200, code: 'duplicate' });
+    expect(reports).toHaveLength(1);
+  });
+
+  it('counts from when the delivery reached the receiver, not from its handlers\' start: 25 s before them and 6 s in them is past the window', async () => {
+    const { receiver, reports } = receiverWith();
+    receiver.on('user.created', () => takes(6_000));
+    const body = eventBody('user.created', 'u4');
+    const { headers } = await signWebhook({ rawBody: body, privateKey: service.privateKey });
+    const lowerCase = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+    // A slow client (or a wait for the key, or for the subject's line): 25 s before the handlers.
+    const source: DeliverySource = { method: 'POST', header: (name) => lowerCase.get(name), readRawBody: async () => { takes(25_000); return new TextEncoder().encode(body); } };
+    expect((await receiver.receive(source)).reply.status).toBe(200);
+    expect(windowReports(reports).map(({ error }) => (error as Error).message)).toEqual([expect.stringMatching(/^A delivery of user\.created:u4 was answered 31000 ms after it reached the receiver /)]);
+  });
+
+  it('reports a synchronous handler that blocks 31 s, and measures all the handlers of a delivery together, once', async () => {
+    const { receiver, reports } = receiverWith();
+    receiver.on('user.created', () => takes(31_000));
+    expect(await deliver(receiver, eventBody('user.created', 'u2'))).toEqual({ status: 200, code: 'processed' });
+    expect(windowReports(reports).map(({ error }) => (error as Error).message)).toEqual([expect.stringMatching(/^A delivery of user\.created:u2 was answered 31000 ms after it reached the receiver /)]);
+
+    const twoHandlers = receiverWith();
+    twoHandlers.receiver
+      .on('user.created', async () => { await Promise.resolve(); takes(16_000); })
+      .onAny(async () => { await Promise.resolve(); takes(16_000); });
+    expect(await deliver(twoHandlers.receiver, eventBody('user.created', 'u3'))).toEqual({ status: 200, code: 'processed' });
+    expect(windowReports(twoHandlers.reports).map(({ error }) => (error as Error).message)).toEqual([expect.stringMatching(/^A delivery of user\.created:u3 was answered 32000 ms after it reached the receiver /)]);
+  });
+
+  it.each([
+    ['throws', () => { takes(40_000); throw new Error('database down'); }],
+    ['rejects', async () => { await Promise.resolve(); takes(40_000); throw new Error('database down'); }],
+  ] as const)('reports a handler that fails (%s) after 40 s besides its failure: the retry is dispatched again', async (_how, handler) => {
+    const { receiver, reports } = receiverWith();
+    receiver.on('kyc.phone-validation.changed', handler);
+    expect(await deliver(receiver, eventBody('kyc.phone-validation.changed', 'u4'))).toEqual({ status: 500, code: 'handler_failed' });
+    expect(reports.map(({ error, context }) => [(error as { code?: string }).code ?? (error as Error).message, context.outcome])).toEqual([
+      ['handler_outlived_reply_window', 'handler_failed'],
+      ['database down', 'handler_failed'],
+    ]);
+    expect((reports[0]!.error as Error).message).toContain('answered 40000 ms after it reached the receiver (its wait for earlier events of its subject, then its handlers), longer than the 30000 ms the service waits for an answer: the service counted this attempt failed (timed out), whatever the receiver answered after, and sends the same body again 1, 5 or 15 minutes later (unless this was its 4th attempt). ' +
+      'The handlers failed too (reported with outcome handler_failed), so that retry is dispatched again, and times out again if the handlers are still this slow. Answer within the window: set acknowledgeEarly');
+  });
+
+  it('does not report handlers that answer within the window', async () => {
+    const { receiver, reports } = receiverWith();
+    receiver.on('user.created', async () => { await Promise.resolve(); takes(29_999); });
+    expect(await deliver(receiver, eventBody('user.created', 'u5'))).toEqual({ status: 200, code: 'processed' });
+    expect(reports).toEqual([]);
+  });
+
+  it('does not report a slow handler after an early 202 (acknowledgeEarly): the service had its answer', async () => {
+    const { receiver, reports } = receiverWith({ acknowledgeEarly: true });
+    let ran = false;
+    receiver.on('user.created', async () => { await Promise.resolve(); takes(60_000); ran = true; });
+    expect(await deliver(receiver, eventBody('user.created', 'u6'))).toEqual({ status: 202, code: 'acknowledged' });
+    expect(ran).toBe(true);
+    expect(reports).toEqual([]);
+  });
+
+  it('does not report a slow handler in a replay: no service waits for it', async () => {
+    const deadLetters = createMemoryDeadLetterStore();
+    const body = eventBody('user.created', 'u7');
+    await deadLetters.put({ bodySha256: sha256(body), rawBody: new TextEncoder().encode(body), timestamp: Math.floor(Date.now() / 1000), signature: 'kept', receivedAt: Date.now(), errors: [] });
+    const { receiver, reports } = receiverWith({ deadLetters });
+    receiver.on('user.created', async () => { await Promise.resolve(); takes(60_000); });
+    expect((await receiver.replay()).results).toEqual([{ bodySha256: sha256(body), outcome: 'processed', deleted: true }]);
+    expect(reports).toEqual([]);
+  });
+});

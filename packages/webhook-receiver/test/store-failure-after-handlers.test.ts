@@ -1,0 +1,139 @@
+// The handlers succeeded, then the deduplication store failed to record the event as processed.
+// The delivery's reply does not change (the work is done), and onError is told in words that
+// say what the reply was, in each place this can happen: before the reply (200 processed, or
+// 200 unknown_event_type), after an early 202 (acknowledgeEarly), in a replay. The store's own
+// error, which says what a failed claim means ("answered 503 and will be retried"), is the cause.
+import { createHash } from 'node:crypto';
+import { signWebhook } from '@capi/webhook-signature';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  createMemoryDeadLetterStore,
+  createMemoryDedupeStore,
+  createWebhookReceiver,
+  DedupeStoreError,
+  type DedupeStore,
+  type DeliverySource,
+  type WebhookErrorContext,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+} from '../src/index.js';
+import { eventBody } from './helpers/events.js';
+import { createFakeService, type FakeService } from './helpers/service.js';
+
+let service: FakeService;
+beforeAll(async () => {
+  service = await createFakeService();
+});
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** What the Redis store throws when Redis does not answer: written for a failed claim. */
+const storeDown = () => new DedupeStoreError('dedupe_store_unavailable', 'Redis did not answer EVALSHA within 2000 ms; the delivery is answered 503 and will be retried. Check that Redis is reachable.');
+
+/** A memory store whose markProcessed fails as Redis's does (at once, or with a rejection). */
+function storeThatCannotMarkProcessed(failure: () => unknown = storeDown, how: 'throws' | 'rejects' = 'rejects'): DedupeStore {
+  const inner = createMemoryDedupeStore();
+  return {
+    claim: (...args) => inner.claim(...args),
+    release: (...args) => inner.release(...args),
+    markProcessed: () => {
+      if (how === 'throws') throw failure();
+      return Promise.reject(failure());
+    },
+  };
+}
+
+function receiverWith(options: Omit<WebhookReceiverOptions, 'publicKey' | 'onError'>) {
+  const reports: Array<{ error: unknown; context: WebhookErrorContext }> = [];
+  const dispatched: string[] = [];
+  const receiver = createWebhookReceiver({ publicKey: service.publicKey, onError: (error, context) => { reports.push({ error, context }); }, ...options })
+    .onAny((event) => { dispatched.push(event.eventType); });
+  return { receiver, reports, dispatched };
+}
+
+async function deliver(receiver: WebhookReceiver, body: string) {
+  const { headers } = await signWebhook({ rawBody: body, privateKey: service.privateKey });
+  const lowerCase = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  const source: DeliverySource = { method: 'POST', header: (name) => lowerCase.get(name), readRawBody: async () => new TextEncoder().encode(body) };
+  const { reply, afterReply } = await receiver.receive(source);
+  await afterReply;
+  return { status: reply.status, code: (JSON.parse(reply.body) as { code: string }).code };
+}
+
+/** The one report, checked for what every branch shares; returns its message. */
+function onlyReport(reports: Array<{ error: unknown; context: WebhookErrorContext }>): string {
+  expect(reports).toHaveLength(1);
+  const [{ error, context }] = reports as [{ error: unknown; context: WebhookErrorContext }];
+  expect(error).toBeInstanceOf(DedupeStoreError);
+  expect(error).toMatchObject({ code: 'dedupe_store_unavailable', cause: expect.objectContaining({ message: expect.stringContaining('answered 503') }) });
+  expect(context).toMatchObject({ outcome: 'dedupe_store_unavailable', afterReply: true });
+  const { message } = error as Error;
+  expect(message).not.toMatch(/503/);
+  expect(message).toContain('the deduplication store could not record it as processed (the store\'s error is the cause)');
+  expect(message).toMatch(/claimTtlMs, 2 minutes by default/);
+  return message;
+}
+
+describe('a store that fails to record a processed event: onError says what the reply was, and what follows', () => {
+  it.each(['throws', 'rejects'] as const)('before the reply (the store %s): answered 200 processed, and a retry of the body would be dispatched again', async (how) => {
+    const { receiver, reports, dispatched } = receiverWith({ dedupe: storeThatCannotMarkProcessed(storeDown, how) });
+    expect(await deliver(receiver, eventBody('kyc.status.changed', 'u1'))).toEqual({ status: 200, code: 'processed' });
+    expect(dispatched).toEqual(['kyc.status.changed']);
+    const message = onlyReport(reports);
+    expect(message).toBe('The handlers of kyc.status.changed:u1 succeeded, but the deduplication store could not record it as processed (the store\'s error is the cause). ' +
+      'The delivery is answered 200 processed all the same (the work is done), and the service does not send it again. ' +
+      'The store may still hold the subject\'s claim until it expires (claimTtlMs, 2 minutes by default): meanwhile later deliveries of the subject wait, and may be answered 409 and retried later. ' +
+      'Should the service send this body again anyway (the 200 was lost, or came after its 30-second window), that retry is dispatched again once the claim has expired, not answered duplicate.');
+  });
+
+  it('before the reply, for an event type this SDK does not know: answered 200 unknown_event_type (also with acknowledgeEarly)', async () => {
+    for (const acknowledgeEarly of [false, true]) {
+      const { receiver, reports } = receiverWith({ dedupe: storeThatCannotMarkProcessed(), acknowledgeEarly });
+      const body = JSON.stringify({ eventType: 'card.statement.created', data: { id: 'st_1' } });
+      expect(await deliver(receiver, body)).toEqual({ status: 200, code: 'unknown_event_type' });
+      const message = onlyReport(reports);
+      expect(message).toMatch(new RegExp(`^The event of a type this SDK does not know \\(body SHA-256 ${sha256(body)}\\) was handled, but `));
+      expect(message).toContain('The delivery is answered 200 unknown_event_type all the same');
+      expect(message).toContain('later deliveries of this body wait');
+    }
+  });
+
+  it('after an early 202 (acknowledgeEarly): says the 202 went out, nothing is lost, and a copy would be dispatched again', async () => {
+    const { receiver, reports, dispatched } = receiverWith({ dedupe: storeThatCannotMarkProcessed(), acknowledgeEarly: true });
+    expect(await deliver(receiver, eventBody('user.created', 'u2'))).toEqual({ status: 202, code: 'acknowledged' });
+    expect(dispatched).toEqual(['user.created']);
+    const message = onlyReport(reports);
+    expect(message).toBe('The handlers of user.created:u2 succeeded after the delivery was answered 202 acknowledged (acknowledgeEarly), but the deduplication store could not record it as processed (the store\'s error is the cause). ' +
+      'The service has its 202 and does not send this body again; nothing is lost. ' +
+      'The store may still hold the subject\'s claim until it expires (claimTtlMs, 2 minutes by default): meanwhile later deliveries of the subject wait, and may be answered 409 and retried later. ' +
+      'Should a copy of this body come all the same, it is dispatched again once the claim has expired, not answered duplicate.');
+  });
+
+  it('in a replay: says the replay counts it processed and deletes the dead letter, with no reply involved', async () => {
+    for (const acknowledgeEarly of [false, true]) {
+      const deadLetters = createMemoryDeadLetterStore();
+      const body = eventBody('kyc.status.changed', 'u3', { kycStatus: 'rejected' });
+      await deadLetters.put({ bodySha256: sha256(body), rawBody: new TextEncoder().encode(body), timestamp: 1_700_000_000, signature: 'kept', receivedAt: Date.now(), errors: [] });
+      const { receiver, reports, dispatched } = receiverWith({ dedupe: storeThatCannotMarkProcessed(), deadLetters, acknowledgeEarly });
+      expect((await receiver.replay()).results).toEqual([{ bodySha256: sha256(body), outcome: 'processed', deleted: true }]);
+      expect(dispatched).toEqual(['kyc.status.changed']);
+      const message = onlyReport(reports);
+      expect(message).toBe('The handlers of kyc.status.changed:u3 succeeded in receiver.replay(), but the deduplication store could not record it as processed (the store\'s error is the cause). ' +
+        'The replay reports it processed and deletes its dead-letter entry all the same (no service waits for a reply). ' +
+        'The store may still hold the subject\'s claim until it expires (claimTtlMs, 2 minutes by default): meanwhile later deliveries of the subject wait, and may be answered 409 and retried later. ' +
+        'A copy of this body that comes later is dispatched again once the claim has expired, not answered duplicate.');
+    }
+  });
+
+  it('keeps the code of the store\'s error, and wraps what a store of your own throws', async () => {
+    const foreign = new DedupeStoreError('unexpected_store_reply', 'a foreign value');
+    const first = receiverWith({ dedupe: storeThatCannotMarkProcessed(() => foreign) });
+    await deliver(first.receiver, eventBody('user.created', 'u4'));
+    expect(first.reports.map(({ error }) => error)).toEqual([expect.objectContaining({ name: 'DedupeStoreError', code: 'unexpected_store_reply', cause: foreign })]);
+
+    const plain = new Error('connection reset');
+    const second = receiverWith({ dedupe: storeThatCannotMarkProcessed(() => plain, 'throws') });
+    await deliver(second.receiver, eventBody('user.created', 'u5'));
+    expect(second.reports.map(({ error }) => error)).toEqual([expect.objectContaining({ name: 'DedupeStoreError', code: 'dedupe_store_unavailable', cause: plain })]);
+  });
+});
