@@ -23,6 +23,14 @@ export type WebhookReceiverErrorCode =
    */
   | 'subject_wait_exceeded'
   /**
+   * Reported to `onError`, not thrown: a delivery's handlers finished after the deduplication
+   * store had lost its claim (it expired after `claimTtlMs` and another delivery took the subject,
+   * or a Redis restart or failover without persistence lost it), so another event of the subject
+   * may have been handled at the same time. Check the subject's data against the API; keep
+   * `claimTtlMs` above the longest handlers and the store's data through restarts.
+   */
+  | 'claim_lost'
+  /**
    * Reported to `onError`, not thrown, at most once a minute: deliveries were answered 401 for a
    * signature that does not verify with the configured key, or a timestamp outside
    * `toleranceSeconds`. Forgeries give it, and so does a wrong or rotated key, or a clock off:

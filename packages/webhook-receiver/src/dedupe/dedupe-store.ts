@@ -93,8 +93,16 @@ export interface DedupeStore {
    * without lines ignores it.
    */
   claim(key: string, digest?: string, waitedMs?: number, waiter?: SubjectWaiter): DedupeClaim | Promise<DedupeClaim>;
-  /** Records `key` as processed, for the store's TTL, unless another delivery has taken `key` since this claim expired. */
-  markProcessed(key: string, token: string): void | Promise<void>;
+  /**
+   * Records `key` as processed, for the store's TTL, unless another delivery has taken `key`
+   * since this claim expired. May answer whether this claim was still the subject's when the
+   * call ran: `false` when it was not (it expired and another delivery took the subject, or the
+   * store lost it: a Redis restart or failover without persistence), so that another delivery of
+   * the subject may have been handled meanwhile, concurrently with this one's handlers. The
+   * receiver reports `false` to onError (`claim_lost`); `true` or nothing reports nothing. The
+   * memory, Redis and Durable Object stores answer it.
+   */
+  markProcessed(key: string, token: string): void | boolean | Promise<void | boolean>;
   /**
    * Drops the claim, leaving no processed digest for `key`, so that the next delivery of the
    * subject is processed (a handler failed). With `retryExpected`, the body's retry is due: see

@@ -111,7 +111,7 @@ export class WebhookStoreObject {
     if (operation.op.startsWith('deadLetter.')) return Response.json(await this.#deadLetter(operation));
     const at = Date.now();
     const record = this.#record;
-    let answer: DedupeClaim | null = null;
+    let answer: DedupeClaim | { owned: boolean } | null = null;
     switch (operation.op) {
       case 'claim': {
         const result = claimSubject(record, operation.digest, at, operation.claimTtlMs, `${at.toString(36)}.${++this.#tokens}`, operation.minRetryDelayMs ?? 0, at - (operation.waitedMs ?? 0), operation.waiter);
@@ -120,6 +120,7 @@ export class WebhookStoreObject {
         break;
       }
       case 'markProcessed':
+        answer = { owned: record?.token === operation.token };
         this.#record = markSubjectProcessed(record, operation.key, operation.token, at, operation.ttlMs, operation.minRetryDelayMs ?? 0);
         break;
       case 'release':
@@ -241,8 +242,10 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
       throw new DedupeStoreError('unexpected_store_reply',
         `The Durable Object ${keyPrefix + key} answered a claim with ${JSON.stringify(claim)}; is the namespace bound to WebhookStoreObject?`);
     },
-    async markProcessed(key: string, token: string): Promise<void> {
-      await send(key, { op: 'markProcessed', key, token, ttlMs, minRetryDelayMs });
+    async markProcessed(key: string, token: string): Promise<boolean | undefined> {
+      // `{ owned }`; an object of the previous version answers null: unknown.
+      const answer = (await send(key, { op: 'markProcessed', key, token, ttlMs, minRetryDelayMs })) as { owned?: unknown } | null;
+      return typeof answer?.owned === 'boolean' ? answer.owned : undefined;
     },
     async release(key: string, token: string, options?: ReleaseOptions): Promise<void> {
       await send(key, { op: 'release', token, retryExpected: options?.retryExpected === true, minRetryDelayMs });

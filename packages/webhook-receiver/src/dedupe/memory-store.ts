@@ -50,7 +50,8 @@ export interface MemoryDedupeStoreOptions {
  */
 export interface MemoryDedupeStore extends DedupeStore {
   claim(key: string, digest?: string, waitedMs?: number, waiter?: SubjectWaiter): DedupeClaim;
-  markProcessed(key: string, token: string): void;
+  /** `false` when another delivery took the subject after this claim expired (see {@link DedupeStore.markProcessed}). */
+  markProcessed(key: string, token: string): boolean;
   release(key: string, token: string, options?: ReleaseOptions): void;
   expectRetry(key: string, digest: string, waitedMs?: number): void;
   joinLine(key: string, waiter: SubjectWaiter): void;
@@ -139,10 +140,13 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
       keep(key, entry, record);
       return claim;
     },
-    markProcessed(key: string, token: string): void {
+    markProcessed(key: string, token: string): boolean {
       const entry = entries.get(key);
+      // Tokens are unique: the record still holds this one unless another delivery took the subject.
+      const owned = entry?.record.token === token;
       const next = markSubjectProcessed(entry?.record, key, token, now(), ttlMs, minRetryDelayMs);
       if (next !== entry?.record) keep(key, entry, next);
+      return owned;
     },
     release(key: string, token: string, options?: ReleaseOptions): void {
       const entry = entries.get(key);

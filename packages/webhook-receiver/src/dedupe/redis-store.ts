@@ -221,7 +221,9 @@ return 1`;
 // this one are now superseded (an older event with the same body included); those of events
 // received after it stay due. A claim that is no longer the key's (it expired meanwhile)
 // supersedes nothing, and is placed after the events received since.
-// Another delivery's claim that expired is a retry due first (expiredClaim).
+// Another delivery's claim that expired is a retry due first (expiredClaim). Answers 1 when the
+// claim was still this one's, 2 when it was not but the key held no live state (the claim expired,
+// or Redis lost the key), 0 when another delivery holds the key: 0 and 2 mean the claim was lost.
 // ARGV: claim prefix, processed state (first line), ttlMs, now, wake-up channel, subject,
 // retry-due window.
 const MARK_PROCESSED_IF_NOT_TAKEN = `${SPLIT}
@@ -258,7 +260,8 @@ local ttl = tonumber(ARGV[3])
 local first = ARGV[2] .. NL .. 'p' .. place .. ':' .. claimedAt .. ':' .. failures .. ':' .. (now + ttl)
 redis.call('SET', KEYS[1], joined(first, live, line), 'PX', lifetime(ttl, live, line, now))
 wake(ARGV[5], ARGV[6], line)
-return 1`;
+if mine then return 1 end
+return 2`;
 // 'processed' alone was written by 1.x under a body digest key: the same body, so processed.
 // One script, so that reading the latest digest and taking the claim is atomic across processes.
 // The retry due this delivery can be: one of its body whose wait after its last failure is over
@@ -548,9 +551,9 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
       throw new DedupeStoreError('unexpected_store_reply',
         `Redis key ${keyPrefix + key} holds "${text.replace(/^foreign:/, '')}", which this store did not write; use a keyPrefix of its own.`);
     },
-    async markProcessed(key: string, token: string): Promise<void> {
-      await command(['EVAL', MARK_PROCESSED_IF_NOT_TAKEN, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`,
-        PROCESSED + digestOfToken(token), ttl, clock(), channel, key, dueWindow]);
+    async markProcessed(key: string, token: string): Promise<boolean> {
+      return Number(await command(['EVAL', MARK_PROCESSED_IF_NOT_TAKEN, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`,
+        PROCESSED + digestOfToken(token), ttl, clock(), channel, key, dueWindow])) === 1;
     },
     release: releaseClaim,
     async expectRetry(key: string, digest: string, waitedMs = 0): Promise<void> {

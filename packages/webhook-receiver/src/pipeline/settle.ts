@@ -1,4 +1,4 @@
-import { DedupeStoreError } from '../errors.js';
+import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import type { WebhookDelivery } from '../receiver-types.js';
 import type { ReceiverOutcome } from '../status-table.js';
 import type { SubjectClaim } from './claim.js';
@@ -9,12 +9,30 @@ import { fromStore, isPromiseLike, type MaybePromise, type PipelineContext } fro
  * this body. The delivery is answered 2xx all the same when the store fails here (the work is
  * done); onError is told, in words that say how the delivery was answered (the store's own
  * error, worded for a failed claim, says "answered 503": it becomes the cause), and a later copy
- * of the body may then be processed again (at-least-once while the store is down).
+ * of the body may then be processed again (at-least-once while the store is down). A store that
+ * answers that the claim was no longer this delivery's is reported too (`claim_lost`).
  * `answered`: the outcome the delivery gets, `processed` or `unknown_event_type`.
  */
 export function markProcessed(context: PipelineContext, claim: SubjectClaim, delivery: WebhookDelivery, settlement: Settlement, answered: 'processed' | 'unknown_event_type'): MaybePromise<void> {
   return settleInStore(context, claim, delivery, true, () => context.dedupe?.markProcessed(claim.subject, claim.token),
-    (error) => notMarkedProcessed(claim, delivery, settlement, answered, error));
+    (error) => notMarkedProcessed(claim, delivery, settlement, answered, error),
+    (owned) => {
+      if (owned === false) context.report(claimLost(claim, settlement), { outcome: settlement.afterReply ? 'acknowledged' : answered, delivery, afterReply: settlement.afterReply });
+    });
+}
+
+/**
+ * The store no longer held this delivery's claim when its handlers finished: it expired
+ * (`claimTtlMs`) and another delivery took the subject, or the store lost it (a Redis restart or
+ * failover without persistence). Another event of the subject may then have been handled
+ * meanwhile, concurrently with these handlers, and whichever wrote last is in the partner's data.
+ */
+function claimLost(claim: SubjectClaim, settlement: Settlement): WebhookReceiverError {
+  return new WebhookReceiverError('claim_lost',
+    `The handlers of ${claim.subject} finished${settlement.afterReply ? ' (after an early 202, acknowledgeEarly)' : ''}, but the deduplication store no longer held this delivery's claim: ` +
+    'it expired (claimTtlMs, 2 minutes by default) and another delivery took the subject, or the store lost it (a Redis restart or failover without persistence). ' +
+    `Another event of ${claim.subject} may have been handled meanwhile, at the same time as these handlers, and your data holds whichever wrote last: check it against the API. ` +
+    'Keep claimTtlMs above your longest handlers (acknowledgeEarly ones included), and keep the store\'s data through restarts (Redis appendonly, a failover that keeps writes).');
 }
 
 /**
@@ -76,18 +94,22 @@ export function releaseAfterFailure(
  * `reported` makes it) and never thrown. Either way the subject is then free here: the first
  * delivery waiting for it may claim.
  */
-function settleInStore(
+function settleInStore<T>(
   context: PipelineContext,
   claim: SubjectClaim,
   delivery: WebhookDelivery,
   afterReply: boolean,
-  operation: () => void | PromiseLike<void> | undefined,
+  operation: () => T | PromiseLike<T> | undefined,
   reported: (error: unknown) => unknown = (error) => error,
+  answered?: (answer: T | undefined) => void,
 ): MaybePromise<void> {
-  const settled = (): void => context.lines.settled(claim.subject);
+  const settled = (answer?: T): void => {
+    context.lines.settled(claim.subject);
+    answered?.(answer);
+  };
   const storeFailed = (error: unknown): void => {
     context.report(reported(error), { outcome: 'dedupe_store_unavailable', delivery, afterReply });
-    settled();
+    context.lines.settled(claim.subject);
   };
   return fromStore(operation, settled, storeFailed);
 }

@@ -54,6 +54,20 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect((await store.claim('a')).state).toBe('claimed');
   });
 
+  it('answers markProcessed with whether the claim was still the subject\'s: false once it expired and another delivery took the subject', async () => {
+    const store = createStore({ claimTtlMs: shortTtlMs });
+    const own = await store.claim('a');
+    if (own.state !== 'claimed') throw new Error('expected a claim');
+    expect(await store.markProcessed('a', own.token)).toBe(true);
+    const stale = await store.claim('b', 'B1');
+    if (stale.state !== 'claimed') throw new Error('expected a claim');
+    await sleep(3 * shortTtlMs);
+    const taker = await store.claim('b', 'B2');
+    if (taker.state !== 'claimed') throw new Error('expected the expired claim to be taken');
+    expect(await store.markProcessed('b', stale.token)).toBe(false);
+    expect(await store.markProcessed('b', taker.token)).toBe(true);
+  });
+
   it('does not release a claim that expired and was taken over by another delivery', async () => {
     const store = createStore({ claimTtlMs: shortTtlMs });
     const stale = await store.claim('a');
@@ -281,7 +295,8 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
   });
 
   it('keeps retries due for 25 times minRetryDelayMs (the schedule of a sandbox with timeScale N shrinks it N times)', async () => {
-    const delay = shortTtlMs / 4;
+    // (At least 25 ms: the retries due then last 625 ms, well over a pause of a loaded machine.)
+    const delay = Math.max(shortTtlMs / 4, 25);
     const store = createStore({ minRetryDelayMs: delay });
     await fails(store, 's', 'X');
     await processes(store, 's', 'P');
