@@ -129,7 +129,7 @@ export function bodyTooLargeError(maxBytes: number): WebhookReceiverError {
 export type DeadLetterStoreErrorCode =
   /** The store did not answer, or answered with an error; the delivery is answered 503 and retried. */
   | 'dead_letter_store_unavailable'
-  /** The memory store holds `maxEntries` entries already; the delivery is answered 503 and retried. */
+  /** The memory or Redis store holds `maxEntries` entries already; the delivery is answered 503 and retried. */
   | 'dead_letter_store_full'
   /** The Redis client passed to `createRedisDeadLetterStore` is neither ioredis, node-redis nor a command function. */
   | 'unsupported_redis_client'

@@ -252,7 +252,7 @@ export interface WebhookReceiver {
   /**
    * Runs the entries of the `deadLetters` store, oldest first, through the pipeline after the
    * signature check (they were verified when they arrived): validate, claim, dispatch, settle.
-   * An entry that is processed (or turns out to be a duplicate, or of an unknown type) is deleted;
+   * An entry that is processed (or turns out to be a duplicate, superseded by a newer event of its subject, or of an unknown type) is deleted;
    * one that still fails the schema, or whose handler fails, stays. Throws `invalid_options`
    * when the receiver has no `deadLetters` store.
    * @example
@@ -270,7 +270,12 @@ export interface WebhookReceiver {
  * ```
  */
 export interface ReplayOptions {
-  /** Most entries replayed in this call, oldest first. Default 100. */
+  /**
+   * Most entries this call brings to an end (processed, duplicate, superseded, unknown type:
+   * deleted), oldest first. Default 100. Entries that stay (the schema still refuses them, a
+   * handler fails) are run and reported but do not count: the call goes on past them, so they
+   * never hold up the entries behind them; each entry runs at most once per call.
+   */
   limit?: number;
 }
 
@@ -287,8 +292,8 @@ export interface ReplayReport {
   readonly results: ReadonlyArray<{
     readonly bodySha256: string;
     /**
-     * As a delivery would have been answered: `processed`, `duplicate`, `unknown_event_type`
-     * (the entry is deleted), or `invalid_event_dead_lettered` (it still fails the schema),
+     * As a delivery would have been answered: `processed`, `duplicate`, `superseded` (a newer
+     * event of its subject was processed since), `unknown_event_type` (the entry is deleted), or `invalid_event_dead_lettered` (it still fails the schema),
      * `handler_failed`, `duplicate_in_progress`, `dedupe_store_unavailable` (it stays).
      */
     readonly outcome: ReceiverOutcome;

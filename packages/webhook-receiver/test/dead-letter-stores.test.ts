@@ -78,8 +78,47 @@ describe('refuses what it cannot keep, with a typed error', () => {
     expect(() => store.put(entry('a', 3))).not.toThrow();
   });
 
+  describe.each([
+    ['ioredis', () => redis.ioredis],
+    ['node-redis', () => redis.nodeRedis],
+  ] as const)('the Redis store over %s, on a real redis-server', (_client, client) => {
+    it('refuses a new entry beyond maxEntries instead of dropping an old one, keeps a repeat of a kept one, and takes one again after a delete', async () => {
+      const keyPrefix = freshPrefix();
+      const store = createRedisDeadLetterStore({ client: client(), keyPrefix, maxEntries: 2 });
+      await store.put(entry('a', 1));
+      await store.put(entry('b', 2));
+      const full = Promise.resolve(store.put(entry('c', 3)));
+      await expect(full).rejects.toBeInstanceOf(DeadLetterStoreError);
+      await expect(full).rejects.toMatchObject({ code: 'dead_letter_store_full', message: expect.stringContaining('maxEntries (2)') });
+      // A redelivery of a kept body: not refused, and the first entry stays as it was.
+      await store.put({ ...entry('a', 5), timestamp: 1_700_000_060 });
+      expect((await store.list(10)).map((kept) => [kept.bodySha256, kept.receivedAt])).toEqual([['a', 1], ['b', 2]]);
+      // Nothing of the refused entry was written: neither in the hash nor in the order.
+      expect(await redis.ioredis.hlen(`${keyPrefix}dead-letters`)).toBe(2);
+      expect(await redis.ioredis.zcard(`${keyPrefix}dead-letters:order`)).toBe(2);
+      await store.delete('a');
+      await store.put(entry('c', 3));
+      expect((await store.list(10)).map((kept) => kept.bodySha256)).toEqual(['b', 'c']);
+      await expect(Promise.resolve(store.put(entry('d', 4)))).rejects.toMatchObject({ code: 'dead_letter_store_full' });
+    });
+  });
+
+  it('the Redis store counts the entries of every process: concurrent puts from two clients keep exactly maxEntries', async () => {
+    const keyPrefix = freshPrefix();
+    const stores = [redis.ioredis, redis.nodeRedis].map((client) => createRedisDeadLetterStore({ client, keyPrefix, maxEntries: 5 }));
+    const settled = await Promise.allSettled(Array.from({ length: 20 }, (_, index) => stores[index % 2]!.put(entry(`e${index}`, index))));
+    expect(settled.filter((result) => result.status === 'fulfilled')).toHaveLength(5);
+    expect(settled.filter((result) => result.status === 'rejected').map((result) => (result as PromiseRejectedResult).reason.code))
+      .toEqual(Array.from({ length: 15 }, () => 'dead_letter_store_full'));
+    expect(await redis.ioredis.hlen(`${keyPrefix}dead-letters`)).toBe(5);
+    expect(await redis.ioredis.zcard(`${keyPrefix}dead-letters:order`)).toBe(5);
+  });
+
   it('names a bad option or client', () => {
     expect(() => createMemoryDeadLetterStore({ maxEntries: 0 })).toThrow(WebhookReceiverError);
+    for (const maxEntries of [0, -1, 1.5, Number.POSITIVE_INFINITY, '10' as unknown as number]) {
+      expect(() => createRedisDeadLetterStore({ client: redis.ioredis, maxEntries })).toThrow(expect.objectContaining({ code: 'invalid_options', message: expect.stringContaining('maxEntries') }));
+    }
     expect(() => createRedisDeadLetterStore({ client: {} as never })).toThrow(expect.objectContaining({ code: 'unsupported_redis_client' }));
   });
 

@@ -16,6 +16,7 @@ import {
   type WebhookReceiver,
   type WebhookReceiverOptions,
 } from '../src/index.js';
+import { storeKinds, type Stores } from './helpers/drift-stores.js';
 import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
 import { createFakeService, type FakeService } from './helpers/service.js';
 import { listen, listenFetch, type RunningServer } from './helpers/servers.js';
@@ -25,7 +26,6 @@ let service: FakeService;
 let redisServer: RedisServer;
 let redis: Redis;
 let userCounter = 0;
-let prefixCounter = 0;
 const running: RunningServer[] = [];
 
 beforeAll(async () => {
@@ -51,14 +51,7 @@ const servings: Array<[string, Serve]> = [
   ['Web handle(Request) behind a node:http bridge', (receiver) => listenFetch((request) => receiver.handle(request))],
 ];
 
-interface Stores { readonly dedupe: DedupeStore; readonly deadLetters: DeadLetterStore }
-const storeKinds: Array<[string, () => Stores]> = [
-  ['memory stores', () => ({ dedupe: createMemoryDedupeStore(), deadLetters: createMemoryDeadLetterStore() })],
-  ['Redis stores on a real redis-server', () => {
-    const keyPrefix = `drift:${process.pid}:${++prefixCounter}:`;
-    return { dedupe: createRedisDedupeStore({ client: redis, keyPrefix }), deadLetters: createRedisDeadLetterStore({ client: redis, keyPrefix }) };
-  }],
-];
+const storeKindsHere = storeKinds(() => redis, 'drift');
 
 describe.each(servings)('over %s', (_servingName, serve) => {
   /** A receiver with recording hooks; `dispatched` gets `<eventType> <data.id> <kycStatus>` per handler call. */
@@ -77,7 +70,7 @@ describe.each(servings)('over %s', (_servingName, serve) => {
     return { receiver, url: `${server.url}/webhooks`, seen };
   }
 
-  describe.each(storeKinds)('with %s', (_storeName, createStores) => {
+  describe.each(storeKindsHere)('with %s', (_storeName, createStores) => {
     it('keeps an unknown enum value and a missing field (202, never 4xx), shows them to onInvalidEvent and onError, and replays them after the upgrade', async () => {
       const stores = createStores();
       const old = await start(stores);
@@ -129,7 +122,7 @@ describe.each(servings)('over %s', (_servingName, serve) => {
     });
   });
 
-  describe.each(storeKinds)('replay in its place, with %s', (_storeName, createStores) => {
+  describe.each(storeKindsHere)('replay in its place, with %s', (_storeName, createStores) => {
     it('does not let a dead letter overwrite a newer event of its subject processed since: superseded, deleted, not dispatched', async () => {
       const stores = createStores();
       const old = await start(stores);
@@ -196,7 +189,7 @@ describe.each(servings)('over %s', (_servingName, serve) => {
       let down = true;
       const deadLetters = createRedisDeadLetterStore({
         client: (args) => (down ? new Promise(() => undefined) : redis.call(args[0]!, ...args.slice(1))),
-        keyPrefix: `drift:${process.pid}:${++prefixCounter}:`,
+        keyPrefix: `drift:${process.pid}:down:${crypto.randomUUID()}:`,
         // Long enough for the real Redis to answer the retry on a loaded CI machine.
         commandTimeoutMs: 500,
       });

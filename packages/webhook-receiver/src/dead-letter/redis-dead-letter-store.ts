@@ -19,15 +19,29 @@ export interface RedisDeadLetterStoreOptions {
   keyPrefix?: string;
   /** How long to wait for Redis before the delivery is answered 503, in ms. Default 2,000. */
   commandTimeoutMs?: number;
+  /**
+   * Most entries kept. Default 100,000. A full store refuses the next entry (the delivery is
+   * answered 503 and retried; `onError` gets a `DeadLetterStoreError` `dead_letter_store_full`)
+   * rather than forgetting an older one; a redelivery of a body already kept is not refused.
+   * Checked in the put's script, so the bound holds across processes. Entries never expire, so
+   * this is what bounds the store's memory: about 1.6 KB an entry for a typical event, some
+   * 160 MB at the default (larger bodies take more, up to the receiver's `maxBodyBytes` each).
+   * Ten times the memory store's default: Redis is durable and shared, the place for drift that
+   * lasts days (a day of one drifted event type at one event a second is 86,400 entries), and
+   * the bound still stops that growth before it fills the Redis the deduplication store needs.
+   */
+  maxEntries?: number;
 }
 
 // The entries live in one hash (digest -> JSON) and their order in a sorted set (score: the
 // receipt time). One script each, so that the two never disagree, whichever process writes.
-// A redelivery of the same body keeps the first entry.
+// A redelivery of the same body keeps the first entry (1), even in a full store; a new entry
+// when the hash holds maxEntries (ARGV[4]) already is refused (0).
 const PUT = `
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 1 then
-  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-end
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 1 end
+if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 return 1`;
 const DELETE = `
 redis.call('HDEL', KEYS[1], ARGV[1])
@@ -50,7 +64,8 @@ interface StoredEntry {
 /**
  * A dead-letter store in Redis, shared by every receiver process that uses the same Redis (and
  * `keyPrefix`). Entries have no expiry: they stay until a replay processes them (or you delete
- * them); use Redis persistence (AOF or RDB) so that a Redis restart keeps them.
+ * them), up to `maxEntries` (100,000 by default; a full store refuses new entries with 503);
+ * use Redis persistence (AOF or RDB) so that a Redis restart keeps them.
  *
  * @example
  * ```ts
@@ -71,6 +86,7 @@ export function createRedisDeadLetterStore(options: RedisDeadLetterStoreOptions)
     throw new WebhookReceiverError('invalid_options', `keyPrefix must be a string such as 'shop-eu:webhooks:', got ${typeof keyPrefix}.`);
   }
   const commandTimeoutMs = positiveIntegerOption('commandTimeoutMs', options.commandTimeoutMs, 2_000);
+  const maxEntries = positiveIntegerOption('maxEntries', options.maxEntries, 100_000);
   const command = withCommandTimeout(send, commandTimeoutMs,
     (message, cause) => new DeadLetterStoreError('dead_letter_store_unavailable', message, cause === undefined ? undefined : { cause }));
   const entriesKey = `${keyPrefix}dead-letters`;
@@ -86,7 +102,12 @@ export function createRedisDeadLetterStore(options: RedisDeadLetterStoreOptions)
         receivedAt: entry.receivedAt,
         errors: entry.errors,
       };
-      await command(['EVAL', PUT, '2', entriesKey, orderKey, entry.bodySha256, String(entry.receivedAt), JSON.stringify(stored)]);
+      const kept = await command(['EVAL', PUT, '2', entriesKey, orderKey, entry.bodySha256, String(entry.receivedAt), JSON.stringify(stored), String(maxEntries)]);
+      // The integer reply 0 (a number from ioredis and node-redis; a command function may give text or a bigint).
+      if (String(kept) === '0') {
+        throw new DeadLetterStoreError('dead_letter_store_full',
+          `The Redis dead-letter store ${entriesKey} holds its maxEntries (${maxEntries}) entries; replay them (receiver.replay()), delete the ones you do not need, or raise maxEntries. The delivery is answered 503 and will be retried.`);
+      }
     },
     async list(limit) {
       const reply = await command(['EVAL', LIST, '2', entriesKey, orderKey, String(limit)]);

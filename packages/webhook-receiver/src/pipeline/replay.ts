@@ -1,3 +1,4 @@
+import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { WebhookReceiverError } from '../errors.js';
 import type { ReplayOptions, ReplayReport } from '../receiver-types.js';
 import type { ReceiverOutcome } from '../status-table.js';
@@ -13,6 +14,17 @@ const DONE = new Set<ReceiverOutcome>(['processed', 'duplicate', 'superseded', '
  * only verified deliveries enter the store, and their timestamps are long outside the tolerance
  * by the time the SDK is upgraded (the key may have rotated too). The store is therefore trusted
  * like the deduplication store: keep it where only your receivers can write.
+ *
+ * Oldest first, each entry at most once per call, until `limit` entries have done their work
+ * (an outcome in {@link DONE}) or the store has no entry this call has not run. Entries that stay
+ * (still refused by the schema, a handler failed, 409) do not count: the store lists oldest first
+ * and keeps no cursor, so counting them would give every call the same entries that still fail,
+ * and never the ones behind them. To get past them, the store is listed again from its oldest
+ * entry, with room for the entries this call left there and at least as many again: the window
+ * doubles while entries stay, so a call lists at most about four times the entries it runs
+ * (growing it by `limit` each time would list the entries that stay once per listing). A call stops
+ * at an entry the deduplication store could not take: it is down, and every further entry would
+ * wait for it in vain.
  */
 export async function replayDeadLetters(context: PipelineContext, options: ReplayOptions | undefined): Promise<ReplayReport> {
   const { deadLetters } = context;
@@ -23,25 +35,53 @@ export async function replayDeadLetters(context: PipelineContext, options: Repla
   if (!Number.isSafeInteger(limit) || limit <= 0) {
     throw new WebhookReceiverError('invalid_options', `replay({ limit }) needs a positive integer, got ${String(limit)}.`);
   }
-  const listed = deadLetters.list(limit);
-  const entries = isPromiseLike(listed) ? await listed : listed;
   const results: Array<ReplayReport['results'][number]> = [];
-  for (const entry of entries) {
-    // Placed where it was received: a newer event of its subject processed since supersedes it.
-    const delivery = { timestamp: entry.timestamp, bodySha256: entry.bodySha256, receivedAt: entry.receivedAt };
-    const { outcome } = await processVerified(context, entry.rawBody, { delivery, signature: entry.signature }, { replay: true });
-    let deleted = false;
-    if (DONE.has(outcome)) {
-      try {
-        const removed = deadLetters.delete(entry.bodySha256);
-        if (isPromiseLike(removed)) await removed;
-        deleted = true;
-      } catch (error) {
-        // The next replay finds it again, as a duplicate of what was just processed.
-        context.report(error, { outcome: 'dead_letter_store_unavailable', delivery, afterReply: true });
-      }
+  // Digests run in this call: a later listing starts from the oldest entry again.
+  const seen = new Set<string>();
+  let done = 0;
+  // Entries run in this call that are still in the store (they stay, or their deletion failed).
+  let left = 0;
+  let window = limit;
+  for (;;) {
+    let entries: readonly DeadLetterEntry[];
+    try {
+      const listed = deadLetters.list(window);
+      entries = isPromiseLike(listed) ? await listed : listed;
+    } catch (error) {
+      // Nothing run yet: the caller gets the store's error, as before.
+      if (results.length === 0) throw error;
+      // Entries were run: report the failure and return what they did rather than lose it.
+      context.report(error, { outcome: 'dead_letter_store_unavailable', afterReply: true });
+      break;
     }
-    results.push({ bodySha256: entry.bodySha256, outcome, deleted });
+    let ranAny = false;
+    for (const entry of entries) {
+      if (seen.has(entry.bodySha256)) continue;
+      seen.add(entry.bodySha256);
+      ranAny = true;
+      // Placed where it was received: a newer event of its subject processed since supersedes it.
+      const delivery = { timestamp: entry.timestamp, bodySha256: entry.bodySha256, receivedAt: entry.receivedAt };
+      const { outcome } = await processVerified(context, entry.rawBody, { delivery, signature: entry.signature }, { replay: true });
+      let deleted = false;
+      if (DONE.has(outcome)) {
+        done += 1;
+        try {
+          const removed = deadLetters.delete(entry.bodySha256);
+          if (isPromiseLike(removed)) await removed;
+          deleted = true;
+        } catch (error) {
+          // The next replay finds it again, as a duplicate of what was just processed.
+          context.report(error, { outcome: 'dead_letter_store_unavailable', delivery, afterReply: true });
+        }
+      }
+      if (!deleted) left += 1;
+      results.push({ bodySha256: entry.bodySha256, outcome, deleted });
+      if (done >= limit || outcome === 'dedupe_store_unavailable') return { results };
+    }
+    // A short listing held every entry there was; one with nothing new, every entry not yet run
+    // (another process may have deleted some meanwhile, or put one back that this call ran).
+    if (!ranAny || entries.length < window) break;
+    window = Math.min(left + Math.max(limit - done, left), Number.MAX_SAFE_INTEGER);
   }
   return { results };
 }
