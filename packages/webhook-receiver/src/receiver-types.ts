@@ -147,11 +147,13 @@ export interface WebhookReceiverOptions extends SignatureCheckOptions {
    */
   subjectWaitMs?: number;
   /**
-   * Called with the retry of an event that was not processed (its handler failed, or it was
-   * answered 409 after `subjectWaitMs`), when a newer event of its subject
-   * (`<eventType>:<data.id>`) was processed after that failure. Such a retry is answered 200
-   * `superseded` and never given to the handlers: handled last, it would bring back the older
-   * state. Use this hook when every transition matters (an audit log); a failure in it is given
+   * Called with an event older than the latest processed event of its subject
+   * (`<eventType>:<data.id>`): the retry of an event that was not processed (its handler failed,
+   * or it was answered 409 after `subjectWaitMs`) when a newer event of its subject was processed
+   * after that failure, an event that reached a receiver before the processed one but was
+   * claimed after it (a key fetch, a Redis outage), or a dead letter replayed after a newer event.
+   * Such an event is answered 200 `superseded` and never given to the handlers: handled last, it
+   * would bring back the older state. Use this hook when every transition matters (an audit log); a failure in it is given
    * to `onError` and the delivery is acknowledged all the same.
    */
   onSuperseded?: (event: WebhookEvent, delivery: WebhookDelivery) => unknown;

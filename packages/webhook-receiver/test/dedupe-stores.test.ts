@@ -406,6 +406,17 @@ describe.each([
     expect((await store.claim('s', 'S2')).state).toBe('claimed');
   });
 
+  it('adds nothing on expectRetry for an arrival whose claim was released with its retry due already (the give-back of a 503 whose claim ran)', async () => {
+    let clock = 1_000_000;
+    const store = create(() => clock);
+    await store.release('s', await claimed(store, 'X'), { retryExpected: true });
+    await store.expectRetry!('s', 'X', 0); // the same arrival
+    clock += 60_000;
+    await store.markProcessed('s', await claimed(store, 'X')); // X's retry
+    clock += 60_000; // one more copy: it repeats the processed X, no second retry of X is due
+    expect((await store.claim('s', 'X')).state).toBe('processed');
+  });
+
   it('judges whether a copy can be a retry by when it arrived, not by when it got the subject after waiting in line', async () => {
     let clock = 1_000_000;
     const store = create(() => clock);

@@ -110,6 +110,42 @@ describe("the store's line decides when this process's order differs from it", (
     expect(seen).toEqual(['pending', 'rejected']);
   });
 
+  it('keeps the retry of a delivery answered 503 in its place (expectRetry), also when its claim ran late and recorded nothing: that retry does not supersede an event that arrived after it', async () => {
+    const body = bodies('line-5');
+    // approved's claim runs while pending holds the subject (it waits in the store's line), and
+    // its answer is lost: 503, and the store holds nothing of approved but a place given back.
+    const store = networkStore(new Map([[sha256(body.approved), 'lost']]));
+    const seen: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    let rejectedFails = true;
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, dedupe: store, subjectWaitMs: 3_000, onError: () => undefined })
+      .on('kyc.status.changed', async (event) => {
+        if (event.data.kycStatus === 'pending') await held;
+        if (event.data.kycStatus === 'rejected' && rejectedFails) {
+          rejectedFails = false;
+          throw new Error('the partner database is down');
+        }
+        seen.push(event.data.kycStatus);
+      });
+    const server = await listen(toNodeHandler(receiver));
+    running.push(server);
+    const url = `${server.url}/webhooks`;
+    const first = service.deliver(url, body.pending);
+    await sleep(50);
+    expect((await service.deliver(url, body.approved)).status).toBe(503);
+    await sleep(10);
+    const rejected = service.deliver(url, body.rejected); // arrives after approved, and fails
+    await sleep(50);
+    release();
+    expect((await Promise.all([first, rejected])).map((reply) => `${reply.status} ${reply.body.code}`)).toEqual(['200 processed', '500 handler_failed']);
+    // The service's retries, in the order of the first attempts: approved's is the retry of the
+    // event it was (placed where it arrived), so it does not supersede rejected's.
+    expect((await service.deliver(url, body.approved)).body.code).toBe('processed');
+    expect((await service.deliver(url, body.rejected)).body.code).toBe('processed');
+    expect(seen).toEqual(['pending', 'approved', 'rejected']);
+  });
+
   it('hands the give-back to waitUntil on handle(request, { waitUntil }), so that a Worker runs it after the 503', async () => {
     const body = bodies('line-4');
     const store = networkStore(new Map([[sha256(body.approved), 'lost']]));

@@ -422,6 +422,8 @@ if due then
   if due[2] + 1 < ${DELIVERY_ATTEMPTS} then table.insert(next, { due[1], due[2] + 1, due[3], due[4], now, due[6] }) end
 else
   if live and digest == ARGV[1] then return 0 end
+  -- The same arrival again (a 503's give-back after its claim ran and was released): kept already.
+  for _, r in ipairs(list) do if r[6] == ARGV[1] and r[4] == received then return 0 end end
   for _, r in ipairs(list) do table.insert(next, r) end
   -- Placed where it arrived; received before the processed event, it is older than it.
   local flag, place = 'a', nil

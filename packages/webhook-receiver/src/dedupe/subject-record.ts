@@ -275,6 +275,8 @@ export function expectSubjectRetry(stored: SubjectRecord | undefined, digest: st
     next = due.failures + 1 < DELIVERY_ATTEMPTS ? [...others, { ...due, failures: due.failures + 1, failedAt: at }] : others;
   } else {
     if (live && record.state !== 'released' && record.digest === digest) return record;
+    // The same arrival again (a 503's give-back after its claim ran and was released): kept already.
+    if (retries.some((retry) => retry.digest === digest && retry.since === receivedAt)) return record;
     // Placed where it arrived; received before the processed event, it is older than it.
     const superseded = live && record.state === 'processed' && receivedAt < arrivalOf(record);
     const since = freePlace(receivedAt, live ? record : undefined, retries);

@@ -41,19 +41,34 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
   const waiter = context.subjectWaitMs === 0 ? undefined : context.lines.waiter(context.subjectWaitMs);
   const storeFailed = (error: unknown): ClaimAnswer => {
     context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
-    // The failed call may still have taken a place (it ran, its answer was lost), or run later:
-    // give the place back, and mark it given back, so that it does not hold the subject up. After
-    // the reply (a Worker keeps it alive with waitUntil).
+    // After the reply (a Worker keeps it alive with waitUntil), best effort, in this order on the
+    // store's connection, behind the failed call (which may still run once the store is back):
+    // - the failed call may have taken a place in line (it ran, its answer was lost) or run
+    //   later: give the place back, and mark it given back, so that it does not hold the subject up;
+    // - the service sends this body again (503): keep its retry due in its place (expectRetry, as
+    //   for a 409). Its late claim may have found the subject held by another late claim, and
+    //   recorded nothing: the retry would then be taken for a new event, placed after the events
+    //   that arrived after it, and supersede them. (A claim that ran and was released already
+    //   keeps it: the store adds nothing for the same arrival.)
+    const afterReply: Array<() => unknown> = [];
     if (waiter !== undefined && dedupe.leaveLine !== undefined) {
-      try {
-        const afterReply = Promise.resolve(dedupe.leaveLine(subject, { id: waiter.id, leftMs: Math.max(1, waiter.leftMs - (Date.now() - arrivedAt)) }))
-          .then(() => undefined, () => undefined);
-        return { outcome: 'dedupe_store_unavailable', afterReply };
-      } catch {
-        // The store is down; the place lapses by itself.
-      }
+      const leftMs = Math.max(1, waiter.leftMs - (Date.now() - arrivedAt));
+      afterReply.push(() => dedupe.leaveLine!(subject, { id: waiter.id, leftMs }));
     }
-    return { outcome: 'dedupe_store_unavailable' };
+    if (retryExpected && dedupe.expectRetry !== undefined) {
+      const waitedMs = sinceReceived(delivery, Date.now());
+      afterReply.push(() => dedupe.expectRetry!(subject, delivery.bodySha256, waitedMs));
+    }
+    if (afterReply.length === 0) return { outcome: 'dedupe_store_unavailable' };
+    // Each call is sent at once (a client queues them in order); none waits for another's answer.
+    const sent = afterReply.map((call) => {
+      try {
+        return Promise.resolve(call()).then(() => undefined, () => undefined);
+      } catch {
+        return undefined; // the store is down: a place lapses by itself
+      }
+    });
+    return { outcome: 'dedupe_store_unavailable', afterReply: Promise.all(sent).then(() => undefined) };
   };
   // The store places the event where it reached this receiver (before its body was read, its
   // key fetched and its wait in line): claims that run late keep the order of arrival.
