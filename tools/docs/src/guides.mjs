@@ -30,8 +30,9 @@ export function readGuides(dir) {
 }
 
 /**
- * A guide as a VitePress page: links between guides (`./02-sign-in.md`) and to the built site
- * (`../events/index.html`) point at the site's pages, and code spans naming an operation or a
+ * A guide as a VitePress page: links between guides (`./02-sign-in.md`), to the built site
+ * (`../events/index.html`) and to the AsyncAPI spec (`../../specs/asyncapi.yaml`, which resolves
+ * in the repository; the site's event reference is built from it) point at the site's pages, and code spans naming an operation or a
  * package symbol link to its reference page (see {@link referenceLink}). Code blocks are left
  * alone.
  * @param {Guide} guide
@@ -47,6 +48,7 @@ export function guidePage(guide, links) {
       return part
         .replace(/\]\(\.\/(?:\d+-)?([a-z0-9-]+)\.md(#[^)]*)?\)/g, ']($1.md$2)')
         .replace(/\]\(\.\.\/((?:events|api|packages)\/[^)#]*?)\.html(#[^)]*)?\)/g, '](../$1.md$2)')
+        .replace(/\]\(\.\.\/\.\.\/specs\/asyncapi\.yaml(#[^)]*)?\)/g, '](../events/index.md$1)')
         .replace(/(?<![[`])`([^`\n]+)`(?![\]`])/g, (whole, code) => {
           const target = referenceLink(code, links);
           return target ? `[\`${code}\`](${target})` : whole;

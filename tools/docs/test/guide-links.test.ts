@@ -58,6 +58,12 @@ describe('a guide links the code it names to its reference', () => {
     expect(page).toContain('Call [`GET /api/v1/auth/nonce`](../api/getNonce.md), then [`getNonce`](https://example.invalid).');
     expect(page).toContain('// `getNonce` here is code');
   });
+
+  it('points a link to the AsyncAPI spec (which resolves in the repository) at the site\'s event reference', () => {
+    const markdown = '# Receiving\n\nSee the [event reference](../../specs/asyncapi.yaml).\n';
+    const page = guidePage({ slug: 'receiving-webhooks', title: 'Receiving', file: 'x.md', audience: 'partners', markdown }, links);
+    expect(page).toContain('See the [event reference](../events/index.md).');
+  });
 });
 
 describe('heading ids as VitePress gives them', () => {
@@ -80,6 +86,17 @@ describe('links between guides', () => {
     const dir = path.join(repoRoot, 'docs/guides');
     const broken = readGuides(dir).flatMap((guide) =>
       [...guide.markdown.matchAll(/\]\((\.\/[^)#\s]+\.md)(?:#[^)]*)?\)/g)]
+        .map((link) => link[1]!)
+        .filter((target) => !existsSync(path.join(dir, target)))
+        .map((target) => `${path.basename(guide.file)} links ${target}`),
+    );
+    expect(broken).toEqual([]);
+  });
+
+  it('that leave docs/guides (../) name a file of the repository, so that they resolve there too', () => {
+    const dir = path.join(repoRoot, 'docs/guides');
+    const broken = readGuides(dir).flatMap((guide) =>
+      [...guide.markdown.split(/^```[\s\S]*?^```\s*$/m).join('').matchAll(/\]\((\.\.\/[^)#\s]+)(?:#[^)]*)?\)/g)]
         .map((link) => link[1]!)
         .filter((target) => !existsSync(path.join(dir, target)))
         .map((target) => `${path.basename(guide.file)} links ${target}`),
