@@ -550,8 +550,10 @@ describe.each(servings)('over %s', (_name, serve) => {
         const { url } = await start({ dedupe: { claim: () => ({ state: 'claimed', token: 't' }), markProcessed: () => undefined, release: () => answer(storeDown) as never } },
           (receiver) => receiver.onAny(() => answer(() => { throw failure; })));
         expect(await service.deliver(url, eventBody('user.created', 'u'))).toMatchObject({ status: 500, body: { code: 'handler_failed' } });
-        expect(errors.map(({ error, context }) => [error === failure ? 'the handler' : (error as Error).message, context.outcome]))
+        expect(errors.map(({ error, context }) => [error === failure ? 'the handler' : ((error as Error).cause as Error).message, context.outcome]))
           .toEqual([['the handler', 'handler_failed'], ['store down', 'dedupe_store_unavailable']]);
+        // Said as it is: the delivery was answered 500, not 503.
+        expect((errors[1]!.error as Error).message).toMatch(/^The handlers of user\.created:u failed and the delivery is answered 500 handler_failed all the same: the service sends it again 1, 5 or 15 minutes later; but the deduplication store could not release this delivery's claim/);
       });
 
       it('runs the handlers one after another in registration order, and answers once the last has finished', async () => {

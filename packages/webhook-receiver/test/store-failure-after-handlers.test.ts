@@ -137,3 +137,42 @@ describe('a store that fails to record a processed event: onError says what the 
     expect(second.reports.map(({ error }) => error)).toEqual([expect.objectContaining({ name: 'DedupeStoreError', code: 'dedupe_store_unavailable', cause: plain })]);
   });
 });
+
+describe('a store that fails to release the claim of a failed handler: onError says what the reply was', () => {
+  /** A memory store whose release rejects as Redis's does. */
+  function storeThatCannotRelease(): DedupeStore {
+    const inner = createMemoryDedupeStore();
+    return {
+      claim: (...args) => inner.claim(...args),
+      markProcessed: (...args) => inner.markProcessed(...args),
+      release: () => Promise.reject(storeDown()),
+    };
+  }
+  const releaseReports = (reports: Array<{ error: unknown; context: WebhookErrorContext }>) =>
+    reports.filter(({ context }) => context.outcome === 'dedupe_store_unavailable').map(({ error }) => {
+      expect(error).toMatchObject({ name: 'DedupeStoreError', code: 'dedupe_store_unavailable', cause: expect.objectContaining({ message: expect.stringContaining('answered 503') }) });
+      expect((error as Error).message).not.toMatch(/503/);
+      return (error as Error).message;
+    });
+  const failing = (options: Omit<WebhookReceiverOptions, 'publicKey' | 'onError'>) => {
+    const reports: Array<{ error: unknown; context: WebhookErrorContext }> = [];
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, onError: (error, context) => { reports.push({ error, context }); }, ...options })
+      .onAny(() => { throw new Error('the partner database is down'); });
+    return { receiver, reports };
+  };
+
+  it('after an early 202: no retry comes', async () => {
+    const { receiver, reports } = failing({ dedupe: storeThatCannotRelease(), acknowledgeEarly: true });
+    expect(await deliver(receiver, eventBody('user.created', 'u6'))).toEqual({ status: 202, code: 'acknowledged' });
+    expect(releaseReports(reports)).toEqual([expect.stringMatching(/^The handlers of user\.created:u6 failed after the delivery was answered 202 acknowledged \(acknowledgeEarly\): the service sends nothing again, so redo that work yourself; but the deduplication store could not release/)]);
+  });
+
+  it('in a replay: the dead letter stays', async () => {
+    const deadLetters = createMemoryDeadLetterStore();
+    const body = eventBody('user.created', 'u7');
+    await deadLetters.put({ bodySha256: sha256(body), rawBody: new TextEncoder().encode(body), timestamp: 1_700_000_000, signature: 'kept', receivedAt: Date.now(), errors: [] });
+    const { receiver, reports } = failing({ dedupe: storeThatCannotRelease(), deadLetters });
+    expect((await receiver.replay()).results).toEqual([{ bodySha256: sha256(body), outcome: 'handler_failed', deleted: false }]);
+    expect(releaseReports(reports)).toEqual([expect.stringMatching(/^The handlers of user\.created:u7 failed in receiver\.replay\(\): the dead letter stays for the next replay\(\); but the deduplication store could not release this delivery's claim .*its retry is handled there\.$/)]);
+  });
+});

@@ -81,12 +81,30 @@ export function releaseAfterFailure(
   claim: SubjectClaim,
   error: unknown,
   delivery: WebhookDelivery,
-  { afterReply, retryExpected }: Settlement,
+  settlement: Settlement,
 ): MaybePromise<ReceiverOutcome> {
+  const { afterReply, retryExpected } = settlement;
   context.report(error, { outcome: 'handler_failed', delivery, afterReply });
   const released = settleInStore(context, claim, delivery, afterReply,
-    () => context.dedupe?.release(claim.subject, claim.token, { retryExpected }));
+    () => context.dedupe?.release(claim.subject, claim.token, { retryExpected }),
+    (storeError) => notReleased(claim, settlement, storeError));
   return isPromiseLike(released) ? released.then(() => 'handler_failed') : 'handler_failed';
+}
+
+/**
+ * What a failed `release` means for this delivery, where it failed (the store's own error, worded
+ * for a failed claim, says "answered 503": it becomes the cause, and its code is kept).
+ */
+function notReleased(claim: SubjectClaim, settlement: Settlement, cause: unknown): DedupeStoreError {
+  const answer = settlement.replay
+    ? 'in receiver.replay(): the dead letter stays for the next replay()'
+    : settlement.afterReply
+      ? 'after the delivery was answered 202 acknowledged (acknowledgeEarly): the service sends nothing again, so redo that work yourself'
+      : 'and the delivery is answered 500 handler_failed all the same: the service sends it again 1, 5 or 15 minutes later';
+  return new DedupeStoreError(cause instanceof DedupeStoreError ? cause.code : 'dedupe_store_unavailable',
+    `The handlers of ${claim.subject} failed ${answer}; but the deduplication store could not release this delivery's claim (the store's error is the cause). ` +
+    'Until the claim expires (claimTtlMs, 2 minutes by default) later deliveries of the subject wait, and may be answered 409 and retried later; then its event counts as failed, in its place, and its retry is handled there.',
+    { cause });
 }
 
 /**
