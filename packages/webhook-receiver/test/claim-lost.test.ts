@@ -2,7 +2,6 @@
 // after claimTtlMs and another delivery took the subject, or a Redis restart without persistence
 // lost it) ran at the same time as another event of the subject: the partner's data holds
 // whichever wrote last. onError is told (claim_lost), on the memory store and a real redis-server.
-import { signWebhook } from '@capi/webhook-signature';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,7 +10,6 @@ import {
   createWebhookReceiver,
   WebhookReceiverError,
   type DedupeStore,
-  type DeliverySource,
   type WebhookErrorContext,
   type WebhookReceiver,
 } from '../src/index.js';
@@ -32,11 +30,8 @@ afterAll(async () => {
 });
 
 async function deliver(receiver: WebhookReceiver, body: string) {
-  const { headers } = await signWebhook({ rawBody: body, privateKey: service.privateKey });
-  const lowerCase = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
-  const source: DeliverySource = { method: 'POST', header: (name) => lowerCase.get(name), readRawBody: async () => new TextEncoder().encode(body) };
-  const { reply } = await receiver.receive(source);
-  return `${reply.status} ${(JSON.parse(reply.body) as { code: string }).code}`;
+  const { status, code } = await service.receive(receiver, body);
+  return `${status} ${code}`;
 }
 
 /** A receiver whose KYC handler waits for `release()` on the first call; `written` is the partner's data. */

@@ -4,13 +4,11 @@
 // too slow. onError hears of it once per such delivery (handler_outlived_reply_window); not
 // after an early 202, nor in a replay. Time is faked: nothing here waits 30 real seconds.
 import { createHash } from 'node:crypto';
-import { signWebhook } from '@capi/webhook-signature';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createMemoryDeadLetterStore,
   createWebhookReceiver,
   WebhookReceiverError,
-  type DeliverySource,
   type WebhookErrorContext,
   type WebhookReceiver,
   type WebhookReceiverOptions,
@@ -40,14 +38,7 @@ function receiverWith(options: Omit<WebhookReceiverOptions, 'publicKey' | 'onErr
   return { receiver, reports };
 }
 
-async function deliver(receiver: WebhookReceiver, body: string) {
-  const { headers } = await signWebhook({ rawBody: body, privateKey: service.privateKey });
-  const lowerCase = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
-  const source: DeliverySource = { method: 'POST', header: (name) => lowerCase.get(name), readRawBody: async () => new TextEncoder().encode(body) };
-  const { reply, afterReply } = await receiver.receive(source);
-  await afterReply;
-  return { status: reply.status, code: (JSON.parse(reply.body) as { code: string }).code };
-}
+const deliver = (receiver: WebhookReceiver, body: string) => service.receive(receiver, body);
 
 const windowReports = (reports: Array<{ error: unknown; context: WebhookErrorContext }>) =>
   reports.filter(({ error }) => (error as { code?: unknown } | undefined)?.code === 'handler_outlived_reply_window');
@@ -88,10 +79,8 @@ describe('a handler that outlives the service\'s 30-second reply window is repor
     const { receiver, reports } = receiverWith();
     receiver.on('user.created', () => takes(6_000));
     const body = eventBody('user.created', 'u4');
-    const { headers } = await signWebhook({ rawBody: body, privateKey: service.privateKey });
-    const lowerCase = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
     // A slow client (or a wait for the key, or for the subject's line): 25 s before the handlers.
-    const source: DeliverySource = { method: 'POST', header: (name) => lowerCase.get(name), readRawBody: async () => { takes(25_000); return new TextEncoder().encode(body); } };
+    const source = await service.signedSource(body, async () => { takes(25_000); return new TextEncoder().encode(body); });
     expect((await receiver.receive(source)).reply.status).toBe(200);
     expect(windowReports(reports).map(({ error }) => (error as Error).message)).toEqual([expect.stringMatching(/^A delivery of user\.created:u4 was answered 31000 ms after it reached the receiver /)]);
   });

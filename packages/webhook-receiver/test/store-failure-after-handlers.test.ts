@@ -4,7 +4,6 @@
 // 200 unknown_event_type), after an early 202 (acknowledgeEarly), in a replay. The store's own
 // error, which says what a failed claim means ("answered 503 and will be retried"), is the cause.
 import { createHash } from 'node:crypto';
-import { signWebhook } from '@capi/webhook-signature';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   createMemoryDeadLetterStore,
@@ -12,7 +11,6 @@ import {
   createWebhookReceiver,
   DedupeStoreError,
   type DedupeStore,
-  type DeliverySource,
   type WebhookErrorContext,
   type WebhookReceiver,
   type WebhookReceiverOptions,
@@ -51,14 +49,7 @@ function receiverWith(options: Omit<WebhookReceiverOptions, 'publicKey' | 'onErr
   return { receiver, reports, dispatched };
 }
 
-async function deliver(receiver: WebhookReceiver, body: string) {
-  const { headers } = await signWebhook({ rawBody: body, privateKey: service.privateKey });
-  const lowerCase = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
-  const source: DeliverySource = { method: 'POST', header: (name) => lowerCase.get(name), readRawBody: async () => new TextEncoder().encode(body) };
-  const { reply, afterReply } = await receiver.receive(source);
-  await afterReply;
-  return { status: reply.status, code: (JSON.parse(reply.body) as { code: string }).code };
-}
+const deliver = (receiver: WebhookReceiver, body: string) => service.receive(receiver, body);
 
 /** The one report, checked for what every branch shares; returns its message. */
 function onlyReport(reports: Array<{ error: unknown; context: WebhookErrorContext }>): string {
