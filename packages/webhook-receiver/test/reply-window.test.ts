@@ -1,7 +1,7 @@
 // Handlers that run longer than the 30 seconds the service waits for an answer: the service
-// counts the attempt failed and retries it, and the retry is answered 200 duplicate once the
-// slow handler succeeded, so without a report the partner never learns that its handlers are
-// too slow. onError hears of it once per such delivery (handler_outlived_reply_window); not
+// counts the attempt failed and retries it, and the retry is not dispatched again once the
+// slow handler succeeded (200 duplicate, or superseded after a newer event), so without a report
+// the partner never learns that its handlers are too slow. onError hears of it once per such delivery (handler_outlived_reply_window); not
 // after an early 202, nor in a replay. Time is faked: nothing here waits 30 real seconds.
 import { createHash } from 'node:crypto';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -67,12 +67,35 @@ describe('a handler that outlives the service\'s 30-second reply window is repor
     expect((error as WebhookReceiverError).code).toBe('handler_outlived_reply_window');
     expect((error as Error).message).toBe('A delivery of kyc.status.changed:u1 was answered 35000 ms after it reached the receiver (its wait for earlier events of its subject, then its handlers), longer than the 30000 ms the service waits for an answer: ' +
       'the service counted this attempt failed (timed out), whatever the receiver answered after, and sends the same body again 1, 5 or 15 minutes later (unless this was its 4th attempt). ' +
-      'The handlers succeeded, so that retry is answered 200 duplicate and not dispatched again; but every such attempt counts as failed on the service\'s side, and while the handlers run, later events of the subject wait for them. ' +
+      'The handlers succeeded, so that retry is not dispatched again (the store keeps it due: 200 duplicate while this event is its subject\'s latest, superseded once a newer one was processed); but every such attempt counts as failed on the service\'s side, and while the handlers run, later events of the subject wait for them. ' +
       'Answer within the window: set acknowledgeEarly (the receiver answers 202 before the handlers run; a failure after it is only reported), or have the handler put the slow work on a queue of your own and return.');
 
     // The service's retry, as the message says: a duplicate, not dispatched, not reported again.
     expect(await deliver(receiver, body)).toEqual({ status: 200, code: 'duplicate' });
     expect(reports).toHaveLength(1);
+  });
+
+  it('keeps the retry of a delivery answered past the window due: once a newer event of the subject was processed, that retry is superseded, not dispatched over it', async () => {
+    const superseded: string[] = [];
+    const { receiver } = receiverWith({ onSuperseded: (event) => { superseded.push(`${event.eventType}:${'kycStatus' in event.data ? event.data.kycStatus : ''}`); } });
+    const seen: string[] = [];
+    receiver.on('kyc.status.changed', (event) => {
+      if (seen.length === 0) takes(35_000); // the first one's database write is slow
+      seen.push(event.data.kycStatus);
+    });
+    const pending = eventBody('kyc.status.changed', 'u8', { kycStatus: 'pending' });
+    // Answered after 35 s: the service has counted it failed and retries it.
+    expect(await deliver(receiver, pending)).toEqual({ status: 200, code: 'processed' });
+    takes(5_000);
+    expect(await deliver(receiver, eventBody('kyc.status.changed', 'u8', { kycStatus: 'approved' }))).toEqual({ status: 200, code: 'processed' });
+    takes(55_000); // the retry of pending, a minute after the service's window ended
+    expect(await deliver(receiver, pending)).toEqual({ status: 200, code: 'superseded' });
+    expect(seen).toEqual(['pending', 'approved']);
+    expect(superseded).toEqual(['kyc.status.changed:pending']);
+    // The user goes back to pending later: a newer event, dispatched.
+    takes(60_000);
+    expect(await deliver(receiver, pending)).toEqual({ status: 200, code: 'processed' });
+    expect(seen).toEqual(['pending', 'approved', 'pending']);
   });
 
   it('counts from when the delivery reached the receiver, not from its handlers\' start: 25 s before them and 6 s in them is past the window', async () => {

@@ -32,6 +32,23 @@ export interface ReleaseOptions {
 }
 
 /**
+ * How {@link DedupeStore.markProcessed} was called: `retryExpected` when the handlers succeeded
+ * but the delivery is answered after the service's 30-second window (reference 6.3), so that the
+ * service counted the attempt failed and sends the same body again. The store keeps that retry
+ * due, in its event's place, as after a failed handler: while the event is its subject's latest
+ * the retry is `processed`, and once a newer event was processed it is `superseded`, not taken
+ * for a new event that would bring the older state back.
+ *
+ * @example
+ * ```ts
+ * await store.markProcessed(subject, claim.token, { retryExpected: true });
+ * ```
+ */
+export interface MarkProcessedOptions {
+  readonly retryExpected: boolean;
+}
+
+/**
  * A delivery that waits for its subject, as the receiver describes it to the store (see
  * {@link DedupeStore.claim} and {@link DedupeStore.joinLine}).
  *
@@ -100,9 +117,12 @@ export interface DedupeStore {
    * store lost it: a Redis restart or failover without persistence), so that another delivery of
    * the subject may have been handled meanwhile, concurrently with this one's handlers. The
    * receiver reports `false` to onError (`claim_lost`); `true` or nothing reports nothing. The
-   * memory, Redis and Durable Object stores answer it.
+   * memory, Redis and Durable Object stores answer it. With `retryExpected` (the reply comes
+   * after the service's window), the body's retry is due as well: see {@link MarkProcessedOptions}.
+   * A store that ignores the options dispatches that retry like a new event once a newer event of
+   * the subject was processed.
    */
-  markProcessed(key: string, token: string): void | boolean | Promise<void | boolean>;
+  markProcessed(key: string, token: string, options?: MarkProcessedOptions): void | boolean | Promise<void | boolean>;
   /**
    * Drops the claim, leaving no processed digest for `key`, so that the next delivery of the
    * subject is processed (a handler failed). With `retryExpected`, the body's retry is due: see

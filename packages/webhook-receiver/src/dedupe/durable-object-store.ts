@@ -1,6 +1,6 @@
 import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
-import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
 import { checkWaiter, claimSubject, expectSubjectRetry, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, type SubjectRecord } from './subject-record.js';
 
@@ -36,7 +36,7 @@ export interface StoredDeadLetter extends Omit<DeadLetterEntry, 'rawBody'> {
 /** One operation of the protocol, as the stores' adapters send it to the object. */
 export type StoreOperation =
   | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number; waitedMs?: number; waiter?: SubjectWaiter }
-  | { op: 'markProcessed'; key: string; token: string; ttlMs: number; minRetryDelayMs?: number }
+  | { op: 'markProcessed'; key: string; token: string; ttlMs: number; minRetryDelayMs?: number; retryExpected?: boolean }
   | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number }
   | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number }
   | { op: 'joinLine'; waiter: SubjectWaiter }
@@ -121,7 +121,7 @@ export class WebhookStoreObject {
       }
       case 'markProcessed':
         answer = { owned: record?.token === operation.token };
-        this.#record = markSubjectProcessed(record, operation.key, operation.token, at, operation.ttlMs, operation.minRetryDelayMs ?? 0);
+        this.#record = markSubjectProcessed(record, operation.key, operation.token, at, operation.ttlMs, operation.minRetryDelayMs ?? 0, { retryExpected: operation.retryExpected === true });
         break;
       case 'release':
         this.#record = releaseSubject(record, operation.token, at, { retryExpected: operation.retryExpected === true }, operation.minRetryDelayMs ?? 0);
@@ -242,9 +242,9 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
       throw new DedupeStoreError('unexpected_store_reply',
         `The Durable Object ${keyPrefix + key} answered a claim with ${JSON.stringify(claim)}; is the namespace bound to WebhookStoreObject?`);
     },
-    async markProcessed(key: string, token: string): Promise<boolean | undefined> {
+    async markProcessed(key: string, token: string, options?: MarkProcessedOptions): Promise<boolean | undefined> {
       // `{ owned }`; an object of the previous version answers null: unknown.
-      const answer = (await send(key, { op: 'markProcessed', key, token, ttlMs, minRetryDelayMs })) as { owned?: unknown } | null;
+      const answer = (await send(key, { op: 'markProcessed', key, token, ttlMs, minRetryDelayMs, retryExpected: options?.retryExpected === true })) as { owned?: unknown } | null;
       return typeof answer?.owned === 'boolean' ? answer.owned : undefined;
     },
     async release(key: string, token: string, options?: ReleaseOptions): Promise<void> {

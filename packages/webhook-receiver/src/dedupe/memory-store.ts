@@ -1,4 +1,4 @@
-import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
 import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
 import { checkWaiter, claimSubject, expectSubjectRetry, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
@@ -51,7 +51,7 @@ export interface MemoryDedupeStoreOptions {
 export interface MemoryDedupeStore extends DedupeStore {
   claim(key: string, digest?: string, waitedMs?: number, waiter?: SubjectWaiter): DedupeClaim;
   /** `false` when another delivery took the subject after this claim expired (see {@link DedupeStore.markProcessed}). */
-  markProcessed(key: string, token: string): boolean;
+  markProcessed(key: string, token: string, options?: MarkProcessedOptions): boolean;
   release(key: string, token: string, options?: ReleaseOptions): void;
   expectRetry(key: string, digest: string, waitedMs?: number): void;
   joinLine(key: string, waiter: SubjectWaiter): void;
@@ -140,11 +140,11 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
       keep(key, entry, record);
       return claim;
     },
-    markProcessed(key: string, token: string): boolean {
+    markProcessed(key: string, token: string, options?: MarkProcessedOptions): boolean {
       const entry = entries.get(key);
       // Tokens are unique: the record still holds this one unless another delivery took the subject.
       const owned = entry?.record.token === token;
-      const next = markSubjectProcessed(entry?.record, key, token, now(), ttlMs, minRetryDelayMs);
+      const next = markSubjectProcessed(entry?.record, key, token, now(), ttlMs, minRetryDelayMs, options);
       if (next !== entry?.record) keep(key, entry, next);
       return owned;
     },

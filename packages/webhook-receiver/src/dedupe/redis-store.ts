@@ -1,5 +1,5 @@
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
-import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { checkWaiter, DELIVERY_ATTEMPTS, REPLY_WINDOW_MS, RETRY_WAIT_FACTORS, retryDueWindow } from './subject-record.js';
 import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
 import { toRedisCommand, toRedisSubscribe, withCommandTimeout, type RedisClientLike, type RedisSubscriberLike } from './redis-command.js';
@@ -224,8 +224,11 @@ return 1`;
 // Another delivery's claim that expired is a retry due first (expiredClaim). Answers 1 when the
 // claim was still this one's, 2 when it was not but the key held no live state (the claim expired,
 // or Redis lost the key), 0 when another delivery holds the key: 0 and 2 mean the claim was lost.
+// With a retry expected (ARGV[8] = '1': the reply comes after the service's window), its own
+// claim's event is a retry due too, in its place, as RELEASE_IF_OWNED adds it (withRetryDue in
+// subject-record.ts).
 // ARGV: claim prefix, processed state (first line), ttlMs, now, wake-up channel, subject,
-// retry-due window.
+// retry-due window, retry expected.
 const MARK_PROCESSED_IF_NOT_TAKEN = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 local state, rest = '', ''
@@ -245,10 +248,18 @@ local live = retries(rest, now)
 if v and not mine and string.sub(state, 1, 11) == 'processing:' then expiredClaim(state, live, now, tonumber(ARGV[7])) end
 local line = waiting(rest, now)
 local since, place, claimedAt, failures = -math.huge, 0, '', ''
+local due = nil
 if mine then
-  local claimedFailures, claimedSince, _, _, at = claimFields(state)
+  local claimedFailures, claimedSince, dueUntil, _, at = claimFields(state)
   since, place = claimedSince, claimedSince
   if at then claimedAt, failures = at, claimedFailures end
+  if ARGV[8] == '1' and claimedFailures + 1 < ${DELIVERY_ATTEMPTS} then
+    local expires = dueUntil
+    if expires == 0 then expires = now + tonumber(ARGV[7]) end
+    local failedAt = now
+    if at and at + ${REPLY_WINDOW_MS} < now then failedAt = at + ${REPLY_WINDOW_MS} end
+    if expires > now then due = { 'a', claimedFailures + 1, expires, claimedSince, failedAt, string.sub(ARGV[2], ${PROCESSED.length + 1}) } end
+  end
 else
   for _, r in ipairs(live) do if r[4] > place then place = r[4] end end
   place = place + 1
@@ -256,6 +267,7 @@ end
 for _, r in ipairs(live) do
   if r[4] < since then r[1] = 's' end
 end
+if due then table.insert(live, due) end
 local ttl = tonumber(ARGV[3])
 local first = ARGV[2] .. NL .. 'p' .. place .. ':' .. claimedAt .. ':' .. failures .. ':' .. (now + ttl)
 redis.call('SET', KEYS[1], joined(first, live, line), 'PX', lifetime(ttl, live, line, now))
@@ -553,9 +565,9 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
       throw new DedupeStoreError('unexpected_store_reply',
         `Redis key ${keyPrefix + key} holds "${text.replace(/^foreign:/, '')}", which this store did not write; use a keyPrefix of its own.`);
     },
-    async markProcessed(key: string, token: string): Promise<boolean> {
+    async markProcessed(key: string, token: string, options?: MarkProcessedOptions): Promise<boolean> {
       return Number(await command(['EVAL', MARK_PROCESSED_IF_NOT_TAKEN, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`,
-        PROCESSED + digestOfToken(token), ttl, clock(), channel, key, dueWindow])) === 1;
+        PROCESSED + digestOfToken(token), ttl, clock(), channel, key, dueWindow, options?.retryExpected === true ? '1' : '0'])) === 1;
     },
     release: releaseClaim,
     async expectRetry(key: string, digest: string, waitedMs = 0): Promise<void> {

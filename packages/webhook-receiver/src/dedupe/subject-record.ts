@@ -1,5 +1,5 @@
 import { DedupeStoreError } from '../errors.js';
-import type { DedupeClaim, ReleaseOptions, SubjectWaiter } from './dedupe-store.js';
+import type { DedupeClaim, MarkProcessedOptions, ReleaseOptions, SubjectWaiter } from './dedupe-store.js';
 
 /**
  * What a store keeps per subject (`<eventType>:<data.id>`): the latest processed body's digest,
@@ -350,10 +350,15 @@ function repeatsWhileNewerWait(processed: SubjectRecord, retries: RetryDue[] | u
 }
 
 /**
- * The record after `markProcessed(key, token)`: unchanged when another delivery took the expired
- * claim over. The retries due of events received before this one are now superseded.
+ * The record after `markProcessed(key, token, options)`: unchanged when another delivery took the
+ * expired claim over. The retries due of events received before this one are now superseded.
+ * With `retryExpected` (the handlers outlived the service's reply window, so it counted the
+ * attempt failed and sends the body again), the event is also a retry due, in its place, as after
+ * a failed handler: while it is the subject's latest, its retry is answered `processed`; once a
+ * newer event was processed, `superseded`. Without it that retry would be taken for a new event
+ * and bring the older state back.
  */
-export function markSubjectProcessed(stored: SubjectRecord | undefined, key: string, token: string, at: number, ttlMs: number, minRetryDelayMs = 0): SubjectRecord {
+export function markSubjectProcessed(stored: SubjectRecord | undefined, key: string, token: string, at: number, ttlMs: number, minRetryDelayMs = 0, options?: MarkProcessedOptions): SubjectRecord {
   if (stored !== undefined && stored.token !== token && stored.expiresAt > at) return stored;
   // Another delivery's claim that expired: its event's retry is due (not this one's own claim,
   // which this settles).
@@ -374,7 +379,8 @@ export function markSubjectProcessed(stored: SubjectRecord | undefined, key: str
   // The retries due of events received before this one are superseded (an older event with
   // this same body included: it must not bring the state back after a newer event). Those of
   // events received after it stay due, and are dispatched in their place.
-  const retries = withoutEmpty(live?.map((retry) => (retry.superseded || retry.since >= since ? retry : { ...retry, superseded: true })));
+  let retries = withoutEmpty(live?.map((retry) => (retry.superseded || retry.since >= since ? retry : { ...retry, superseded: true })));
+  if (mine && options?.retryExpected === true) retries = withRetryDue(retries, record, at, minRetryDelayMs);
   if (retries !== undefined) processed.retries = retries;
   const line = liveList(record?.line, at);
   if (line !== undefined) processed.line = line;
@@ -388,13 +394,21 @@ export function markSubjectProcessed(stored: SubjectRecord | undefined, key: str
  */
 export function releaseSubject(record: SubjectRecord | undefined, token: string, at: number, options?: ReleaseOptions, minRetryDelayMs = 0): SubjectRecord | undefined {
   if (record?.token !== token) return record;
-  let retries = liveRetries(record, at);
+  const retries = liveRetries(record, at);
+  return released(options?.retryExpected === true ? withRetryDue(retries, record, at, minRetryDelayMs) : retries, liveList(record.line, at));
+}
+
+/**
+ * `retries` and the retry due of the claim `record` settles at `at` (its handler failed, or
+ * outlived the service's reply window): one more failed attempt, in its event's place, counted
+ * from when the service saw it fail (now, or the end of its window after the attempt arrived),
+ * until its retries stop coming; none after the service's last attempt.
+ */
+function withRetryDue(retries: RetryDue[] | undefined, record: SubjectRecord, at: number, minRetryDelayMs: number): RetryDue[] | undefined {
   const failures = (record.failures ?? 0) + 1;
-  if (options?.retryExpected === true && failures < DELIVERY_ATTEMPTS) {
-    const due: RetryDue = { digest: record.digest, superseded: false, failures, since: placeOf(record), failedAt: Math.min(at, (record.claimedAt ?? at) + REPLY_WINDOW_MS), expiresAt: record.dueUntil ?? at + retryDueWindow(minRetryDelayMs) };
-    retries = [...(retries ?? []), due];
-  }
-  return released(retries, liveList(record.line, at));
+  if (failures >= DELIVERY_ATTEMPTS) return retries;
+  const due: RetryDue = { digest: record.digest, superseded: false, failures, since: placeOf(record), failedAt: Math.min(at, (record.claimedAt ?? at) + REPLY_WINDOW_MS), expiresAt: record.dueUntil ?? at + retryDueWindow(minRetryDelayMs) };
+  return [...(retries ?? []), due];
 }
 
 /** When the record may be deleted: its state, every retry due and every place in line have expired. */

@@ -111,8 +111,9 @@ function dispatchAndSettle(
 ): MaybePromise<ReceiverOutcome> {
   const timed = settlement === BEFORE_REPLY;
   const settle = (): MaybePromise<ReceiverOutcome> => {
-    if (timed) reportIfPastReplyWindow(context, claim.subject, delivery, true);
-    return andThen(markProcessed(context, claim, delivery, settlement, 'processed'), () => 'processed' as const);
+    // Answered past the service's window: it counted the attempt failed and sends it again.
+    const retryExpected = timed && reportIfPastReplyWindow(context, claim.subject, delivery, true);
+    return andThen(markProcessed(context, claim, delivery, settlement, 'processed', retryExpected), () => 'processed' as const);
   };
   const failed = (error: unknown): MaybePromise<ReceiverOutcome> => {
     if (timed) reportIfPastReplyWindow(context, claim.subject, delivery, false);

@@ -11,10 +11,13 @@ import { fromStore, isPromiseLike, type MaybePromise, type PipelineContext } fro
  * error, worded for a failed claim, says "answered 503": it becomes the cause), and a later copy
  * of the body may then be processed again (at-least-once while the store is down). A store that
  * answers that the claim was no longer this delivery's is reported too (`claim_lost`).
- * `answered`: the outcome the delivery gets, `processed` or `unknown_event_type`.
+ * `answered`: the outcome the delivery gets, `processed` or `unknown_event_type`;
+ * `retryExpected`: it is answered after the service's window (see reply-window.ts), which sends
+ * the body again, so the store keeps that retry due.
  */
-export function markProcessed(context: PipelineContext, claim: SubjectClaim, delivery: WebhookDelivery, settlement: Settlement, answered: 'processed' | 'unknown_event_type'): MaybePromise<void> {
-  return settleInStore(context, claim, delivery, true, () => context.dedupe?.markProcessed(claim.subject, claim.token),
+export function markProcessed(context: PipelineContext, claim: SubjectClaim, delivery: WebhookDelivery, settlement: Settlement, answered: 'processed' | 'unknown_event_type', retryExpected = false): MaybePromise<void> {
+  return settleInStore(context, claim, delivery, true,
+    () => (retryExpected ? context.dedupe?.markProcessed(claim.subject, claim.token, { retryExpected }) : context.dedupe?.markProcessed(claim.subject, claim.token)),
     (error) => notMarkedProcessed(claim, delivery, settlement, answered, error),
     (owned) => {
       if (owned === false) context.report(claimLost(claim, settlement), { outcome: settlement.afterReply ? 'acknowledged' : answered, delivery, afterReply: settlement.afterReply });

@@ -128,7 +128,8 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
   };
   const fails = async (store: DedupeStore, key: string, digest: string, retryExpected = true) =>
     store.release(key, await claimed(store, key, digest), { retryExpected });
-  const processes = async (store: DedupeStore, key: string, digest: string) => store.markProcessed(key, await claimed(store, key, digest));
+  const processes = async (store: DedupeStore, key: string, digest: string, options?: { retryExpected: boolean }) =>
+    store.markProcessed(key, await claimed(store, key, digest), ...(options === undefined ? [] : [options]));
 
   // Places: an event's place in its subject's order is when it arrived at a receiver
   // (waitedMs before the call), not when the store ran the call.
@@ -231,6 +232,31 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     await processes(reversed, 's', 'approved');
     expect(await reversed.claim('s', 'pending')).toEqual({ state: 'superseded' });
     expect(await reversed.claim('s', 'approved')).toEqual({ state: 'processed' });
+  });
+
+  it('keeps the retry of an event processed after the service\'s window (markProcessed with retryExpected) due: processed while it is the latest, superseded once a newer event was processed', async () => {
+    const store = createStore({ minRetryDelayMs: 0 });
+    await processes(store, 's', 'A', { retryExpected: true }); // the handlers took 35 s: the service retries A
+    await processes(store, 's', 'B');
+    expect(await store.claim('s', 'A')).toEqual({ state: 'superseded' });
+    // Only that retry: a later A is a newer event that repeats A.
+    expect((await store.claim('s', 'A')).state).toBe('claimed');
+    const latest = createStore({ minRetryDelayMs: 0 });
+    await processes(latest, 's', 'A', { retryExpected: true });
+    expect(await latest.claim('s', 'A')).toEqual({ state: 'processed' });
+    await processes(latest, 's', 'B');
+    expect((await latest.claim('s', 'A')).state).toBe('claimed'); // its retry came already
+    // Without retryExpected (the answer was in time), nothing is due: a copy after B is a new event.
+    const inTime = createStore({ minRetryDelayMs: 0 });
+    await processes(inTime, 's', 'A', { retryExpected: false });
+    await processes(inTime, 's', 'B');
+    expect((await inTime.claim('s', 'A')).state).toBe('claimed');
+    // Nor after the service's last attempt: three failures, then the 4th attempt outlives the window.
+    const last = createStore({ minRetryDelayMs: 0 });
+    for (let attempt = 1; attempt <= 3; attempt++) await fails(last, 's', 'A');
+    await processes(last, 's', 'A', { retryExpected: true });
+    await processes(last, 's', 'B');
+    expect((await last.claim('s', 'A')).state).toBe('claimed');
   });
 
   it('keeps no retry due for a release without retryExpected (acknowledged early), nor after the last of the 4 attempts', async () => {
