@@ -47,6 +47,6 @@ export { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type Ded
 export { createMemoryDedupeStore, type MemoryDedupeStore, type MemoryDedupeStoreOptions } from './dedupe/memory-store.js';
 export { createRedisDedupeStore, type RedisDedupeStoreOptions } from './dedupe/redis-store.js';
 export type { RedisClientLike, RedisCommand, RedisSubscriberLike } from './dedupe/redis-command.js';
-export type { DeadLetterEntry, DeadLetterStore } from './dead-letter/dead-letter-store.js';
+export type { DeadLetterEntry, DeadLetterReason, DeadLetterStore } from './dead-letter/dead-letter-store.js';
 export { createMemoryDeadLetterStore, type MemoryDeadLetterStoreOptions } from './dead-letter/memory-dead-letter-store.js';
 export { createRedisDeadLetterStore, type RedisDeadLetterStoreOptions } from './dead-letter/redis-dead-letter-store.js';

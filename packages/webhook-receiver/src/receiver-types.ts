@@ -107,6 +107,14 @@ export interface WebhookErrorContext {
   readonly outcome: ReceiverOutcome;
   /** Present once the signature was verified. */
   readonly delivery?: WebhookDelivery;
+  /** The event's subject, `<eventType>:<data.id>`, once the body was parsed: which user's event of which type this was about. */
+  readonly subject?: string;
+  /**
+   * The event whose handlers failed (`handler_failed`, or `acknowledged` when a dead-letter store
+   * could not keep it after an early 202): after the reply (`afterReply`), the service does not
+   * send it again, and without a `deadLetters` store this is what to recover it from.
+   */
+  readonly event?: WebhookEvent;
   /** `true` when the failure came after the reply (a handler run with `acknowledgeEarly`, or marking the body processed). */
   readonly afterReply: boolean;
 }
@@ -132,7 +140,8 @@ export interface WebhookReceiverOptions extends SignatureCheckOptions {
   /**
    * Reply 202 right after verification, validation and the deduplication claim, and run the
    * handlers afterwards. Trade-off: a handler that fails after the reply cannot make the
-   * service retry; its claim is released and `onError` is called, so recovering is yours.
+   * service retry; its claim is released and `onError` is called (with the event in its
+   * context), and with a `deadLetters` store the event is kept there for `replay()`.
    * Default `false`: the reply waits for the handlers (30-second window, reference 4.6).
    */
   acknowledgeEarly?: boolean;

@@ -151,7 +151,9 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
 }
 
 function logToConsole(error: unknown, context: WebhookErrorContext): void {
-  console.error(`[@capi/webhook-receiver] ${context.outcome}${context.afterReply ? ' (after the reply)' : ''}:`, error);
+  // Which event: its subject (event type and user) and body digest, when known.
+  const about = [context.subject, context.delivery && `body SHA-256 ${context.delivery.bodySha256}`].filter(Boolean).join(', ');
+  console.error(`[@capi/webhook-receiver] ${context.outcome}${context.afterReply ? ' (after the reply)' : ''}${about === '' ? '' : ` (${about})`}:`, error);
 }
 
 function hasMethods(value: unknown, names: readonly string[]): boolean {

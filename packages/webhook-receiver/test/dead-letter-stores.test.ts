@@ -26,6 +26,7 @@ function entry(digest: string, receivedAt: number, body: Uint8Array = new TextEn
     signature: 'c2lnbmF0dXJl',
     receivedAt,
     errors: [{ path: '/data/kycStatus', keyword: 'enum', message: '/data/kycStatus must be one of: ...' }],
+    reason: 'invalid_event',
   };
 }
 
@@ -48,6 +49,13 @@ describe.each(stores)('%s keeps dead letters until they are deleted', (_name, cr
     expect(listed[1]).toEqual({ ...entry('b', 2_000), rawBody: expect.any(Uint8Array) });
     expect(new TextDecoder().decode(listed[1]!.rawBody)).toBe('{"n":"b"}');
     expect((await store.list(2)).map((kept) => kept.bodySha256)).toEqual(['a', 'b']);
+  });
+
+  it('keeps why an entry was kept: a valid event whose handlers failed after an early 202 (handler_failed) comes back as such', async () => {
+    const store = createStore();
+    await store.put({ ...entry('a', 1_000), errors: [], reason: 'handler_failed' });
+    await store.put(entry('b', 2_000));
+    expect((await store.list(10)).map((kept) => [kept.bodySha256, kept.reason, kept.errors.length])).toEqual([['a', 'handler_failed', 0], ['b', 'invalid_event', 1]]);
   });
 
   it('keeps one entry per body digest: a redelivery of the same body leaves the first entry as it is', async () => {

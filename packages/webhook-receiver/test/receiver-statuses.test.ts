@@ -5,6 +5,7 @@ import { signWebhook } from '@capi/webhook-signature';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
+  createMemoryDeadLetterStore,
   createMemoryDedupeStore,
   createWebhookReceiver,
   toNodeHandler,
@@ -601,11 +602,92 @@ describe.each(servings)('over %s', (_name, serve) => {
       const body = eventBody('user.created', 'u11');
       expect((await service.deliver(url, body)).status).toBe(202);
       await reported.promise;
-      expect(errors[0]!.context).toMatchObject({ outcome: 'handler_failed', afterReply: true });
+      // What to recover it from: the subject and the event itself.
+      expect(errors[0]!.context).toMatchObject({ outcome: 'handler_failed', afterReply: true, subject: 'user.created:u11', event: { eventType: 'user.created', data: expect.objectContaining({ id: 'u11' }) } });
       expect((errors[0]!.error as Error).message).toBe('after the ack');
       expect((await service.deliver(url, body)).status).toBe(202);
       await processedOnRetry.promise;
       expect(attempts).toBe(2);
+    });
+
+    it('keeps an event whose handlers failed after the 202 in the deadLetters store, for replay() in the place it arrived', async () => {
+      const deadLetters = createMemoryDeadLetterStore();
+      const seen: string[] = [];
+      let failing = true;
+      const { url, receiver } = await start({ acknowledgeEarly: true, deadLetters }, (r) => r.on('kyc.status.changed', (event) => {
+        if (failing) throw new Error('the partner database is down');
+        seen.push(event.data.kycStatus);
+      }));
+      const kept = async (count: number) => vi.waitFor(async () => {
+        const entries = await deadLetters.list(10);
+        expect(entries).toHaveLength(count);
+        return entries;
+      });
+      const pending = eventBody('kyc.status.changed', 'u13', { kycStatus: 'pending' });
+      expect((await service.deliver(url, pending)).status).toBe(202);
+      const [entry] = await kept(1);
+      expect(entry).toMatchObject({ bodySha256: createHash('sha256').update(pending).digest('hex'), reason: 'handler_failed', errors: [] });
+      expect(new TextDecoder().decode(entry!.rawBody)).toBe(pending);
+      failing = false;
+      expect((await receiver.replay()).results).toEqual([{ bodySha256: entry!.bodySha256, outcome: 'processed', deleted: true }]);
+      expect(seen).toEqual(['pending']);
+
+      // A newer event of the subject processed before the replay supersedes the kept one...
+      failing = true;
+      const requiresAction = eventBody('kyc.status.changed', 'u13', { kycStatus: 'requiresAction' });
+      expect((await service.deliver(url, requiresAction)).status).toBe(202);
+      await kept(1);
+      failing = false;
+      expect((await service.deliver(url, eventBody('kyc.status.changed', 'u13', { kycStatus: 'approved' }))).status).toBe(202);
+      await vi.waitFor(() => expect(seen).toEqual(['pending', 'approved']));
+      expect((await receiver.replay()).results.map((result) => result.outcome)).toEqual(['superseded']);
+      expect(seen).toEqual(['pending', 'approved']);
+
+      // ...and a later event with the same body as a kept one takes its place: requiresAction
+      // fails, processing fails, the user goes back to requiresAction and that fails too. The
+      // replay runs processing, then requiresAction, and the partner ends where the platform is.
+      failing = true;
+      expect((await service.deliver(url, requiresAction)).status).toBe(202);
+      await kept(1);
+      expect((await service.deliver(url, eventBody('kyc.status.changed', 'u13', { kycStatus: 'processing' }))).status).toBe(202);
+      await kept(2);
+      expect((await service.deliver(url, requiresAction)).status).toBe(202);
+      await vi.waitFor(() => expect(errors).toHaveLength(5));
+      await kept(2);
+      failing = false;
+      expect((await receiver.replay()).results.map((result) => result.outcome)).toEqual(['processed', 'processed']);
+      expect(seen).toEqual(['pending', 'approved', 'processing', 'requiresAction']);
+      expect(errors.map(({ context }) => [context.outcome, context.afterReply])).toEqual(Array.from({ length: 5 }, () => ['handler_failed', true]));
+    });
+
+    it('tells onError when the deadLetters store cannot keep an event whose handlers failed after the 202', async () => {
+      const downStore = { put: () => { throw new Error('connection refused'); }, list: () => [], delete: () => undefined };
+      const { url } = await start({ acknowledgeEarly: true, deadLetters: downStore }, (r) => r.onAny(() => { throw new Error('the partner database is down'); }));
+      expect((await service.deliver(url, eventBody('user.created', 'u14'))).status).toBe(202);
+      await vi.waitFor(() => expect(errors).toHaveLength(2));
+      expect(errors[0]!.context).toMatchObject({ outcome: 'handler_failed', subject: 'user.created:u14', event: { eventType: 'user.created' }, afterReply: true });
+      expect(errors[1]).toMatchObject({
+        error: { name: 'DeadLetterStoreError', code: 'dead_letter_store_unavailable', cause: { message: 'connection refused' } },
+        context: { outcome: 'acknowledged', subject: 'user.created:u14', afterReply: true },
+      });
+      expect((errors[1]!.error as Error).message).toBe('The handlers of user.created:u14 failed after the delivery was answered 202 acknowledged (acknowledgeEarly), and the dead-letter store could not keep the event for replay() (the store\'s error is the cause). ' +
+        'The service does not send it again: recover it from the event in the context of the handler_failed report.');
+    });
+
+    it('logs which event failed by default (no onError): its subject and body digest', async () => {
+      const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      try {
+        const body = eventBody('user.created', 'u15');
+        const { url } = await start({ acknowledgeEarly: true, onError: undefined }, (r) => r.onAny(() => { throw new Error('the partner database is down'); }));
+        expect((await service.deliver(url, body)).status).toBe(202);
+        await vi.waitFor(() => expect(logged).toHaveBeenCalledTimes(1));
+        expect(logged.mock.calls[0]).toEqual([
+          `[@capi/webhook-receiver] handler_failed (after the reply) (user.created:u15, body SHA-256 ${createHash('sha256').update(body).digest('hex')}):`,
+          expect.objectContaining({ message: 'the partner database is down' }),
+        ]);
+      } finally {
+        logged.mockRestore();
+      }
     });
 
     it('still answers 401, and an unhandled invalid body 500, before acknowledging anything', async () => {

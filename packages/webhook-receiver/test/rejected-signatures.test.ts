@@ -1,8 +1,8 @@
 // Deliveries answered 401 for their signature or timestamp: a forgery, or a receiver whose key
 // (another environment's, a rotated one, a sandbox's from before its restart) or clock is
 // wrong, which loses every authentic event after its retries. onError hears of them at most
-// once a minute, with how many came and what to check; headers that are missing or malformed
-// (scanners) are not counted.
+// once a minute, with how many came and what to check; so do headers that are missing or
+// malformed (a proxy that drops them; scanners).
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookReceiver, toNodeHandler, WebhookReceiverError, type WebhookErrorContext } from '../src/index.js';
 import { eventBody } from './helpers/events.js';
@@ -46,7 +46,7 @@ const messages = (reports: Array<{ error: unknown }>) => reports.map(({ error })
   return (error as Error).message;
 });
 
-describe('401s for a signature or a timestamp reach onError, at most once a minute', () => {
+describe('401s for a signature, a timestamp or their headers reach onError, at most once a minute', () => {
   it('reports the first at once, counts the next ones of the minute, and reports them with the next after it', async () => {
     const receiver = await start();
     expect((await receiver.wrongKey('u1')).status).toBe(401);
@@ -67,13 +67,19 @@ describe('401s for a signature or a timestamp reach onError, at most once a minu
     expect(receiver.dispatched).toEqual(['u5']);
   });
 
-  it('does not count deliveries without the signature headers, or with malformed ones (scanners, health checks)', async () => {
+  it('counts deliveries without the signature headers, or with malformed ones: a proxy that drops them loses every event (scanners give them too)', async () => {
     const receiver = await start();
     const post = (headers: Record<string, string>) => fetch(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: eventBody('user.created', 'u1') });
+    // A proxy that strips the X-Webhook-* headers off the service's deliveries.
     expect((await post({})).status).toBe(401);
+    expect(receiver.reports.map(({ context }) => context)).toEqual([{ outcome: 'missing_timestamp', afterReply: false }]);
+    expect(messages(receiver.reports)).toEqual(['Answered 401 since this receiver started: 1 delivery with no X-Webhook-Timestamp header. Forgeries and scanners are refused either way; but if these come from the service, its events are lost after their retries: ' +
+      'check that nothing in front of this receiver (a proxy, a load balancer, a middleware) drops or rewrites the X-Webhook-Timestamp and X-Webhook-Signature headers. Reported at most once a minute.']);
     expect((await post({ 'x-webhook-timestamp': 'yesterday', 'x-webhook-signature': 'abc' })).status).toBe(401);
-    expect(receiver.reports).toEqual([]);
     expect((await receiver.genuine('u2', -400)).body.code).toBe('timestamp_in_future');
-    expect(messages(receiver.reports)).toEqual([expect.stringMatching(/^Answered 401 since this receiver started: 1 delivery with a timestamp further ahead than toleranceSeconds\. /)]);
+    expect(receiver.reports).toHaveLength(1);
+    receiver.advance(60_000);
+    expect((await post({})).status).toBe(401);
+    expect(messages(receiver.reports.slice(1))).toEqual([expect.stringMatching(/^Answered 401 in the last 60 s: 1 delivery with an X-Webhook-Timestamp that is not Unix seconds, 1 delivery with a timestamp further ahead than toleranceSeconds, 1 delivery with no X-Webhook-Timestamp header\. Forgeries and scanners are refused either way; .*: check the public key .*this server's clock; and for the headers, check that nothing in front of this receiver .* Reported at most once a minute\.$/)]);
   });
 });

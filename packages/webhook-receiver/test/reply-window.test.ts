@@ -63,7 +63,7 @@ describe('a handler that outlives the service\'s 30-second reply window is repor
     expect(reports).toHaveLength(1);
     const [{ error, context }] = reports as [{ error: unknown; context: WebhookErrorContext }];
     expect(error).toBeInstanceOf(WebhookReceiverError);
-    expect(context).toEqual({ outcome: 'processed', delivery: expect.objectContaining({ bodySha256: sha256(body) }), afterReply: false });
+    expect(context).toEqual({ outcome: 'processed', delivery: expect.objectContaining({ bodySha256: sha256(body) }), subject: 'kyc.status.changed:u1', afterReply: false });
     expect((error as WebhookReceiverError).code).toBe('handler_outlived_reply_window');
     expect((error as Error).message).toBe('A delivery of kyc.status.changed:u1 was answered 35000 ms after it reached the receiver (its wait for earlier events of its subject, then its handlers), longer than the 30000 ms the service waits for an answer: ' +
       'the service counted this attempt failed (timed out), whatever the receiver answered after, and sends the same body again 1, 5 or 15 minutes later (unless this was its 4th attempt). ' +

@@ -1,9 +1,9 @@
 import type { WebhookEventValidationError } from '@capi/webhook-validator';
 
 /**
- * One authentic delivery that this SDK version could not validate, as the receiver keeps it
- * for a later {@link WebhookReceiver.replay}: the raw bytes exactly as signed, and why they
- * were refused.
+ * One authentic delivery that this SDK version could not validate (or whose handlers failed
+ * after an early 202), as the receiver keeps it for a later {@link WebhookReceiver.replay}: the
+ * raw bytes exactly as signed, and why they were kept.
  *
  * @example
  * ```ts
@@ -25,9 +25,25 @@ export interface DeadLetterEntry {
    * event of its subject processed since supersedes it.
    */
   readonly receivedAt: number;
-  /** What the validator found wrong (paths, keywords, messages; never the values). */
+  /** What the validator found wrong (paths, keywords, messages; never the values); none for a `handler_failed` entry. */
   readonly errors: readonly WebhookEventValidationError[];
+  /**
+   * Why it was kept: `invalid_event` (the default when absent) for a body this SDK version's
+   * schema refused; `handler_failed` for a valid event whose handlers failed after an early 202
+   * (`acknowledgeEarly`), which the service does not send again.
+   */
+  readonly reason?: DeadLetterReason;
 }
+
+/**
+ * Why a {@link DeadLetterEntry} was kept.
+ *
+ * @example
+ * ```ts
+ * const failedAfterReply = entries.filter((entry) => (entry.reason satisfies DeadLetterReason | undefined) === 'handler_failed');
+ * ```
+ */
+export type DeadLetterReason = 'invalid_event' | 'handler_failed';
 
 /**
  * Where the receiver keeps authentic deliveries that fail this SDK's schema (a new enum value,
@@ -45,9 +61,9 @@ export interface DeadLetterEntry {
  */
 export interface DeadLetterStore {
   /**
-   * Keeps `entry` durably under `entry.bodySha256`; when that digest is kept already (a
-   * redelivery of the same body), the first entry stays as it is. The receiver answers 2xx
-   * only once this has resolved.
+   * Keeps `entry` durably under `entry.bodySha256` (every field, `reason` included); when that
+   * digest is kept already (a redelivery of the same body), the first entry stays as it is. The
+   * receiver answers 2xx only once this has resolved.
    */
   put(entry: DeadLetterEntry): void | Promise<void>;
   /** Up to `limit` entries, oldest `receivedAt` first. */

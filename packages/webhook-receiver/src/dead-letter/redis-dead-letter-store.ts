@@ -59,6 +59,8 @@ interface StoredEntry {
   signature: string;
   receivedAt: number;
   errors: DeadLetterEntry['errors'];
+  /** Left out for `invalid_event` (as entries of the previous versions are). */
+  reason?: 'handler_failed';
 }
 
 /**
@@ -102,6 +104,7 @@ export function createRedisDeadLetterStore(options: RedisDeadLetterStoreOptions)
         receivedAt: entry.receivedAt,
         errors: entry.errors,
       };
+      if (entry.reason === 'handler_failed') stored.reason = 'handler_failed';
       const kept = await command(['EVAL', PUT, '2', entriesKey, orderKey, entry.bodySha256, String(entry.receivedAt), JSON.stringify(stored), String(maxEntries)]);
       // The integer reply 0 (a number from ioredis and node-redis; a command function may give text or a bigint).
       if (String(kept) === '0') {
@@ -136,5 +139,6 @@ function fromStored(text: string, entriesKey: string): DeadLetterEntry {
     signature: stored.signature,
     receivedAt: stored.receivedAt,
     errors: stored.errors,
+    reason: stored.reason ?? 'invalid_event',
   };
 }

@@ -40,7 +40,7 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
   const arrivedAt = Date.now();
   const waiter = context.subjectWaitMs === 0 ? undefined : context.lines.waiter(context.subjectWaitMs);
   const storeFailed = (error: unknown): ClaimAnswer => {
-    context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
+    context.report(error, { outcome: 'dedupe_store_unavailable', delivery, subject, afterReply: false });
     // After the reply (a Worker keeps it alive with waitUntil), best effort, in this order on the
     // store's connection, behind the failed call (which may still run once the store is back):
     // - the failed call may have taken a place in line (it ran, its answer was lost) or run
@@ -98,12 +98,12 @@ function inProgress(context: PipelineContext, subject: string, delivery: Webhook
   if (context.subjectWaitMs > 0) {
     context.report(new WebhookReceiverError('subject_wait_exceeded',
       `A delivery of ${subject} waited ${Math.round(waitedMs)} ms (subjectWaitMs ${context.subjectWaitMs}) while an earlier event of its subject was still being handled, and was answered 409: ${retryExpected ? 'the service sends it again in 1, 5 or 15 minutes' : 'a replay, it stays in the dead-letter store for the next replay()'}. A delivery waits for every earlier handler of its subject in turn: keep their sum well under subjectWaitMs, or raise it (at most 30000). If no handler of the subject was running, a process that held it died mid-handler (a deploy, a crash): its claim holds the subject until claimTtlMs has passed, and its event is then retried in its place; let servers finish their requests on SIGTERM.`),
-    { outcome: 'duplicate_in_progress', delivery, afterReply: false });
+    { outcome: 'duplicate_in_progress', delivery, subject, afterReply: false });
   }
   const { dedupe } = context;
   if (!retryExpected || dedupe?.expectRetry === undefined) return answer;
   return fromStore(() => dedupe.expectRetry!(subject, delivery.bodySha256, sinceReceived(delivery, Date.now())), () => answer, (error) => {
-    context.report(error, { outcome: 'dedupe_store_unavailable', delivery, afterReply: false });
+    context.report(error, { outcome: 'dedupe_store_unavailable', delivery, subject, afterReply: false });
     return answer;
   });
 }

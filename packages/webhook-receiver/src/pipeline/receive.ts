@@ -5,7 +5,7 @@ import { replyFor } from '../reply.js';
 import type { ReceiverOutcome } from '../status-table.js';
 import { claimSubject, type SubjectClaim } from './claim.js';
 import { andThen, isPromiseLike, type Answer, type MaybePromise, type PipelineContext } from './context.js';
-import { deadLetter } from './dead-letter.js';
+import { deadLetter, keepForReplay } from './dead-letter.js';
 import { parseEvent, type ParsedDelivery } from './parse-event.js';
 import { unreadableBody } from './read-body.js';
 import { reportIfPastReplyWindow } from './reply-window.js';
@@ -61,7 +61,7 @@ export function processVerified(
   if (parsed.kind === 'invalid') {
     return mode.replay ? { outcome: 'invalid_event_dead_lettered' } : deadLetter(context, rawBody, verified, parsed.errors, parsed.eventType);
   }
-  return claimAndDispatch(context, rawBody, delivery, parsed, mode);
+  return claimAndDispatch(context, rawBody, verified, parsed, mode);
 }
 
 // Where a delivery is settled. Before the reply a handler failure is answered 500, so the service
@@ -74,23 +74,25 @@ const IN_REPLAY: Settlement = { afterReply: false, retryExpected: false, replay:
 function claimAndDispatch(
   context: PipelineContext,
   rawBody: Uint8Array,
-  delivery: WebhookDelivery,
+  verified: VerifiedDelivery,
   parsed: Exclude<ParsedDelivery, { kind: 'invalid' }>,
   mode: { readonly replay: boolean },
 ): MaybePromise<Processed> {
+  const { delivery } = verified;
   return andThen(claimSubject(context, parsed.subject, delivery, !mode.replay), (claim): MaybePromise<Processed> => {
     if ('outcome' in claim) {
-      return claim.outcome === 'superseded' && parsed.kind === 'event' ? giveToSupersededHook(context, parsed.event, delivery) : claim;
+      return claim.outcome === 'superseded' && parsed.kind === 'event' ? giveToSupersededHook(context, parsed.event, delivery, parsed.subject) : claim;
     }
     if (parsed.kind === 'unknown') return giveToUnknownEventHandler(context, rawBody, delivery, claim, mode.replay ? IN_REPLAY : BEFORE_REPLY);
     const { event } = parsed;
     if (context.acknowledgeEarly && !mode.replay) {
       // Started on a later task, not a microtask: the adapters write the reply in the microtasks
       // that follow this return (and a runtime sends a returned Response), so a microtask would
-      // run the handlers' synchronous code before the reply went out.
+      // run the handlers' synchronous code before the reply went out. Should they fail, the
+      // service has its 202 and sends nothing again: a dead-letter store keeps the event.
       const afterReply = new Promise<void>((resolve) => { setTimeout(resolve, 0); })
         .then(() => dispatchAndSettle(context, claim, event, delivery, AFTER_REPLY))
-        .then(() => undefined);
+        .then((outcome) => (outcome === 'handler_failed' ? keepForReplay(context, rawBody, verified, claim.subject) : undefined));
       return { outcome: 'acknowledged', afterReply };
     }
     return andThen(dispatchAndSettle(context, claim, event, delivery, mode.replay ? IN_REPLAY : BEFORE_REPLY), (outcome) => ({ outcome }));
@@ -117,7 +119,7 @@ function dispatchAndSettle(
   };
   const failed = (error: unknown): MaybePromise<ReceiverOutcome> => {
     if (timed) reportIfPastReplyWindow(context, claim.subject, delivery, false);
-    return releaseAfterFailure(context, claim, error, delivery, settlement);
+    return releaseAfterFailure(context, claim, error, delivery, settlement, event);
   };
   let dispatched: MaybePromise<void>;
   try {
@@ -129,12 +131,12 @@ function dispatchAndSettle(
 }
 
 /** A superseded retry: acknowledged without the handlers, after the onSuperseded hook (whose failure is only reported). */
-async function giveToSupersededHook(context: PipelineContext, event: WebhookEvent, delivery: WebhookDelivery): Promise<Processed> {
+async function giveToSupersededHook(context: PipelineContext, event: WebhookEvent, delivery: WebhookDelivery, subject: string): Promise<Processed> {
   if (context.onSuperseded !== undefined) {
     try {
       await context.onSuperseded(event, delivery);
     } catch (error) {
-      context.report(error, { outcome: 'superseded', delivery, afterReply: false });
+      context.report(error, { outcome: 'superseded', delivery, subject, afterReply: false });
     }
   }
   return { outcome: 'superseded' };
@@ -147,7 +149,7 @@ async function giveToUnknownEventHandler(context: PipelineContext, rawBody: Uint
       await context.onUnknownEvent(JSON.parse(new TextDecoder().decode(rawBody)) as UnknownWebhookEvent, delivery);
     } catch (error) {
       // Acknowledged all the same: a retry would fail the same way, and new kinds must not cause retry storms.
-      context.report(error, { outcome: 'unknown_event_type', delivery, afterReply: false });
+      context.report(error, { outcome: 'unknown_event_type', delivery, subject: claim.subject, afterReply: false });
     }
   }
   await markProcessed(context, claim, delivery, settlement, 'unknown_event_type');

@@ -9,33 +9,50 @@ const KEY_OR_CLOCK: Partial<Record<ReceiverOutcome, string>> = {
   timestamp_in_future: 'a timestamp further ahead than toleranceSeconds',
 };
 
+/** What each 401 that a proxy dropping or rewriting the headers also gives says (scanners give them too). */
+const HEADERS: Partial<Record<ReceiverOutcome, string>> = {
+  missing_signature: 'no X-Webhook-Signature header',
+  missing_timestamp: 'no X-Webhook-Timestamp header',
+  malformed_signature: 'an X-Webhook-Signature that is not the base64 of a 64-byte signature',
+  malformed_timestamp: 'an X-Webhook-Timestamp that is not Unix seconds',
+};
+
+const CHECK_THE_KEY = 'check the public key (the one GET {webhooks_url}/api/v1/public-key serves now: the service may have rotated it, another environment has its own, and a local sandbox makes a new one at each start unless given a fixed one; createPublicKeyProvider({ url }) fetches it and follows rotations) ' +
+  "and, for timestamps, this server's clock";
+const CHECK_THE_HEADERS = 'check that nothing in front of this receiver (a proxy, a load balancer, a middleware) drops or rewrites the X-Webhook-Timestamp and X-Webhook-Signature headers';
+
 /** At most one report in this many ms. */
 const REPORT_EVERY_MS = 60_000;
 
 /**
- * Reports the deliveries answered 401 for their signature or timestamp to onError, at most once
- * a minute, with how many came since the last report. A forgery gives them, but so does a
- * receiver whose key is wrong (another environment's, a rotated one, a local sandbox's from
- * before its restart) or whose clock is off, and then every authentic event is lost after its
- * retries with nothing on the partner's side. Missing or malformed headers (scanners) are not
- * counted. Returns the function the verify stage calls with each rejection's outcome.
+ * Reports the deliveries answered 401 for their signature, their timestamp or those headers to
+ * onError, at most once a minute, with how many came since the last report. A forgery gives
+ * them, but so does a receiver whose key is wrong (another environment's, a rotated one, a local
+ * sandbox's from before its restart) or whose clock is off, or a proxy in front of it that drops
+ * the headers, and then every authentic event is lost after its retries with nothing on the
+ * partner's side. (Scanners that post without the headers are counted too: at most one report a
+ * minute is the price of hearing about such a proxy.) Returns the function the verify stage
+ * calls with each rejection's outcome.
  */
 export function createRejectedSignatureReport(report: (error: unknown, context: WebhookErrorContext) => void, now: () => number): (outcome: ReceiverOutcome, error: unknown) => void {
   let reportedAt: number | undefined;
   const counts = new Map<ReceiverOutcome, number>();
   return (outcome, error) => {
-    if (KEY_OR_CLOCK[outcome] === undefined) return;
+    if (KEY_OR_CLOCK[outcome] === undefined && HEADERS[outcome] === undefined) return;
     counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
     const at = now();
     if (reportedAt !== undefined && at - reportedAt < REPORT_EVERY_MS) return;
-    const what = [...counts].map(([each, count]) => `${count} ${count === 1 ? 'delivery' : 'deliveries'} with ${KEY_OR_CLOCK[each]!}`).join(', ');
+    const what = [...counts].map(([each, count]) => `${count} ${count === 1 ? 'delivery' : 'deliveries'} with ${KEY_OR_CLOCK[each] ?? HEADERS[each]!}`).join(', ');
+    const kinds = [...counts.keys()];
+    const keyOrClock = kinds.some((each) => KEY_OR_CLOCK[each] !== undefined);
+    const headers = kinds.some((each) => HEADERS[each] !== undefined);
     const since = reportedAt === undefined ? 'since this receiver started' : `in the last ${Math.round((at - reportedAt) / 1000)} s`;
     reportedAt = at;
     counts.clear();
+    const check = keyOrClock && headers ? `${CHECK_THE_KEY}; and for the headers, ${CHECK_THE_HEADERS}` : keyOrClock ? CHECK_THE_KEY : CHECK_THE_HEADERS;
     report(new WebhookReceiverError('signatures_rejected',
-      `Answered 401 ${since}: ${what}. Forgeries are refused either way; but if these come from the service, its events are lost after their retries: ` +
-        'check the public key (the one GET {webhooks_url}/api/v1/public-key serves now: the service may have rotated it, another environment has its own, and a local sandbox makes a new one at each start unless given a fixed one; createPublicKeyProvider({ url }) fetches it and follows rotations) ' +
-        "and, for timestamps, this server's clock. Reported at most once a minute.", { cause: error }),
+      `Answered 401 ${since}: ${what}. ${headers ? 'Forgeries and scanners' : 'Forgeries'} are refused either way; but if these come from the service, its events are lost after their retries: ` +
+        `${check}. Reported at most once a minute.`, { cause: error }),
     { outcome, afterReply: false });
   };
 }

@@ -23,6 +23,6 @@ export function reportIfPastReplyWindow(context: PipelineContext, subject: strin
     `A delivery of ${subject} was answered ${Math.round(tookMs)} ms after it reached the receiver (its wait for earlier events of its subject, then its handlers), longer than the ${REPLY_WINDOW_MS} ms the service waits for an answer: ` +
     `the service counted this attempt failed (timed out), whatever the receiver answered after, and sends the same body again 1, 5 or 15 minutes later (unless this was its 4th attempt). ${retry} ` +
     'Answer within the window: set acknowledgeEarly (the receiver answers 202 before the handlers run; a failure after it is only reported), or have the handler put the slow work on a queue of your own and return.'),
-  { outcome: succeeded ? 'processed' : 'handler_failed', delivery, afterReply: false });
+  { outcome: succeeded ? 'processed' : 'handler_failed', delivery, subject, afterReply: false });
   return true;
 }

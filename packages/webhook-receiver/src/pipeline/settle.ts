@@ -1,3 +1,4 @@
+import type { WebhookEvent } from '@capi/event-types';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import type { WebhookDelivery } from '../receiver-types.js';
 import type { ReceiverOutcome } from '../status-table.js';
@@ -20,7 +21,7 @@ export function markProcessed(context: PipelineContext, claim: SubjectClaim, del
     () => (retryExpected ? context.dedupe?.markProcessed(claim.subject, claim.token, { retryExpected }) : context.dedupe?.markProcessed(claim.subject, claim.token)),
     (error) => notMarkedProcessed(claim, delivery, settlement, answered, error),
     (owned) => {
-      if (owned === false) context.report(claimLost(claim, settlement), { outcome: settlement.afterReply ? 'acknowledged' : answered, delivery, afterReply: settlement.afterReply });
+      if (owned === false) context.report(claimLost(claim, settlement), { outcome: settlement.afterReply ? 'acknowledged' : answered, delivery, subject: claim.subject, afterReply: settlement.afterReply });
     });
 }
 
@@ -85,9 +86,10 @@ export function releaseAfterFailure(
   error: unknown,
   delivery: WebhookDelivery,
   settlement: Settlement,
+  event?: WebhookEvent,
 ): MaybePromise<ReceiverOutcome> {
   const { afterReply, retryExpected } = settlement;
-  context.report(error, { outcome: 'handler_failed', delivery, afterReply });
+  context.report(error, { outcome: 'handler_failed', delivery, subject: claim.subject, event, afterReply });
   const released = settleInStore(context, claim, delivery, afterReply,
     () => context.dedupe?.release(claim.subject, claim.token, { retryExpected }),
     (storeError) => notReleased(claim, settlement, storeError));
@@ -129,7 +131,7 @@ function settleInStore<T>(
     answered?.(answer);
   };
   const storeFailed = (error: unknown): void => {
-    context.report(reported(error), { outcome: 'dedupe_store_unavailable', delivery, afterReply });
+    context.report(reported(error), { outcome: 'dedupe_store_unavailable', delivery, subject: claim.subject, afterReply });
     context.lines.settled(claim.subject);
   };
   return fromStore(operation, settled, storeFailed);
