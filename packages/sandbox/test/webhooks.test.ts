@@ -244,16 +244,20 @@ describe('sends an event of a named user on request (POST /__sandbox/events with
     const user = sandbox.users.create({ email: 'grace@example.com' });
     await sandbox.whenDeliveriesSettled();
     partner.received.length = 0;
-    for (const eventType of ['kyc.status.changed', 'card.transaction.created']) {
+    for (const eventType of ['kyc.status.changed', 'card.transaction.created', 'card.transaction.created']) {
       expect((await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType, userId: user.id })).status).toBe(202);
     }
     await sandbox.whenDeliveriesSettled();
     const events = partner.received.map((delivery) => delivery.event);
-    expect(events).toHaveLength(2);
+    expect(events).toHaveLength(3);
     expect(events.find((event) => event.eventType === 'kyc.status.changed')).toEqual({ eventType: 'kyc.status.changed', data: user });
-    const transaction = events.find((event) => event.eventType === 'card.transaction.created')!;
-    expect(transaction.data).toMatchObject({ id: 'txn_sandbox_sample', userId: user.id, amount: 1250, currency: 'USD' });
-    expect(transaction.data).not.toHaveProperty('email');
+    const transactions = events.filter((event) => event.eventType === 'card.transaction.created');
+    for (const transaction of transactions) {
+      expect(transaction.data).toMatchObject({ id: expect.stringMatching(/^txn_sandbox_[0-9a-f-]{36}$/), userId: user.id, amount: 1250, currency: 'USD' });
+      expect(transaction.data).not.toHaveProperty('email');
+    }
+    // Two transactions, two ids (a partner keys them by id; the receiver orders per id).
+    expect(new Set(transactions.map((transaction) => (transaction.data as { id: string }).id)).size).toBe(2);
   });
 });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { completeUser } from '../users/complete-user.js';
 import type { User } from '../users/user.js';
 
@@ -54,12 +55,13 @@ export function sampleUser(): User {
 /**
  * The `data` of an event sent on demand: the given user (or the sample user) for user and
  * KYC events; for `card.transaction.created`, whose payload the reference does not show, an
- * illustrative transaction that receivers must not rely on.
+ * illustrative transaction that receivers must not rely on, with an id of its own
+ * (`txn_sandbox_<uuid>`): each is a new transaction, as a partner keying them by id expects.
  */
 export function sampleEventData(eventType: string, user: User = sampleUser()): unknown {
   if (eventType !== 'card.transaction.created') return user;
   return {
-    id: 'txn_sandbox_sample',
+    id: `txn_sandbox_${randomUUID()}`,
     userId: user.id,
     cardId: user.cards[0]?.id ?? 'card_sample',
     amount: 1250,
