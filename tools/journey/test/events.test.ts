@@ -6,6 +6,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getOnboardingStatus, requestPhoneVerification, setPhone } from '@capi/client/onboarding';
+import { createMemoryDeadLetterStore } from '@capi/webhook-receiver';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { admin, apiUser, changeKyc, expectHeldChangesInOrder, expectLateRetrySuperseded, expectNewEvents, expectOutageRetriesInOrder, expectRepeatedDeliveryDuplicate, lastOneTimePassword, onboardedUser, startJourney, type Journey } from './support/journey.js';
 
@@ -140,6 +141,64 @@ describe('a late retry does not bring back an older state (reference 6.3: a retr
     const api = await apiUser(client);
     expect(row).toEqual({ kycStatus: api.kycStatus, isSourceOfFundsAnswered: api.isSourceOfFundsAnswered });
     expect(api.kycStatus).toBe('rejected');
+  });
+});
+
+describe('a partner that acknowledges early loses no event (acknowledgeEarly: the service does not retry after a 202), given a dead-letter store', () => {
+  let early: Journey;
+  let deadLetters: ReturnType<typeof createMemoryDeadLetterStore>;
+  beforeAll(async () => {
+    deadLetters = createMemoryDeadLetterStore();
+    early = await startJourney({}, undefined, { acknowledgeEarly: true, deadLetters });
+  });
+  afterAll(() => early.close());
+  const setEarlyKyc = (userId: string, kycStatus: string) => admin(early.sandbox, 'PUT', `/__sandbox/users/${userId}/kyc-status`, { kycStatus });
+  // The handlers run after the 202: a settled delivery's handler may still be running. Idle once
+  // every delivery (each acknowledged at its first attempt) was handled or failed.
+  // (Replayed events reach the handlers without a delivery.)
+  let replayed = 0;
+  const idle = () => vi.waitFor(() => expect(early.received.length - replayed + early.reported.filter((report) => report.outcome === 'handler_failed').length).toBe(early.sandbox.deliveries().length));
+  const replay = async () => {
+    const { results } = await early.replay();
+    replayed += results.filter((result) => result.outcome === 'processed').length;
+    return results;
+  };
+
+  it('the handler fails after the 202: the service stops, the event is kept, and replay() once the database is back ends on the API\'s state', async () => {
+    const { client, user } = await onboardedUser(early, 'early@example.com');
+    await idle();
+    const from = early.received.length;
+    const before = early.sandbox.deliveries().length;
+    early.failNextHandler('kyc.status.changed');
+    await setEarlyKyc(user.id, 'requiresAction');
+    await early.sandbox.whenDeliveriesSettled();
+    await idle();
+    await vi.waitFor(async () => expect(await deadLetters.list(10)).toHaveLength(1));
+    // One attempt, acknowledged: the service will not send it again.
+    expect(early.sandbox.deliveries().slice(before).map((delivery) => delivery.attempts.map((attempt) => attempt.status))).toEqual([[202]]);
+    expect(early.received.slice(from)).toEqual([]);
+    expect(early.reported.at(-1)).toEqual({ message: "the partner's kyc.status.changed handler failed", outcome: 'handler_failed' });
+    expect((await deadLetters.list(10))[0]).toMatchObject({ reason: 'handler_failed', errors: [] });
+
+    expect((await replay()).map((result) => [result.outcome, result.deleted])).toEqual([['processed', true]]);
+    expect(early.received.slice(from).map((event) => event.data)).toEqual([await apiUser(client)]);
+    expect((await apiUser(client)).kycStatus).toBe('requiresAction');
+  });
+
+  it('a change the platform made after the failed one, handled before the replay, supersedes it: the partner stays on the API\'s state', async () => {
+    const { client, user } = await onboardedUser(early, 'early-newer@example.com');
+    await idle();
+    const from = early.received.length;
+    early.failNextHandler('kyc.status.changed');
+    await setEarlyKyc(user.id, 'pending');
+    await vi.waitFor(async () => expect(await deadLetters.list(10)).toHaveLength(1));
+    await setEarlyKyc(user.id, 'approved');
+    await early.sandbox.whenDeliveriesSettled();
+    await idle();
+    await vi.waitFor(() => expect(early.received.slice(from).map((event) => event.data.kycStatus)).toEqual(['approved']));
+    expect((await replay()).map((result) => result.outcome)).toEqual(['superseded']);
+    expect(early.received.slice(from).map((event) => event.data)).toEqual([await apiUser(client)]);
+    expect(await deadLetters.list(10)).toEqual([]);
   });
 });
 

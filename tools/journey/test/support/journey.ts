@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createPartnerClient, signerFromViemAccount, type PartnerClient } from '@capi/client';
 import { acceptTerms, createAccount, createCard, getUser, registerUser, requestEmailVerification, submitSourceOfFunds } from '@capi/client/onboarding';
 import { startSandbox, type Sandbox, type SandboxOptions, type User } from '@capi/sandbox';
-import { createMemoryDedupeStore, createRedisDedupeStore, createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
+import { createMemoryDedupeStore, createRedisDedupeStore, createWebhookReceiver, toNodeHandler, type DeadLetterStore, type ReplayReport, type WebhookReceiver } from '@capi/webhook-receiver';
 import { Redis } from 'ioredis';
 import { parseWebhookEvent } from '@capi/webhook-validator';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
@@ -34,6 +34,8 @@ export interface Journey {
   parsedCount(): number;
   /** Makes every handler wait until the returned function is called (a slow partner database). */
   holdHandlers(): () => void;
+  /** `receiver.replay()` of the (first) receiver: runs its dead letters again. */
+  replay(): Promise<ReplayReport>;
   close(): Promise<void>;
 }
 
@@ -48,8 +50,14 @@ export interface ReceiverSetup {
   redisPort: number;
 }
 
+/** How the partner configures its receiver beyond the defaults: answering 202 before the handlers run, with a dead-letter store. */
+export interface ReceiverOptions {
+  acknowledgeEarly?: boolean;
+  deadLetters?: DeadLetterStore;
+}
+
 /** Starts a newer-generation sandbox and a receiver registered as its webhook endpoint. */
-export async function startJourney(options: SandboxOptions, setup?: ReceiverSetup): Promise<Journey> {
+export async function startJourney(options: SandboxOptions, setup?: ReceiverSetup, receiverOptions: ReceiverOptions = {}): Promise<Journey> {
   const timeScale = options.timeScale ?? 600;
   const sandbox = await startSandbox({ generation: 'newer', users: [], limitSyncDelayMs: 50, ...options, timeScale });
   // The receiver trusts the key the webhook key service serves, fetched as a partner would.
@@ -68,6 +76,7 @@ export async function startJourney(options: SandboxOptions, setup?: ReceiverSetu
   // the least wait the store expects before a retry (a sooner copy is a newer event).
   const minRetryDelayMs = Math.round(60_000 / timeScale);
   const redisClients: Redis[] = [];
+  const receivers: WebhookReceiver[] = [];
   const instance = () => {
     let dedupe;
     if (setup === undefined) {
@@ -82,6 +91,7 @@ export async function startJourney(options: SandboxOptions, setup?: ReceiverSetu
     const receiver = createWebhookReceiver({
       publicKey,
       dedupe,
+      ...receiverOptions,
       onError: (error, { outcome }) => void reported.push({ message: (error as Error).message, outcome }),
       validator: (rawBody, options) => {
         parsed += 1;
@@ -92,6 +102,7 @@ export async function startJourney(options: SandboxOptions, setup?: ReceiverSetu
       .on('kyc.status.changed', record)
       .on('kyc.source-of-funds.changed', record)
       .on('kyc.phone-validation.changed', record);
+    receivers.push(receiver);
     return createServer(toNodeHandler(receiver));
   };
   const servers: Server[] = Array.from({ length: setup?.instances ?? 1 }, instance);
@@ -111,6 +122,7 @@ export async function startJourney(options: SandboxOptions, setup?: ReceiverSetu
       held = new Promise<void>((resolve) => { release = resolve; });
       return () => { held = undefined; release(); };
     },
+    replay: () => receivers[0]!.replay(),
     close: async () => {
       await sandbox.whenDeliveriesSettled();
       await sandbox.close();
