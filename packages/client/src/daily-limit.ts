@@ -1,6 +1,7 @@
 import type { AccountLimit, SetAccountLimitRequest } from '@capi/openapi-types';
 import { readAnswerBody } from './answer-body.js';
 import { DAILY_LIMIT_CURRENCY, isDailyLimitInput } from './daily-limit-input.js';
+import { TimeoutError } from './errors.js';
 import { sendServiceRequest, type ServiceContext } from './service-request.js';
 import type { TokenManager } from './token-manager.js';
 import type { RequestOptions } from './transport.js';
@@ -108,7 +109,7 @@ export async function getDailyLimit(context: DailyLimitContext, options: Request
  * Sets the account's daily spending limit (4.4), after checking the amount and currency
  * locally. The answer has `syncStatus: 'pending'`; see `waitForLimitSync`. Newer generation only.
  *
- * @throws InvalidArgumentError before sending; NotFoundError (404, from an older-generation deployment: the advice says the limit is set onchain there); AuthenticationError (401); ConflictError (409 `OnboardingStepNotReached`, before `createAccount`); ValidationError (400, 422); UnexpectedResponseError (`unexpected_limit_body`: no `{amount, syncStatus}`, or a `syncStatus` other than `pending`).
+ * @throws InvalidArgumentError before sending; NotFoundError (404, from an older-generation deployment: the advice says the limit is set onchain there); AuthenticationError (401); ConflictError (409 `OnboardingStepNotReached`, before `createAccount`); ValidationError (400, 422); UnexpectedResponseError (`unexpected_limit_body`: no `{amount, syncStatus}`, or a `syncStatus` other than `pending`); TimeoutError (`request_timeout`: not retried unless `options.retries` says so, as a write; the new limit may have been set, so read it with `getDailyLimit()` to see whether it applied before setting it again).
  * @example
  * await setDailyLimit(context, { amount: 50_000 });
  */
@@ -118,7 +119,10 @@ export async function setDailyLimit(context: DailyLimitContext, params: SetDaily
   const input = { amount: params?.amount, currency: currency === undefined ? DAILY_LIMIT_CURRENCY : currency };
   if (!isDailyLimitInput(input, context.maxDailyLimitCents)) throw (await limitErrors()).dailyLimitInputError(input, context.maxDailyLimitCents, params);
   const json: SetAccountLimitRequest = { amount: params.amount, currency: DAILY_LIMIT_CURRENCY };
-  const answer = await sendServiceRequest(context, { method: 'PUT', path: LIMIT_PATH, json, advice: adviseOnboarding(context) }, options);
+  const answer = await sendServiceRequest(context, { method: 'PUT', path: LIMIT_PATH, json, advice: adviseOnboarding(context) }, options).catch(async (error: unknown) => {
+    // Timed out: the new limit may have been set. Its message says how to find out.
+    throw error instanceof TimeoutError && error.code === 'request_timeout' ? (await limitErrors()).limitSetTimedOut(error, `${context.baseUrl}${LIMIT_PATH}`) : error;
+  });
   return (await readAccountLimit(readAnswerBody(answer), 'pending')) as PendingDailyLimit;
 }
 

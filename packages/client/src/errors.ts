@@ -93,11 +93,15 @@ export interface ApiErrorInit {
   /** The service's code when the body had one, else the class's default code. */
   code: string;
   message: string;
+  /** The service's own message (its body's `message` or `error`, or its text), tokens redacted. */
+  serviceMessage?: string | undefined;
 }
 
 /**
  * The service answered with an error status. Subclasses narrow it by status family; `code` is
- * the service's own code when its body carries one (for example `WAFForbidden`).
+ * the service's own code when its body carries one (for example `WAFForbidden`). `message` says
+ * what happened and what to do in this package's terms (method names); `serviceMessage` is the
+ * service's own sentence, word for word (it may name raw HTTP paths).
  *
  * @example
  * catch (error) { if (error instanceof ApiError) log(error.status, error.code, error.requestId); }
@@ -107,16 +111,24 @@ export class ApiError extends PartnerClientError {
   declare readonly status: number;
   declare readonly body: unknown;
   declare readonly requestId: string | undefined;
+  /**
+   * The service's own message (its body's `message` or `error`, or its text; at most 500
+   * characters), tokens redacted; `undefined` when the body had none. Where the client has advice of its own for the refusal, `message`
+   * gives that advice instead of repeating this sentence (which may say the same in raw HTTP
+   * terms).
+   */
+  declare readonly serviceMessage: string | undefined;
 
   constructor(init: ApiErrorInit) {
     super(init.message, { code: init.code });
     this.status = init.status;
     this.body = init.body;
     this.requestId = init.requestId && redactTokens(init.requestId);
+    this.serviceMessage = init.serviceMessage && redactTokens(init.serviceMessage);
   }
 
   override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), status: this.status, requestId: this.requestId, body: this.body };
+    return { ...super.toJSON(), status: this.status, requestId: this.requestId, serviceMessage: this.serviceMessage, body: this.body };
   }
 }
 
@@ -288,6 +300,9 @@ export class LimitSupersededError extends PartnerClientError {
 
 const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amzn-requestid'];
 
+/** The advice of a 401 that nothing more specific fits. Internal: also the 401 advice of the client's own operations. */
+export const SIGN_IN_AGAIN = 'Sign in again with signInWithEthereum(), or give the client a TokenManager with a reauthenticate callback so that it renews the token itself';
+
 /**
  * Options of {@link errorFromResponse}.
  *
@@ -295,13 +310,20 @@ const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amzn-requestid'];
  * errorFromResponse(response, body, { advice: 'Sign in again' });
  */
 export interface ErrorFromResponseOptions {
-  /** What the caller should do, when the operation knows better than the status alone. */
-  advice?: string;
+  /**
+   * What the caller should do, when the operation knows better than the status alone. Given,
+   * it stands in `message` in place of the service's own sentence (kept as `serviceMessage`),
+   * so that the refusal is said once; left out, `message` has the service's sentence and the
+   * status's own advice.
+   */
+  advice?: string | undefined;
 }
 
 /**
  * Builds the typed error for an error response, reading the body tolerantly (`{error}`,
  * `{message}`, `{code, message}` or text). Useful with `client.raw`, which does not throw.
+ * `message` is the status and code, then `options.advice` when given, else the service's own
+ * sentence and the status's advice; the service's sentence is always `serviceMessage`.
  *
  * @example
  * const { data, error, response } = await client.raw.GET('/user-api/user/account/limit');
@@ -315,15 +337,17 @@ export function errorFromResponse(response: Pick<Response, 'status' | 'headers'>
   const isWaf = status === 403 && /WAFForbidden/i.test(`${said.code ?? ''} ${said.message ?? ''}`);
   const retryAfterMs = status === 429 || isServerErrorStatus(status) ? parseRetryAfter(response.headers.get('retry-after')) : undefined;
   const [ErrorClass, familyCode, title, familyAdvice] = describeStatus(status, isWaf, said.code, retryAfterMs);
-  const advice = options.advice ?? familyAdvice;
-  // The service's own sentence often ends with a full stop; the advice follows after one.
-  const saidMessage = said.message?.replace(/\.+$/, '');
+  // The operation's advice, in this package's terms, says what the service's sentence says (often
+  // in raw HTTP terms, as "register first: POST /email/verification ..."): it stands in its
+  // place, and the sentence stays in serviceMessage. Without it, the sentence and the status's
+  // own advice. The service's sentence often ends with a full stop; the advice follows after one.
+  const saidMessage = options.advice ? undefined : said.message?.replace(/\.+$/, '');
   const message =
     `${title} (HTTP ${status}${said.code ? ` ${said.code}` : ''})` +
-    `${saidMessage ? `: ${saidMessage}` : ''}. ${advice}` +
+    (options.advice ? `: ${options.advice}` : `${saidMessage ? `: ${saidMessage}` : ''}. ${familyAdvice}`) +
     `${requestId ? ` [request id ${requestId}]` : ''}`;
   // retryAfterMs is undefined but for 429 and 5xx, whose classes are the ones that keep it.
-  return new ErrorClass({ status, body: safeBody, requestId, code: said.code ?? familyCode, message, retryAfterMs });
+  return new ErrorClass({ status, body: safeBody, requestId, code: said.code ?? familyCode, message, serviceMessage: said.message, retryAfterMs });
 }
 
 // 5xx only: a status beyond 599 (some proxies and bot walls answer 999) is no server failure.
@@ -347,7 +371,7 @@ function describeStatus(status: number, isWaf: boolean, serviceCode: string | un
     return [WafForbiddenError, 'WAFForbidden', 'The service firewall blocked the request', 'SIWE messages whose domain is 127.0.0.1 are blocked by the firewall: use localhost (any port) as the domain'];
   }
   if (status === 401) {
-    return [AuthenticationError, 'unauthorized', 'Authentication failed', 'Sign in again with signInWithEthereum(), or give the client a TokenManager with a reauthenticate callback so that it renews the token itself'];
+    return [AuthenticationError, 'unauthorized', 'Authentication failed', SIGN_IN_AGAIN];
   }
   if (status === 403) {
     return [

@@ -1,9 +1,11 @@
-// The client reads `exp` only to know when to renew; it never trusts the token's content
-// for anything else, so no signature check is needed (the service checks every request).
+// The client reads `exp` (and `iat`) only to know when to renew; it never trusts the token's
+// content for anything else, so no signature check is needed (the service checks every request).
 
 /**
  * Reads the `exp` claim of a JWT without verifying it. Returns `undefined` when the token is
- * not a JWT or has no numeric `exp` a Date can hold.
+ * not a JWT or has no numeric `exp` a Date can hold. That instant is on the service's clock:
+ * compared with this device's, it is off by as much as the two clocks are. The TokenManager
+ * counts a token's expiry on this device's clock instead (see `TokenManager.expiresAt`).
  *
  * @example
  * readJwtExpiry(token)?.toISOString() // '2026-11-22T11:00:00.000Z'
@@ -14,6 +16,20 @@ export function readJwtExpiry(token: string): Date | undefined {
   // An `exp` beyond what a Date can hold (year 275760) is as good as none.
   const expiresAt = new Date(exp * 1000);
   return Number.isNaN(expiresAt.getTime()) ? undefined : expiresAt;
+}
+
+/**
+ * How long a JWT was issued for, `exp` - `iat` in milliseconds, read without verifying it: the
+ * same on any clock. `undefined` without a numeric `exp` a Date can hold, or without an `iat`
+ * that is a number from 0 up to (not including) `exp`.
+ *
+ * @example
+ * readJwtLifetimeMs(token) // 900000 for a newer-generation access token
+ */
+export function readJwtLifetimeMs(token: string): number | undefined {
+  const iat = readJwtClaims(token)?.iat;
+  const exp = readJwtExpiry(token)?.getTime();
+  return typeof iat === 'number' && iat >= 0 && exp !== undefined && iat * 1000 < exp ? exp - iat * 1000 : undefined;
 }
 
 /**

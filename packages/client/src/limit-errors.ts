@@ -5,7 +5,7 @@
 import { DEFAULT_MAX_DAILY_LIMIT_CENTS } from './daily-limit-input.js';
 import { describeValue, previewBody } from './describe-value.js';
 import { readErrorBody } from './error-body.js';
-import { InvalidArgumentError, UnexpectedResponseError } from './errors.js';
+import { InvalidArgumentError, TimeoutError, UnexpectedResponseError } from './errors.js';
 import { unauthorizedAdvice, type TokenState } from './unauthorized-advice.js';
 
 /**
@@ -62,15 +62,17 @@ function formatUsd(cents: number): string {
 // registered gets 401 `UserNotRegistered` (reference 5 rule 1), a user whose onboarding has not
 // created the account 409 `OnboardingStepNotReached` (the spec's AccountNotCreated). Each advice
 // is given for its code only (or a body without one, as the older generation's `{error}` and
-// `{message}` bodies are): a refusal with another code keeps the service's words and the
-// status's own advice, never one that would send the caller the wrong way.
+// `{message}` bodies are), and stands in the message in place of the service's words (kept as
+// the error's serviceMessage), which say the same in raw HTTP terms: a refusal with another code
+// keeps the service's words and the status's own advice, never one that would send the caller
+// the wrong way.
 const FINISH_ONBOARDING = 'finish onboarding up to createAccount()';
 
 /**
  * The advice of a limit operation's refusal (404 `NotFound`, 409 `OnboardingStepNotReached`, or
- * one of these statuses without a code; a 401, see `unauthorizedAdvice`), or `undefined` when
- * the status and the service's words say enough. `state` is the TokenManager's when the refusal
- * came.
+ * one of these statuses without a code; a 401, see `unauthorizedAdvice`), said in the error's
+ * message instead of the service's words; or `undefined` when the status and the service's
+ * words say enough. `state` is the TokenManager's when the refusal came.
  *
  * @example
  * limitAdvice(404, { code: 'NotFound' }, undefined) // 'The daily limit is a newer-generation operation; ...'
@@ -106,5 +108,20 @@ export function unexpectedLimitBody(data: unknown, expected?: 'pending'): Unexpe
   return new UnexpectedResponseError(
     `The limit answer's syncStatus is ${previewBody(limit.syncStatus, 64)}, not ${expected ? `"${expected}" as a PUT answers (the new limit may have been set: read it with getDailyLimit())` : '"pending" or "synced" (the only ones the spec has)'}. Check baseUrl; if it persists, report it to the platform.`,
     { code: 'unexpected_limit_body' },
+  );
+}
+
+/**
+ * The error of a `setDailyLimit` whose PUT got no complete answer within `timeoutMs` (the
+ * transport's `request_timeout`, its `cause`): the new limit may have been set, and a write is
+ * not retried by default, so it says to read the limit (`getDailyLimit()`) to see whether it applied.
+ *
+ * @example
+ * throw limitSetTimedOut(timeoutError, `${baseUrl}/user-api/user/account/limit`); // code 'request_timeout'
+ */
+export function limitSetTimedOut(error: TimeoutError, url: string): TimeoutError {
+  return new TimeoutError(
+    `No complete response to PUT ${url} within ${error.timeoutMs} ms. The new limit may have been set (the service may have received it), and a write is not retried unless the call's retries option asks for it: read the limit with getDailyLimit() to see whether it applied before setting it again. Raise timeoutMs (per client or per call) if the service is slow.`,
+    { code: error.code, timeoutMs: error.timeoutMs, cause: error },
   );
 }

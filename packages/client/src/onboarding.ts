@@ -116,7 +116,8 @@ export async function waitForOnboardingStatus(
 }
 
 // What to do about each refusal the onboarding operations document (the spec's `code`s), so
-// that the error says it instead of a generic word about the status: the newer generation's
+// that the error says it instead of a generic word about the status, and instead of the
+// service's own sentence (which says the same in raw HTTP terms; kept as serviceMessage): the newer generation's
 // operations, whose advice names newer-generation operations. `InvalidOneTimePassword` names the
 // operation that sends the password the refused call needed (see onboardingAdvice), and a 401
 // depends on the TokenManager (see unauthorizedAdvice).

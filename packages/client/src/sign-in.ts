@@ -46,7 +46,13 @@ export interface SignInWithEthereumParams extends Pick<RequestOptions, 'signal' 
  * const { token, expiresAt, refreshToken }: SignInResult = await client.signInWithEthereum(params);
  */
 export interface SignInResult extends TokenSet {
-  /** When the access token expires (its `exp`, read without verification). */
+  /**
+   * When the access token expires, on this device's clock: the time the token arrived plus its
+   * lifetime (the JWT's `exp` - `iat`, read without verification), so that a device clock that
+   * is off from the service's does not make a new token look due (or valid for longer). Without
+   * `iat`, the JWT's `exp` as it is; without `exp`, 15 minutes (newer generation, a refresh
+   * token came with it), else `ttlInSeconds`. Save it with the tokens, and restore them with it.
+   */
   expiresAt: Date;
 }
 
@@ -206,8 +212,9 @@ async function signInOnce(context: SignInContext, params: SignInWithEthereumPara
   const hasRefreshToken = typeof refreshToken === 'string' && refreshToken !== '';
   const result: SignInResult = {
     token,
+    // Counted on this device's clock from now, the token's arrival: its lifetime (exp - iat).
     // Without `exp`: the newer generation's access tokens (those with a refresh token) live 15 minutes, whatever ttlInSeconds asked.
-    expiresAt: accessTokenExpiry(token, hasRefreshToken) ?? new Date(Date.now() + ttlInSeconds * 1000),
+    expiresAt: accessTokenExpiry(token, hasRefreshToken, true) ?? new Date(Date.now() + ttlInSeconds * 1000),
     ...(hasRefreshToken ? { refreshToken } : {}),
   };
   checkSession();
@@ -224,8 +231,9 @@ async function signInOnce(context: SignInContext, params: SignInWithEthereumPara
 // A 401 at the challenge is about this sign-in attempt, never about registration: any wallet
 // that signs correctly gets a token (hasSignedUp says whether it has registered). Either the
 // nonce was refused (it expired while the wallet prompt was open, or was already used), or the
-// signature does not match. The service's words are in the message before this advice; the
-// body carries no code for either, so the nonce case is told by its words when it has them.
+// signature does not match. The advice stands in the message in place of the service's words
+// (the error's serviceMessage); the body carries no code for either, so the nonce case is told
+// by those words when it has them.
 function signInRefusalAdvice(body: unknown): string {
   const said = readErrorBody(body).message ?? '';
   if (/nonce/i.test(said)) {

@@ -1,7 +1,7 @@
 import { describeValue } from './describe-value.js';
 import { InvalidArgumentError, PartnerClientError } from './errors.js';
 import { assertFunctionOptions } from './function-options.js';
-import { readJwtClaims, readJwtExpiry } from './jwt-expiry.js';
+import { readJwtClaims, readJwtExpiry, readJwtLifetimeMs } from './jwt-expiry.js';
 import { assertMilliseconds } from './milliseconds-option.js';
 import { holdToken } from './redact-tokens.js';
 import type { RequestOptions } from './transport.js';
@@ -26,8 +26,14 @@ export interface TokenSet {
   /** The access token (a JWT), sent as `Authorization: Bearer <token>`. */
   token: string;
   /**
-   * When the access token expires; read from the JWT's `exp` when not given, and without `exp`,
-   * 15 minutes from when it is stored for a newer-generation token (one with a `refreshToken`).
+   * When the access token expires, on this device's clock. Given, it is taken as it is (your
+   * own figure, for example the `expiresAt` of a sign-in you saved). Left out, the TokenManager
+   * works it out: for a token just received (from a `refresh` or `reauthenticate` callback), the
+   * time it arrived plus its lifetime (the JWT's `exp` - `iat`), so that a device clock that is
+   * off from the service's does not shorten or lengthen it; for tokens you restore
+   * (`setTokens()`, the `tokens` option), the JWT's `exp`, but never later than its lifetime from
+   * now. Without `iat`, the `exp`; without `exp`, 15 minutes from when it is stored for a
+   * newer-generation token (one with a `refreshToken`).
    */
   expiresAt?: Date | undefined;
   /** The newer generation's refresh token; each refresh returns a new one (rotation). */
@@ -77,7 +83,8 @@ export interface TokenManagerOptions {
    */
   reauthenticateTimeoutMs?: number;
   /**
-   * Renew this long before `exp`. Default 180 000 ms (3 minutes). Keep it well below the token lifetime
+   * Renew this long before the token expires (`expiresAt`, on this device's clock). Default
+   * 180 000 ms (3 minutes). Keep it well below the token lifetime
    * (15 minutes in the newer generation): a token that a renewal brings already within it is
    * not renewed ahead of time again, but used until the service answers 401.
    */
@@ -164,8 +171,10 @@ export const renewalErrors = () => import('./renewal-errors.js');
 export type TokenWaitOptions = Pick<RequestOptions, 'signal'>;
 
 // A few minutes before exp, as service-facts advises: 3 minutes leaves a newer-generation
-// access token (15 minutes) 80% of its life and an older one (1 h to 24 h) nearly all of it,
-// while absorbing a device clock a couple of minutes off.
+// access token (15 minutes) 80% of its life and an older one (1 h to 24 h) nearly all of it.
+// The expiry is counted on this device's clock from the token's arrival (its lifetime, exp -
+// iat), so a device clock that is off does not eat into it; the margin absorbs the time the
+// token took to arrive.
 const DEFAULT_RENEW_BEFORE_MS = 180_000;
 
 /**
@@ -197,9 +206,9 @@ export class TokenManager {
   readonly #renewBeforeMs: number;
   #renewal: Promise<string | undefined> | undefined;
   // Until when the token is not renewed ahead of time, but used as it is. Infinity when a
-  // renewal brought a token that is already due (a device clock far off, or a service issuing
-  // short tokens): renewing again would bring the same, so it is used until the service answers
-  // 401. Its expiry when a renewal ahead of time failed (the user rejected the wallet prompt).
+  // renewal brought a token that is already due (a service issuing tokens shorter than
+  // renewBeforeMs, or a token without iat read by its exp on a device clock far ahead): renewing
+  // again would bring the same, so it is used until the service answers 401. Its expiry when a renewal ahead of time failed (the user rejected the wallet prompt).
   // Either way not one renewal (a wallet prompt) per request.
   #keepUntil = 0;
   // Why the last refresh failed (renewalFailed's arguments: the error, whether it resolved to
@@ -258,7 +267,13 @@ export class TokenManager {
     return this.#fixedGeneration ?? this.#inferredGeneration;
   }
 
-  /** When the current access token expires, if known. */
+  /**
+   * When the current access token expires, if known, on this device's clock (the instant it is
+   * renewed ahead of, less `renewBeforeMs`): the time a token arrived plus its lifetime (the
+   * JWT's `exp` - `iat`), or the `expiresAt` given with it; see {@link TokenSet.expiresAt}. It
+   * differs from the JWT's `exp` (the service's clock, `readJwtExpiry`) by as much as the two
+   * clocks do. Save it with the tokens, to restore them with it.
+   */
   get expiresAt(): Date | undefined {
     return this.#expiresAt === undefined ? undefined : new Date(this.#expiresAt);
   }
@@ -269,9 +284,13 @@ export class TokenManager {
   }
 
   /**
-   * Stores new tokens (a {@link TokenSet} or a bare access token). The expiry is taken from
-   * `expiresAt`, else from the JWT's `exp`, else (a newer-generation token: with a
-   * `refreshToken`) 15 minutes from now, as for a sign-in. This starts a new session: a renewal
+   * Stores new tokens (a {@link TokenSet} or a bare access token), for example restored from
+   * storage. The expiry (on this device's clock) is taken from `expiresAt`, as given; else from
+   * the JWT's `exp`, but never later than the token's lifetime (`exp` - `iat`) from now: a
+   * restored token may be older than this call, and its `exp` is on the service's clock; else
+   * (a newer-generation token: with a `refreshToken`) 15 minutes from now. To store a token you
+   * have just received yourself, pass its `expiresAt` (the result of `signInWithEthereum` has
+   * it). This starts a new session: a renewal
    * still in flight is dropped, and what it brings later is discarded (the requests waiting for it fail
    * with `TokenRenewalError` `session_changed`), so that it cannot replace these tokens. This
    * holds while the `reauthenticate` callback runs too: only the tokens that the sign-in it calls
@@ -321,7 +340,11 @@ export class TokenManager {
 
   /**
    * The access token to send now: renewed first when it is absent or within `renewBeforeMs`
-   * of `exp`. If that renewal fails (or a refresh-only one it joins brings nothing) while the
+   * of its expiry ({@link TokenManager.expiresAt}, on this device's clock). A token whose claims
+   * say `hasSignedUp: false` (a wallet not registered yet) is, while still valid, renewed ahead
+   * of time through `refresh` only, never `reauthenticate` (no wallet prompt): it is what
+   * registration needs; without `refresh` it is used until it expires (then renewed as any
+   * other). If that renewal fails (or a refresh-only one brings nothing) while the
    * old token is still valid, the old token is used, and it is not renewed ahead of time again
    * until it expires or the service answers 401. `signal` ends the wait for a renewal
    * (`AbortError`). Rejects with `TokenRenewalError`
@@ -332,11 +355,14 @@ export class TokenManager {
    */
   async getToken(options?: TokenWaitOptions): Promise<string | undefined> {
     if (this.#token !== undefined && this.#renewal === undefined && (!this.#isDue(Date.now()) || Date.now() < this.#keepUntil)) return this.#token;
-    if (!this.#canRenew()) return this.#token;
+    // A wallet that has not registered: its token, still valid, is what registration needs, and
+    // is renewed ahead of time through refresh only (no wallet prompt), as after a 401.
+    const refreshOnly = this.#hasSignedUp === false && this.#token !== undefined && !this.#isExpired(Date.now());
+    if (refreshOnly ? this.#renewal === undefined && !this.#canRefresh() : !this.#canRenew()) return this.#token;
     const session = this.#session;
     const kept = () => (this.#session === session && !this.#isExpired(Date.now()) ? this.#token : undefined);
     return this.#wait(
-      () => this.#renew().then(
+      () => this.#renew(refreshOnly).then(
         (token) => token ?? kept(),
         (error: unknown) => kept() ?? Promise.reject(error),
       ),
@@ -524,7 +550,8 @@ export class TokenManager {
       // A rotated refresh token must never be offered twice: reusing it ends the session.
       this.#refreshToken = undefined;
       this.#refreshFailure = [failure, 'refresh', refusedResult, tokens];
-      // The kept token of a wallet not yet registered: the request's own 401 stands.
+      // The kept token of a wallet not yet registered: the request's own 401 stands, or (ahead
+      // of expiry) the token is used until it expires.
       if (refreshOnly) return undefined;
       if (this.#reauthenticate === undefined) throw (await renewalErrors()).renewalFailed(failure, 'refresh', refusedResult, tokens);
     }
@@ -561,7 +588,7 @@ export class TokenManager {
   }
 
   #adopt(tokens: unknown): string {
-    this.#store(readTokenSet(tokens as TokenSet | string));
+    this.#store(readTokenSet(tokens as TokenSet | string, true));
     if (this.#isDue(Date.now())) this.#keepUntil = Infinity;
     return this.#token!;
   }
@@ -584,8 +611,9 @@ export interface StoredTokens {
   expiresAt: Date | undefined;
 }
 
-// Checks tokens before anything is stored: a refused set changes nothing.
-function readTokenSet(tokens: TokenSet | string): StoredTokens {
+// Checks tokens before anything is stored: a refused set changes nothing. `received`: just
+// received (a callback's), rather than restored by the app (setTokens()).
+function readTokenSet(tokens: TokenSet | string, received?: boolean): StoredTokens {
   const set = typeof tokens === 'string' ? { token: tokens } : tokens;
   if (typeof set?.token !== 'string' || set.token === '') {
     throw new InvalidArgumentError('tokens', 'setTokens needs a non-empty access token string, or { token, expiresAt?, refreshToken? }.', 'invalid_tokens');
@@ -593,20 +621,31 @@ function readTokenSet(tokens: TokenSet | string): StoredTokens {
   if (!isBearerTokenText(set.token)) {
     throw new InvalidArgumentError('tokens', 'The access token cannot be sent in the Authorization header (it holds spaces, line breaks or non-ASCII characters): pass it as the service issued it.', 'invalid_tokens');
   }
-  return { token: set.token, refreshToken: set.refreshToken, expiresAt: readExpiresAt(set.expiresAt) ?? accessTokenExpiry(set.token, set.refreshToken) };
+  return { token: set.token, refreshToken: set.refreshToken, expiresAt: readExpiresAt(set.expiresAt) ?? accessTokenExpiry(set.token, set.refreshToken, received) };
 }
 
 /**
- * When an access token expires, as far as the client can tell: the JWT's `exp`; without it, for
- * the newer generation (tokens that come with a refresh token), 15 minutes from now, its access
- * tokens' lifetime (reference 5 rule 7); else unknown (renewed after a 401). The one rule for
- * sign-in, `setTokens()` and the tokens of a `refresh` or `reauthenticate` callback.
+ * When an access token expires on this device's clock, as far as the client can tell. A token
+ * just `received` (a sign-in, the tokens of a `refresh` or `reauthenticate` callback): now, its
+ * arrival, plus its lifetime (`exp` - `iat`), whatever this device's clock says of `exp` (the
+ * service's clock). A token restored (`setTokens()`): its `exp`, but never later than its
+ * lifetime from now (it cannot have more left). Without a usable `iat`, the `exp`; without
+ * `exp`, for the newer generation (tokens that come with a refresh token), 15 minutes from now,
+ * its access tokens' lifetime (reference 5 rule 7); else unknown (renewed after a 401). The one
+ * rule for sign-in, `setTokens()` and the tokens of the callbacks.
  *
  * @example
  * accessTokenExpiry(jwtWithoutExp, refreshToken) // a Date 15 minutes from now
+ * accessTokenExpiry(jwt, undefined, true) // now + (exp - iat), with a device clock off from the service's
  */
-export function accessTokenExpiry(token: string, refreshToken: unknown): Date | undefined {
-  return readJwtExpiry(token) ?? (refreshToken ? new Date(Date.now() + 900_000) : undefined);
+export function accessTokenExpiry(token: string, refreshToken: unknown, received?: boolean): Date | undefined {
+  const now = Date.now();
+  const exp = readJwtExpiry(token)?.getTime();
+  const lifetimeMs = readJwtLifetimeMs(token);
+  const counted = lifetimeMs === undefined ? NaN : received ? now + lifetimeMs : Math.min(exp!, now + lifetimeMs);
+  // Beyond what a Date holds (an iat far before a far exp): the exp.
+  const expiresAt = counted < 864e13 ? counted : exp ?? (refreshToken ? now + 900_000 : undefined);
+  return expiresAt === undefined ? undefined : new Date(expiresAt);
 }
 
 // Refresh callbacks often hand over parsed JSON, where a date is a string or epoch milliseconds.

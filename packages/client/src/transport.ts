@@ -276,8 +276,14 @@ async function sendAttempt(
     if (callerSignal?.aborted) throw abortError(request);
     if (error instanceof InvalidArgumentError) throw error;
     if (timedOut) {
+      // A write (PUT, POST, ...) may have reached the service before the time ran out, and is
+      // not retried by default: the caller must find out whether it applied before sending it again.
       throw new TimeoutError(
-        `No complete response to ${describe(request)} within ${timeoutMs} ms. Raise timeoutMs (per client or per call), or check that the service is reachable.`,
+        `No complete response to ${describe(request)} within ${timeoutMs} ms. ${
+          isRetriedByDefault(request.method)
+            ? 'Raise timeoutMs (per client or per call), or check that the service is reachable.'
+            : `It may have been applied: a ${request.method} is not retried unless the call's retries option asks for it, so check whether it took effect before sending it again. Raise timeoutMs (per client or per call) if the service is slow.`
+        }`,
         { code: 'request_timeout', timeoutMs },
       );
     }

@@ -54,7 +54,7 @@ describe('reads the daily limit in cents with its sync status', () => {
 });
 
 describe('a user without an account yet: the 409 is a ConflictError that says to finish onboarding up to createAccount()', () => {
-  it('GET and PUT answered 409 OnboardingStepNotReached reject with ConflictError, the code, the service\'s words and what to do', async () => {
+  it('GET and PUT answered 409 OnboardingStepNotReached reject with ConflictError, the code and what to do; the service\'s words are serviceMessage', async () => {
     const client = await signedInClient();
     const refusal = { status: 409, body: { code: 'OnboardingStepNotReached', message: 'The daily limit is set on the account, which this user has not created yet' } };
     service.script('GET', LIMIT_PATH, refusal);
@@ -64,8 +64,9 @@ describe('a user without an account yet: the 409 is a ConflictError that says to
       expect(error).toBeInstanceOf(ConflictError);
       expect(error).toMatchObject({ status: 409, code: 'OnboardingStepNotReached' });
       expect((error as Error).message).toMatch(
-        /^The request conflicts with the current state \(HTTP 409 OnboardingStepNotReached\): The daily limit is set on the account, which this user has not created yet\. The limit is on the account, not created yet: finish onboarding up to createAccount\(\) \[request id req-\d+\]$/,
+        /^The request conflicts with the current state \(HTTP 409 OnboardingStepNotReached\): The limit is on the account, not created yet: finish onboarding up to createAccount\(\) \[request id req-\d+\]$/,
       );
+      expect(error).toMatchObject({ serviceMessage: 'The daily limit is set on the account, which this user has not created yet' });
     }
   });
 
@@ -89,7 +90,7 @@ describe('a user without an account yet: the 409 is a ConflictError that says to
 describe('a wallet that has not registered: it signs in, and the limit answers 401 UserNotRegistered, an AuthenticationError that says to register', () => {
   // Service facts and the sandbox: any wallet that signs gets a token (hasSignedUp: false until
   // it registers); the routes that need a user refuse it with 401 UserNotRegistered.
-  it('getDailyLimit and setDailyLimit reject with the service\'s words and the advice; the token is kept, no new sign-in, nothing is set', async () => {
+  it('getDailyLimit and setDailyLimit reject with the advice (the service\'s words are serviceMessage); the token is kept, no new sign-in, nothing is set', async () => {
     service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
     let reauthentications = 0;
     const client = createPartnerClient({
@@ -103,8 +104,9 @@ describe('a wallet that has not registered: it signs in, and the limit answers 4
       expect(error).toBeInstanceOf(AuthenticationError);
       expect(error).toMatchObject({ status: 401, code: 'UserNotRegistered' });
       expect((error as Error).message).toMatch(
-        /^Authentication failed \(HTTP 401 UserNotRegistered\): This wallet has no user yet \(token claim hasSignedUp: false\); register first: POST \/email\/verification, then POST \/user with the email and its one-time password\. This wallet has not registered a user yet \(hasSignedUp: false\): register it with requestEmailVerification\(\), then registerUser\(\) with the one-time password it emails \(POST \/user\), then finish onboarding up to createAccount\(\) \[request id req-\d+\]$/,
+        /^Authentication failed \(HTTP 401 UserNotRegistered\): This wallet has not registered a user yet \(hasSignedUp: false\): register it with requestEmailVerification\(\), then registerUser\(\) with the one-time password it emails \(POST \/user\), then finish onboarding up to createAccount\(\) \[request id req-\d+\]$/,
       );
+      expect((error as AuthenticationError).serviceMessage).toBe('This wallet has no user yet (token claim hasSignedUp: false); register first: POST /email/verification, then POST /user with the email and its one-time password.');
     }
     // The token still serves registration: kept, and no wallet prompt for a sign-in that would bring the same answer.
     expect(reauthentications).toBe(0);
@@ -120,7 +122,7 @@ describe('a wallet that has not registered: it signs in, and the limit answers 4
 describe('an older-generation deployment: the 404 is a NotFoundError that says the limit is a newer-generation operation, set onchain on the older one', () => {
   // Service facts: the limit endpoint belongs to the newer generation; reference 9: the older
   // generation's user sets the onchain daily limit with an onchain signature.
-  it('getDailyLimit, setDailyLimit and waitForLimitSync reject with NotFoundError, the service\'s words and the advice', async () => {
+  it('getDailyLimit, setDailyLimit and waitForLimitSync reject with NotFoundError and the advice; the service\'s words are serviceMessage', async () => {
     // The test service answers as the sandbox does on the older generation (404 NotFound, before the token is read).
     const client = await signedInClient({ generation: 'older' });
     const calls: [() => Promise<unknown>, string][] = [
@@ -133,8 +135,10 @@ describe('an older-generation deployment: the 404 is a NotFoundError that says t
       expect(error).toBeInstanceOf(NotFoundError);
       expect(error).toMatchObject({ status: 404, code: 'NotFound' });
       expect((error as Error).message).toBe(
-        `Not found (HTTP 404 NotFound): ${operation} exists only on the newer generation; this sandbox runs the older one (start it with --generation newer): on the older generation the user sets the daily limit onchain, with an onchain signature. ` +
-          `The daily limit is a newer-generation operation; on the older generation the user sets it onchain (no limit endpoint). Check baseUrl: it must be a newer-generation deployment (sandbox: generation 'newer') [request id ${(error as NotFoundError).requestId}]`,
+        `Not found (HTTP 404 NotFound): The daily limit is a newer-generation operation; on the older generation the user sets it onchain (no limit endpoint). Check baseUrl: it must be a newer-generation deployment (sandbox: generation 'newer') [request id ${(error as NotFoundError).requestId}]`,
+      );
+      expect((error as NotFoundError).serviceMessage).toBe(
+        `${operation} exists only on the newer generation; this sandbox runs the older one (start it with --generation newer): on the older generation the user sets the daily limit onchain, with an onchain signature.`,
       );
       expect((error as NotFoundError).requestId).toMatch(/^req-\d+$/);
     }

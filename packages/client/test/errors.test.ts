@@ -45,7 +45,8 @@ describe('maps each error status of the service to its error class', () => {
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toBeInstanceOf(PartnerClientError);
     expect(error).toMatchObject({ status: 401, code: 'unauthorized', body: { message: 'Unauthorized' }, requestId: 'req-1' });
-    expect((error as Error).message).toMatch(/^Authentication failed \(HTTP 401\): Unauthorized\. Sign in again/);
+    expect((error as Error).message).toMatch(/^Authentication failed \(HTTP 401\): Sign in again with signInWithEthereum\(\)/);
+    expect(error).toMatchObject({ serviceMessage: 'Unauthorized' });
   });
 
   it('400 for a body that is not JSON is a ValidationError', async () => {
@@ -97,11 +98,18 @@ describe('maps each error status of the service to its error class', () => {
     expect(error).toBeInstanceOf(ConflictError);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ name: 'ConflictError', status: 409, code: 'OnboardingStepNotReached' });
+    // The operation's advice stands in place of the service's sentence, which is serviceMessage.
     expect((error as Error).message).toMatch(
-      /^The request conflicts with the current state \(HTTP 409 OnboardingStepNotReached\): The user is at action_accept_tos; accept the terms first\. The limit is on the account, not created yet: finish onboarding up to createAccount\(\)/,
+      /^The request conflicts with the current state \(HTTP 409 OnboardingStepNotReached\): The limit is on the account, not created yet: finish onboarding up to createAccount\(\)/,
     );
+    expect(error).toMatchObject({ serviceMessage: 'The user is at action_accept_tos; accept the terms first' });
+    expect(generic.serviceMessage).toBe('The user is at action_accept_tos; accept the terms first');
     service.script('PUT', LIMIT_PATH, { status: 409, body: 'busy' });
     expect(await caught(client.setDailyLimit({ amount: 5_000 }))).toMatchObject({ name: 'ConflictError', code: 'conflict' });
+    // Given advice, errorFromResponse says it in place of the service's sentence; without, both.
+    const advised = errorFromResponse(new Response(null, { status: 409 }), body, { advice: 'Call getOnboardingStatus()' });
+    expect(advised.message).toBe('The request conflicts with the current state (HTTP 409 OnboardingStepNotReached): Call getOnboardingStatus()');
+    expect(advised.serviceMessage).toBe(body.message);
   });
 
   it('429 is a RateLimitError with retryAfterMs', async () => {
@@ -183,7 +191,7 @@ describe('reports a request that got no response as ConnectionError, TimeoutErro
 });
 
 describe('errors serialize for structured logs', () => {
-  it('toJSON holds name, code, message, status, request id and body; inspect shows the class', async () => {
+  it('toJSON holds name, code, message, status, request id, the service\'s message and body; inspect shows the class', async () => {
     const error = (await caught(client.getDailyLimit())) as AuthenticationError;
     expect(JSON.parse(JSON.stringify(error))).toEqual({
       name: 'AuthenticationError',
@@ -191,6 +199,7 @@ describe('errors serialize for structured logs', () => {
       message: error.message,
       status: 401,
       requestId: 'req-1',
+      serviceMessage: 'Unauthorized',
       body: { message: 'Unauthorized' },
     });
     expect(inspect(error)).toContain('AuthenticationError');

@@ -460,9 +460,22 @@ describe('sign-in against a broken service stores nothing unless it succeeds', (
     expect(client.tokenManager.hasToken).toBe(true);
   });
 
-  it('a JWT whose exp is in the past causes one renewal, not one per request', async () => {
-    // A device clock far off makes every token look expired on arrival.
-    const expired = () => jwt({ iat: nowSeconds() - 7200, exp: nowSeconds() - 3600 });
+  it('a JWT with iat whose exp is in the past (a device clock far ahead) lasts its lifetime from its arrival: no renewal', async () => {
+    handler = (req, res) => (req.url === LIMIT_PATH ? answerJson(200, SYNCED)(req, res) : signInService('abcdef123456', { token: jwt({ iat: nowSeconds() - 7200, exp: nowSeconds() - 3600 }) })(req, res));
+    let renewals = 0;
+    let client: PartnerClient;
+    const tokenManager = new TokenManager({ reauthenticate: () => ((renewals += 1), client.signInWithEthereum(signInParams())) });
+    client = createPartnerClient({ baseUrl, tokenManager, retries: 0 });
+    const before = Date.now();
+    const { expiresAt } = await client.signInWithEthereum(signInParams());
+    expect(expiresAt.getTime()).toBeGreaterThanOrEqual(before + 3_600_000); // exp - iat: one hour, on this device's clock
+    for (let call = 0; call < 3; call += 1) await expect(client.getDailyLimit()).resolves.toEqual(SYNCED);
+    expect(renewals).toBe(0);
+  });
+
+  it('a JWT without iat whose exp is in the past causes one renewal, not one per request', async () => {
+    // A device clock far off makes every token without iat (read by its exp) look expired on arrival.
+    const expired = () => jwt({ exp: nowSeconds() - 3600 });
     handler = (req, res) => (req.url === LIMIT_PATH ? answerJson(200, SYNCED)(req, res) : signInService('abcdef123456', { token: expired() })(req, res));
     let renewals = 0;
     let client: PartnerClient;

@@ -127,7 +127,10 @@ describe('turns each refusal the spec documents into its typed error, saying wha
     expect(error).toBeInstanceOf(errorClass);
     expect(error).toMatchObject({ status, code });
     expect((error as Error).message).toMatch(advice);
-    expect((error as Error).message).toContain('The service says no');
+    // The message says the refusal once, the operation's advice in place of the service's
+    // sentence, which is kept as serviceMessage.
+    expect(error).toMatchObject({ serviceMessage: 'The service says no' });
+    expect((error as Error).message).not.toContain('The service says no');
   });
 
   it('a 200 without a User or without {sentTo, expiresAt} is an UnexpectedResponseError (a base URL of the other generation)', async () => {

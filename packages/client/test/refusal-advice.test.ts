@@ -5,8 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NONCE_LIFETIME_MS, startSandbox, type Sandbox } from '@capi/sandbox';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { AuthenticationError, createPartnerClient, InvalidArgumentError, signerFromViemAccount, TokenManager, TokenRenewalError, type PartnerClient, type TokenSet } from '../src/index.js';
-import { acceptTerms, createAccount, registerUser, requestEmailVerification, submitSourceOfFunds } from '../src/onboarding.js';
+import { AuthenticationError, createPartnerClient, errorFromResponse, InvalidArgumentError, signerFromViemAccount, TokenManager, TokenRenewalError, type PartnerClient, type TokenSet } from '../src/index.js';
+import { acceptTerms, createAccount, getOnboardingStatus, registerUser, requestEmailVerification, submitSourceOfFunds } from '../src/onboarding.js';
 import { registeredAccount, SIGN_IN_PAGE, unregisteredAccount } from './support/wallet.js';
 
 let sandbox: Sandbox | undefined;
@@ -156,8 +156,92 @@ describe('redaction keeps a placeholder of a hint readable', () => {
     const client = createPartnerClient({ baseUrl: sandbox.baseUrl });
     const error = await client.getDailyLimit().catch((caught: unknown) => caught);
     expect(error).toMatchObject({ name: 'AuthenticationError', code: 'MissingToken' });
-    expect((error as Error).message).toContain('"Authorization: Bearer <token>"');
+    // The service's sentence is serviceMessage (the message gives the client's advice instead).
+    expect((error as AuthenticationError).serviceMessage).toContain('"Authorization: Bearer <token>"');
+    expect((error as AuthenticationError).serviceMessage).not.toContain('[redacted token]');
     expect((error as Error).message).not.toContain('[redacted token]');
     expect((error as AuthenticationError).body).toMatchObject({ message: expect.stringContaining('Bearer <token>') });
+  });
+});
+
+describe("a refusal the client has advice for says it once, in the SDK's terms; the service's own words stay in serviceMessage", () => {
+  const messageOf = (error: unknown) => (error as Error).message;
+  const serviceMessageOf = (error: unknown) => (error as { serviceMessage?: string }).serviceMessage;
+
+  it('401 UserNotRegistered on the limit: the registration steps by method name, not the raw POST paths as well', async () => {
+    sandbox = await startSandbox({ generation: 'newer', users: [] });
+    const client = createPartnerClient({ baseUrl: sandbox.baseUrl });
+    await client.signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE });
+    const error = await client.getDailyLimit().catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'AuthenticationError', status: 401, code: 'UserNotRegistered' });
+    expect(messageOf(error)).toMatch(/^Authentication failed \(HTTP 401 UserNotRegistered\): /);
+    expect(messageOf(error)).toContain('requestEmailVerification(), then registerUser()');
+    expect(messageOf(error)).not.toContain('POST /email/verification');
+    expect(messageOf(error)).not.toContain('register first');
+    expect(serviceMessageOf(error)).toContain('register first: POST /email/verification, then POST /user');
+    expect((error as AuthenticationError).body).toMatchObject({ code: 'UserNotRegistered' });
+  });
+
+  it('404 UserNotRegistered and 401 UserNotRegistered of the onboarding operations, 409 AlreadyRegistered of registerUser', async () => {
+    sandbox = await startSandbox({ generation: 'newer', users: [] });
+    const client = createPartnerClient({ baseUrl: sandbox.baseUrl });
+    await client.signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE });
+    const notFound = await getOnboardingStatus(client).catch((caught: unknown) => caught);
+    expect(notFound).toMatchObject({ name: 'NotFoundError', code: 'UserNotRegistered' });
+    expect(messageOf(notFound)).toContain('requestEmailVerification(), then registerUser()');
+    expect(messageOf(notFound)).not.toContain('POST /email/verification');
+    expect(serviceMessageOf(notFound)).toContain('POST /email/verification');
+    const unauthorized = await acceptTerms(client).catch((caught: unknown) => caught);
+    expect(unauthorized).toMatchObject({ name: 'AuthenticationError', code: 'UserNotRegistered' });
+    expect(messageOf(unauthorized)).not.toContain('POST /email/verification');
+
+    await requestEmailVerification(client, { email: 'twice@example.com' });
+    const otp = sandbox.oneTimePasswords().findLast((sent) => sent.sentTo === 'twice@example.com')!.code;
+    await registerUser(client, { email: 'twice@example.com', otp });
+    const conflict = await registerUser(client, { email: 'twice@example.com', otp }).catch((caught: unknown) => caught);
+    expect(conflict).toMatchObject({ name: 'ConflictError', code: 'AlreadyRegistered' });
+    expect(messageOf(conflict)).toContain('read getOnboardingStatus()');
+    expect(messageOf(conflict)).not.toContain('GET /user');
+    expect(serviceMessageOf(conflict)).toContain('GET /user/onboarding');
+  });
+
+  it('409 OnboardingStepNotReached on the limit: finish onboarding up to createAccount(), not the raw steps as well', async () => {
+    sandbox = await startSandbox({ generation: 'newer', users: [{ signInWallets: [registeredAccount.address] }] });
+    const client = createPartnerClient({ baseUrl: sandbox.baseUrl });
+    await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    const error = await client.setDailyLimit({ amount: 100 }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'ConflictError', code: 'OnboardingStepNotReached' });
+    expect(messageOf(error)).toContain('finish onboarding up to createAccount()');
+    expect(messageOf(error)).not.toContain('POST /account');
+    expect(serviceMessageOf(error)).toContain('POST /account');
+  });
+
+  it('any other 401 of a client operation (MissingToken, TokenExpired): sign in again with signInWithEthereum(), not the raw challenge as well', async () => {
+    sandbox = await startSandbox({ generation: 'newer', users: [{ signInWallets: [registeredAccount.address], smartWallets: [SMART_ACCOUNT] }] });
+    const client = createPartnerClient({ baseUrl: sandbox.baseUrl });
+    const missing = await client.getDailyLimit().catch((caught: unknown) => caught);
+    expect(missing).toMatchObject({ name: 'AuthenticationError', code: 'MissingToken' });
+    expect(messageOf(missing)).toBe(
+      'Authentication failed (HTTP 401 MissingToken): Sign in again with signInWithEthereum(), or give the client a TokenManager with a reauthenticate callback so that it renews the token itself',
+    );
+    expect(serviceMessageOf(missing)).toContain('POST /api/v1/auth/challenge');
+    await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    sandbox.advanceClock(ACCESS_TOKEN_LIFETIME_MS + 60_000);
+    const expired = await client.getDailyLimit().catch((caught: unknown) => caught);
+    expect(expired).toMatchObject({ name: 'AuthenticationError', code: 'TokenExpired' });
+    expect(messageOf(expired)).not.toContain('POST /api/v1/auth/challenge');
+    expect(messageOf(expired)).toContain('Sign in again with signInWithEthereum()');
+    expect(serviceMessageOf(expired)).toContain('The access token has expired');
+  });
+
+  it('errorFromResponse without advice (client.raw) keeps the service\'s words in the message, then the status\'s advice', async () => {
+    sandbox = await startSandbox({ generation: 'newer', users: [] });
+    const client = createPartnerClient({ baseUrl: sandbox.baseUrl });
+    const { error, response } = await client.raw.GET('/user-api/user/account/limit');
+    const built = errorFromResponse(response, error);
+    expect(built).toMatchObject({ name: 'AuthenticationError', code: 'MissingToken' });
+    expect(built.message).toContain('Authorization: Bearer <token>');
+    expect(built.message).toContain('Sign in again with signInWithEthereum()');
+    expect(built.serviceMessage).toContain('Authorization: Bearer <token>');
   });
 });

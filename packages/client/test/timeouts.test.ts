@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AbortError, createPartnerClient, signerFromViemAccount, TimeoutError, type PartnerClient, type RetryEvent } from '../src/index.js';
+import { acceptTerms } from '../src/onboarding.js';
 import { startPartnerService, type PartnerService } from './support/partner-service.js';
 import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
 
@@ -47,6 +48,27 @@ describe('times out each request attempt after timeoutMs', () => {
     service.script('PUT', LIMIT_PATH, { hang: true });
     await expect(client.setDailyLimit({ amount: 100 })).rejects.toBeInstanceOf(TimeoutError);
     expect(service.count('PUT', LIMIT_PATH)).toBe(1);
+  });
+
+  it("a timed-out setDailyLimit says the limit may have been set, and to read it with getDailyLimit() (the guide's advice)", async () => {
+    service.script('PUT', LIMIT_PATH, { hang: true });
+    const error = await client.setDailyLimit({ amount: 100 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ code: 'request_timeout', timeoutMs: 500 });
+    const { message } = error as Error;
+    expect(message).toMatch(/No complete response to PUT .*\/user-api\/user\/account\/limit within 500 ms/);
+    expect(message).toMatch(/may have been (set|applied)/);
+    expect(message).toContain('getDailyLimit()');
+    expect(message).not.toContain('check that the service is reachable');
+    expect(service.count('PUT', LIMIT_PATH)).toBe(1);
+  });
+
+  it('any other timed-out write (a POST, not retried) says it may have been applied, to check before sending it again', async () => {
+    service.script('POST', '/user/terms', { hang: true });
+    const error = await acceptTerms(client).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'TimeoutError', code: 'request_timeout' });
+    expect((error as Error).message).toMatch(/POST .*\/user\/terms within 500 ms.*may have been applied/);
+    expect(service.count('POST', '/user/terms')).toBe(1);
   });
 
   it('rejects a timeoutMs that is not a positive number', async () => {

@@ -4,6 +4,7 @@ import {
   AuthenticationError,
   createPartnerClient,
   createTokenManager,
+  errorFromResponse,
   InvalidArgumentError,
   signerFromViemAccount,
   TokenManager,
@@ -338,7 +339,8 @@ describe('never shows tokens in logs or error messages', () => {
     for (const output of [(error as Error).message, String(error), JSON.stringify(error), inspect(error, { depth: 10 }), (error as Error).stack ?? '']) {
       expect(output).not.toContain(token);
     }
-    expect((error as Error).message).toContain('[redacted token]');
+    // The service's sentence is serviceMessage (the message gives the client's advice instead).
+    expect((error as AuthenticationError).serviceMessage).toBe('Token [redacted token] expired');
   });
 
   it('redacts the tokens it holds wherever the service echoes them: percent-encoded, base64, in x-request-id, a part alone', async () => {
@@ -388,9 +390,14 @@ describe('never shows tokens in logs or error messages', () => {
     service.script('GET', LIMIT_PATH, { status: 401, body: { code: 'MissingToken', message: 'The proxy got "Authorization: Bearer opaque9f3c2a7d".' } });
     const error = await client.getDailyLimit().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AuthenticationError);
-    expect((error as Error).message).toContain('The proxy got "Authorization: Bearer [redacted token]".');
-    expect((error as Error).message).not.toContain('token] token]');
-    expect((error as Error).message).not.toContain('..');
+    const { serviceMessage } = error as AuthenticationError;
+    expect(serviceMessage).toBe('The proxy got "Authorization: Bearer [redacted token]".');
+    expect(serviceMessage).not.toContain('token] token]');
+    // Through errorFromResponse without advice (client.raw), the sentence is in the message too.
+    const raw = errorFromResponse(new Response(null, { status: 401 }), { code: 'MissingToken', message: 'The proxy got "Authorization: Bearer opaque9f3c2a7d".' });
+    expect(raw.message).toContain('The proxy got "Authorization: Bearer [redacted token]".');
+    expect(raw.message).not.toContain('token] token]');
+    expect(raw.message).not.toContain('..');
     expect((error as AuthenticationError).body).toEqual({ code: 'MissingToken', message: 'The proxy got "Authorization: Bearer [redacted token]".' });
   });
 });
