@@ -118,7 +118,7 @@ describe('Hono example', () => {
 
 describe('Next.js route handler example', () => {
   it('answers real Requests through the exported POST, served over a node:http bridge', async () => {
-    const { POST } = await import('../examples/nextjs/app/api/webhooks/route.js');
+    const { POST } = await import('../examples/nextjs/app/webhooks/route.js');
     const url = await track(listenFetch((request) => POST(request)));
     await expectExampleToProcessDeliveries(url, 'nextjs-user');
   });

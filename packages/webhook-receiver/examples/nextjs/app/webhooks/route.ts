@@ -1,7 +1,7 @@
-// Next.js (app router) route handler: app/api/webhooks/route.ts. Route handlers never parse
+// Next.js (app router) route handler: app/webhooks/route.ts (serves POST /webhooks). Route handlers never parse
 // the body themselves, so the Request reaches the receiver untouched.
 import { createWebhookReceiver } from '@capi/webhook-receiver';
-import { createdUsers, kycStatuses } from '../../../../partner-database.js';
+import { createdUsers, kycStatuses } from '../../../partner-database.js';
 
 // node:crypto is the fast path for hashing; the receiver also runs on the edge runtime.
 export const runtime = 'nodejs';
