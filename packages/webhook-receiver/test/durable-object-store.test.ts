@@ -139,6 +139,22 @@ describe('Durable Object dead-letter store', () => {
     expect(await dispatchedFor('usr_drift')).toEqual([]);
   });
 
+  it('keeps an event whose handlers failed after an early 202 (acknowledgeEarly, waitUntil on workerd), and replay() dispatches it', async () => {
+    await fetch(`${worker.url}/fail-next`, { method: 'POST' });
+    const body = kyc('usr_early', 'requiresAction');
+    expect(await service.deliver(`${worker.url}/webhooks-early`, body)).toMatchObject({ status: 202, body: { code: 'acknowledged' } });
+    const letters = createDurableObjectDeadLetterStore({ namespace: namespaceOverHttp, keyPrefix: 'early:' });
+    await expect.poll(async () => (await letters.list(10)).length, { timeout: 5_000 }).toBe(1);
+    const [kept] = await letters.list(10);
+    expect(kept).toMatchObject({ reason: 'handler_failed', errors: [] });
+    expect(new TextDecoder().decode(kept!.rawBody)).toBe(body);
+    expect(await dispatchedFor('usr_early')).toEqual([]);
+    const replayed = (await (await fetch(`${worker.url}/replay-early`, { method: 'POST' })).json()) as { results: Array<{ outcome: string; deleted: boolean }> };
+    expect(replayed.results).toEqual([{ bodySha256: kept!.bodySha256, outcome: 'processed', deleted: true }]);
+    expect(await dispatchedFor('usr_early')).toEqual(['usr_early:requiresAction']);
+    expect(await letters.list(10)).toEqual([]);
+  });
+
   it('answers dead_letter_store_unavailable when the object cannot be reached', async () => {
     const store = createDurableObjectDeadLetterStore({ namespace: { idFromName: (name) => name, get: () => ({ fetch: () => Promise.reject(new Error('network lost')) }) } });
     await expect(Promise.resolve(store.put(entry('x', 1)))).rejects.toSatisfy((error) =>
