@@ -17,7 +17,7 @@ export const RECEIVER_OUTCOMES = {
   processed: { status: 200, message: 'The event was processed.' },
   acknowledged: { status: 202, message: 'The event was accepted; its handlers run after this reply (acknowledgeEarly).' },
   duplicate: { status: 200, message: 'This body is the latest processed event of its subject (eventType, data.id); the duplicate was not dispatched again.' },
-  superseded: { status: 200, message: 'A newer event of its subject (eventType, data.id) was processed after this one arrived: this is the retry of an event that was not processed (its handler failed, or it was answered 409), or an event that reached a receiver before the processed one and was claimed after it; it was not dispatched, so that it does not bring back the older state (see onSuperseded).' },
+  superseded: { status: 200, message: 'A newer event of its subject (eventType, data.id) was processed after this one arrived: this is the retry of an event that was not processed (its handler failed, or it was answered 409) or was answered past the service\'s 30-second window, or an event that reached a receiver before the processed one and was claimed after it; it was not dispatched, so that it does not bring back the older state (see onSuperseded).' },
   unknown_event_type: { status: 200, message: 'The event type is unknown to this receiver; it was acknowledged and given to onUnknownEvent.' },
   invalid_event_dead_lettered: { status: 202, message: 'The event is authentic but does not match this SDK version\'s schema; it was kept in the dead-letter store for replay after an upgrade.' },
   invalid_event_handled: { status: 200, message: 'The event is authentic but does not match this SDK version\'s schema; onInvalidEvent took it (there is no dead-letter store).' },
