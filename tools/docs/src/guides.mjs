@@ -31,8 +31,10 @@ export function readGuides(dir) {
 
 /**
  * A guide as a VitePress page: links between guides (`./02-sign-in.md`), to the built site
- * (`../events/index.html`) and to the AsyncAPI spec (`../../specs/asyncapi.yaml`, which resolves
- * in the repository; the site's event reference is built from it) point at the site's pages, and code spans naming an operation or a
+ * (`../events/index.html`), to the AsyncAPI spec (`../../specs/asyncapi.yaml`, which resolves
+ * in the repository; the site's event reference is built from it) and to a package's README
+ * (`../../packages/client/README.md`; the site's package page is built from it) point at the
+ * site's pages, and code spans naming an operation or a
  * package symbol link to its reference page (see {@link referenceLink}). Code blocks are left
  * alone.
  * @param {Guide} guide
@@ -49,6 +51,7 @@ export function guidePage(guide, links) {
         .replace(/\]\(\.\/(?:\d+-)?([a-z0-9-]+)\.md(#[^)]*)?\)/g, ']($1.md$2)')
         .replace(/\]\(\.\.\/((?:events|api|packages)\/[^)#]*?)\.html(#[^)]*)?\)/g, '](../$1.md$2)')
         .replace(/\]\(\.\.\/\.\.\/specs\/asyncapi\.yaml(#[^)]*)?\)/g, '](../events/index.md$1)')
+        .replace(/\]\(\.\.\/\.\.\/packages\/([a-z0-9-]+)\/README\.md(#[^)]*)?\)/g, '](../packages/$1/index.md$2)')
         .replace(/(?<![[`])`([^`\n]+)`(?![\]`])/g, (whole, code) => {
           const target = referenceLink(code, links);
           return target ? `[\`${code}\`](${target})` : whole;

@@ -64,6 +64,12 @@ describe('a guide links the code it names to its reference', () => {
     const page = guidePage({ slug: 'receiving-webhooks', title: 'Receiving', file: 'x.md', audience: 'partners', markdown }, links);
     expect(page).toContain('See the [event reference](../events/index.md).');
   });
+
+  it('points a link to a package\'s README (which resolves in the repository) at the site\'s package page, anchor kept', () => {
+    const markdown = '# Receiving\n\nSee the [package reference](../../packages/webhook-receiver/README.md#replies-and-statuses).\n';
+    const page = guidePage({ slug: 'receiving-webhooks', title: 'Receiving', file: 'x.md', audience: 'partners', markdown }, links);
+    expect(page).toContain('See the [package reference](../packages/webhook-receiver/index.md#replies-and-statuses).');
+  });
 });
 
 describe('heading ids as VitePress gives them', () => {
@@ -91,6 +97,13 @@ describe('links between guides', () => {
         .map((target) => `${path.basename(guide.file)} links ${target}`),
     );
     expect(broken).toEqual([]);
+  });
+
+  it('are never site-absolute (/packages/...): a link that only resolves on the site is broken in the repository', () => {
+    const dir = path.join(repoRoot, 'docs/guides');
+    const absolute = readGuides(dir).flatMap((guide) =>
+      [...guide.markdown.split(/^```[\s\S]*?^```\s*$/m).join('').matchAll(/\]\((\/[^)\s]*)\)/g)].map((link) => `${path.basename(guide.file)} links ${link[1]!}`));
+    expect(absolute).toEqual([]);
   });
 
   it('that leave docs/guides (../) name a file of the repository, so that they resolve there too', () => {
