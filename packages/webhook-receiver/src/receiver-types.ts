@@ -178,7 +178,8 @@ export interface WebhookReceiverOptions extends SignatureCheckOptions {
    * Where authentic deliveries that fail the schema are kept for {@link WebhookReceiver.replay}
    * ({@link createMemoryDeadLetterStore}, {@link createRedisDeadLetterStore}, or your own). With a
    * store, such a delivery is answered 202 `invalid_event_dead_lettered` once it is kept, 503 when
-   * the store fails. Default: none.
+   * the store fails. With `acknowledgeEarly`, it also keeps the events whose handlers failed after
+   * the 202 (`reason: 'handler_failed'`), which the service does not send again. Default: none.
    */
   deadLetters?: DeadLetterStore;
   /**
@@ -261,7 +262,8 @@ export interface WebhookReceiver {
    */
   receive(source: DeliverySource): Promise<WebhookReceipt>;
   /**
-   * Runs the entries of the `deadLetters` store, oldest first, through the pipeline after the
+   * Runs the entries of the `deadLetters` store (events the schema refused, and events whose
+   * handlers failed after an early 202), oldest first, through the pipeline after the
    * signature check (they were verified when they arrived): validate, claim, dispatch, settle.
    * An entry that is processed (or turns out to be a duplicate, superseded by a newer event of its subject, or of an unknown type) is deleted;
    * one that still fails the schema, or whose handler fails, stays. Throws `invalid_options`
