@@ -1,7 +1,7 @@
 import type { AccountLimit, SetAccountLimitRequest } from '@capi/openapi-types';
 import { readAnswerBody } from './answer-body.js';
 import { DAILY_LIMIT_CURRENCY, isDailyLimitInput } from './daily-limit-input.js';
-import { TimeoutError } from './errors.js';
+import { InvalidArgumentError, loadChunk, TimeoutError, UnexpectedResponseError } from './errors.js';
 import { sendServiceRequest, type ServiceContext } from './service-request.js';
 import type { TokenManager } from './token-manager.js';
 import type { RequestOptions } from './transport.js';
@@ -82,8 +82,22 @@ export interface DailyLimitContext extends ServiceContext {
 // The limit operations are the newer generation's (the spec's x-generation): an older-generation
 // deployment answers 404. The messages of their failures (the advice on a 404, 409 or 401, an
 // input refused before sending, an answer that is no limit) are built in a chunk of their own,
-// loaded only when one is thrown, so that their texts stay out of the main entry.
-const limitErrors = () => import('./limit-errors.js');
+// loaded only when one is thrown, so that their texts stay out of the main entry. When it cannot
+// load (a deploy replaced it, or the network is down), each is built here instead: the same
+// class, argument and code, a short message, no advice.
+const limitErrors = () => loadChunk(() => import('./limit-errors.js'), withoutChunk);
+
+const withoutChunk: Pick<typeof import('./limit-errors.js'), 'limitAdvice' | 'dailyLimitInputError' | 'limitSetTimedOut' | 'unexpectedLimitBody'> = {
+  limitAdvice: () => undefined,
+  dailyLimitInputError: ({ amount }, maxCents) => {
+    // dailyLimitInputError's checks, in its order: the amount, then the currency (its argument is the code's first word).
+    const code = !Number.isInteger(amount) ? 'amount_not_integer' : (amount as number) > 0 && (amount as number) <= maxCents ? 'currency_not_supported' : 'amount_out_of_range';
+    const argument = code.split('_')[0]!;
+    return new InvalidArgumentError(argument, `setDailyLimit refused its ${argument} (${code}).`, code);
+  },
+  limitSetTimedOut: (error) => error,
+  unexpectedLimitBody: () => new UnexpectedResponseError('The limit answer is not an AccountLimit. Check baseUrl.', { code: 'unexpected_limit_body' }),
+};
 
 function adviseOnboarding(context: DailyLimitContext) {
   return async (status: number, body: unknown) => {

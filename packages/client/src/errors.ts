@@ -396,3 +396,22 @@ function describeStatus(status: number, isWaf: boolean, serviceCode: string | un
   }
   return [ApiError, 'api_error', 'Unexpected status', 'See the status and body'];
 }
+
+/**
+ * Loads a lazily loaded chunk of this package (`load`). When it cannot load (a deploy replaced
+ * the app's files while the page was open, or the network is down): for a chunk loaded only to
+ * build errors or their advice, resolves to `fallback`, which builds them without it (the same
+ * class and code, a short message or no advice); for one that holds an operation itself, given
+ * the operation's name as `fallback`, rejects with a `PartnerClientError`
+ * `client_code_unavailable` whose `cause` is the import's error. Internal.
+ *
+ * @example
+ * const limitErrors = () => loadChunk(() => import('./limit-errors.js'), withoutChunk);
+ * (await loadChunk(() => import('./sign-in.js'), 'signInWithEthereum')).signInWithEthereum(context, params);
+ */
+export function loadChunk<M>(load: () => Promise<M>, fallback: M | string): Promise<M> {
+  return load().catch((cause: unknown) => {
+    if (typeof fallback != 'string') return fallback;
+    throw new PartnerClientError(`The client's code for ${fallback} could not be loaded (a deploy replaced it, or the network is down): reload the page.`, { code: 'client_code_unavailable', cause });
+  });
+}

@@ -11,7 +11,7 @@
  * @packageDocumentation
  */
 export { createPartnerClient, type PartnerClient, type PartnerClientOptions } from './partner-client.js';
-export { createTokenManager, TokenManager, TokenRenewalError, type TokenGeneration, type TokenManagerOptions, type TokenSet, type TokenWaitOptions } from './token-manager.js';
+export { createTokenManager, receivedTokensExpiry, TokenManager, TokenRenewalError, type TokenGeneration, type TokenManagerOptions, type TokenSet, type TokenWaitOptions } from './token-manager.js';
 export { signerFromViemAccount, signerFromWalletClient, type MessageSigningAccount, type MessageSigningWalletClient, type SignMessage, type SiweSigner } from './signers.js';
 export type { SignInResult, SignInWithEthereumParams } from './sign-in.js';
 export type { DailyLimit, PendingDailyLimit, SetDailyLimitParams, WaitForLimitSyncOptions } from './daily-limit.js';

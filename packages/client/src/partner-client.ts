@@ -3,7 +3,7 @@ import type { WebhookPublicKey } from '@capi/openapi-types';
 import { getDailyLimit, setDailyLimit, type DailyLimit, type DailyLimitContext, type PendingDailyLimit, type SetDailyLimitParams, type WaitForLimitSyncOptions } from './daily-limit.js';
 import { DEFAULT_MAX_DAILY_LIMIT_CENTS } from './daily-limit-input.js';
 import { describeValue } from './describe-value.js';
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError, loadChunk } from './errors.js';
 import { assertFunctionOptions } from './function-options.js';
 import { assertMilliseconds } from './milliseconds-option.js';
 import { resolveRetryPolicy, type RetriesOption } from './retry-policy.js';
@@ -55,15 +55,15 @@ export interface PartnerClient {
   readonly raw: Client<RawPaths>;
   /** The TokenManager holding this client's tokens. */
   readonly tokenManager: TokenManager;
-  /** Signs in with a wallet (SIWE) and stores the tokens. */
+  /** Signs in with a wallet (SIWE) and stores the tokens. Its code is a lazily loaded chunk: when that cannot load (a deploy replaced it while the page was open, or the network is down), `PartnerClientError` `client_code_unavailable` (reload the page). */
   signInWithEthereum(params: SignInWithEthereumParams): Promise<SignInResult>;
   /** Reads the daily spending limit; `currency` is `USD` when the service leaves it out. Newer generation only: an older-generation deployment answers `NotFoundError` (404), its users set the limit onchain. */
   getDailyLimit(options?: RequestOptions): Promise<DailyLimit>;
   /** Sets the daily spending limit; checked locally first, never retried unless `options.retries` is given. Answers it `pending` (reference 3.1). Newer generation only, as `getDailyLimit`. */
   setDailyLimit(params: SetDailyLimitParams, options?: RequestOptions): Promise<PendingDailyLimit>;
-  /** Polls until the limit's `syncStatus` is `synced` (with `amount`, until that amount is the one synced: `LimitSupersededError` when another is). Newer generation only, as `getDailyLimit`. */
+  /** Polls until the limit's `syncStatus` is `synced` (with `amount`, until that amount is the one synced: `LimitSupersededError` when another is). Newer generation only, as `getDailyLimit`. A lazily loaded chunk, as `signInWithEthereum` (`client_code_unavailable`). */
   waitForLimitSync(options?: WaitForLimitSyncOptions): Promise<DailyLimit>;
-  /** Fetches the webhook signing key from `webhooksUrl`. */
+  /** Fetches the webhook signing key from `webhooksUrl`. A lazily loaded chunk, as `signInWithEthereum` (`client_code_unavailable`). */
   getWebhookPublicKey(options?: RequestOptions): Promise<WebhookPublicKey>;
 }
 
@@ -111,12 +111,13 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
     raw,
     tokenManager,
     // Sign-in (and viem with it) is loaded on first use, so apps that only read limits never download it.
-    signInWithEthereum: async (params) => (await import('./sign-in.js')).signInWithEthereum({ ...serviceContext, tokenManager }, params),
+    // A chunk that cannot load (a deploy replaced it) is a PartnerClientError client_code_unavailable.
+    signInWithEthereum: async (params) => (await loadChunk(() => import('./sign-in.js'), 'signInWithEthereum')).signInWithEthereum({ ...serviceContext, tokenManager }, params),
     getDailyLimit: (callOptions) => getDailyLimit(limitContext, callOptions),
     setDailyLimit: (params, callOptions) => setDailyLimit(limitContext, params, callOptions),
-    waitForLimitSync: async (waitOptions) => (await import('./limit-sync.js')).waitForLimitSync(limitContext, waitOptions),
+    waitForLimitSync: async (waitOptions) => (await loadChunk(() => import('./limit-sync.js'), 'waitForLimitSync')).waitForLimitSync(limitContext, waitOptions),
     // A chunk of its own, like the sign-in: a partner's front end never reads the webhook key.
-    getWebhookPublicKey: async (callOptions) => (await import('./webhook-public-key.js')).getWebhookPublicKey(serviceContext, webhooksUrl, callOptions),
+    getWebhookPublicKey: async (callOptions) => (await loadChunk(() => import('./webhook-public-key.js'), 'getWebhookPublicKey')).getWebhookPublicKey(serviceContext, webhooksUrl, callOptions),
   };
 }
 

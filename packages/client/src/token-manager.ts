@@ -1,5 +1,5 @@
 import { describeValue } from './describe-value.js';
-import { InvalidArgumentError, PartnerClientError } from './errors.js';
+import { AbortError, ConnectionError, InvalidArgumentError, loadChunk, PartnerClientError, TimeoutError } from './errors.js';
 import { assertFunctionOptions } from './function-options.js';
 import { readJwtClaims, readJwtExpiry, readJwtLifetimeMs } from './jwt-expiry.js';
 import { assertMilliseconds } from './milliseconds-option.js';
@@ -65,14 +65,21 @@ export interface TokenManagerOptions {
    * `{ token, refreshToken, expiresAt? }` with the new (rotated) `refreshToken`; anything else
    * (an error body, `refresh_token`, `expiresAt` in seconds) is a `TokenRenewalError`
    * (`token_renewal_failed`) too. `signal` aborts when it is abandoned after
-   * `refreshTimeoutMs`. When it fails, its refresh token is never offered again and
-   * `reauthenticate` is tried; without `reauthenticate`, the error that ends the session later
-   * (a 401 at expiry) is a `TokenRenewalError` whose `cause` is this failure.
+   * `refreshTimeoutMs`. When the service refused it (it threw an error of its own after an
+   * answer, or resolved to something that is not tokens), its refresh token is never offered
+   * again and `reauthenticate` is tried; without `reauthenticate`, the error that ends the
+   * session later (a 401 at expiry) is a `TokenRenewalError` whose `cause` is this failure. When
+   * it got no answer (it threw a `TypeError`, what `fetch` throws when no response arrives; a
+   * `ConnectionError` or `TimeoutError` of this package; or `refreshTimeoutMs` ran out), the
+   * refresh token is kept and offered again at the next request, `reauthenticate` is not called
+   * (no wallet prompt), and the request fails with `TokenRenewalError`
+   * `token_refresh_unreachable`, unless the access token is still valid (then it is used).
    */
   refresh?: (refreshToken: string, options: { signal: AbortSignal }) => Promise<TokenSet>;
   /**
-   * How long a `refresh` may take (a machine call) before it is abandoned with
-   * `TokenRenewalError` `token_renewal_timeout` and the next request starts a new renewal.
+   * How long a `refresh` may take (a machine call) before it is abandoned as one that got no
+   * answer: `TokenRenewalError` `token_refresh_unreachable` (its `cause` a `token_renewal_timeout`),
+   * the refresh token is kept, and the next request starts a new renewal.
    * Default 30 000 ms; `Infinity` for no bound.
    */
   refreshTimeoutMs?: number;
@@ -97,18 +104,23 @@ export interface TokenManagerOptions {
 
 /**
  * A token could not be renewed. Code `token_renewal_failed`: `reauthenticate` or `refresh`
- * failed with an error of its own (for example the user rejected the wallet prompt; `cause`
- * holds that error), or resolved to something that is not tokens (an error body, `undefined`;
- * `cause` is the `InvalidArgumentError` of `setTokens`); also at a 401 after a `refresh` failed
- * earlier and nothing else can renew (`cause` is that failure). Code `token_renewal_timeout`:
- * the callback did not settle within `refreshTimeoutMs` or `reauthenticateTimeoutMs`, and the
- * renewal was abandoned. Code `session_changed`: `clear()`
+ * failed with an error of its own (for example the user rejected the wallet prompt, or the
+ * service refused the refresh; `cause` holds that error), or resolved to something that is not
+ * tokens (an error body, `undefined`; `cause` is the `InvalidArgumentError` of `setTokens`);
+ * also at a 401 after a `refresh` was refused earlier and nothing else can renew (`cause` is
+ * that failure). Code `token_refresh_unreachable`: `refresh` got no answer (it threw a
+ * `TypeError`, what `fetch` throws when no response arrives, or a `ConnectionError` or
+ * `TimeoutError`; or `refreshTimeoutMs` ran out, `cause` a `token_renewal_timeout`): the refresh
+ * token is kept and tried again at the next request, and no wallet prompt was shown; `cause` is
+ * the network error. Code `token_renewal_timeout`: `reauthenticate` did not settle within
+ * `reauthenticateTimeoutMs`, and the renewal was abandoned. Code `session_changed`: `clear()`
  * (sign-out) or new tokens from elsewhere (`setTokens()`, a sign-in) replaced the session while
  * the renewal, or a sign-in, ran; its tokens were discarded and the request was not sent again.
  *
  * @example
  * catch (error) {
  *   if (error instanceof TokenRenewalError && error.code === 'session_changed') return; // the user signed out meanwhile
+ *   if (error instanceof TokenRenewalError && error.code === 'token_refresh_unreachable') return showOffline(); // kept: the next request refreshes again
  *   if (error instanceof TokenRenewalError) showSignInButton();
  * }
  */
@@ -158,7 +170,21 @@ export function storeSignIn(tokenManager: TokenManager, tokens: StoredTokens, se
 // own, loaded only then: their messages stay out of the main entry. Each is awaited only right
 // before it is thrown (the check of a refresh result, before the session check that follows
 // it), so that no check of the session is ever separated by an await from what it guards.
-export const renewalErrors = () => import('./renewal-errors.js');
+// When the chunk cannot load (the network is down, as it may well be when a refresh got no
+// answer, or a deploy replaced it), each error is built here instead: the same class, `code` and
+// `cause`, with a short message.
+export const renewalErrors = () => loadChunk(() => import('./renewal-errors.js'), withoutChunk);
+
+const shortError = (code: string, cause?: unknown) => new TokenRenewalError(`The token could not be renewed (${code}).`, { code, cause });
+const withoutChunk: Pick<typeof import('./renewal-errors.js'), 'requestOvertaken' | 'renewalOvertaken' | 'renewalFailed' | 'refreshUnreachable' | 'renewalTimedOut' | 'misreadRefreshResult' | 'waitEnded'> = {
+  requestOvertaken: () => shortError('session_changed'),
+  renewalOvertaken: () => shortError('session_changed'),
+  renewalFailed: (error) => shortError('token_renewal_failed', error),
+  refreshUnreachable: (error) => shortError('token_refresh_unreachable', error),
+  renewalTimedOut: () => shortError('token_renewal_timeout'),
+  misreadRefreshResult: () => undefined,
+  waitEnded: () => new AbortError('Cancelled while waiting for a token renewal.', { code: 'aborted' }),
+};
 
 /**
  * A caller's wait for a token renewal shared with other requests: its `signal` ends its own
@@ -530,7 +556,7 @@ export class TokenManager {
         // Refused rather than misread: no new refresh token (they rotate), expiresAt in seconds.
         // A chunk that cannot load (a deploy replaced it) must not cost a good refresh, whose
         // refresh token is already spent: the result is then only checked as any tokens are.
-        const misread = (await renewalErrors().catch(() => undefined))?.misreadRefreshResult(tokens);
+        const misread = (await renewalErrors()).misreadRefreshResult(tokens);
         if (misread) {
           refusedResult = true;
           throw misread;
@@ -547,7 +573,14 @@ export class TokenManager {
           refusedResult = true;
         }
       }
-      // A rotated refresh token must never be offered twice: reusing it ends the session.
+      // No answer (fetch's TypeError, this package's ConnectionError or TimeoutError, or the bound
+      // ran out): nothing says the refresh token is spent. It is kept for the next request's
+      // refresh, and nobody is asked to sign in (no wallet prompt) for a network that is down.
+      if (!refusedResult && (failure instanceof TypeError || failure instanceof ConnectionError || failure instanceof TimeoutError || this.#callbackAbort!.signal.aborted)) {
+        if (refreshOnly) return undefined;
+        throw (await renewalErrors()).refreshUnreachable(failure);
+      }
+      // Refused: a rotated refresh token must never be offered twice (reusing it ends the session).
       this.#refreshToken = undefined;
       this.#refreshFailure = [failure, 'refresh', refusedResult, tokens];
       // The kept token of a wallet not yet registered: the request's own 401 stands, or (ahead
@@ -646,6 +679,22 @@ export function accessTokenExpiry(token: string, refreshToken: unknown, received
   // Beyond what a Date holds (an iat far before a far exp): the exp.
   const expiresAt = counted < 864e13 ? counted : exp ?? (refreshToken ? now + 900_000 : undefined);
   return expiresAt === undefined ? undefined : new Date(expiresAt);
+}
+
+/**
+ * When the access token of `tokens`, just received (the result of your `refresh` at the service,
+ * a sign-in), expires on this device's clock, as the TokenManager counts it: their `expiresAt`
+ * when given, else now plus the token's lifetime (the JWT's `exp` - `iat`; see
+ * {@link TokenSet.expiresAt}). Store it with tokens that another tab or process may take later
+ * (their TokenManager takes a given `expiresAt` as it is), so that they are not counted there as
+ * brand new, valid for a whole lifetime from when they are taken.
+ *
+ * @example
+ * const tokens = await refreshAtService(refreshToken, signal);
+ * localStorage.setItem(key, JSON.stringify({ ...tokens, expiresAt: receivedTokensExpiry(tokens) }));
+ */
+export function receivedTokensExpiry(tokens: TokenSet): Date | undefined {
+  return readExpiresAt(tokens.expiresAt) ?? accessTokenExpiry(tokens.token, tokens.refreshToken, true);
 }
 
 // Refresh callbacks often hand over parsed JSON, where a date is a string or epoch milliseconds.

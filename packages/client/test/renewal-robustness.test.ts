@@ -103,29 +103,36 @@ describe('a renewal that never settles does not block the client', () => {
     expect(signals).toHaveLength(2);
   });
 
-  it('a refresh that does not settle within refreshTimeoutMs is abandoned, its refresh token is not offered again, and reauthenticate is tried', async () => {
+  it('a refresh that does not settle within refreshTimeoutMs is abandoned as no answer: its refresh token is kept for the next request, and reauthenticate is not tried (no wallet prompt)', async () => {
     const { url } = await newerService();
-    const calls = { refresh: 0, reauthenticate: 0 };
+    const calls = { refresh: [] as string[], reauthenticate: 0 };
     let client: PartnerClient;
     const tokenManager = new TokenManager({
       refreshTimeoutMs: 50,
-      refresh: () => (calls.refresh++, never<TokenSet>()),
+      refresh: async (refreshToken) => {
+        calls.refresh.push(refreshToken);
+        if (calls.refresh.length === 1) return never<TokenSet>();
+        const response = await fetch(`${url}${REFRESH_PATH}`, { method: 'POST', body: JSON.stringify({ refreshToken }) });
+        return (await response.json()) as TokenSet;
+      },
       reauthenticate: () => (calls.reauthenticate++, signIn(client)),
     });
     client = createPartnerClient({ baseUrl: url, tokenManager });
-    await signIn(client);
+    const { refreshToken } = await signIn(client);
     service!.revokeAccessTokens();
+    expect(await caught(client.getDailyLimit())).toMatchObject({ name: 'TokenRenewalError', code: 'token_refresh_unreachable' });
     await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 });
-    expect(calls).toEqual({ refresh: 1, reauthenticate: 1 });
+    expect(calls).toEqual({ refresh: [refreshToken, refreshToken], reauthenticate: 0 });
   });
 
-  it('without reauthenticate, the abandoned refresh is the request\'s TokenRenewalError, naming refreshTimeoutMs', async () => {
+  it('without reauthenticate, the abandoned refresh is the request\'s TokenRenewalError token_refresh_unreachable, naming refreshTimeoutMs, its cause the token_renewal_timeout', async () => {
     const { url } = await newerService();
     const client = createPartnerClient({ baseUrl: url, tokenManager: new TokenManager({ refreshTimeoutMs: 50, refresh: never }) });
     await signIn(client);
     service!.revokeAccessTokens();
     const error = await caught(client.getDailyLimit());
-    expect(error).toMatchObject({ name: 'TokenRenewalError', code: 'token_renewal_timeout', message: expect.stringMatching(/refresh callback did not settle within 50 ms.*refreshTimeoutMs/) });
+    expect(error).toMatchObject({ name: 'TokenRenewalError', code: 'token_refresh_unreachable', message: expect.stringMatching(/did not settle within refreshTimeoutMs/) });
+    expect((error as Error).cause).toMatchObject({ name: 'TokenRenewalError', code: 'token_renewal_timeout', message: expect.stringMatching(/refresh callback did not settle within 50 ms.*refreshTimeoutMs/) });
   });
 
   it('registerUser returns the registered user when its signal fires during the refresh that follows', async () => {
@@ -169,7 +176,7 @@ describe('a renewal and its callbacks, where the caller or the session has moved
     }
   });
 
-  it('a callback that honours its signal and outlasts its bound is reported as token_renewal_timeout, not as its own abort', async () => {
+  it('a callback that honours its signal and outlasts its bound is reported as the bound running out (token_renewal_timeout), not as its own abort', async () => {
     const { url } = await newerService();
     const tokenManager = new TokenManager({
       refreshTimeoutMs: 50,
@@ -182,7 +189,8 @@ describe('a renewal and its callbacks, where the caller or the session has moved
     await signIn(client);
     service!.revokeAccessTokens();
     const error = await caught(client.getDailyLimit());
-    expect(error).toMatchObject({ name: 'TokenRenewalError', code: 'token_renewal_timeout', message: expect.stringMatching(/refreshTimeoutMs/) });
+    expect(error).toMatchObject({ name: 'TokenRenewalError', code: 'token_refresh_unreachable', message: expect.stringMatching(/refreshTimeoutMs/) });
+    expect((error as Error).cause).toMatchObject({ name: 'TokenRenewalError', code: 'token_renewal_timeout' });
   });
 
   it("clear() aborts the signal of the callback still running, so that it can tell its tokens will be discarded (and not persist them)", async () => {
@@ -255,7 +263,8 @@ describe('a request that joins a refresh-only renewal of a still-valid token whi
 describe('a refresh that failed is not forgotten', () => {
   it('the 401 at expiry is a TokenRenewalError whose cause is the refresh failure, saying that the refresh failed and why', async () => {
     const { url } = await newerService({ accessTokenLifetimeSeconds: 60 }); // due at once, still valid
-    const lost = new TypeError('fetch failed (socket hang up)');
+    // Refused (an answer that was not ok): a refresh that got no answer keeps its refresh token (token-lifecycle.test.ts).
+    const lost = new Error('refresh refused: HTTP 401');
     let refreshes = 0;
     const client = createPartnerClient({ baseUrl: url, tokenManager: new TokenManager({ refresh: () => (refreshes++, Promise.reject(lost)) }) });
     const { token } = await signIn(client);
@@ -266,7 +275,7 @@ describe('a refresh that failed is not forgotten', () => {
     const error = await caught(client.getDailyLimit());
     expect(error).toBeInstanceOf(TokenRenewalError);
     expect(error).toMatchObject({ code: 'token_renewal_failed', cause: lost });
-    expect((error as Error).message).toMatch(/refresh callback failed \(fetch failed \(socket hang up\)\)/);
+    expect((error as Error).message).toMatch(/refresh callback failed \(refresh refused: HTTP 401\)/);
     expect((error as Error).message).not.toMatch(/give the client a TokenManager with a reauthenticate callback/);
     expect(refreshes).toBe(1); // its refresh token was never offered again
   });

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
 import { inspect } from 'node:util';
 import {
   AuthenticationError,
@@ -6,6 +7,7 @@ import {
   createTokenManager,
   errorFromResponse,
   InvalidArgumentError,
+  receivedTokensExpiry,
   signerFromViemAccount,
   TokenManager,
   TokenRenewalError,
@@ -22,19 +24,20 @@ let service: PartnerService;
 afterEach(() => service?.close());
 
 /** A client whose TokenManager signs in again through the real SIWE flow when asked. */
-function clientWithReauthentication(options: { renewBeforeMs?: number; refresh?: (refreshToken: string) => Promise<TokenSet> } = {}) {
+function clientWithReauthentication(options: { renewBeforeMs?: number; refreshTimeoutMs?: number; refresh?: (refreshToken: string, options: { signal: AbortSignal }) => Promise<TokenSet> } = {}) {
   const calls = { reauthenticate: 0, refresh: 0 };
   let client: PartnerClient;
   const tokenManager = new TokenManager({
     renewBeforeMs: options.renewBeforeMs,
+    refreshTimeoutMs: options.refreshTimeoutMs,
     reauthenticate: () => {
       calls.reauthenticate += 1;
       return client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
     },
     refresh: options.refresh
-      ? (refreshToken) => {
+      ? (refreshToken, callbackOptions) => {
           calls.refresh += 1;
-          return options.refresh!(refreshToken);
+          return options.refresh!(refreshToken, callbackOptions);
         }
       : undefined,
   });
@@ -247,6 +250,115 @@ describe('newer generation: refreshes the 15-minute access token with a rotating
   });
 });
 
+/**
+ * The refresh call as the README writes it (fetch, throw when the answer is not ok), over a
+ * network the test switches: `up` (the test service), `down` (a closed port: fetch rejects with
+ * TypeError 'fetch failed', no answer) or `hanging` (a server that accepts and never answers).
+ */
+async function switchableNetwork() {
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const closedUrl = `http://127.0.0.1:${(closed.address() as { port: number }).port}`;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  const hanging: Server = createServer(() => undefined);
+  await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  const hangingUrl = `http://127.0.0.1:${(hanging.address() as { port: number }).port}`;
+  const network = {
+    state: 'up' as 'up' | 'down' | 'hanging',
+    offered: [] as string[],
+    refresh: async (refreshToken: string, { signal }: { signal: AbortSignal }): Promise<TokenSet> => {
+      network.offered.push(refreshToken);
+      const base = { up: service.url, down: closedUrl, hanging: hangingUrl }[network.state];
+      const response = await fetch(`${base}${REFRESH_PATH}`, { method: 'POST', body: JSON.stringify({ refreshToken }), signal });
+      if (!response.ok) throw new Error(`refresh refused: HTTP ${response.status}`);
+      return (await response.json()) as TokenSet;
+    },
+    close: () => (hanging.closeAllConnections(), new Promise<void>((resolve) => hanging.close(() => resolve()))),
+  };
+  return network;
+}
+
+describe('a refresh that gets no answer keeps its refresh token; one the service refuses drops it', () => {
+  // The partner's refresh endpoint, behind a network the test takes down, hangs or brings back.
+  let network: Awaited<ReturnType<typeof switchableNetwork>>;
+  beforeEach(async () => {
+    network = await switchableNetwork();
+  });
+  afterEach(() => network.close());
+
+  it('no answer (fetch to a closed port): no wallet prompt, the request fails with token_refresh_unreachable, and the next request refreshes with the SAME refresh token', async () => {
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
+    const { client, calls } = clientWithReauthentication({ refresh: network.refresh });
+    const signedIn = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    service.revokeAccessTokens(); // the access token has expired
+    network.state = 'down';
+
+    const error = await client.getDailyLimit().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TokenRenewalError);
+    expect(error).toMatchObject({ code: 'token_refresh_unreachable' });
+    expect((error as Error).cause).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toMatch(/could not be reached/);
+    expect((error as Error).message).toMatch(/refresh token is kept/);
+    expect(calls.reauthenticate).toBe(0);
+
+    network.state = 'up';
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 });
+    expect(network.offered).toEqual([signedIn.refreshToken, signedIn.refreshToken]);
+    expect(service.count('POST', REFRESH_PATH)).toBe(1);
+    expect(calls.reauthenticate).toBe(0);
+  });
+
+  it('no answer ahead of expiry: the still-valid token serves, and the kept refresh token renews it after the 401', async () => {
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address], accessTokenLifetimeSeconds: 60 }); // due at once, still valid
+    const { client, calls } = clientWithReauthentication({ refresh: network.refresh });
+    const signedIn = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    network.state = 'down';
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 });
+    expect(service.requests.filter((request) => request.path === LIMIT_PATH).at(-1)!.authorization).toBe(`Bearer ${signedIn.token}`);
+
+    network.state = 'up';
+    service.revokeAccessTokens();
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 });
+    expect(network.offered).toEqual([signedIn.refreshToken, signedIn.refreshToken]);
+    expect(calls.reauthenticate).toBe(0);
+  });
+
+  it('refreshTimeoutMs running out counts as no answer: the refresh token is kept, no wallet prompt', async () => {
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
+    const { client, calls } = clientWithReauthentication({ refresh: network.refresh, refreshTimeoutMs: 100 });
+    const signedIn = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    service.revokeAccessTokens();
+    network.state = 'hanging';
+
+    const error = await client.getDailyLimit().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TokenRenewalError);
+    expect(error).toMatchObject({ code: 'token_refresh_unreachable', cause: { code: 'token_renewal_timeout' } });
+    expect((error as Error).message).toMatch(/refreshTimeoutMs/);
+    expect(calls.reauthenticate).toBe(0);
+
+    network.state = 'up';
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 });
+    expect(network.offered).toEqual([signedIn.refreshToken, signedIn.refreshToken]);
+    expect(calls.reauthenticate).toBe(0);
+  });
+
+  it('refused (401: another party spent the refresh token, ending the session): it is dropped and reauthenticate signs in again', async () => {
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
+    const { client, calls } = clientWithReauthentication({ refresh: network.refresh });
+    const signedIn = await client.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE });
+    await refreshAtTestService(signedIn.refreshToken!); // spent elsewhere: offering it again ends the session
+    service.revokeAccessTokens();
+
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 });
+    expect(calls).toEqual({ refresh: 1, reauthenticate: 1 });
+    service.revokeAccessTokens();
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 });
+    expect(network.offered).toHaveLength(2);
+    expect(network.offered[1]).not.toBe(signedIn.refreshToken); // the refused one was never offered again
+    expect(calls.reauthenticate).toBe(1);
+  });
+});
+
 describe('tells a wallet that has not registered to register', () => {
   const unsigned = (claims: Record<string, unknown>) => `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify({ exp: Math.floor(Date.now() / 1000) + 3_600, ...claims })).toString('base64url')}.c2ln`;
 
@@ -437,5 +549,17 @@ describe('checks TokenManager options', () => {
     expect(() => tokenManager.setTokens({ token: 'opaque-token', expiresAt: 'tomorrow' } as never)).toThrow(
       expect.objectContaining({ argument: 'expiresAt', code: 'invalid_tokens' }),
     );
+  });
+
+  it('receivedTokensExpiry: a just-received token expires its lifetime from now, as the TokenManager counts it; a given expiresAt is taken as it is', () => {
+    // Issued by a service whose clock is an hour behind this device's: exp - iat = 15 minutes.
+    const iat = Math.floor(Date.now() / 1000) - 3600;
+    const token = `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify({ iat, exp: iat + 900 })).toString('base64url')}.c2ln`;
+    const expiresAt = receivedTokensExpiry({ token, refreshToken: 'rt' })!;
+    expect(Math.abs(expiresAt.getTime() - (Date.now() + 900_000))).toBeLessThan(5_000);
+    const tokenManager = new TokenManager({ refresh: async () => ({ token, refreshToken: 'rt-2' }) });
+    tokenManager.setTokens({ token, refreshToken: 'rt', expiresAt });
+    expect(tokenManager.expiresAt).toEqual(expiresAt);
+    expect(receivedTokensExpiry({ token, expiresAt: '2030-01-01T00:00:00Z' as never })).toEqual(new Date('2030-01-01T00:00:00Z'));
   });
 });

@@ -1,0 +1,98 @@
+// The built package after a deploy replaced its lazily loaded chunks while a page was open (or
+// with the network down): a copy of dist/ without them. Errors callers catch by class stay this
+// package's typed errors, built without the chunk's advice; an operation whose code is in a
+// missing chunk fails with PartnerClientError client_code_unavailable.
+import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { signerFromViemAccount } from '../src/index.js';
+import { REFRESH_PATH, startPartnerService, type PartnerService } from './support/partner-service.js';
+import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
+
+type Client = typeof import('../src/index.js');
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const LAZY_CHUNK = /^(sign-in|limit-sync|webhook-public-key|renewal-errors|limit-errors)-.*\.js$/;
+let copy: string;
+let client: Client;
+let service: PartnerService | undefined;
+
+beforeAll(async () => {
+  copy = mkdtempSync(join(tmpdir(), 'capi-client-deployed-'));
+  cpSync(join(packageDir, 'dist'), join(copy, 'dist'), { recursive: true });
+  symlinkSync(join(packageDir, 'node_modules'), join(copy, 'node_modules'), 'dir'); // openapi-fetch, viem
+  const removed = readdirSync(join(copy, 'dist')).filter((file) => LAZY_CHUNK.test(file));
+  expect(removed.map((file) => file.replace(/-[A-Z0-9]+\.js$/, '')).sort()).toEqual(['limit-errors', 'limit-sync', 'renewal-errors', 'sign-in', 'webhook-public-key']);
+  for (const file of removed) rmSync(join(copy, 'dist', file));
+  client = (await import(pathToFileURL(join(copy, 'dist', 'index.js')).href)) as Client;
+});
+afterAll(() => rmSync(copy, { recursive: true, force: true }));
+afterEach(async () => {
+  await service?.close();
+  service = undefined;
+});
+
+const caught = (promise: Promise<unknown>) => promise.then((value) => value, (error: unknown) => error);
+
+async function signedInClient(options: Partial<ConstructorParameters<Client['TokenManager']>[0]> = {}) {
+  service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
+  const token = service.issueAccessToken(registeredAccount.address, 900);
+  const tokenManager = new client.TokenManager({ tokens: token, ...options });
+  return { token, tokenManager, partnerClient: client.createPartnerClient({ baseUrl: service.url, tokenManager, webhooksUrl: service.url, retries: 0 }) };
+}
+
+describe('errors built by a chunk that cannot load are built without its advice, with the same class and code', () => {
+  it('a 401 of getDailyLimit is still an AuthenticationError', async () => {
+    const { partnerClient } = await signedInClient();
+    service!.revokeAccessTokens();
+    const error = await caught(partnerClient.getDailyLimit());
+    expect(error).toBeInstanceOf(client.AuthenticationError);
+    expect(error).toMatchObject({ status: 401 });
+  });
+
+  it.each([
+    [{ amount: 0 }, 'amount', 'amount_out_of_range'],
+    [{ amount: 12.5 }, 'amount', 'amount_not_integer'],
+    [{ amount: 5000, currency: 'EUR' }, 'currency', 'currency_not_supported'],
+  ])('setDailyLimit(%o) is refused before sending with InvalidArgumentError, argument %s, code %s', async (params, argument, code) => {
+    const { partnerClient } = await signedInClient();
+    const error = await caught(partnerClient.setDailyLimit(params as never));
+    expect(error).toBeInstanceOf(client.InvalidArgumentError);
+    expect(error).toMatchObject({ argument, code, message: expect.stringContaining(code) });
+    expect(service!.requests).toHaveLength(0);
+  });
+
+  it('a refresh that got no answer is still TokenRenewalError token_refresh_unreachable, its cause the network error; a rejected wallet prompt token_renewal_failed', async () => {
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
+    const lost = new TypeError('fetch failed');
+    const offline = new client.TokenManager({ tokens: { token: service.issueAccessToken(registeredAccount.address, 900), refreshToken: 'kept' }, refresh: () => Promise.reject(lost) });
+    service.revokeAccessTokens();
+    const unreachable = await caught(client.createPartnerClient({ baseUrl: service.url, tokenManager: offline }).getDailyLimit());
+    expect(unreachable).toBeInstanceOf(client.TokenRenewalError);
+    expect(unreachable).toMatchObject({ code: 'token_refresh_unreachable', cause: lost });
+
+    const rejected = new Error('User rejected the request.');
+    const prompt = new client.TokenManager({ reauthenticate: () => Promise.reject(rejected) });
+    const failed = await caught(client.createPartnerClient({ baseUrl: service.url, tokenManager: prompt }).getDailyLimit());
+    expect(failed).toBeInstanceOf(client.TokenRenewalError);
+    expect(failed).toMatchObject({ code: 'token_renewal_failed', cause: rejected });
+    expect(service.count('POST', REFRESH_PATH)).toBe(0);
+  });
+});
+
+describe('an operation whose code is in a chunk that cannot load fails with PartnerClientError client_code_unavailable', () => {
+  it.each([
+    ['signInWithEthereum', (partnerClient: ReturnType<Client['createPartnerClient']>) => partnerClient.signInWithEthereum({ ...signerFromViemAccount(registeredAccount), ...SIGN_IN_PAGE })],
+    ['waitForLimitSync', (partnerClient: ReturnType<Client['createPartnerClient']>) => partnerClient.waitForLimitSync()],
+    ['getWebhookPublicKey', (partnerClient: ReturnType<Client['createPartnerClient']>) => partnerClient.getWebhookPublicKey()],
+  ])('%s', async (operation, call) => {
+    const { partnerClient } = await signedInClient();
+    const error = await caught(call(partnerClient));
+    expect(error).toBeInstanceOf(client.PartnerClientError);
+    expect(error).toMatchObject({ code: 'client_code_unavailable', cause: expect.anything() });
+    expect((error as Error).message).toBe(`The client's code for ${operation} could not be loaded (a deploy replaced it, or the network is down): reload the page.`);
+    expect(service!.requests).toHaveLength(0);
+  });
+});
