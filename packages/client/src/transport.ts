@@ -211,7 +211,7 @@ export function createTransport(options: TransportOptions): Transport {
       retry += 1;
       const delayMs = retryAfterMs ?? backoffDelay(retry - 1, retryPolicy);
       onRetry?.({ method: request.method, url: request.url, retry, delayMs, reason, ...(answer && { status: answer.status }), fromRetryAfter: retryAfterMs !== undefined });
-      await abortableSleep(delayMs, callerSignal, () => abortError(request));
+      await abortableSleep(delayMs, callerSignal, () => abortError(request, callerSignal));
     }
   }
 
@@ -245,7 +245,7 @@ async function sendAttempt(
   timeoutMs: number,
   callerSignal: AbortSignal | undefined,
 ): Promise<BufferedAnswer> {
-  if (callerSignal?.aborted) throw abortError(request);
+  if (callerSignal?.aborted) throw abortError(request, callerSignal);
   // The headers are this call's own, so the token of this attempt can be set on them.
   if (token !== undefined) {
     if (request.headers instanceof Headers) request.headers.set('authorization', `Bearer ${token}`);
@@ -273,7 +273,7 @@ async function sendAttempt(
     // fetch settles with later is dropped.
     return await untilAborted(() => exchangeOnce(fetchOnce, request, controller.signal), controller.signal, () => controller.signal.reason);
   } catch (error) {
-    if (callerSignal?.aborted) throw abortError(request);
+    if (callerSignal?.aborted) throw abortError(request, callerSignal);
     if (error instanceof InvalidArgumentError) throw error;
     if (timedOut) {
       // A write (PUT, POST, ...) may have reached the service before the time ran out, and is
@@ -289,7 +289,7 @@ async function sendAttempt(
     }
     const reason = error instanceof Error ? describeCause(error) : String(error);
     throw new ConnectionError(
-      `Could not get a response to ${describe(request)}: ${reason}. Check baseUrl/webhooksUrl and the network (in a browser, also CORS).`,
+      `Could not get a response to ${describe(request)}: ${reason}. ${(globalThis.navigator as { onLine?: boolean } | undefined)?.onLine === false ? 'The device is offline (navigator.onLine is false).' : 'Check baseUrl/webhooksUrl and the network (in a browser, also CORS).'}`,
       { code: 'connection_failed', cause: error },
     );
   } finally {
@@ -325,8 +325,9 @@ function retryBudget(method: string, call: RequestOptions, policy: RetryPolicy):
   return call.retries ?? (isRetriedByDefault(method) ? policy.count : 0);
 }
 
-function abortError(request: { method: string; url: string }): AbortError {
-  return new AbortError(`${describe(request)} was cancelled by the caller's AbortSignal.`, { code: 'aborted' });
+// The caller's reason (its AbortSignal.timeout, a DOMException of its own) is the cause.
+function abortError(request: { method: string; url: string }, signal: AbortSignal | undefined): AbortError {
+  return new AbortError(`${describe(request)} was cancelled by the caller's AbortSignal.`, { code: 'aborted', cause: signal?.reason });
 }
 
 function describe(request: { method: string; url: string }): string {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AbortError, createPartnerClient, signerFromViemAccount, TimeoutError, type PartnerClient, type RetryEvent } from '../src/index.js';
 import { acceptTerms } from '../src/onboarding.js';
 import { startPartnerService, type PartnerService } from './support/partner-service.js';
@@ -86,9 +86,12 @@ describe("cancels on the caller's AbortSignal", () => {
     const controller = new AbortController();
     const pending = client.getDailyLimit({ signal: controller.signal, timeoutMs: 60_000 }).catch((caught: unknown) => caught);
     await waitForRequest('GET', LIMIT_PATH);
-    controller.abort();
+    const reason = new DOMException('The user left the page', 'AbortError');
+    controller.abort(reason);
     const error = await pending;
     expect(error).toBeInstanceOf(AbortError);
+    // The caller's own reason is kept as the cause.
+    expect((error as Error).cause).toBe(reason);
     expect(service.count('GET', LIMIT_PATH)).toBe(1);
   });
 
@@ -106,5 +109,18 @@ describe("cancels on the caller's AbortSignal", () => {
   it('sends nothing for an already aborted signal', async () => {
     await expect(client.getDailyLimit({ signal: AbortSignal.abort() })).rejects.toBeInstanceOf(AbortError);
     expect(service.count('GET', LIMIT_PATH)).toBe(0);
+  });
+});
+
+describe('a request that gets no response', () => {
+  it('says the device is offline when the browser says so (navigator.onLine false), else to check the URL and the network', async () => {
+    const closed = createPartnerClient({ baseUrl: 'http://127.0.0.1:9', webhooksUrl: 'http://127.0.0.1:9', retries: 0 });
+    await expect(closed.getWebhookPublicKey()).rejects.toMatchObject({ name: 'ConnectionError', message: expect.stringMatching(/Check baseUrl\/webhooksUrl and the network/) });
+    vi.stubGlobal('navigator', { onLine: false });
+    try {
+      await expect(closed.getWebhookPublicKey()).rejects.toMatchObject({ name: 'ConnectionError', code: 'connection_failed', message: expect.stringMatching(/The device is offline \(navigator\.onLine is false\)\.$/) });
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });
