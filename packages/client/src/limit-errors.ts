@@ -121,7 +121,7 @@ export function unexpectedLimitBody(data: unknown, expected?: 'pending'): Unexpe
  */
 export function limitSetTimedOut(error: TimeoutError, url: string): TimeoutError {
   return new TimeoutError(
-    `No complete response to PUT ${url} within ${error.timeoutMs} ms. The new limit may have been set (the service may have received it), and a write is not retried unless the call's retries option asks for it: read the limit with getDailyLimit() to see whether it applied before setting it again. Raise timeoutMs (per client or per call) if the service is slow.`,
+    `No complete response to PUT ${url} within ${error.timeoutMs} ms. The new limit may have been set (the service may have received it), and a write is not retried by default: read the limit with getDailyLimit() to see whether it applied before setting it again. Raise timeoutMs (per client or per call) if the service is slow.`,
     { code: error.code, timeoutMs: error.timeoutMs, cause: error },
   );
 }

@@ -90,17 +90,18 @@ export function renewalFailed(error: unknown, callback: 'refresh' | 'reauthentic
 }
 
 /**
- * The error of a `refresh` that got no answer (`error`: fetch's `TypeError`, a `ConnectionError`
- * or `TimeoutError` of this package, or the `token_renewal_timeout` of `refreshTimeoutMs`): the
- * refresh token is kept and offered again at the next request, and no wallet prompt was shown.
+ * The error of a `refresh` that got no answer (`error`: fetch's `TypeError`, or a
+ * `ConnectionError` of this package): the refresh token is kept and offered again at the next
+ * request, and no wallet prompt was shown. (A timeout is not taken for no answer: the service
+ * may have rotated the token.)
  *
  * @example
  * throw refreshUnreachable(new TypeError('Failed to fetch')); // code 'token_refresh_unreachable'
  */
 export function refreshUnreachable(error: unknown): TokenRenewalError {
-  const reason = (error as PartnerClientError).code === 'token_renewal_timeout' ? 'it did not settle within refreshTimeoutMs' : error instanceof Error ? error.message : String(error);
+  const reason = error instanceof Error ? error.message : String(error);
   return new TokenRenewalError(
-    `The access token could not be renewed: the service could not be reached, the refresh callback got no answer (${reason}). The refresh token is kept and tried again at the next request; no wallet prompt was shown. Check the network connection.`,
+    `The access token could not be renewed: the refresh callback got no answer (${reason}), so the service could not be reached. The refresh token is kept and tried again at the next request; no wallet prompt was shown. Check the network connection.`,
     { code: 'token_refresh_unreachable', cause: error },
   );
 }

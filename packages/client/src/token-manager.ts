@@ -1,5 +1,5 @@
 import { describeValue } from './describe-value.js';
-import { AbortError, ConnectionError, InvalidArgumentError, loadChunk, PartnerClientError, TimeoutError } from './errors.js';
+import { AbortError, ConnectionError, InvalidArgumentError, loadChunk, PartnerClientError } from './errors.js';
 import { assertFunctionOptions } from './function-options.js';
 import { readJwtClaims, readJwtExpiry, readJwtLifetimeMs } from './jwt-expiry.js';
 import { assertMilliseconds } from './milliseconds-option.js';
@@ -66,20 +66,23 @@ export interface TokenManagerOptions {
    * (an error body, `refresh_token`, `expiresAt` in seconds) is a `TokenRenewalError`
    * (`token_renewal_failed`) too. `signal` aborts when it is abandoned after
    * `refreshTimeoutMs`. When the service refused it (it threw an error of its own after an
-   * answer, or resolved to something that is not tokens), its refresh token is never offered
-   * again and `reauthenticate` is tried; without `reauthenticate`, the error that ends the
-   * session later (a 401 at expiry) is a `TokenRenewalError` whose `cause` is this failure. When
-   * it got no answer (it threw a `TypeError`, what `fetch` throws when no response arrives; a
-   * `ConnectionError` or `TimeoutError` of this package; or `refreshTimeoutMs` ran out), the
-   * refresh token is kept and offered again at the next request, `reauthenticate` is not called
-   * (no wallet prompt), and the request fails with `TokenRenewalError`
-   * `token_refresh_unreachable`, unless the access token is still valid (then it is used).
+   * answer, or resolved to something that is not tokens) or timed out (a `TimeoutError`, or
+   * `refreshTimeoutMs` ran out: the service may have rotated the token and answered late), its
+   * refresh token is never offered again and `reauthenticate` is tried; without
+   * `reauthenticate`, the error that ends the session later (a 401 at expiry) is a
+   * `TokenRenewalError` whose `cause` is this failure. When it got no answer (it threw a
+   * `TypeError`, what `fetch` throws when no response arrives, or a `ConnectionError` of this
+   * package: offline, a connection that failed), the refresh token is kept and offered again at
+   * the next request, `reauthenticate` is not called (no wallet prompt), and the request fails
+   * with `TokenRenewalError` `token_refresh_unreachable`, unless the access token is still valid
+   * (then it is used).
    */
   refresh?: (refreshToken: string, options: { signal: AbortSignal }) => Promise<TokenSet>;
   /**
-   * How long a `refresh` may take (a machine call) before it is abandoned as one that got no
-   * answer: `TokenRenewalError` `token_refresh_unreachable` (its `cause` a `token_renewal_timeout`),
-   * the refresh token is kept, and the next request starts a new renewal.
+   * How long a `refresh` may take (a machine call) before it is abandoned with
+   * `TokenRenewalError` `token_renewal_timeout`: as for a refused refresh, its refresh token is
+   * not offered again (the service may have rotated it and answered late) and `reauthenticate`
+   * is tried; the next request starts a new renewal.
    * Default 30 000 ms; `Infinity` for no bound.
    */
   refreshTimeoutMs?: number;
@@ -109,11 +112,10 @@ export interface TokenManagerOptions {
  * tokens (an error body, `undefined`; `cause` is the `InvalidArgumentError` of `setTokens`);
  * also at a 401 after a `refresh` was refused earlier and nothing else can renew (`cause` is
  * that failure). Code `token_refresh_unreachable`: `refresh` got no answer (it threw a
- * `TypeError`, what `fetch` throws when no response arrives, or a `ConnectionError` or
- * `TimeoutError`; or `refreshTimeoutMs` ran out, `cause` a `token_renewal_timeout`): the refresh
- * token is kept and tried again at the next request, and no wallet prompt was shown; `cause` is
- * the network error. Code `token_renewal_timeout`: `reauthenticate` did not settle within
- * `reauthenticateTimeoutMs`, and the renewal was abandoned. Code `session_changed`: `clear()`
+ * `TypeError`, what `fetch` throws when no response arrives, or a `ConnectionError`): the
+ * refresh token is kept and tried again at the next request, and no wallet prompt was shown;
+ * `cause` is the network error. Code `token_renewal_timeout`: the callback did not settle within
+ * `refreshTimeoutMs` or `reauthenticateTimeoutMs`, and the renewal was abandoned. Code `session_changed`: `clear()`
  * (sign-out) or new tokens from elsewhere (`setTokens()`, a sign-in) replaced the session while
  * the renewal, or a sign-in, ran; its tokens were discarded and the request was not sent again.
  *
@@ -573,10 +575,12 @@ export class TokenManager {
           refusedResult = true;
         }
       }
-      // No answer (fetch's TypeError, this package's ConnectionError or TimeoutError, or the bound
-      // ran out): nothing says the refresh token is spent. It is kept for the next request's
-      // refresh, and nobody is asked to sign in (no wallet prompt) for a network that is down.
-      if (!refusedResult && (failure instanceof TypeError || failure instanceof ConnectionError || failure instanceof TimeoutError || this.#callbackAbort!.signal.aborted)) {
+      // No answer (fetch's TypeError, this package's ConnectionError: the device is offline, the
+      // connection failed): nothing says the refresh token is spent. It is kept for the next
+      // request's refresh, and nobody is asked to sign in (no wallet prompt) for a network that is
+      // down. Not a timeout (a TimeoutError, or refreshTimeoutMs ran out): the service may have
+      // rotated the token and answered late, and offering it again would end the session.
+      if (!refusedResult && (failure instanceof TypeError || failure instanceof ConnectionError)) {
         if (refreshOnly) return undefined;
         throw (await renewalErrors()).refreshUnreachable(failure);
       }

@@ -282,14 +282,15 @@ async function sendAttempt(
         `No complete response to ${describe(request)} within ${timeoutMs} ms. ${
           isRetriedByDefault(request.method)
             ? 'Raise timeoutMs (per client or per call), or check that the service is reachable.'
-            : `It may have been applied: a ${request.method} is not retried unless the call's retries option asks for it, so check whether it took effect before sending it again. Raise timeoutMs (per client or per call) if the service is slow.`
+            : `It may have been applied: ${mayHaveApplied(request)} Raise timeoutMs (per client or per call) if the service is slow.`
         }`,
         { code: 'request_timeout', timeoutMs },
       );
     }
     const reason = error instanceof Error ? describeCause(error) : String(error);
+    // A write whose connection failed after it was sent (a reset) may have been applied too.
     throw new ConnectionError(
-      `Could not get a response to ${describe(request)}: ${reason}. ${(globalThis.navigator as { onLine?: boolean } | undefined)?.onLine === false ? 'The device is offline (navigator.onLine is false).' : 'Check baseUrl/webhooksUrl and the network (in a browser, also CORS).'}`,
+      `Could not get a response to ${describe(request)}: ${reason}. ${(globalThis.navigator as { onLine?: boolean } | undefined)?.onLine === false ? 'The device is offline (navigator.onLine is false).' : 'Check baseUrl/webhooksUrl and the network (in a browser, also CORS).'}${isRetriedByDefault(request.method) ? '' : ` If it was sent, it may have been applied: ${mayHaveApplied(request)}`}`,
       { code: 'connection_failed', cause: error },
     );
   } finally {
@@ -328,6 +329,11 @@ function retryBudget(method: string, call: RequestOptions, policy: RetryPolicy):
 // The caller's reason (its AbortSignal.timeout, a DOMException of its own) is the cause.
 function abortError(request: { method: string; url: string }, signal: AbortSignal | undefined): AbortError {
   return new AbortError(`${describe(request)} was cancelled by the caller's AbortSignal.`, { code: 'aborted', cause: signal?.reason });
+}
+
+// What a write without a complete answer needs (it is not retried by default).
+function mayHaveApplied(request: { method: string }): string {
+  return `a ${request.method} is not retried by default, so check whether it took effect before sending it again.`;
 }
 
 function describe(request: { method: string; url: string }): string {
