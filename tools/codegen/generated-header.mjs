@@ -15,7 +15,7 @@ export function generatedHeader({ specPath, bundlePath, specVersion, packageName
   return [
     '// This file is generated. Do not edit it by hand.',
     `// Source: ${specPath}${specVersion ? ` (info.version ${specVersion})` : ''}, read from ${bundlePath}.`,
-    `// Regenerate: pnpm --filter ${packageName} gen (pnpm build runs it).`,
+    `// Regenerate: pnpm gen at the repository root (it bundles the specs first, then runs the gen of ${packageName}; pnpm build runs it too).`,
     '',
   ].join('\n');
 }

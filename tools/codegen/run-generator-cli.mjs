@@ -44,7 +44,7 @@ export async function runGeneratorCli({ packageDir, packageName, bundlePath, loa
     const files = await generate(doc);
     const stale = writeOrCompare(resolve(packageDir, 'src/generated'), files, values.check === true);
     if (stale.length > 0) {
-      console.error(`Out of date with the spec: ${stale.join(', ')}. Run pnpm --filter ${packageName} gen and commit the result.`);
+      console.error(`Out of date with the spec: ${stale.join(', ')}. Run pnpm gen at the repository root and commit the result.`);
       return 1;
     }
     return 0;

@@ -73,7 +73,7 @@ export function renderOpenapiContract(spec) {
   if (!userSchema || userSchema.type !== 'object') throw new Error('embed-openapi: the spec has no User schema');
 
   const header = `// Generated from specs/dist/openapi.dereferenced.json (${spec.info?.title} ${spec.info?.version}) by scripts/embed-openapi.mjs.
-// Do not edit: \`pnpm --filter @capi/sandbox gen\` (run by turbo before build) regenerates it.
+// Do not edit: \`pnpm gen\` at the repository root (it bundles the specs first; pnpm build runs it too) regenerates it.
 `;
   const body = `import type { OperationContract } from '../conformance/operation-contract.js';
 

@@ -21,7 +21,7 @@ for (const [path, content] of Object.entries(files)) {
   const current = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
   if (current === content) continue;
   if (check) {
-    console.error(`${path} is out of date with the spec: run \`pnpm --filter @capi/webhook-validator gen\` and commit it`);
+    console.error(`${path} is out of date with the spec: run \`pnpm gen\` at the repository root and commit it`);
     stale++;
   } else {
     mkdirSync(dirname(target), { recursive: true });

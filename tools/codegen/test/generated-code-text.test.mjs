@@ -6,7 +6,7 @@ describe('every generated file starts with a header naming its spec and how to r
     expect(generatedHeader({ specPath: 'specs/openapi.yaml', bundlePath: 'specs/dist/openapi.json', specVersion: '1.2.0', packageName: '@capi/openapi-types' })).toBe([
       '// This file is generated. Do not edit it by hand.',
       '// Source: specs/openapi.yaml (info.version 1.2.0), read from specs/dist/openapi.json.',
-      '// Regenerate: pnpm --filter @capi/openapi-types gen (pnpm build runs it).',
+      '// Regenerate: pnpm gen at the repository root (it bundles the specs first, then runs the gen of @capi/openapi-types; pnpm build runs it too).',
       '',
     ].join('\n'));
   });

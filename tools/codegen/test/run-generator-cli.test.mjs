@@ -59,7 +59,7 @@ describe('gen --check fails when the files on disk are out of date with the spec
     const { packageDir } = exampleRepository();
     const result = await run({ packageDir, args: ['--check'] });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`Out of date with the spec: ${join(packageDir, 'src/generated/example.ts')}. Run pnpm --filter @capi/example gen and commit the result.`);
+    expect(result.stderr).toBe(`Out of date with the spec: ${join(packageDir, 'src/generated/example.ts')}. Run pnpm gen at the repository root and commit the result.`);
   });
 });
 

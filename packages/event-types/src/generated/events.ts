@@ -1,6 +1,6 @@
 // This file is generated. Do not edit it by hand.
 // Source: specs/asyncapi.yaml (info.version 1.0.0), read from specs/dist/asyncapi.json.
-// Regenerate: pnpm --filter @capi/event-types gen (pnpm build runs it).
+// Regenerate: pnpm gen at the repository root (it bundles the specs first, then runs the gen of @capi/event-types; pnpm build runs it too).
 
 import type { UserCreatedEvent, KycStatusChangedEvent, KycPhoneValidationChangedEvent, KycSourceOfFundsChangedEvent, CardTransactionCreatedEvent } from './models.js';
 

@@ -1,6 +1,6 @@
 // This file is generated. Do not edit it by hand.
 // Source: specs/openapi.yaml (info.version 1.0.0), read from specs/dist/openapi.json.
-// Regenerate: pnpm --filter @capi/openapi-types gen (pnpm build runs it).
+// Regenerate: pnpm gen at the repository root (it bundles the specs first, then runs the gen of @capi/openapi-types; pnpm build runs it too).
 
 export interface paths {
     "/api/v1/auth/nonce": {
