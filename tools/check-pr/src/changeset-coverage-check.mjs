@@ -3,7 +3,10 @@
 // pending on the base describe earlier changes and do not count. An empty changeset
 // (`pnpm changeset --empty`) added by the pull request says that its changes need no release.
 // Tests, benchmarks, examples and markdown do not reach users through npm and need none; a
-// spec source change reaches the packages generated from that spec.
+// spec source change reaches the packages generated from that spec. A package.json whose only
+// change is its "version" (the release commit of `pnpm release:version`) needs none either: the
+// changesets it consumed were its release notes.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { publishablePackages } from '@capi/release-tools/workspace-packages';
@@ -21,6 +24,27 @@ const notShipped = [/^test\//, /^tests\//, /^bench\//, /^examples\//, /\.md$/, /
  */
 export function isShippedFile(fileInPackage) {
   return !notShipped.some((pattern) => pattern.test(fileInPackage));
+}
+
+/**
+ * Whether `file` (a package's package.json) differs from the base only in its "version": the
+ * bump of a release commit, which releases what earlier changesets described.
+ * @param {string} root
+ * @param {string} baseCommit
+ * @param {string} file repository-relative path
+ */
+export function isVersionBumpOnly(root, baseCommit, file) {
+  if (!file.endsWith('/package.json')) return false;
+  try {
+    const before = JSON.parse(execFileSync('git', ['show', `${baseCommit}:${file}`], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    const after = JSON.parse(readFileSync(path.join(root, file), 'utf8'));
+    if (before.version === after.version) return false;
+    delete before.version;
+    delete after.version;
+    return JSON.stringify(before) === JSON.stringify(after);
+  } catch {
+    return false; // new, deleted or unreadable: a change like any other
+  }
 }
 
 /**
@@ -60,7 +84,7 @@ export async function checkChangesetCoverage({ root, env = process.env }) {
 
   for (const file of files) {
     const owner = packages.find((pkg) => file.startsWith(`${pkg.relDir}/`));
-    if (owner && isShippedFile(file.slice(owner.relDir.length + 1))) touch(owner.name, file);
+    if (owner && isShippedFile(file.slice(owner.relDir.length + 1)) && !isVersionBumpOnly(root, base.commit, file)) touch(owner.name, file);
     for (const spec of specsFedBy(root, file)) {
       for (const consumer of specConsumers[spec]) if (names.has(consumer)) touch(consumer, file);
     }

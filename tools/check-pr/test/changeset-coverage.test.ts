@@ -64,6 +64,28 @@ describe('needs no changeset for what does not reach npm users', () => {
   });
 });
 
+describe('needs no changeset for the release commit (pnpm release:version)', () => {
+  it('passes package.json files whose only change is their version, with the changesets consumed and the changelogs written', async () => {
+    repo.write('.changeset/client-fix.md', changeset({ '@capi/client': 'minor' }));
+    const withChangeset = repo.commit('a change with its changeset');
+    repo.git('rm', '-q', '.changeset/client-fix.md');
+    repo.write('packages/client/package.json', { name: '@capi/client', version: '1.1.0' });
+    repo.write('packages/client/CHANGELOG.md', '# @capi/client\n\n## 1.1.0\n');
+    repo.commit('release: version packages');
+    const result = await against({ CHECK_PR_BASE: withChangeset });
+    expect(result.ok).toBe(true);
+    expect(result.summary).toContain('no published package changed');
+  });
+
+  it('still asks for a changeset when a package.json changes more than its version', async () => {
+    repo.write('packages/client/package.json', { name: '@capi/client', version: '1.1.0', dependencies: { viem: '^2.0.0' } });
+    repo.commit('a version and a new dependency');
+    const result = await against();
+    expect(result.ok).toBe(false);
+    expect(result.details.join('\n')).toContain('packages/client/package.json');
+  });
+});
+
 describe('treats a spec source change as a change of the packages generated from it', () => {
   it('asks the event packages for a changeset when an event schema changes', async () => {
     repo.write('specs/schemas/User.yaml', 'title: User\ndescription: changed\n');
