@@ -93,10 +93,14 @@ async function deliverAll(receiver: WebhookReceiver, queue: Attempt[], bodyOf: (
 
 /**
  * What the partner's handler does on a call: succeed at once, fail (an outage), or take 35 s
- * (a slow database), past the service's 30-second window, and then succeed or fail.
+ * (a slow database), past the service's 30-second window, and then succeed (or fail).
  */
 type Call = boolean | 'slow' | 'slow and failing';
-const call = fc.constantFrom<Call>(false, true, 'slow', 'slow and failing');
+// Slow handlers that then FAIL are left out of the property: with a state that repeats, their
+// delayed retries can still end stale, with or without the late-answer rule (a counterexample
+// the model found: A, A, A, B, A with the first, second and fourth calls slow and failing and the
+// third failing ends on B). See the receiver README's "Duplicates" for the coincidences left.
+const call = fc.constantFrom<Call>(false, true, 'slow');
 
 /** Runs the model; returns the platform's last state, the handlers' last, and whether every event was acknowledged. */
 async function run(store: StoreOnClock, changes: Change[], calls: Call[]) {
