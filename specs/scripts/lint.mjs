@@ -2,7 +2,8 @@
 //   Spectral    spectral:oas, spectral:asyncapi and the project's rules (.spectral.yaml)
 //   Redocly     recommended rules (redocly.yaml), on openapi.yaml and on its bundle
 //   AsyncAPI    @asyncapi/parser, on asyncapi.yaml and on its bundle
-//   examples    ajv (2020-12): every example valid against its schema, none missing
+//   examples    ajv (2020-12): every example valid against its schema, none missing; the
+//               webhook examples signed with examples/webhook-signing-key.pem (lib/signed-examples.mjs)
 // Prints each problem as `file:line:column severity tool/rule message`; any error or
 // warning fails the run, since main must stay at zero of both.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { buildSpecOutputs, writeSpecOutputs } from './bundle.mjs';
 import { lintWithAsyncApiParser } from './lib/lint-asyncapi-parser.mjs';
 import { lintExamples } from './lib/lint-examples.mjs';
 import { lintWithRedocly } from './lib/lint-redocly.mjs';
+import { lintSignedExamples } from './lib/signed-examples.mjs';
 import { lintWithSpectral, loadSpectralRuleset } from './lib/lint-spectral.mjs';
 import { formatProblem } from './lib/problem.mjs';
 
@@ -35,6 +37,7 @@ export async function lintSpecs(dir = specsDir) {
     const schemaFiles = readdirSync(join(dir, 'schemas')).filter((name) => name.endsWith('.yaml')).sort().map((name) => join(dir, 'schemas', name));
     const parse = (file) => JSON.parse(outputs.get(file));
     const standaloneSchemas = new Map([...outputs.keys()].filter((file) => file.startsWith('schemas/')).map((file) => [file.slice('schemas/'.length, -'.json'.length), parse(file)]));
+    const documents = { openapi: parse('openapi.json'), asyncapi: parse('asyncapi.json'), standaloneSchemas };
     const specRuleset = await loadSpectralRuleset(join(dir, '.spectral.yaml'));
     const schemaRuleset = await loadSpectralRuleset(join(dir, 'spectral', 'schema-rules.yaml'));
     // Redocly runs in child processes, in parallel with the in-process checks.
@@ -45,7 +48,8 @@ export async function lintSpecs(dir = specsDir) {
       ...(await redocly).map(asBundle),
       ...(await lintWithAsyncApiParser(dir, join(dir, 'asyncapi.yaml'))),
       ...(await lintWithAsyncApiParser(dir, join(scratch, 'asyncapi.json'))).map(asBundle),
-      ...lintExamples(dir, { openapi: parse('openapi.json'), asyncapi: parse('asyncapi.json'), standaloneSchemas }),
+      ...lintExamples(dir, documents),
+      ...lintSignedExamples(dir, documents),
     ];
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -59,7 +59,7 @@ describe('every example is valid against its schema and none is missing', () => 
 
   it('reports a message example whose signature header is not base64 of 64 bytes, in asyncapi.yaml', async () => {
     scratch = createScratchSpecs();
-    const line = scratch.edit('asyncapi.yaml', 'X-Webhook-Timestamp: "1795776000"\n            X-Webhook-Signature: DWD3', 'X-Webhook-Timestamp: "1795776000"\n            X-Webhook-Signature: !!str DWD3==');
+    const line = scratch.edit('asyncapi.yaml', 'X-Webhook-Timestamp: "1795776000"\n            X-Webhook-Signature: +EcT', 'X-Webhook-Timestamp: "1795776000"\n            X-Webhook-Signature: !!str +EcT==');
     const problems = await examplesOf(scratch.dir);
     expect(problems.map((problem) => [problem.file, problem.rule])).toEqual([['asyncapi.yaml', 'example-valid']]);
     expect(problems[0].line).toBe(line - 1);
@@ -75,7 +75,7 @@ describe('every example is valid against its schema and none is missing', () => 
                     success: true
                     publicKey: |
                       -----BEGIN PUBLIC KEY-----
-                      MCowBQYDK2VwAyEAO79BUImarWNjDX3BzhlEgeHAZ+QbfopaX8VaHd+TSJY=
+                      MCowBQYDK2VwAyEAAeBZbNKJ2eiK+TY34oxEAAfjbtVozGhk8MoPKDp4aqQ=
                       -----END PUBLIC KEY-----
 `, '');
     const problems = await examplesOf(scratch.dir);

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 export const specsDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-const SOURCES = ['openapi.yaml', 'asyncapi.yaml', 'schemas', '.spectral.yaml', 'spectral', 'redocly.yaml', 'package.json'];
+const SOURCES = ['openapi.yaml', 'asyncapi.yaml', 'schemas', 'examples', '.spectral.yaml', 'spectral', 'redocly.yaml', 'package.json'];
 
 export interface ScratchSpecs {
   dir: string;

@@ -256,7 +256,7 @@ export type WalletAddress = string;
  * @example
  * {
  *   "X-Webhook-Timestamp": "1795776000",
- *   "X-Webhook-Signature": "DWD3p4srCb4Clc+V1G415c9cloTIQGvqYBt+UMXm5vc/IitZPs4rJ2GWeH8IiPCsKN2pbCEX5uIdGDMbIakPDw=="
+ *   "X-Webhook-Signature": "+EcTImotG9UTT5puMMZV/ABxaQVuO7wvY2s07Fn73B4Fv5C78qs1NPw9qtHoBiwULmL4bGNWQwLz2a12sDtDCg=="
  * }
  */
 export interface WebhookHeaders {

@@ -1040,7 +1040,7 @@ export interface components {
          * @description The answer of the webhook key service (reference 2.8 and 4.5).
          * @example {
          *       "success": true,
-         *       "publicKey": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAO79BUImarWNjDX3BzhlEgeHAZ+QbfopaX8VaHd+TSJY=\n-----END PUBLIC KEY-----\n"
+         *       "publicKey": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAAeBZbNKJ2eiK+TY34oxEAAfjbtVozGhk8MoPKDp4aqQ=\n-----END PUBLIC KEY-----\n"
          *     }
          */
         WebhookPublicKey: {
@@ -1660,7 +1660,7 @@ export interface operations {
                 "X-Webhook-Timestamp": string;
                 /**
                  * @description Base64 of the 64-byte Ed25519 signature of `${timestamp}.${rawBody}`. The example is the real signature of the `user.created` example body (compact JSON), made with the key of the `getWebhookPublicKey` example.
-                 * @example DWD3p4srCb4Clc+V1G415c9cloTIQGvqYBt+UMXm5vc/IitZPs4rJ2GWeH8IiPCsKN2pbCEX5uIdGDMbIakPDw==
+                 * @example +EcTImotG9UTT5puMMZV/ABxaQVuO7wvY2s07Fn73B4Fv5C78qs1NPw9qtHoBiwULmL4bGNWQwLz2a12sDtDCg==
                  */
                 "X-Webhook-Signature": string;
             };
@@ -1700,7 +1700,7 @@ export interface operations {
                 "X-Webhook-Timestamp": string;
                 /**
                  * @description Base64 of the 64-byte Ed25519 signature of `${timestamp}.${rawBody}`. The example is the real signature of the `user.created` example body (compact JSON), made with the key of the `getWebhookPublicKey` example.
-                 * @example DWD3p4srCb4Clc+V1G415c9cloTIQGvqYBt+UMXm5vc/IitZPs4rJ2GWeH8IiPCsKN2pbCEX5uIdGDMbIakPDw==
+                 * @example +EcTImotG9UTT5puMMZV/ABxaQVuO7wvY2s07Fn73B4Fv5C78qs1NPw9qtHoBiwULmL4bGNWQwLz2a12sDtDCg==
                  */
                 "X-Webhook-Signature": string;
             };
@@ -1740,7 +1740,7 @@ export interface operations {
                 "X-Webhook-Timestamp": string;
                 /**
                  * @description Base64 of the 64-byte Ed25519 signature of `${timestamp}.${rawBody}`. The example is the real signature of the `user.created` example body (compact JSON), made with the key of the `getWebhookPublicKey` example.
-                 * @example DWD3p4srCb4Clc+V1G415c9cloTIQGvqYBt+UMXm5vc/IitZPs4rJ2GWeH8IiPCsKN2pbCEX5uIdGDMbIakPDw==
+                 * @example +EcTImotG9UTT5puMMZV/ABxaQVuO7wvY2s07Fn73B4Fv5C78qs1NPw9qtHoBiwULmL4bGNWQwLz2a12sDtDCg==
                  */
                 "X-Webhook-Signature": string;
             };
@@ -1780,7 +1780,7 @@ export interface operations {
                 "X-Webhook-Timestamp": string;
                 /**
                  * @description Base64 of the 64-byte Ed25519 signature of `${timestamp}.${rawBody}`. The example is the real signature of the `user.created` example body (compact JSON), made with the key of the `getWebhookPublicKey` example.
-                 * @example DWD3p4srCb4Clc+V1G415c9cloTIQGvqYBt+UMXm5vc/IitZPs4rJ2GWeH8IiPCsKN2pbCEX5uIdGDMbIakPDw==
+                 * @example +EcTImotG9UTT5puMMZV/ABxaQVuO7wvY2s07Fn73B4Fv5C78qs1NPw9qtHoBiwULmL4bGNWQwLz2a12sDtDCg==
                  */
                 "X-Webhook-Signature": string;
             };
@@ -1820,7 +1820,7 @@ export interface operations {
                 "X-Webhook-Timestamp": string;
                 /**
                  * @description Base64 of the 64-byte Ed25519 signature of `${timestamp}.${rawBody}`. The example is the real signature of the `user.created` example body (compact JSON), made with the key of the `getWebhookPublicKey` example.
-                 * @example DWD3p4srCb4Clc+V1G415c9cloTIQGvqYBt+UMXm5vc/IitZPs4rJ2GWeH8IiPCsKN2pbCEX5uIdGDMbIakPDw==
+                 * @example +EcTImotG9UTT5puMMZV/ABxaQVuO7wvY2s07Fn73B4Fv5C78qs1NPw9qtHoBiwULmL4bGNWQwLz2a12sDtDCg==
                  */
                 "X-Webhook-Signature": string;
             };

@@ -397,7 +397,7 @@ export type WalletAddress = components["schemas"]["WalletAddress"];
  * @example
  * {
  *   "success": true,
- *   "publicKey": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAO79BUImarWNjDX3BzhlEgeHAZ+QbfopaX8VaHd+TSJY=\n-----END PUBLIC KEY-----\n"
+ *   "publicKey": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAAeBZbNKJ2eiK+TY34oxEAAfjbtVozGhk8MoPKDp4aqQ=\n-----END PUBLIC KEY-----\n"
  * }
  */
 export type WebhookPublicKey = components["schemas"]["WebhookPublicKey"];
