@@ -57,7 +57,7 @@ export interface WaitForLimitSyncOptions {
    * limit after this caller). Left out, any synced limit ends the wait.
    */
   amount?: number;
-  /** Give up after this long with a `TimeoutError` (code `limit_sync_timeout`). Default 30 000 ms. */
+  /** Give up after this long with a `TimeoutError` (code `limit_sync_timeout`). Default 30 000 ms. Polls that fail with 5xx, 408, 429, no connection or a request timeout are polled through until then (the last one is the error's `cause`). */
   timeoutMs?: number;
   /** Stops polling; the call rejects with `AbortError`. */
   signal?: AbortSignal;

@@ -1,7 +1,7 @@
 import { getDailyLimit, type DailyLimit, type DailyLimitContext, type WaitForLimitSyncOptions } from './daily-limit.js';
 import { describeValue } from './describe-value.js';
 import { AbortError, InvalidArgumentError, LimitSupersededError, TimeoutError } from './errors.js';
-import { pollUntil } from './poll-options.js';
+import { describePollFailure, pollUntil } from './poll-options.js';
 
 // A chunk of its own, loaded on the first waitForLimitSync, to keep the main entry in budget.
 
@@ -9,7 +9,11 @@ import { pollUntil } from './poll-options.js';
  * Polls the limit, waiting longer each time, until its `syncStatus` is `synced` (with `amount`:
  * until that amount is the one synced). A status other than `pending` or `synced` ends the wait
  * at once with the `UnexpectedResponseError` (`unexpected_limit_body`) of `getDailyLimit`, which
- * names it; with `amount`, another amount synced ends it with `LimitSupersededError`.
+ * names it; with `amount`, another amount synced ends it with `LimitSupersededError`. A poll
+ * that fails for a while (5xx, 408, 429, no connection, a request's own timeout), its retries used up,
+ * does not end the wait: it polls on until `timeoutMs`, whose `TimeoutError` then has the last
+ * such error as `cause`; any other error (401, 404, ...) ends it at once. With `amount`, the
+ * timeout's message says that the change was accepted and is applied downstream.
  *
  * @example
  * const { amount } = await setDailyLimit(context, { amount: 50_000 });
@@ -36,16 +40,19 @@ export async function waitForLimitSync(context: DailyLimitContext, options: Wait
       throw Object.assign(superseded, { limit });
     },
     aborted: () => new AbortError('waitForLimitSync was cancelled by the caller\'s AbortSignal.', { code: 'aborted' }),
-    timedOut: (limit, timeoutMs) => {
+    timedOut: (limit, timeoutMs, failure) => {
       const reason =
         limit === undefined
-          ? 'could not be read (no answer to the last poll)'
+          ? `could not be read (${describePollFailure(failure)})`
           : expected !== undefined && limit.amount !== expected
             ? `was ${limit.amount} cents, not the ${expected} cents this wait was for, and still pending (another tab, process or device of the user changed it after yours)`
             : 'was still pending';
+      // amount is what setDailyLimit answered: the service accepted that change.
       return new TimeoutError(
-        `The daily limit ${reason} after ${timeoutMs} ms. The change is applied downstream asynchronously: wait longer (timeoutMs) or check again later.`,
-        { code: 'limit_sync_timeout', timeoutMs },
+        expected === undefined
+          ? `The daily limit ${reason} after ${timeoutMs} ms. The change is applied downstream asynchronously: wait longer (timeoutMs) or check again later.`
+          : `Your change to ${expected} cents was accepted (setDailyLimit answered) and is applied downstream asynchronously, but the daily limit ${reason} after ${timeoutMs} ms: wait longer (timeoutMs) or check again later with getDailyLimit().`,
+        { code: 'limit_sync_timeout', timeoutMs, cause: failure },
       );
     },
   });

@@ -5,7 +5,7 @@ import { describeValue } from './describe-value.js';
 import { AbortError, errorFromResponse, InvalidArgumentError, TimeoutError, UnexpectedResponseError } from './errors.js';
 import { readJwtClaims } from './jwt-expiry.js';
 import type { PartnerClient } from './partner-client.js';
-import { pollUntil } from './poll-options.js';
+import { describePollFailure, pollUntil } from './poll-options.js';
 import { assertSignalOption } from './signal-option.js';
 import type { RequestOptions } from './transport.js';
 import { unauthorizedAdvice } from './unauthorized-advice.js';
@@ -65,7 +65,7 @@ export async function getOnboardingStatus(client: PartnerClient, options: Reques
  * const options: WaitForOnboardingStatusOptions = { timeoutMs: 600_000, signal };
  */
 export interface WaitForOnboardingStatusOptions {
-  /** Give up after this long with `TimeoutError` (code `onboarding_wait_timeout`). Default 120 000 ms. */
+  /** Give up after this long with `TimeoutError` (code `onboarding_wait_timeout`). Default 120 000 ms. Polls that fail with 5xx, 408, 429, no connection or a request timeout are polled through until then (the last one is the error's `cause`). */
   timeoutMs?: number;
   /** Stops polling; the call rejects with `AbortError`. */
   signal?: AbortSignal;
@@ -81,9 +81,12 @@ export interface WaitForOnboardingStatusOptions {
  * user while the service carries the verification over. The wait, polls included, is bounded
  * by `timeoutMs`: a poll in flight (or being retried) then is stopped, and when the next poll
  * would come later it waits until `timeoutMs` and polls one last time (one attempt, within the
- * client's request timeout), so it never gives up before it.
+ * client's request timeout), so it never gives up before it. A poll that fails for a while
+ * (5xx, 408, 429, no connection, a request's own timeout), its retries used up, does not end the
+ * wait: it polls on until `timeoutMs` (no sooner than a 429's or 503's `Retry-After`); any other
+ * error (401, 404 `UserNotRegistered`, ...) ends it at once.
  *
- * @throws TimeoutError (`onboarding_wait_timeout`, the last status in the message; at `action_complete_kyc`, the advice to check the user's `kycStatus`); AbortError (`aborted`); InvalidArgumentError for a bad target, client or option.
+ * @throws TimeoutError (`onboarding_wait_timeout`, the last status in the message, or the last poll's failure, which is its `cause`; at `action_complete_kyc`, the advice to check the user's `kycStatus`); AbortError (`aborted`); InvalidArgumentError for a bad target, client or option.
  * @example
  * await acceptTerms(client);
  * await waitForOnboardingStatus(client, (status) => status !== 'waiting_kyc_setup', { timeoutMs: 600_000 });
@@ -101,16 +104,16 @@ export async function waitForOnboardingStatus(
     poll: (callOptions) => getOnboardingStatus(client, callOptions),
     done: (answer) => wanted(answer.status),
     aborted: () => new AbortError('waitForOnboardingStatus was cancelled by the caller\'s AbortSignal.', { code: 'aborted' }),
-    timedOut: (answer, timeoutMs) =>
+    timedOut: (answer, timeoutMs, failure) =>
       new TimeoutError(
         answer === undefined
-          ? `The onboarding status could not be read (no answer to the last poll) within ${timeoutMs} ms. Wait longer (timeoutMs), or check that the service is reachable.`
+          ? `The onboarding status could not be read (${describePollFailure(failure)}) within ${timeoutMs} ms. Wait longer (timeoutMs), or check that the service is reachable.`
           : `The onboarding status was still ${JSON.stringify(answer.status)} after ${timeoutMs} ms. ${
               answer.status === 'action_complete_kyc'
                 ? "It moves on from action_complete_kyc only once the user's KYC is approved: check the user's kycStatus (getUser(), or the kyc.status.changed webhook). Waiting longer (timeoutMs) helps while it is pending or processing; with rejected or resubmissionRequested the status stays at action_complete_kyc, and the user (or your KYC flow) has to act first."
                 : 'Wait longer (timeoutMs) or check what the user must do at this step.'
             }`,
-        { code: 'onboarding_wait_timeout', timeoutMs },
+        { code: 'onboarding_wait_timeout', timeoutMs, cause: failure },
       ),
   });
 }

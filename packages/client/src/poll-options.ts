@@ -1,6 +1,6 @@
 import { abortableSleep } from './abortable-sleep.js';
 import { describeValue } from './describe-value.js';
-import { InvalidArgumentError, TimeoutError } from './errors.js';
+import { ApiError, ApiErrorWithRetryAfter, ConnectionError, InvalidArgumentError, RateLimitError, ServerError, TimeoutError } from './errors.js';
 import { assertMilliseconds } from './milliseconds-option.js';
 import { assertSignalOption } from './signal-option.js';
 import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
@@ -52,6 +52,51 @@ export async function sleepBeforeNextPoll(intervalMs: number, deadline: number, 
 }
 
 /**
+ * A failure a wait polls through instead of ending with it: a `ServerError` (5xx), a
+ * `RateLimitError` (429), an `ApiError` 408, a `ConnectionError`, or a `TimeoutError`
+ * `request_timeout` (one request's own timeout, not a wait's).
+ *
+ * @example
+ * const failure: TransientPollError = new ConnectionError('Could not reach the service.', { code: 'connection_failed' });
+ */
+export type TransientPollError = ApiError | ConnectionError | TimeoutError;
+
+/**
+ * Whether a poll's error is one {@link pollUntil} polls through ({@link TransientPollError}).
+ *
+ * @example
+ * isTransientPollError(serverError) // true; isTransientPollError(authenticationError) // false
+ */
+export function isTransientPollError(error: unknown): error is TransientPollError {
+  return (
+    error instanceof ServerError ||
+    error instanceof RateLimitError ||
+    (error instanceof ApiError && error.status === 408) ||
+    error instanceof ConnectionError ||
+    (error instanceof TimeoutError && error.code === 'request_timeout')
+  );
+}
+
+/**
+ * Why a wait's last poll had no answer, in a few words for its timeout message: the last failed
+ * poll's status and code (`HTTP 503 server_error`) or that it got no response, and its code;
+ * `no answer to the last poll` without a `failure`.
+ *
+ * @example
+ * `could not be read (${describePollFailure(failure)})` // 'could not be read (the last failed poll got HTTP 503 server_error)'
+ */
+export function describePollFailure(failure: TransientPollError | undefined): string {
+  if (failure === undefined) return 'no answer to the last poll';
+  return `the last failed poll got ${
+    failure instanceof ApiError
+      ? `HTTP ${failure.status} ${failure.code}`
+      : failure instanceof TimeoutError
+        ? `no complete response within ${failure.timeoutMs} ms: ${failure.code}`
+        : `no response: ${failure.code}`
+  }`;
+}
+
+/**
  * What {@link pollUntil} polls for, and the errors it ends with.
  *
  * @example
@@ -68,8 +113,13 @@ export interface PollWait<T> {
   done: (value: T) => boolean;
   /** The error when the caller's signal aborts (an `AbortError`). */
   aborted: () => Error;
-  /** The error at the deadline (`timeoutMs`): `last` is what the last poll read, `undefined` when it had no answer. */
-  timedOut: (last: T | undefined, timeoutMs: number) => Error;
+  /**
+   * The error at the deadline (`timeoutMs`): `last` is what the last poll read, `undefined` when
+   * it had no answer; `failure` is the transient error of the last poll that failed when no poll
+   * has answered since (the poll at the deadline, or the one before a poll the deadline stopped),
+   * else `undefined`. Give it as the error's `cause`.
+   */
+  timedOut: (last: T | undefined, timeoutMs: number, failure: TransientPollError | undefined) => Error;
 }
 
 /**
@@ -79,7 +129,12 @@ export interface PollWait<T> {
  * retried at the deadline is stopped (then `timedOut(undefined)`); when the next wait would run
  * past it, it waits only until then and polls one last time, one attempt (so it never gives up
  * before `timeoutMs`): `timedOut(last)` when that poll is not `done`, `timedOut(undefined)` when
- * it times out. The caller's `signal` ends it with `aborted()`.
+ * it has no answer. A poll that fails with a transient error ({@link isTransientPollError}: 5xx,
+ * 408, 429, no connection, a request's own timeout), its retries used up, does not end the wait: it
+ * polls on, on the same schedule, and at least the error's `retryAfterMs` later when it has one
+ * (never past the deadline), and at the deadline `timedOut` gets that error as `failure`. Any
+ * other error (401, 404, 409, an unusable answer, an error `done` throws, ...) ends the wait at
+ * once. The caller's `signal` ends it with `aborted()`.
  *
  * @example
  * return pollUntil(options, { timeoutMs: 30_000, pollIntervalMs: 500, maxPollIntervalMs: 5_000 }, { poll, done, aborted, timedOut });
@@ -102,23 +157,32 @@ export async function pollUntil<T>(options: PollOptions, defaults: Required<Omit
   signal?.addEventListener('abort', forwardAbort, { once: true });
   try {
     let interval = pollIntervalMs;
+    // The transient error of the last poll that failed, until a poll answers.
+    let failure: TransientPollError | undefined;
     for (;;) {
       if (signal?.aborted) throw wait.aborted();
       // Once the deadline has come, one last poll: one attempt, with the client's request timeout
       // (the deadline has ended `polls`), so that "not yet after timeoutMs" is true.
       const last = Date.now() >= deadline;
-      let value: T;
+      let value: T | undefined;
+      let sleepMs = interval;
       try {
         value = await wait.poll(last ? { signal, retries: 0 } : { signal: polls.signal });
+        failure = undefined;
       } catch (error) {
         if (signal?.aborted) throw wait.aborted();
-        // The deadline ended the poll, or the last poll's one attempt ran out of time.
-        if ((!last && polls.signal.aborted) || (last && error instanceof TimeoutError)) throw wait.timedOut(undefined, timeoutMs);
-        throw error;
+        // The deadline ended the poll in flight (its retries included).
+        if (!last && polls.signal.aborted) throw wait.timedOut(undefined, timeoutMs, failure);
+        // A refusal (401, 404, 409, ...) or an unusable answer: polling again cannot help.
+        if (!isTransientPollError(error)) throw error;
+        // The service's outage or rate limit (its retries used up): poll on until the deadline,
+        // no sooner than its Retry-After (sleepBeforeNextPoll never waits past the deadline).
+        failure = error;
+        sleepMs = Math.max(interval, (error instanceof ApiErrorWithRetryAfter && error.retryAfterMs) || 0);
       }
-      if (wait.done(value)) return value;
-      if (last) throw wait.timedOut(value, timeoutMs);
-      await sleepBeforeNextPoll(interval, deadline, signal, wait.aborted);
+      if (failure === undefined && wait.done(value as T)) return value as T;
+      if (last) throw wait.timedOut(value, timeoutMs, failure);
+      await sleepBeforeNextPoll(sleepMs, deadline, signal, wait.aborted);
       interval = Math.min(maxPollIntervalMs, Math.round(interval * 1.5));
     }
   } finally {

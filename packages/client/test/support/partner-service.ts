@@ -31,6 +31,8 @@ export interface RecordedRequest {
   /** The request's Accept header. */
   accept: string | undefined;
   body: string;
+  /** When the request arrived (`Date.now()`). */
+  at: number;
 }
 
 export interface PartnerServiceOptions {
@@ -291,12 +293,13 @@ export async function startPartnerService(options: PartnerServiceOptions = {}): 
 
   const hanging = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
+    const at = Date.now();
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
       const body = Buffer.concat(chunks).toString('utf8');
-      requests.push({ method: req.method ?? '', path, authorization: req.headers.authorization, accept: req.headers.accept, body });
+      requests.push({ method: req.method ?? '', path, authorization: req.headers.authorization, accept: req.headers.accept, body, at });
       const answer = scripts.get(`${req.method} ${path}`)?.shift();
       if (answer && 'hang' in answer) {
         hanging.add(res);
