@@ -34,27 +34,37 @@ async function deliver(receiver: WebhookReceiver, body: string) {
   return `${status} ${code}`;
 }
 
-/** A receiver whose KYC handler waits for `release()` on the first call; `written` is the partner's data. */
+/**
+ * A receiver whose KYC handler waits for `release()` on the first call (`holding` resolves once
+ * it does); `written` is the partner's data.
+ */
 function partner(dedupe: DedupeStore) {
   const reports: Array<{ error: unknown; context: WebhookErrorContext }> = [];
   const written: string[] = [];
   let release!: () => void;
   const held = new Promise<void>((resolve) => { release = resolve; });
+  let holdingStarted!: () => void;
+  const holding = new Promise<void>((resolve) => { holdingStarted = resolve; });
   let calls = 0;
   const receiver = createWebhookReceiver({ publicKey: service.publicKey, dedupe, subjectWaitMs: 5_000, onError: (error, context) => { reports.push({ error, context }); } })
     .on('kyc.status.changed', async (event) => {
-      if (calls++ === 0) await held;
+      if (calls++ === 0) {
+        holdingStarted();
+        await held;
+      }
       written.push(event.data.kycStatus);
     });
-  return { receiver, reports, written, release };
+  return { receiver, reports, written, release, holding };
 }
 
 const lost = (reports: Array<{ error: unknown }>) => reports.filter(({ error }) => error instanceof WebhookReceiverError && error.code === 'claim_lost');
 
 describe('a handler that finishes after its claim was lost is reported (claim_lost)', () => {
   it('on the memory store, when the claim expired (claimTtlMs) and the next event of the subject took it', async () => {
-    const { receiver, reports, written, release } = partner(createMemoryDedupeStore({ claimTtlMs: 100 }));
+    const { receiver, reports, written, release, holding } = partner(createMemoryDedupeStore({ claimTtlMs: 100 }));
     const first = deliver(receiver, eventBody('kyc.status.changed', 'u1', { kycStatus: 'pending' }));
+    // Its handler runs (the two deliveries, sent at once, could reach the claim in either order).
+    await holding;
     // The next event waits in line, then finds the claim expired and takes the subject.
     expect(await deliver(receiver, eventBody('kyc.status.changed', 'u1', { kycStatus: 'approved' }))).toBe('200 processed');
     expect(reports).toEqual([]);
@@ -68,9 +78,9 @@ describe('a handler that finishes after its claim was lost is reported (claim_lo
 
   it('on a real redis-server, when Redis lost the claim (restarted empty) while the handler ran', async () => {
     const keyPrefix = `claim-lost:${process.pid}:`;
-    const { receiver, reports, written, release } = partner(createRedisDedupeStore({ client: redis, keyPrefix }));
+    const { receiver, reports, written, release, holding } = partner(createRedisDedupeStore({ client: redis, keyPrefix }));
     const first = deliver(receiver, eventBody('kyc.status.changed', 'u2', { kycStatus: 'pending' }));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await holding;
     expect(await redis.keys(`${keyPrefix}*`)).toHaveLength(1);
     await redis.flushall(); // what a restart without persistence leaves
     // Another process on the same Redis (a second receiver) finds the subject free, and handles
