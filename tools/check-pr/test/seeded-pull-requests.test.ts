@@ -154,10 +154,58 @@ describe('a breaking spec change needs a major release of the packages built on 
     expect(code).toBe(0);
   });
 
-  it('passes with a minor changeset when a major for each package is already pending on main', () => {
-    seedBreakingPullRequest('pending-on-main', 'minor');
+});
+
+describe('a breaking change the pull request makes needs its own major changeset, even when a major is already pending on main', () => {
+  /**
+   * A pull request that removes the first operation from specs/openapi.yaml itself, with
+   * specs/dist bundled from its sources as `pnpm build` does (the gate bundles the base's).
+   */
+  async function seedSourceBreak(bump: string) {
+    startPullRequest('pending-on-main');
+    const source = path.join(clone, 'specs/openapi.yaml');
+    const text = readFileSync(source, 'utf8');
+    const [, removed] = /\npaths:\n  (\/[^:]+):\n/.exec(text)!;
+    const start = text.indexOf(`\n  ${removed}:\n`) + 1;
+    const end = text.indexOf('\n  /', start) + 1;
+    writeFileSync(source, text.slice(0, start) + text.slice(end));
+    write('.changeset/seeded-remove-operation.md', changeset(forAll(openapiConsumers, bump)));
+    commit(`spec: remove ${removed}, ${bump} changeset`);
+    const { buildSpecOutputs } = await import(path.join(repoRoot, 'specs/scripts/bundle.mjs'));
+    const outputs: Map<string, string> = await buildSpecOutputs(path.join(clone, 'specs'));
+    for (const file of ['openapi.json', 'asyncapi.json']) write(`specs/dist/${file}`, outputs.get(file)!);
+    return removed!;
+  }
+
+  it('fails with a minor changeset, naming the change this pull request makes (the release would list it as a minor change)', async () => {
+    const removed = await seedSourceBreak('minor');
     const { code, output } = checkPr('pending-on-main');
-    expect(output).toContain('✔ breaking changes have a major changeset');
+    expect(code).toBe(1);
+    expect(output).toContain('✖ breaking changes have a major changeset');
+    expect(output).toMatch(/openapi: this pull request makes 1 breaking change\(s\) \(its spec against the base's, pending-on-main, [0-9a-f]{10}\):/);
+    expect(output).toContain(`removed paths › ${removed}`);
+    expect(output).toMatch(/this pull request's own changesets are not major for @capi\/openapi-types \(minor\), @capi\/client \(minor\), @capi\/sandbox \(minor\)/);
+    for (const name of openapiConsumers) expect(output).toContain(`"${name}": major`);
+  });
+
+  it('passes with a major changeset of its own', async () => {
+    await seedSourceBreak('major');
+    const { code, output } = checkPr('pending-on-main');
+    expect(output).toMatch(/✔ breaking changes have a major changeset \(.*\): openapi: \d+ breaking change\(s\), released as major for @capi\/openapi-types, @capi\/client, @capi\/sandbox; openapi: 1 of them made by this pull request, whose changeset says major/);
+    expect(code).toBe(0);
+  });
+
+  it('passes a compatible spec edit (a summary) with a patch changeset while the major is pending', async () => {
+    startPullRequest('pending-on-main');
+    const source = path.join(clone, 'specs/openapi.yaml');
+    writeFileSync(source, readFileSync(source, 'utf8').replace(/\n      summary: /, '\n      summary: Edited '));
+    write('.changeset/seeded-description.md', changeset(forAll(openapiConsumers, 'patch')));
+    commit('spec: a summary edit, patch changeset');
+    const { buildSpecOutputs } = await import(path.join(repoRoot, 'specs/scripts/bundle.mjs'));
+    const outputs: Map<string, string> = await buildSpecOutputs(path.join(clone, 'specs'));
+    for (const file of ['openapi.json', 'asyncapi.json']) write(`specs/dist/${file}`, outputs.get(file)!);
+    const { code, output } = checkPr('pending-on-main');
+    expect(output).toContain('openapi: none of them made by this pull request');
     expect(code).toBe(0);
   });
 });
