@@ -42,6 +42,8 @@ const stores: Array<[string, StoreOnClock]> = [
 
 interface Change { afterS: number; state: number }
 interface Attempt { at: number; event: number; attempt: number }
+/** What the receiver saw of an attempt: when it arrived, its body, and how it was answered (the reply's `code`, its handler's outcome). */
+interface Delivery { at: number; body: string; answer: string }
 
 /** The run's virtual clock, in ms: the stores read it, and `advance` moves the receiver's `Date` with it. */
 interface VirtualClock { now(): number; set(ms: number): void; advance(ms: number): void }
@@ -62,14 +64,19 @@ function virtualClock(): VirtualClock {
  * and 15 minutes after the service saw the attempt fail: a non-2xx answer, or none within its 30
  * seconds (a handler that outlived them, whatever it answered after). Attempts due while a slow
  * handler runs arrive when it is done, in their order. Resolves to whether every event was
- * acknowledged within its 4 attempts.
+ * acknowledged within its 4 attempts, and whether an attempt held up by a slow handler arrived
+ * after another attempt with the same body had fallen due (`heldUpRepeat`: a run the receiver
+ * cannot tell from another that needs the other answer, see "what the receiver cannot tell
+ * apart" below); `seen`, if given, gets each attempt as the receiver saw it.
  */
-async function deliverAll(receiver: WebhookReceiver, queue: Attempt[], bodyOf: (event: number) => string, clock: VirtualClock): Promise<boolean> {
+async function deliverAll(receiver: WebhookReceiver, queue: Attempt[], bodyOf: (event: number) => string, clock: VirtualClock, seen?: Delivery[]): Promise<{ acknowledgedAll: boolean; heldUpRepeat: boolean }> {
   let acknowledgedAll = true;
+  let heldUpRepeat = false;
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
     const arrivedAt = Math.max(next.at * 1_000, clock.now());
     clock.set(arrivedAt);
     const rawBody = bodyOf(next.event);
+    if (arrivedAt > next.at * 1_000 && queue.some((queued) => queued.at * 1_000 <= arrivedAt && bodyOf(queued.event) === rawBody)) heldUpRepeat = true;
     const signed = await signWebhook({ rawBody, privateKey: keys.privateKey, timestamp: Math.floor(arrivedAt / 1_000) });
     const { reply } = await receiver.receive({
       method: 'POST',
@@ -77,6 +84,7 @@ async function deliverAll(receiver: WebhookReceiver, queue: Attempt[], bodyOf: (
       readRawBody: () => Promise.resolve(new TextEncoder().encode(rawBody)),
     });
     const timedOut = clock.now() - arrivedAt >= 30_000;
+    seen?.push({ at: arrivedAt, body: rawBody, answer: (JSON.parse(reply.body) as { code: string }).code });
     if (reply.status >= 200 && reply.status < 300 && !timedOut) continue;
     if (next.attempt === 4) {
       acknowledgedAll = false;
@@ -88,7 +96,7 @@ async function deliverAll(receiver: WebhookReceiver, queue: Attempt[], bodyOf: (
     const place = queue.findIndex((queued) => queued.at > retry.at || (queued.at === retry.at && queued.attempt === 1));
     queue.splice(place === -1 ? queue.length : place, 0, retry);
   }
-  return acknowledgedAll;
+  return { acknowledgedAll, heldUpRepeat };
 }
 
 /**
@@ -96,11 +104,14 @@ async function deliverAll(receiver: WebhookReceiver, queue: Attempt[], bodyOf: (
  * (a slow database), past the service's 30-second window, and then succeed (or fail).
  */
 type Call = boolean | 'slow' | 'slow and failing';
-// Slow handlers that then FAIL are left out of the property: with a state that repeats, their
-// delayed retries can still end stale, with or without the late-answer rule (a counterexample
-// the model found: A, A, A, B, A with the first, second and fourth calls slow and failing and the
-// third failing ends on B). See the receiver README's "Duplicates" for the coincidences left.
-const call = fc.constantFrom<Call>(false, true, 'slow');
+// Handlers that outlive the service's window hold the attempts due meanwhile up: they arrive
+// together once it is answered, and when a failed copy's retry has fallen due by then, the
+// receiver cannot tell that retry from a newer event with the same body. Two runs then see the
+// same deliveries and need different answers, so no store rule ends on the platform's last state
+// in both (the pairs under "what the receiver cannot tell apart" below). The property leaves such
+// runs out (`heldUpRepeat`: an attempt held up past the time another attempt of its body fell
+// due), about 1.5% of them, and holds on the rest, slow handlers that fail included.
+const call = fc.constantFrom<Call>(false, true, 'slow', 'slow and failing');
 
 /** Runs the model; returns the platform's last state, the handlers' last, and whether every event was acknowledged. */
 async function run(store: StoreOnClock, changes: Change[], calls: Call[]) {
@@ -128,8 +139,9 @@ async function run(store: StoreOnClock, changes: Change[], calls: Call[]) {
     states.push(STATES[change.state]!);
     queue.push({ at, event: states.length - 1, attempt: 1 });
   }
-  const acknowledgedAll = await deliverAll(receiver, queue, (event) => eventBody('kyc.status.changed', 'u1', { kycStatus: states[event] as never }), clock);
-  return { platform: states.at(-1), seen, acknowledgedAll };
+  const deliveries: Delivery[] = [];
+  const { acknowledgedAll, heldUpRepeat } = await deliverAll(receiver, queue, (event) => eventBody('kyc.status.changed', 'u1', { kycStatus: states[event] as never }), clock, deliveries);
+  return { platform: states.at(-1), seen, acknowledgedAll, heldUpRepeat, deliveries };
 }
 
 // Gaps between changes: short, long, and on the retry waits' edges (a change can come the very
@@ -159,10 +171,68 @@ describe.each(stores)('a late retry never brings back an older state (a model of
 
   it('ends on the platform\'s last state when handlers also outlive the service\'s 30-second window (it retries what it did not hear answered in time), when states repeat', async () => {
     await fc.assert(fc.asyncProperty(fc.array(repeatingChange, { minLength: 1, maxLength: 10 }), fc.array(call, { maxLength: 30 }), async (changes, calls) => {
-      const { platform, seen, acknowledgedAll } = await run(store, changes, calls);
-      fc.pre(acknowledgedAll);
+      const { platform, seen, acknowledgedAll, heldUpRepeat } = await run(store, changes, calls);
+      // A run the receiver cannot tell from another that needs the other answer is left out
+      // (the pairs below show that no rule gets both right).
+      fc.pre(acknowledgedAll && !heldUpRepeat);
       expect(seen).toBe(platform);
     }), { numRuns: 500 });
+  });
+});
+
+// What the receiver cannot tell apart. The model's service waits for each answer before it sends
+// the next attempt, so the attempts that fall due while a handler outlives the service's window
+// all arrive when it is answered, in one ms. When a failed copy's retry has fallen due by then,
+// the receiver sees a copy, then another, and cannot tell "a newer event, then the retry" (sent
+// before the retry fell due) from "the retry, then a newer event" (sent after): the arrivals, the
+// bodies and the answers are the same, and so are the store's records. It takes the first copy
+// for the retry, which is right for the second history of each pair below; the first history
+// sees the same deliveries up to the answer that decides (in the first pair, all of them) and
+// ends on another state, so no rule ends on the platform's last state in both. (The sandbox does
+// not wait for answers: there, a copy arrives when it is sent, before the retry's wait is over.)
+const SLOW_AND_FAILING: Call = 'slow and failing';
+const A = 0;
+const B = 1;
+const twins: Array<[string, Change[], Change[], Call[], number]> = [
+  // The counterexample fast-check shrank to (seed -378831866). A at 1059 s fails past its
+  // window (the service counts it failed at 1089, retries at 1149); A at 1118 fails the same
+  // way and holds everything up to 1153. Then A, B, A arrive in that ms: A at 1119, B at 1120,
+  // then the retry of the first A (due 1149), superseded in truth, taken for a newer A after B;
+  // or the retry first, then B at 1150 and A at 1151.
+  ['A, A, A, B (ends on A) and A, A, B, A', [{ afterS: 59, state: A }, { afterS: 59, state: A }, { afterS: 1, state: A }, { afterS: 1, state: B }],
+    [{ afterS: 59, state: A }, { afterS: 59, state: A }, { afterS: 32, state: B }, { afterS: 1, state: A }], [SLOW_AND_FAILING, SLOW_AND_FAILING], Number.POSITIVE_INFINITY],
+  // A at 1091 s fails past its window (retry due 1181), A at 1146 too (retry due 1236), and its
+  // handler answers at 1181: the A sent at 1147 arrives then, before the first A's retry, and
+  // fails at once (its retry comes at 1241); the retry fails past its window (its next at 1511).
+  // The store takes them the other way round: the retry (next due 5 minutes after 1181), then a
+  // newer A whose retry is due at 1271. B at 1255 is processed; the A the platform sends at 1271
+  // is then answered superseded, which is right when that A at 1271 is the retry (A at 1181 sent
+  // after the retry, a new A at 1241, B at 1255: the platform ends on B).
+  ['A, A, A, B, A (ends on B) and A, A, A, A, B', [{ afterS: 91, state: A }, { afterS: 55, state: A }, { afterS: 1, state: A }, { afterS: 108, state: B }, { afterS: 16, state: A }],
+    [{ afterS: 91, state: A }, { afterS: 55, state: A }, { afterS: 35, state: A }, { afterS: 60, state: A }, { afterS: 14, state: B }], [SLOW_AND_FAILING, SLOW_AND_FAILING, true, SLOW_AND_FAILING], 1_271_000],
+  // With handlers that outlive the window and then succeed, as the property above draws them (it
+  // fails on such runs, seldom: seed -1068678663). A at 1152 and 1153 fail (retries due 1212 and
+  // 1213); the first retry's handler answers at 1247. The A sent at 1212 then arrives, before the
+  // second retry, and is taken for it; its handler answers at 1282 (the service retries it at
+  // 1337), the second retry arrives then (a duplicate), and B sent at 1213 is processed. The A at
+  // 1337 is taken for a newer event and dispatched: right when it is one (A at 1214, B at 1215,
+  // A at 1337), stale when it is that retry.
+  ['B, A, B, A, A, A, B (ends on A) and B, A, B, A, A, A, B, A', [{ afterS: 59, state: B }, { afterS: 91, state: A }, { afterS: 1, state: B }, { afterS: 1, state: A }, { afterS: 1, state: A }, { afterS: 59, state: A }, { afterS: 1, state: B }],
+    [{ afterS: 59, state: B }, { afterS: 91, state: A }, { afterS: 1, state: B }, { afterS: 1, state: A }, { afterS: 1, state: A }, { afterS: 61, state: A }, { afterS: 1, state: B }, { afterS: 122, state: A }], [false, false, false, true, true, 'slow', 'slow'], 1_337_000],
+];
+
+describe.each(stores)('what the receiver cannot tell apart: handlers that outlive the service\'s window, when states repeat, on %s', (_name, store) => {
+  it.each(twins)('%s: the same deliveries until the answer that decides, and different last states', async (_pair, stale, right, calls, decidedAt) => {
+    const endsStale = await run(store, stale, calls);
+    const endsRight = await run(store, right, calls);
+    const until = (deliveries: Delivery[]) => deliveries.filter((delivery) => delivery.at <= decidedAt);
+    expect(until(endsStale.deliveries)).toEqual(until(endsRight.deliveries));
+    expect(endsRight.acknowledgedAll && endsStale.acknowledgedAll).toBe(true);
+    expect(endsRight.seen).toBe(endsRight.platform);
+    expect(endsStale.platform).not.toBe(endsRight.platform);
+    expect(endsStale.seen).toBe(endsRight.platform);
+    // The property above leaves such runs out.
+    expect(endsStale.heldUpRepeat).toBe(true);
   });
 });
 
@@ -227,7 +297,7 @@ async function runLife(store: StoreOnClock, changes: FieldChange[], failing: boo
     bodies.push({ eventType, snapshot: { ...platform } });
     queue.push({ at, event: bodies.length - 1, attempt: 1 });
   }
-  const acknowledgedAll = await deliverAll(receiver, queue, (event) => eventBody(bodies[event]!.eventType, 'u1', bodies[event]!.snapshot as never), clock);
+  const { acknowledgedAll } = await deliverAll(receiver, queue, (event) => eventBody(bodies[event]!.eventType, 'u1', bodies[event]!.snapshot as never), clock);
   return { platform, fieldWise, wholeSnapshot, acknowledgedAll };
 }
 
