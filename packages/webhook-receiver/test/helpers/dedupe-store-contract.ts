@@ -376,14 +376,16 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     const store = createStore({});
     const held = await store.claim('s', 'A');
     if (held.state !== 'claimed') throw new Error('expected a claim');
-    const b = { id: 'b', leftMs: shortTtlMs };
+    // B's place lasts a few short TTLs: long enough to still hold C back at the check below on a
+    // loaded machine, short enough to lapse within the test.
+    const b = { id: 'b', leftMs: 5 * shortTtlMs };
     const c = { id: 'c', leftMs: 60_000 };
     expect(await store.claim('s', 'B', 0, b)).toEqual({ state: 'processing' });
     expect(await store.claim('s', 'C', 0, c)).toEqual({ state: 'processing' });
     await store.expectRetry!('s', 'X');
     await store.markProcessed('s', held.token);
     expect(await store.claim('s', 'C', 1, c)).toEqual({ state: 'processing' });
-    await sleep(3 * shortTtlMs); // B's process gave up (or died): its place lapses
+    await sleep(7 * shortTtlMs); // B's process gave up (or died): its place lapses
     expect((await store.claim('s', 'C', shortTtlMs, c)).state).toBe('claimed');
   });
 
