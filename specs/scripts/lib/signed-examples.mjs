@@ -7,40 +7,12 @@
 import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlias, isMap, isSeq, LineCounter, parseDocument } from 'yaml';
+import { yamlSource } from './yaml-locations.mjs';
 
 /** The example signing key, relative to the specs directory. */
 export const SIGNING_KEY_FILE = 'examples/webhook-signing-key.pem';
 const SIGN_COMMAND = '`pnpm sign:examples` (it signs them with specs/examples/webhook-signing-key.pem)';
 const PUBLIC_KEY_PATH = ['paths', '/api/v1/public-key', 'get', 'responses', '200', 'content', 'application/json', 'examples'];
-
-/** A parsed YAML source file, to find where a value is written (its node, line and column). */
-function yamlSource(file) {
-  const text = readFileSync(file, 'utf8');
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter });
-  /** The node written at `path`, or undefined; `aliased` when the path goes through an alias (`*anchor`). */
-  const find = (path) => {
-    let node = document.contents;
-    let aliased = false;
-    for (const key of path) {
-      if (isAlias(node)) {
-        aliased = true;
-        node = node.resolve(document);
-      }
-      if (isMap(node)) node = node.items.find((item) => String(item.key?.value ?? item.key) === String(key))?.value;
-      else if (isSeq(node)) node = node.items[Number(key)];
-      else return undefined;
-      if (node === undefined || node === null) return undefined;
-    }
-    return { node, aliased: aliased || isAlias(node) };
-  };
-  const position = (node) => {
-    const { line, col } = lineCounter.linePos(node?.range?.[0] ?? 0);
-    return { line, column: col };
-  };
-  return { text, find, position };
-}
 
 /**
  * Every signed example of the specs in `specsDir`, written in the sources (an example reused
