@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -158,6 +159,22 @@ describe('makes a delivery wait while another process handles its subject', () =
   });
 });
 
+/** Resolves once `count` deliveries hold a place in the line of `subject` in the store (the receiver processes' default key prefix). */
+async function placesInLine(subject: string, count: number): Promise<void> {
+  const client = new Redis({ port: redis.port, host: '127.0.0.1' });
+  try {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const value = (await client.get(`capi:webhook:${subject}`)) ?? '';
+      if (value.split('\n').filter((line) => line.startsWith('w')).length >= count) return;
+      if (Date.now() > deadline) throw new Error(`the line of ${subject} never held ${count} places; its key holds ${JSON.stringify(value)}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  } finally {
+    client.disconnect();
+  }
+}
+
 describe('gives a subject to the deliveries waiting for it in different processes in the order they arrived', () => {
   it('pending held in one process, approved waiting in the other, then rejected in the first: approved is processed before rejected', async () => {
     const recordFile = join(workDir, 'line.log');
@@ -169,12 +186,14 @@ describe('gives a subject to the deliveries waiting for it in different processe
     const first = service.deliver(processes[0]!.url, pending!);
     while (!existsSync(`${holdFile}.started`)) await new Promise((resolve) => setTimeout(resolve, 10));
     const second = service.deliver(processes[1]!.url, approved!);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Each step waits for the store's line to show it, not for a fixed time: on a loaded machine
+    // approved could otherwise reach the line after rejected (then rejected is rightly first).
+    await placesInLine('kyc.status.changed:subject-line', 1);
     // rejected waits in the process that holds the subject: that process hands it the subject the
     // moment pending is done, while approved, in the other, is between two tries. The store's
     // line keeps approved first.
     const third = service.deliver(processes[0]!.url, rejected!);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await placesInLine('kyc.status.changed:subject-line', 2);
     rmSync(holdFile);
     expect([(await first).body.code, (await second).body.code, (await third).body.code]).toEqual(['processed', 'processed', 'processed']);
     expect(readFileSync(recordFile, 'utf8').trim().split('\n').map((line) => line.split(' ')[0]))
