@@ -28,6 +28,23 @@ describe('parses a raw body (string or Uint8Array) and validates it', () => {
     expect(parseWebhookEvent(new Uint8Array([0xef, 0xbb, 0xbf, ...bytes(realisticBody)])).ok).toBe(true);
   });
 
+  it('decodes bytes that sit inside a larger buffer (a view with an offset), ASCII or not', () => {
+    for (const text of [realisticBody, JSON.stringify({ ...userCreatedEvent, data: { ...userCreatedEvent.data, firstName: 'Zoë 🚀' } })]) {
+      const framed = bytes(`garbage before${text}and after`);
+      const view = framed.subarray(bytes('garbage before').length, framed.length - bytes('and after').length);
+      expect(parseWebhookEvent(view)).toEqual(parseWebhookEvent(text));
+      expect(parseWebhookEvent(Buffer.from(view.buffer, view.byteOffset, view.byteLength))).toEqual(parseWebhookEvent(text));
+    }
+  });
+
+  it('gives the same result for the bytes as for the text, whatever the characters', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), fc.boolean(), (note, asKey) => {
+      const data = asKey ? { [note]: 1 } : { note };
+      const text = JSON.stringify({ eventType: 'card.transaction.created', data });
+      expect(parseWebhookEvent(bytes(text))).toEqual(parseWebhookEvent(text));
+    }));
+  });
+
   it('passes strict on to the validation', () => {
     const body = JSON.stringify({ ...userCreatedEvent, data: { ...userCreatedEvent.data, nickname: 'ada' } });
     expect(parseWebhookEvent(body).ok).toBe(true);
