@@ -9,15 +9,12 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { startSandbox, type Sandbox } from '@capi/sandbox';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleForBrowser, mainEntry } from './support/browser-bundle.js';
 import { registeredAccount, TEST_PRIVATE_KEY } from './support/wallet.js';
 
-const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
-const mainEntry = join(packageDir, 'dist', 'index.js');
 
 // The page's script. Each step's outcome is reported, an error as its name, code and status.
 const PROBE = `
@@ -72,16 +69,7 @@ let pageServer: Server;
 beforeAll(async () => {
   if (!existsSync(mainEntry)) throw new Error('dist/ is missing: run `pnpm turbo run build --filter=@capi/client...` first');
   scratch = mkdtempSync(join(tmpdir(), 'capi-client-browser-'));
-  const bundled = await build({
-    stdin: { contents: PROBE, resolveDir: packageDir, sourcefile: 'probe.js', loader: 'js' },
-    bundle: true,
-    platform: 'browser',
-    format: 'esm',
-    target: 'es2022',
-    write: false,
-    logLevel: 'silent',
-  });
-  probeBundle = bundled.outputFiles[0]!.text;
+  probeBundle = await bundleForBrowser(PROBE);
   // The limit is the newer generation's; the user has its account (a smart wallet).
   sandbox = await startSandbox({
     generation: 'newer',

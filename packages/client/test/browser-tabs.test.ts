@@ -1,0 +1,233 @@
+// The README's "several tabs" sample, run as written in real tabs: headless Chromium (through
+// playwright-core) opens two pages of one origin, http://localhost:PORT, each running the
+// sample's code block, taken from README.md as it stands, with the built client and the newer
+// generation's sandbox. The free names of the sample (the user's address, the refresh call, the
+// client, the signer, the SIWE domain and URI) are defined around it; the counters of refreshes
+// and sign-ins are the only additions. What the README promises is asserted: an expired access
+// token in two tabs at once makes one refresh at the service, and both tabs go on in the same
+// session; a session the service ended makes one sign-in (one wallet prompt) for both tabs; a
+// sign-out in one tab signs the other out, even while that one is refreshing. An earlier version
+// of the sample kept the tokens in localStorage: the second case then prompted the wallet in both
+// tabs about one run in five (Chromium updates another tab's copy of localStorage a moment after
+// a write, and the tab next in turn read the tokens just replaced).
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSandbox, type Sandbox } from '@capi/sandbox';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { bundleForBrowser } from './support/browser-bundle.js';
+import { registeredAccount, TEST_PRIVATE_KEY } from './support/wallet.js';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The README's code block that keeps one session across tabs (the one with `navigator.locks`). */
+function readmeTabsSample(): string {
+  const blocks = [...readFileSync(join(packageDir, 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+  const sample = blocks.filter((block) => block.includes('navigator.locks'));
+  if (sample.length !== 1) throw new Error(`expected one README code block using navigator.locks, found ${sample.length}`);
+  return sample[0]!;
+}
+
+// Before the sample: its free names. refreshAtService is the README's refresh call (the one of
+// "Newer generation", against the sandbox's refresh endpoint), counted; the signer is the
+// user's wallet, whose signatures (wallet prompts) are counted.
+const PRELUDE = `
+import { createPartnerClient, signerFromViemAccount } from '@capi/client';
+import { privateKeyToAccount } from 'viem/accounts';
+const config = await (await fetch('/config')).json();
+const account = privateKeyToAccount(config.privateKey);
+const userAddress = account.address;
+const counts = { refreshes: 0, walletPrompts: 0 };
+const walletSigner = signerFromViemAccount(account);
+const signer = { ...walletSigner, signMessage: (message) => { counts.walletPrompts += 1; return walletSigner.signMessage(message); } };
+const domain = location.host;
+const uri = location.origin;
+// The test can hold a refresh's answer back (read, the service having rotated the tokens) to act meanwhile.
+const held = { answer: undefined, release: undefined };
+async function refreshAtService(refreshToken, signal) {
+  counts.refreshes += 1;
+  const response = await fetch(config.baseUrl + '/__sandbox/auth/refresh', {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken }), signal,
+  });
+  const tokens = response.ok ? await response.json() : undefined;
+  await held.answer;
+  if (!response.ok) throw new Error('refresh refused: HTTP ' + response.status);
+  return tokens;
+}
+`;
+// After it: the client of the tab, with the sample's TokenManager, and what the test drives.
+const EPILOGUE = `
+const client = createPartnerClient({ baseUrl: config.baseUrl, tokenManager, retries: 0 });
+const outcome = (promise) => promise.then(
+  (value) => ({ value }),
+  (error) => ({ error: { name: error?.name, code: error?.code, status: error?.status, message: String(error?.message) } }),
+);
+window.tab = {
+  counts,
+  signIn: async () => { await save(await client.signInWithEthereum({ ...signer, domain, uri, chainId: 100 })); },
+  getDailyLimit: () => outcome(client.getDailyLimit()),
+  signOut: () => signOut(),
+  stored: () => stored(),
+  holdRefreshAnswers: () => { held.answer = new Promise((resolve) => { held.release = resolve; }); },
+  releaseRefreshAnswers: () => held.release(),
+};
+`;
+
+let sandbox: Sandbox;
+let pageServer: Server;
+let origin: string;
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  const script = await bundleForBrowser(`${PRELUDE}\n${readmeTabsSample()}\n${EPILOGUE}`, 'ts');
+  sandbox = await startSandbox({
+    generation: 'newer',
+    users: [{ signInWallets: [registeredAccount.address], smartWallets: [{ address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', chainId: '100' }] }],
+  });
+  pageServer = createServer((request, response) => {
+    const pages: Record<string, [string, string]> = {
+      '/': ['text/html', '<!doctype html><meta charset="utf-8"><title>partner front end</title><script type="module" src="/tab.js"></script>'],
+      '/tab.js': ['text/javascript', script],
+      '/config': ['application/json', JSON.stringify({ baseUrl: sandbox.baseUrl, privateKey: TEST_PRIVATE_KEY })],
+    };
+    const page = pages[request.url ?? ''];
+    response.writeHead(page ? 200 : 404, { 'content-type': `${page?.[0] ?? 'text/plain'}; charset=utf-8` }).end(page?.[1]);
+  });
+  await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
+  origin = `http://localhost:${(pageServer.address() as AddressInfo).port}`;
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([sandbox?.close(), pageServer && new Promise<void>((resolve) => pageServer.close(() => resolve()))]);
+});
+
+afterEach(async () => {
+  await context?.close();
+});
+
+interface TabOutcome { value?: unknown; error?: { name: string; code?: string; status?: number; message: string } }
+interface StoredTokens { token: string; refreshToken?: string }
+
+/** A tab of the partner's page, its sample's module loaded (in a browser context of its own per test: one IndexedDB). */
+async function openTab(): Promise<Page> {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(String(error)));
+  await page.goto(`${origin}/`);
+  await page.waitForFunction(() => 'tab' in window, undefined, { timeout: 20_000 }).catch(() => {
+    throw new Error(`the tab's module did not load: ${errors.join('; ') || 'no error reported'}`);
+  });
+  return page;
+}
+
+type Tab = {
+  counts: { refreshes: number; walletPrompts: number };
+  signIn(): Promise<void>;
+  getDailyLimit(): Promise<TabOutcome>;
+  signOut(): Promise<void>;
+  stored(): Promise<StoredTokens | undefined>;
+  holdRefreshAnswers(): void;
+  releaseRefreshAnswers(): void;
+};
+// The page functions run in the browser: they name window.tab themselves (no helper of this file reaches them).
+type TabWindow = { tab: Tab };
+const getDailyLimit = (page: Page) => page.evaluate(() => (window as unknown as TabWindow).tab.getDailyLimit());
+const counts = async (...pages: Page[]) => {
+  const all = await Promise.all(pages.map((page) => page.evaluate(() => ({ ...(window as unknown as TabWindow).tab.counts }))));
+  return { refreshes: all.reduce((sum, tab) => sum + tab.refreshes, 0), walletPrompts: all.reduce((sum, tab) => sum + tab.walletPrompts, 0) };
+};
+
+/** Two tabs of one signed-in user: the first signed in, the second opened after (it restores the stored tokens). */
+async function twoSignedInTabs(): Promise<[Page, Page]> {
+  context = await browser.newContext();
+  const first = await openTab();
+  await first.evaluate(() => (window as unknown as TabWindow).tab.signIn());
+  const second = await openTab();
+  for (const page of [first, second]) expect(await getDailyLimit(page)).toMatchObject({ value: { amount: 1_000_000 } });
+  expect(await counts(first, second)).toEqual({ refreshes: 0, walletPrompts: 1 });
+  return [first, second];
+}
+
+describe("the README's several-tabs sample in two Chromium tabs against the sandbox", () => {
+  it('an access token expired in both tabs at once: one refresh at the service, and both tabs stay in the session', async () => {
+    const [first, second] = await twoSignedInTabs();
+    const before = await first.evaluate(() => (window as unknown as TabWindow).tab.stored());
+    // The sandbox's clock passes the access token's 15 minutes; the tabs learn it from a 401.
+    await sandbox.advanceClock(16 * 60_000);
+    const [inFirst, inSecond] = await Promise.all([getDailyLimit(first), getDailyLimit(second)]);
+    expect(inFirst).toMatchObject({ value: { amount: 1_000_000 } });
+    expect(inSecond).toMatchObject({ value: { amount: 1_000_000 } });
+    expect(await counts(first, second)).toEqual({ refreshes: 1, walletPrompts: 1 });
+    // One new pair, stored once: the session was not ended by a reused refresh token.
+    const after = await second.evaluate(() => (window as unknown as TabWindow).tab.stored());
+    expect(after?.refreshToken).toBeDefined();
+    expect(after?.refreshToken).not.toBe(before?.refreshToken);
+    for (const page of [first, second]) expect(await getDailyLimit(page)).toMatchObject({ value: { amount: 1_000_000 } });
+    expect(await counts(first, second)).toEqual({ refreshes: 1, walletPrompts: 1 });
+  }, 90_000);
+
+  it('a session the service ended: one sign-in for both tabs, not a wallet prompt in each', async () => {
+    const [first, second] = await twoSignedInTabs();
+    const { refreshToken } = (await first.evaluate(() => (window as unknown as TabWindow).tab.stored()))!;
+    // Someone offers the stored refresh token twice (a stale copy): the service ends the session.
+    const refresh = () => fetch(`${sandbox.baseUrl}/__sandbox/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken }) });
+    expect((await refresh()).status).toBe(200);
+    expect((await refresh()).status).toBe(401);
+    // Both tabs meet the ended session, in this order: the first tab's refresh holds the lock
+    // (its answer held back) until the second tab's refresh waits for it, so that the second
+    // offers its refresh token too (refused: the session has ended) before the first signs in
+    // again. The second must then take the first one's new tokens, not prompt the wallet.
+    await first.evaluate(() => (window as unknown as TabWindow).tab.holdRefreshAnswers());
+    const inFirst = getDailyLimit(first);
+    await expect.poll(async () => (await counts(first)).refreshes, { timeout: 10_000 }).toBe(1);
+    const inSecond = getDailyLimit(second);
+    await expect.poll(() => second.evaluate(async () => (await navigator.locks.query()).pending?.length), { timeout: 10_000 }).toBe(1);
+    await first.evaluate(() => (window as unknown as TabWindow).tab.releaseRefreshAnswers());
+    expect(await inFirst).toMatchObject({ value: { amount: 1_000_000 } });
+    expect(await inSecond).toMatchObject({ value: { amount: 1_000_000 } });
+    expect(await counts(first, second)).toEqual({ refreshes: 2, walletPrompts: 2 });
+    for (const page of [first, second]) expect(await getDailyLimit(page)).toMatchObject({ value: { amount: 1_000_000 } });
+    expect(await counts(first, second)).toEqual({ refreshes: 2, walletPrompts: 2 });
+  }, 90_000);
+
+  it('a sign-out in one tab signs the other out: its next request fails and stores nothing', async () => {
+    const [first, second] = await twoSignedInTabs();
+    await first.evaluate(() => (window as unknown as TabWindow).tab.signOut());
+    // The broadcast reaches the other tab (asynchronously): its TokenManager is cleared, and its
+    // next request asks reauthenticate, which finds the entry gone and prompts no wallet.
+    await expect.poll(async () => (await getDailyLimit(second)).error?.code, { timeout: 10_000 }).toBe('token_renewal_failed');
+    expect(await getDailyLimit(second)).toMatchObject({ error: { name: 'TokenRenewalError', message: expect.stringContaining('Signed out: sign in again.') } });
+    expect(await second.evaluate(() => (window as unknown as TabWindow).tab.stored())).toBeUndefined();
+    expect(await first.evaluate(() => (window as unknown as TabWindow).tab.stored())).toBeUndefined();
+    expect(await counts(first, second)).toEqual({ refreshes: 0, walletPrompts: 1 });
+  }, 90_000);
+
+  it('a sign-out in one tab while the other refreshes: the refresh, answered after it, does not sign the user back in', async () => {
+    const [first, second] = await twoSignedInTabs();
+    await sandbox.advanceClock(16 * 60_000);
+    await second.evaluate(() => (window as unknown as TabWindow).tab.holdRefreshAnswers());
+    const request = getDailyLimit(second);
+    await expect.poll(async () => (await counts(second)).refreshes, { timeout: 10_000 }).toBe(1);
+    // The sign-out waits for the lock the refresh holds: it is answered once the refresh has stored its result.
+    const signedOut = first.evaluate(() => (window as unknown as TabWindow).tab.signOut());
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await second.evaluate(() => (window as unknown as TabWindow).tab.releaseRefreshAnswers());
+    await signedOut;
+    await request; // answered with the refreshed tokens, or refused if the sign-out's broadcast came first
+    // The refresh's result did not outlive the sign-out: the entry is gone for both tabs, the
+    // other tab is signed out too, and no wallet was prompted.
+    for (const page of [first, second]) expect(await page.evaluate(() => (window as unknown as TabWindow).tab.stored())).toBeUndefined();
+    await expect.poll(async () => (await getDailyLimit(second)).error?.code, { timeout: 10_000 }).toBe('token_renewal_failed');
+    expect(await getDailyLimit(second)).toMatchObject({ error: { name: 'TokenRenewalError', message: expect.stringContaining('Signed out') } });
+    expect(await counts(first, second)).toEqual({ refreshes: 1, walletPrompts: 1 });
+  }, 90_000);
+});
