@@ -60,7 +60,7 @@ export interface SandboxOptions {
   maxDailyLimitCents?: number;
   /** Newer generation: the partner requires phone verification (step `action_verify_phone`). Default false: the phone is set with the first card. */
   requirePhone?: boolean;
-  /** Newer generation: how long a migrated user stays at `waiting_kyc_setup`, on the sandbox clock. Default 5,000 ms. */
+  /** Newer generation: how long a migrated user stays at `waiting_kyc_setup` once it has accepted the terms, on the sandbox clock. Default 5,000 ms. */
   migrationKycSetupMs?: number;
   /** Newer generation: older-generation users with smart accounts, migrated when their owner registers (reference 9). */
   olderGenerationUsers?: OlderGenerationUserSeed[];

@@ -1,6 +1,6 @@
 // The newer generation's onboarding rules that the journeys (tools/journey) do not walk:
 // generations, the single owner, events only for the changes they name, one-time passwords,
-// and the partner's agreed maximum daily limit.
+// the partner's agreed maximum daily limit, and a migrated user's wait, which starts at the terms.
 import { afterEach, describe, expect, it } from 'vitest';
 import { SandboxConfigError, startSandbox, type Sandbox } from '../src/index.js';
 import { callAdmin, callOperation } from './support/sandbox-api.js';
@@ -178,6 +178,32 @@ describe('the onboarding status follows the current state, so it can go back (th
     expect(await status()).toBe('completed');
     // The account, its card and its limit stay: only the status names the step to do again.
     expect((await callOperation(newer.baseUrl, 'getUser', { token })).body.cards).toHaveLength(1);
+  });
+});
+
+describe('a migrated user waits for the carry-over after the terms (reference 3.3: terms, then the wait)', () => {
+  it('a user slower to accept the terms than the carry-over still waits at waiting_kyc_setup after them, and nothing is carried over before', async () => {
+    const owner = newAccount();
+    const newer = await start({ generation: 'newer', migrationKycSetupMs: 60_000, olderGenerationUsers: [{ owner: owner.address }] });
+    const token = await tokenFor(newer.baseUrl, owner);
+    const email = 'slow.reader@example.com';
+    expect((await callOperation(newer.baseUrl, 'requestEmailVerification', { token, body: { email } })).status).toBe(200);
+    const code = newer.oneTimePasswords().findLast((sent) => sent.sentTo === email)!.code;
+    const user = (await callOperation(newer.baseUrl, 'registerUser', { token, body: { email, otp: code } })).body;
+    const status = async () => (await callOperation(newer.baseUrl, 'getOnboardingStatus', { token })).body.status;
+    // The user reads the terms for longer than the carry-over takes.
+    await newer.advanceClock(120_000);
+    expect(await status()).toBe('action_accept_tos');
+    expect(newer.users.get(user.id)).toMatchObject({ kycStatus: 'notStarted', isSourceOfFundsAnswered: false });
+    expect((await callOperation(newer.baseUrl, 'acceptTerms', { token, body: { accepted: true } })).status).toBe(200);
+    // The wait starts now, and lasts its whole time.
+    expect(await status()).toBe('waiting_kyc_setup');
+    await newer.advanceClock(59_000);
+    expect(await status()).toBe('waiting_kyc_setup');
+    expect(newer.users.get(user.id)).toMatchObject({ kycStatus: 'notStarted' });
+    await newer.advanceClock(1_000);
+    expect(await status()).toBe('action_create_account');
+    expect(newer.users.get(user.id)).toMatchObject({ kycStatus: 'approved', isSourceOfFundsAnswered: true });
   });
 });
 

@@ -22,7 +22,8 @@ serve options:
   --max-daily-limit CENTS  the partner's agreed maximum daily limit (default 1000000); a lower one is
                            also every account's default limit
   --require-phone          newer: the partner requires phone verification (action_verify_phone)
-  --migration-kyc-setup MS newer: how long a migrated user waits at waiting_kyc_setup (default 5000)
+  --migration-kyc-setup MS newer: how long a migrated user waits at waiting_kyc_setup after the terms
+                           (default 5000)
   --webhook-private-key FILE
                            sign webhooks with this PKCS8 PEM Ed25519 key (openssl genpkey -algorithm ed25519)
                            at every start, so a receiver keeps its public key across restarts (default:

@@ -52,6 +52,7 @@ const conflict = (code: string, message: string) => new ApiError(409, { code, me
 
 interface Migration {
   from: OlderGenerationUser;
+  /** When the carry-over is done, on the sandbox clock: never before the terms are accepted, which start its wait. */
   setupEndsAt: number;
   settled: boolean;
 }
@@ -123,8 +124,22 @@ export class OnboardingJourney {
     if (!from) this.olderUsers.closeByEmail(email);
     const user = this.users.create({ email, signInWallets: [wallet] });
     const record: JourneyRecord = { termsAccepted: false };
-    if (from) {
-      record.migration = { from, setupEndsAt: this.options.now() + this.options.kycSetupMs, settled: false };
+    // The carry-over waits for the terms (reference 3.3: terms, then the wait): its clock starts in acceptTerms.
+    if (from) record.migration = { from, setupEndsAt: Number.POSITIVE_INFINITY, settled: false };
+    this.#records.set(user.id, record);
+    return user;
+  }
+
+  /**
+   * `action_accept_tos`: always required, migrated users too (reference 3.3). A migrated user
+   * then waits at `waiting_kyc_setup` for `kycSetupMs` of the sandbox clock, from now.
+   */
+  acceptTerms(userId: string): User {
+    this.#requireStep(userId, 'action_accept_tos');
+    const record = this.#records.get(userId)!;
+    record.termsAccepted = true;
+    if (record.migration) {
+      record.migration.setupEndsAt = this.options.now() + this.options.kycSetupMs;
       const timer = setTimeout(() => {
         this.#timers.delete(timer);
         this.settleDue();
@@ -132,14 +147,6 @@ export class OnboardingJourney {
       timer.unref();
       this.#timers.add(timer);
     }
-    this.#records.set(user.id, record);
-    return user;
-  }
-
-  /** `action_accept_tos`: always required, migrated users too (reference 3.3). */
-  acceptTerms(userId: string): User {
-    this.#requireStep(userId, 'action_accept_tos');
-    this.#records.get(userId)!.termsAccepted = true;
     return this.#user(userId);
   }
 
