@@ -46,7 +46,7 @@ export function readTokenClaims(token: string): Partial<Spec.AccessTokenClaims> 
  * Reads the user's current onboarding step (`GET /user/onboarding`, newer generation). The
  * set of statuses is open: treat one you do not know as "keep polling or show a generic step".
  *
- * @throws NotFoundError (404 `UserNotRegistered`, with the advice to register) for a wallet without a user; AuthenticationError (401) before sign-in; UnexpectedResponseError (`unexpected_onboarding_body`) when the answer has no string `status`.
+ * @throws AuthenticationError (401) before sign-in, and for a wallet without a user (`UserNotRegistered`, with the advice to register: `requestEmailVerification()`, then `registerUser()`); UnexpectedResponseError (`unexpected_onboarding_body`) when the answer has no string `status`.
  * @example
  * const { status } = await getOnboardingStatus(client); // 'action_accept_tos'
  */
@@ -84,7 +84,7 @@ export interface WaitForOnboardingStatusOptions {
  * client's request timeout), so it never gives up before it. A poll that fails for a while
  * (5xx, 408, 429, no connection, a request's own timeout), its retries used up, does not end the
  * wait: it polls on until `timeoutMs` (no sooner than a 429's or 503's `Retry-After`); any other
- * error (401, 404 `UserNotRegistered`, ...) ends it at once.
+ * error (a 401, such as `UserNotRegistered` before registration, a 404, ...) ends it at once.
  *
  * @throws TimeoutError (`onboarding_wait_timeout`, the last status in the message, or the last poll's failure, which is its `cause`; at `action_complete_kyc`, the advice to check the user's `kycStatus`); AbortError (`aborted`); InvalidArgumentError for a bad target, client or option.
  * @example
@@ -125,7 +125,6 @@ export async function waitForOnboardingStatus(
 // operation that sends the password the refused call needed (see onboardingAdvice), and a 401
 // depends on the TokenManager (see unauthorizedAdvice).
 const ADVICE: Record<string, string> = {
-  UserNotRegistered: 'This wallet has not registered a user yet: requestEmailVerification(), then registerUser()',
   OnboardingStepNotReached: 'An earlier step is still open: read getOnboardingStatus() and complete the step it names first',
   AlreadyRegistered:
     "This wallet already has a user (registerUser sent twice, e.g. a double click or another tab), so there is nothing to register again: read getOnboardingStatus() and go on from the step it names. The token you hold keeps working for that, even one that still says hasSignedUp: false; a refresh (the TokenManager's refresh callback) renews it into one with the userId",

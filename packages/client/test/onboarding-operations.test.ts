@@ -4,7 +4,7 @@
 // documents. The journey through a real sandbox is in onboarding.test.ts.
 import type { User } from '@capi/openapi-types';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AuthenticationError, ConflictError, createPartnerClient, InvalidArgumentError, NotFoundError, ServerError, signerFromViemAccount, TokenManager, UnexpectedResponseError, ValidationError, type PartnerClient } from '../src/index.js';
+import { AuthenticationError, ConflictError, createPartnerClient, InvalidArgumentError, ServerError, signerFromViemAccount, TokenManager, UnexpectedResponseError, ValidationError, type PartnerClient } from '../src/index.js';
 import {
   acceptTerms,
   checkLegacyPhoneVerification,
@@ -115,7 +115,7 @@ describe('turns each refusal the spec documents into its typed error, saying wha
     ['422 InvalidOneTimePassword on setPhone (names the phone call only)', () => (c: PartnerClient) => setPhone(c, { phone: '+15555550123', otp: '000000' }), 'POST', '/phone', 422, 'InvalidOneTimePassword', ValidationError, /^(?!.*requestEmailVerification).*Ask for a new one-time password with requestPhoneVerification\(\)/],
     ['422 InvalidOneTimePassword on updatePhone (names the phone call only)', () => (c: PartnerClient) => updatePhone(c, { phone: '+15555550199', otp: '000000' }), 'PATCH', '/phone', 422, 'InvalidOneTimePassword', ValidationError, /^(?!.*requestEmailVerification).*Ask for a new one-time password with requestPhoneVerification\(\)/],
     ['422 InvalidOneTimePassword on registerUser (names the email call only)', () => (c: PartnerClient) => registerUser(c, { email: 'ada@example.com', otp: '000000' }), 'POST', '/user', 422, 'InvalidOneTimePassword', ValidationError, /^(?!.*requestPhoneVerification).*Ask for a new one-time password with requestEmailVerification\(\)/],
-    ['404 UserNotRegistered', () => getOnboardingStatus, 'GET', '/user/onboarding', 404, 'UserNotRegistered', NotFoundError, /requestEmailVerification\(\), then registerUser\(\)/],
+    ['401 UserNotRegistered (the onboarding status, before registration)', () => getOnboardingStatus, 'GET', '/user/onboarding', 401, 'UserNotRegistered', AuthenticationError, /requestEmailVerification\(\), then registerUser\(\)/],
     ['401 UserNotRegistered (newer generation)', () => getUser, 'GET', '/user', 401, 'UserNotRegistered', AuthenticationError, /requestEmailVerification\(\), then registerUser\(\)/],
     ['401 UserNotRegistered (older generation: no registration operation there)', () => (c: PartnerClient) => requestLegacyPhoneVerification(c, { phone: '+15555550123' }), 'POST', '/api/v1/verification', 401, 'UserNotRegistered', AuthenticationError, /^(?!.*(requestEmailVerification|registerUser)).*the older generation has no registration operation.*sign in with a wallet that owns a registered account/],
     ['422 InvalidOneTimePassword (older generation)', () => (c: PartnerClient) => checkLegacyPhoneVerification(c, { phone: '+15555550123', otp: '000000' }), 'POST', '/api/v1/verification/check', 422, 'InvalidOneTimePassword', ValidationError, /^(?!.*(requestEmailVerification|requestPhoneVerification\(\))).*Ask for a new one-time password \(requestLegacyPhoneVerification\(\)\)/],

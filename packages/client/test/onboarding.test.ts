@@ -235,7 +235,7 @@ describe('the newer generation\'s journey against the sandbox, through every onb
     const otpFor = (sentTo: string) => sandbox!.oneTimePasswords().findLast((sent) => sent.sentTo === sentTo)!.code;
 
     expect(readTokenClaims((await signIn()).token).hasSignedUp).toBe(false);
-    await expect(getOnboardingStatus(client)).rejects.toMatchObject({ name: 'NotFoundError', code: 'UserNotRegistered', message: expect.stringMatching(/requestEmailVerification\(\), then registerUser\(\)/) });
+    await expect(getOnboardingStatus(client)).rejects.toMatchObject({ name: 'AuthenticationError', status: 401, code: 'UserNotRegistered', message: expect.stringMatching(/requestEmailVerification\(\), then registerUser\(\)/) });
     await expect(getUser(client)).rejects.toBeInstanceOf(AuthenticationError);
     await expect(client.getDailyLimit()).rejects.toBeInstanceOf(AuthenticationError);
     await expect(requestEmailVerification(client, { email: 'ada@example.com' })).resolves.toMatchObject({ sentTo: 'ada@example.com', expiresAt: expect.any(String) });

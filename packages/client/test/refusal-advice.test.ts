@@ -182,15 +182,15 @@ describe("a refusal the client has advice for says it once, in the SDK's terms; 
     expect((error as AuthenticationError).body).toMatchObject({ code: 'UserNotRegistered' });
   });
 
-  it('404 UserNotRegistered and 401 UserNotRegistered of the onboarding operations, 409 AlreadyRegistered of registerUser', async () => {
+  it('401 UserNotRegistered of the onboarding operations (the status included), 409 AlreadyRegistered of registerUser', async () => {
     sandbox = await startSandbox({ generation: 'newer', users: [] });
     const client = createPartnerClient({ baseUrl: sandbox.baseUrl });
     await client.signInWithEthereum({ ...signerFromViemAccount(unregisteredAccount), ...SIGN_IN_PAGE });
-    const notFound = await getOnboardingStatus(client).catch((caught: unknown) => caught);
-    expect(notFound).toMatchObject({ name: 'NotFoundError', code: 'UserNotRegistered' });
-    expect(messageOf(notFound)).toContain('requestEmailVerification(), then registerUser()');
-    expect(messageOf(notFound)).not.toContain('POST /email/verification');
-    expect(serviceMessageOf(notFound)).toContain('POST /email/verification');
+    const notRegistered = await getOnboardingStatus(client).catch((caught: unknown) => caught);
+    expect(notRegistered).toMatchObject({ name: 'AuthenticationError', status: 401, code: 'UserNotRegistered' });
+    expect(messageOf(notRegistered)).toContain('requestEmailVerification(), then registerUser()');
+    expect(messageOf(notRegistered)).not.toContain('POST /email/verification');
+    expect(serviceMessageOf(notRegistered)).toContain('POST /email/verification');
     const unauthorized = await acceptTerms(client).catch((caught: unknown) => caught);
     expect(unauthorized).toMatchObject({ name: 'AuthenticationError', code: 'UserNotRegistered' });
     expect(messageOf(unauthorized)).not.toContain('POST /email/verification');

@@ -126,8 +126,8 @@ const scenarios: Record<string, Record<string, Scenario>> = {
   getWebhookPublicKey: { '200': () => callOperation(sandbox.webhooksUrl, 'getWebhookPublicKey') },
   getOnboardingStatus: {
     '200': () => onNewer('getOnboardingStatus', { token: newerToken }),
-    '401': () => onNewer('getOnboardingStatus'),
-    '404': async () => onNewer('getOnboardingStatus', { token: await freshToken() }),
+    // A wallet without a user (reference 5 rule 1 and 7), as a request without a token.
+    '401': async () => onNewer('getOnboardingStatus', { token: await freshToken() }),
   },
   requestEmailVerification: {
     '200': async () => onNewer('requestEmailVerification', { token: await freshToken(), body: { email: uniqueEmail() } }),

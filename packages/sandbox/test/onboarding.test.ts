@@ -40,6 +40,22 @@ describe('answers each operation only on its generation (x-generation)', () => {
   });
 });
 
+describe('a wallet without a user gets 401 UserNotRegistered on every route but the registration (reference 5 rule 1 and 7)', () => {
+  it('the onboarding status too, and then, once registered, its first step', async () => {
+    const newer = await start({ generation: 'newer', users: [] });
+    const account = newAccount();
+    const token = await tokenFor(newer.baseUrl, account);
+    for (const operationId of ['getOnboardingStatus', 'getUser']) {
+      expect(await callOperation(newer.baseUrl, operationId, { token })).toMatchObject({ status: 401, body: { code: 'UserNotRegistered' } });
+    }
+    const email = 'new.user@example.com';
+    await callOperation(newer.baseUrl, 'requestEmailVerification', { token, body: { email } });
+    const otp = newer.oneTimePasswords().findLast((sent) => sent.sentTo === email)!.code;
+    expect((await callOperation(newer.baseUrl, 'registerUser', { token, body: { email, otp } })).status).toBe(200);
+    expect(await callOperation(newer.baseUrl, 'getOnboardingStatus', { token })).toMatchObject({ status: 200, body: { status: 'action_accept_tos' } });
+  });
+});
+
 describe('one owner, fixed, on the newer generation (reference 5 rule 8)', () => {
   it('refuses a user with two sign-in wallets, from the options and from the admin API', async () => {
     const [first, second] = [newAccount(), newAccount()];

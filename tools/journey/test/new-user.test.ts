@@ -1,6 +1,6 @@
 // Issue 15, "done when" 1: a brand-new wallet walks the newer generation from first sign-in
 // to card through @capi/client, while a real @capi/webhook-receiver listens.
-import { AuthenticationError, ConflictError, NotFoundError, ValidationError } from '@capi/client';
+import { AuthenticationError, ConflictError, ValidationError } from '@capi/client';
 import {
   acceptTerms,
   createAccount,
@@ -36,12 +36,13 @@ describe('a brand-new wallet, from first sign-in to card (newer generation, phon
     expect(readTokenClaims(firstToken).userId).toBeUndefined();
     expect(client.tokenManager.hasSignedUp).toBe(false);
 
-    // Reference 5 rule 1: 401 on the limit; the onboarding has no user to report yet.
+    // Reference 5 rule 1 and 7: 401 on the limit, and on the onboarding status (no user to report yet).
     await expect(client.getDailyLimit()).rejects.toBeInstanceOf(AuthenticationError);
     // That 401 means "register first": the client keeps the token, which registration needs,
     // without a new sign-in (no wallet prompt).
     expect(client.tokenManager.hasToken).toBe(true);
-    await expect(getOnboardingStatus(client)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(getOnboardingStatus(client)).rejects.toMatchObject({ name: 'AuthenticationError', code: 'UserNotRegistered' });
+    expect(client.tokenManager.hasToken).toBe(true);
 
     // Registration needs the email's one-time password: a wrong one is refused, nothing is created.
     const email = 'ada@example.com';

@@ -121,8 +121,9 @@ export interface paths {
          *     partner requires phone verification), `action_create_card`, then `completed`. The set
          *     is open: treat an unknown status as "keep polling or show a generic step".
          *
-         *     A signer that has not registered yet may call it (`hasSignedUp: false`); it answers
-         *     `404` with `code` `UserNotRegistered` until `registerUser`.
+         *     A signer that has not registered yet (`hasSignedUp: false`) gets `401` with `code`
+         *     `UserNotRegistered`, as on every authenticated route but `requestEmailVerification` and
+         *     `registerUser` (reference 5 rule 1 and 7): register first, then poll.
          *
          *     Migrated users (reference 3.3 and 9): there is no bulk migration, no migration
          *     endpoint and no migrated flag. A user re-onboards through the standard flow and is
@@ -1105,16 +1106,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The signer has not registered a user yet (token claim `hasSignedUp: false`): verify an email (`requestEmailVerification`) and call `registerUser`. */
-        UserNotRegistered: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorBody"];
-            };
-        };
-        /** @description The access token is missing, invalid or expired (drop the cached token and sign in again: new nonce, new signature), or the signer has not registered yet (token claim `hasSignedUp: false`). On the newer generation: register with `registerUser` and follow `getOnboardingStatus`, then sign in again to get a token with `userId`; every authenticated route answers this to a not-yet-registered signer, except `requestEmailVerification`, `registerUser` and `getOnboardingStatus`. The older generation has no registration operation: sign in with a wallet that owns a registered account. */
+        /** @description The access token is missing, invalid or expired (drop the cached token and sign in again: new nonce, new signature), or the signer has not registered yet (token claim `hasSignedUp: false`). On the newer generation: register with `registerUser` and follow `getOnboardingStatus`, then sign in again to get a token with `userId`; every authenticated route answers this to a not-yet-registered signer (`code` `UserNotRegistered`), except `requestEmailVerification` and `registerUser`. The older generation has no registration operation: sign in with a wallet that owns a registered account. */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
@@ -1315,7 +1307,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["UserNotRegistered"];
         };
     };
     requestEmailVerification: {

@@ -32,7 +32,7 @@ interface OnboardingCall {
 
 type OnboardingHandler = (call: OnboardingCall) => unknown;
 
-/** Reference 5 rule 1: every route but registration and the onboarding status needs a user. */
+/** Reference 5 rule 1 and 7: every route but the registration's two needs a user (401 `UserNotRegistered`). */
 function registered(call: OnboardingCall): { wallet: string; userId: string } {
   if (call.userId === undefined) throw notRegistered(call.deps.generation);
   return { wallet: call.wallet, userId: call.userId };
@@ -40,11 +40,8 @@ function registered(call: OnboardingCall): { wallet: string; userId: string } {
 
 /** What each onboarding operation does; every answer is the spec's (the User after the change, mostly). */
 const HANDLERS: Record<string, OnboardingHandler> = {
-  getOnboardingStatus({ deps, userId }) {
-    if (userId === undefined) {
-      throw new ApiError(404, { code: 'UserNotRegistered', message: 'This wallet has no user yet; register with POST /email/verification, then POST /user.' });
-    }
-    return { status: deps.journey.stepOf(userId) };
+  getOnboardingStatus(call) {
+    return { status: call.deps.journey.stepOf(registered(call).userId) };
   },
   requestEmailVerification({ deps, wallet, body }) {
     return deps.journey.requestEmailVerification(wallet, body.email);
