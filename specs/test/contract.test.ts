@@ -211,7 +211,7 @@ const CORE_ENDPOINTS: EndpointRow[] = [
 // shapes, and the operations it only names as steps, are decisions marked x-assumption.
 const WRITE_ERRORS = ['200', '400', '401', '409', '415', '422'];
 const ONBOARDING_ENDPOINTS: EndpointRow[] = [
-  { operationId: 'getOnboardingStatus', method: 'get', path: '/user/onboarding', auth: 'bearer', server: 'core', statuses: ['200', '401', '404'], response: { contentType: 'application/json', schema: 'OnboardingStatusResponse' } },
+  { operationId: 'getOnboardingStatus', method: 'get', path: '/user/onboarding', auth: 'bearer', server: 'core', statuses: ['200', '401'], response: { contentType: 'application/json', schema: 'OnboardingStatusResponse' } },
   { operationId: 'requestEmailVerification', method: 'post', path: '/email/verification', auth: 'bearer', server: 'core', statuses: WRITE_ERRORS, request: 'EmailVerificationRequest', response: { contentType: 'application/json', schema: 'OneTimePasswordSent' } },
   { operationId: 'getUser', method: 'get', path: '/user', auth: 'bearer', server: 'core', statuses: ['200', '401'], response: { contentType: 'application/json', schema: 'User' } },
   { operationId: 'registerUser', method: 'post', path: '/user', auth: 'bearer', server: 'core', statuses: WRITE_ERRORS, request: 'RegisterUserRequest', response: { contentType: 'application/json', schema: 'User' } },
