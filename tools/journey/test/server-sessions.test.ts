@@ -3,7 +3,8 @@
 // separate Node processes run the client's sample, packages/client/examples/server-sessions.ts,
 // against the sandbox over loopback HTTP and a real redis-server; nothing is mocked. The
 // access token expires on the service's clock (POST /__sandbox/clock), so each process's first
-// request after it is answered 401 and renews it, as at a real expiry.
+// request after it is answered 401 and renews it, as at a real expiry; or the stored expiry is
+// within the TokenManager's renewBeforeMs, and the processes renew ahead of it.
 import { startRedisServer, type RedisServer } from '@capi/bench-kit/redis-server';
 import { signerFromViemAccount } from '@capi/client';
 import { Redis } from 'ioredis';
@@ -21,6 +22,8 @@ let compiled: ReturnType<typeof compileSessionProcess>;
 const processes: SessionProcess[] = [];
 /** The status of every refresh the sandbox answered (POST /__sandbox/auth/refresh), in order. */
 const refreshes: (number | null)[] = [];
+/** How many requests the sandbox answered 401 so far. */
+let unauthorized = 0;
 /** The Redis commands the test saw (MONITOR), each as its arguments. */
 const commands: string[][] = [];
 
@@ -32,6 +35,7 @@ beforeAll(async () => {
   journey = await startJourney({
     onLog: (entry) => {
       if (entry.kind === 'request' && entry.path === '/__sandbox/auth/refresh') refreshes.push(entry.status);
+      if (entry.kind === 'request' && entry.status === 401) unauthorized += 1;
     },
   });
   compiled = compileSessionProcess();
@@ -122,6 +126,36 @@ describe('a partner server keeping its users\' tokens in Redis with the client\'
     expect(await Promise.all([a.order({ op: 'request', userId }), b.order({ op: 'request', userId })])).toEqual([{ ok: true, value: userId }, { ok: true, value: userId }]);
     expect(refreshes.slice(refreshesBefore)).toEqual([200]);
     expect((await storedEntry(userId))!.refreshToken).toBe(entry.refreshToken);
+  });
+
+  it('ahead of expiry (within renewBeforeMs, the token still valid at the service): both processes renew before any 401, with one refresh at the service', async () => {
+    const { account, client } = newWallet(journey.sandbox);
+    const { id: userId } = await admin<{ id: string }>(journey.sandbox, 'POST', '/__sandbox/users', { email: `${account.address.toLowerCase()}@example.com`, signInWallets: [account.address] });
+    const tokens = await client.signInWithEthereum({ ...signerFromViemAccount(account), ...SIGN_IN_PAGE });
+    // Stored as expiring in a minute (the TokenManager renews 3 minutes ahead by default); the
+    // service's clock has not moved, so the access token itself is still good there.
+    await ok(a, { op: 'save', userId, tokens: { ...tokens, expiresAt: new Date(Date.now() + 60_000) } });
+    const [refreshesBefore, unauthorizedBefore, attemptsBefore] = [refreshes.length, unauthorized, lockAttempts(userId)];
+    await Promise.all([ok(a, { op: 'holdRefreshes', hold: true }), ok(b, { op: 'holdRefreshes', hold: true })]);
+    const [heldInA, heldInB] = [told(a, 'refresh-held'), told(b, 'refresh-held')];
+    const requests = [a.order({ op: 'request', userId }), b.order({ op: 'request', userId })];
+    await vi.waitFor(() => expect(told(a, 'refresh-held') + told(b, 'refresh-held')).toBe(heldInA + heldInB + 1), { timeout: 20_000 });
+    const [refresher, other] = told(a, 'refresh-held') > heldInA ? [a, b] : [b, a];
+    await vi.waitFor(() => expect(lockAttempts(userId) - attemptsBefore).toBeGreaterThanOrEqual(2), { timeout: 20_000 });
+    const [atServiceInRefresher, atServiceInOther] = [told(refresher, 'refresh-at-service'), told(other, 'refresh-at-service')];
+    await ok(refresher, { op: 'releaseRefresh' });
+    const answers = await Promise.all(requests);
+    await Promise.all([ok(a, { op: 'holdRefreshes', hold: false }), ok(b, { op: 'holdRefreshes', hold: false })]);
+
+    expect(answers).toEqual([{ ok: true, value: userId }, { ok: true, value: userId }]);
+    expect(refreshes.slice(refreshesBefore)).toEqual([200]);
+    expect(told(refresher, 'refresh-at-service') - atServiceInRefresher).toBe(1);
+    expect(told(other, 'refresh-at-service') - atServiceInOther).toBe(0);
+    // Renewed ahead: the service answered no request 401 on the way.
+    expect(unauthorized - unauthorizedBefore).toBe(0);
+    const entry = (await storedEntry(userId))!;
+    expect(entry.refreshToken).not.toBe(tokens.refreshToken);
+    expect(Date.parse(entry.expiresAt)).toBeGreaterThan(Date.now() + 10 * 60_000);
   });
 
   it('a sign-out in A while B refreshes waits for B\'s lock, then removes the entry: the user stays signed out in both processes', async () => {
