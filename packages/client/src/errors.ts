@@ -397,21 +397,31 @@ function describeStatus(status: number, isWaf: boolean, serviceCode: string | un
   return [ApiError, 'api_error', 'Unexpected status', 'See the status and body'];
 }
 
+/** How long an error waits for the chunk that words it before its fallback stands in. */
+const CHUNK_GRACE_MS = 1_000;
+
 /**
  * Loads a lazily loaded chunk of this package (`load`). When it cannot load (a deploy replaced
  * the app's files while the page was open, or the network is down): for a chunk loaded only to
  * build errors or their advice, resolves to `fallback`, which builds them without it (the same
- * class and code, a short message or no advice); for one that holds an operation itself, given
- * the operation's name as `fallback`, rejects with a `PartnerClientError`
- * `client_code_unavailable` whose `cause` is the import's error. Internal.
+ * class and code, a short message or no advice), and so too when the chunk has not arrived
+ * within a second (a network that holds the request: the error, a renewal's timeout among
+ * them, is not held up with it); for one that holds an operation itself, given the operation's
+ * name as `fallback`, rejects with a `PartnerClientError` `client_code_unavailable` whose
+ * `cause` is the import's error. Internal.
  *
  * @example
  * const limitErrors = () => loadChunk(() => import('./limit-errors.js'), withoutChunk);
  * (await loadChunk(() => import('./sign-in.js'), 'signInWithEthereum')).signInWithEthereum(context, params);
  */
 export function loadChunk<M>(load: () => Promise<M>, fallback: M | string): Promise<M> {
-  return load().catch((cause: unknown) => {
+  const loading = load().catch((cause: unknown) => {
     if (typeof fallback != 'string') return fallback;
     throw new PartnerClientError(`The client's code for ${fallback} could not be loaded (a deploy replaced it, or the network is down): reload the page.`, { code: 'client_code_unavailable', cause });
+  });
+  if (typeof fallback == 'string') return loading;
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, CHUNK_GRACE_MS, fallback);
+    void loading.then((chunk) => (clearTimeout(timer), resolve(chunk)));
   });
 }

@@ -1,8 +1,10 @@
 // The built package after a deploy replaced its lazily loaded chunks while a page was open (or
 // with the network down): a copy of dist/ without them. Errors callers catch by class stay this
 // package's typed errors, built without the chunk's advice; an operation whose code is in a
-// missing chunk fails with PartnerClientError client_code_unavailable.
-import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+// missing chunk fails with PartnerClientError client_code_unavailable. And with a network that
+// holds a chunk's request without ever answering: a second copy whose error chunks never finish
+// loading (a top-level await that never settles); the errors come all the same, unworded.
+import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -94,5 +96,47 @@ describe('an operation whose code is in a chunk that cannot load fails with Part
     expect(error).toMatchObject({ code: 'client_code_unavailable', cause: expect.anything() });
     expect((error as Error).message).toBe(`The client's code for ${operation} could not be loaded (a deploy replaced it, or the network is down): reload the page.`);
     expect(service!.requests).toHaveLength(0);
+  });
+});
+
+describe('an error is not held up by its chunk when the network holds the chunk\'s request for ever', () => {
+  let held: Client;
+  let heldCopy: string;
+  beforeAll(async () => {
+    heldCopy = mkdtempSync(join(tmpdir(), 'capi-client-held-'));
+    cpSync(join(packageDir, 'dist'), join(heldCopy, 'dist'), { recursive: true });
+    symlinkSync(join(packageDir, 'node_modules'), join(heldCopy, 'node_modules'), 'dir');
+    const chunks = readdirSync(join(heldCopy, 'dist')).filter((file) => /^(renewal-errors|limit-errors)-.*\.js$/.test(file));
+    expect(chunks).toHaveLength(2);
+    // An import of it never settles, as a request the network never answers.
+    for (const file of chunks) writeFileSync(join(heldCopy, 'dist', file), 'await new Promise(() => {});\n');
+    held = (await import(pathToFileURL(join(heldCopy, 'dist', 'index.js')).href)) as Client;
+  });
+  afterAll(() => rmSync(heldCopy, { recursive: true, force: true }));
+
+  it('a refresh that outlives refreshTimeoutMs fails the renewal (TokenRenewalError, its cause token_renewal_timeout); a caller\'s signal ends its wait with AbortError; a 401 of the limit is an AuthenticationError', async () => {
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
+    const silent = new held.TokenManager({
+      tokens: { token: service.issueAccessToken(registeredAccount.address, 900), refreshToken: 'kept' },
+      refresh: () => new Promise(() => {}), // the refresh endpoint never answers either
+      refreshTimeoutMs: 50,
+    });
+    service.revokeAccessTokens();
+    const timedOut = await caught(held.createPartnerClient({ baseUrl: service.url, tokenManager: silent, retries: 0 }).getDailyLimit());
+    expect(timedOut).toBeInstanceOf(held.TokenRenewalError);
+    // No reauthenticate to fall back on: the renewal failed, for the refresh's timeout.
+    expect(timedOut).toMatchObject({ code: 'token_renewal_failed', cause: { name: 'TokenRenewalError', code: 'token_renewal_timeout' } });
+
+    const waiting = new held.TokenManager({ reauthenticate: () => new Promise(() => {}) });
+    const controller = new AbortController();
+    const wait = caught(waiting.getToken({ signal: controller.signal }));
+    controller.abort();
+    expect(await wait).toMatchObject({ name: 'AbortError', code: 'aborted' });
+
+    const tokenManager = new held.TokenManager({ tokens: service.issueAccessToken(registeredAccount.address, 900) });
+    service.revokeAccessTokens();
+    const refused = await caught(held.createPartnerClient({ baseUrl: service.url, tokenManager, retries: 0 }).getDailyLimit());
+    expect(refused).toBeInstanceOf(held.AuthenticationError);
+    expect(refused).toMatchObject({ status: 401 });
   });
 });
