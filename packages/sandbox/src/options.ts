@@ -29,7 +29,11 @@ export interface SandboxOptions {
   webhookUrls?: string[];
   /** Divides the webhook retry delays (1, 5, 15 minutes). Default 1; 60 turns minutes into seconds. */
   timeScale?: number;
-  /** How long a receiver has to answer a webhook. Default 30,000 ms (reference 4.6). */
+  /**
+   * How long a receiver has to answer a webhook. Default 30,000 ms (reference 4.6).
+   * `@capi/webhook-receiver` counts 30 s: below it, it misses that an attempt it answered late
+   * was counted failed (see the README's `--delivery-timeout`).
+   */
   deliveryTimeoutMs?: number;
   /** How long a new daily limit stays `pending` before it becomes `synced`. Default 2,000 ms. */
   limitSyncDelayMs?: number;

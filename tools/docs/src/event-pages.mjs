@@ -156,7 +156,7 @@ ${Object.values(spec.servers ?? {}).map(assumptionBox).join('')}
 
 - Method: HTTP \`${delivery.method ?? 'POST'}\`, body \`${spec.defaultContentType ?? 'application/json'}\` \`{eventType, data}\`, to your HTTPS webhook URL (every event type to the same URL).
 - Success: any \`${delivery.successStatus ?? '2xx'}\` answered within **${delivery.replyTimeoutSeconds ?? 30} seconds**.
-- Duplicates: ${delivery.duplicatesPossible ? 'possible' : 'not expected'}; the body carries ${delivery.eventIdInBody ? 'an event id' : 'no event id'}, so process events idempotently, for example keyed by a hash of the raw body.
+- Duplicates: ${delivery.duplicatesPossible ? 'possible' : 'not expected'}; the body carries ${delivery.eventIdInBody ? 'an event id' : 'no event id'}, so process events idempotently, but not by dropping every body seen before: a user who comes back to an earlier state sends an earlier body again as a new event. A body is a duplicate only when it repeats the latest one processed for its \`eventType\` and \`data.id\` (what \`@capi/webhook-receiver\` does).
 - Unknown event types may appear: answer 2xx and ignore them.
 
 ### Retry schedule

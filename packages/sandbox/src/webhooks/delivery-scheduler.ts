@@ -15,11 +15,13 @@ import type { WebhookSigner } from './webhook-signer.js';
 export const RETRY_DELAYS_MS = [60_000, 300_000, 900_000] as const;
 
 /**
- * How long a receiver has to answer (reference 4.6): 30 seconds.
+ * How long a receiver has to answer (reference 4.6): 30 seconds. `@capi/webhook-receiver`
+ * counts this window: a lower `deliveryTimeoutMs` shows what a slow receiver gets from the
+ * service, but the receiver then misses that its late answers were counted failed.
  *
  * @example
  * ```ts
- * await startSandbox({ deliveryTimeoutMs: DEFAULT_DELIVERY_TIMEOUT_MS / 100 }); // test a slow receiver quickly
+ * await startSandbox({ deliveryTimeoutMs: DEFAULT_DELIVERY_TIMEOUT_MS / 100 }); // what a slow receiver of your own gets, quickly
  * ```
  */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 30_000;
