@@ -307,6 +307,27 @@ describe.each(servings)('over %s', (_name, serve) => {
       expect(seen).toEqual(['u10:pending', 'u10:resubmissionRequested', 'u11:pending', 'u10:pending']);
     });
 
+    it('never supersedes a card transaction: the late retry of a failed one is dispatched after a later one of the same data.id, and a repeat of a processed one is a duplicate', async () => {
+      let failNext = false;
+      const seen: string[] = [];
+      let minutesLater = 0;
+      const dedupe = createMemoryDedupeStore({ now: () => Date.now() + minutesLater * 60_000 });
+      const { url } = await start({ dedupe }, (receiver) => receiver.on('card.transaction.created', (event) => {
+        if (failNext) { failNext = false; throw new Error('database down'); }
+        seen.push(String((event.data as { amount?: unknown }).amount));
+      }));
+      // The payload is not shown in the reference: here its data.id names the card, not the transaction.
+      const transaction = (amount: number) => JSON.stringify({ eventType: 'card.transaction.created', data: { id: 'card-7', amount } });
+      failNext = true;
+      expect((await service.deliver(url, transaction(1200))).status).toBe(500);
+      expect((await service.deliver(url, transaction(300))).body.code).toBe('processed');
+      minutesLater = 1;
+      expect((await service.deliver(url, transaction(1200), { timestamp: Math.floor(Date.now() / 1000) + 60 })).body.code).toBe('processed');
+      expect(seen).toEqual(['300', '1200']);
+      expect((await service.deliver(url, transaction(300))).body.code).toBe('duplicate');
+      expect(seen).toEqual(['300', '1200']);
+    });
+
     it('dispatches an event that repeats the state before a failed one (true, false fails, true again), and answers the late retry of the failed one superseded: the subject ends on the platform\'s state', async () => {
       let failNext = false;
       const seen: boolean[] = [];
