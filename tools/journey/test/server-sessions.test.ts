@@ -80,16 +80,22 @@ const told = (child: SessionProcess, event: string) => child.events.filter((name
 const lockAttempts = (userId: string) => commands.filter((args) => args[0]?.toLowerCase() === 'set' && args[1] === `${KEY_PREFIX}lock:${userId}`).length;
 
 /**
- * A registered user signs in (a partner's server receives the tokens) and `saver` stores them;
- * then the service's clock moves 16 minutes on: the access token has expired there.
+ * A registered user signs in (a partner's server receives the tokens) and `saver` stores them,
+ * with `expiresAt` in place of the sign-in's when given.
  */
-async function signedInUserWhoseTokenExpired(saver: SessionProcess): Promise<{ userId: string; refreshToken: string }> {
+async function signedInUser(saver: SessionProcess, expiresAt?: Date): Promise<{ userId: string; refreshToken: string }> {
   const { account, client } = newWallet(journey.sandbox);
   const { id: userId } = await admin<{ id: string }>(journey.sandbox, 'POST', '/__sandbox/users', { email: `${account.address.toLowerCase()}@example.com`, signInWallets: [account.address] });
   const tokens = await client.signInWithEthereum({ ...signerFromViemAccount(account), ...SIGN_IN_PAGE });
-  await ok(saver, { op: 'save', userId, tokens });
-  await admin(journey.sandbox, 'POST', '/__sandbox/clock', { advanceSeconds: 16 * 60 });
+  await ok(saver, { op: 'save', userId, tokens: expiresAt === undefined ? tokens : { ...tokens, expiresAt } });
   return { userId, refreshToken: tokens.refreshToken! };
+}
+
+/** {@link signedInUser}, then the service's clock moves 16 minutes on: the access token has expired there. */
+async function signedInUserWhoseTokenExpired(saver: SessionProcess): Promise<{ userId: string; refreshToken: string }> {
+  const user = await signedInUser(saver);
+  await admin(journey.sandbox, 'POST', '/__sandbox/clock', { advanceSeconds: 16 * 60 });
+  return user;
 }
 
 describe('a partner server keeping its users\' tokens in Redis with the client\'s sample (examples/server-sessions.ts), in two processes', () => {
@@ -129,12 +135,9 @@ describe('a partner server keeping its users\' tokens in Redis with the client\'
   });
 
   it('ahead of expiry (within renewBeforeMs, the token still valid at the service): both processes renew before any 401, with one refresh at the service', async () => {
-    const { account, client } = newWallet(journey.sandbox);
-    const { id: userId } = await admin<{ id: string }>(journey.sandbox, 'POST', '/__sandbox/users', { email: `${account.address.toLowerCase()}@example.com`, signInWallets: [account.address] });
-    const tokens = await client.signInWithEthereum({ ...signerFromViemAccount(account), ...SIGN_IN_PAGE });
     // Stored as expiring in a minute (the TokenManager renews 3 minutes ahead by default); the
     // service's clock has not moved, so the access token itself is still good there.
-    await ok(a, { op: 'save', userId, tokens: { ...tokens, expiresAt: new Date(Date.now() + 60_000) } });
+    const { userId, refreshToken } = await signedInUser(a, new Date(Date.now() + 60_000));
     const [refreshesBefore, unauthorizedBefore, attemptsBefore] = [refreshes.length, unauthorized, lockAttempts(userId)];
     await Promise.all([ok(a, { op: 'holdRefreshes', hold: true }), ok(b, { op: 'holdRefreshes', hold: true })]);
     const [heldInA, heldInB] = [told(a, 'refresh-held'), told(b, 'refresh-held')];
@@ -154,7 +157,7 @@ describe('a partner server keeping its users\' tokens in Redis with the client\'
     // Renewed ahead: the service answered no request 401 on the way.
     expect(unauthorized - unauthorizedBefore).toBe(0);
     const entry = (await storedEntry(userId))!;
-    expect(entry.refreshToken).not.toBe(tokens.refreshToken);
+    expect(entry.refreshToken).not.toBe(refreshToken);
     expect(Date.parse(entry.expiresAt)).toBeGreaterThan(Date.now() + 10 * 60_000);
   });
 
