@@ -10,11 +10,11 @@
 // of the sample kept the tokens in localStorage: the second case then prompted the wallet in both
 // tabs about one run in five (Chromium updates another tab's copy of localStorage a moment after
 // a write, and the tab next in turn read the tokens just replaced).
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readmeBlocks } from '@capi/codegen-kit/testing';
 import { startSandbox, type Sandbox } from '@capi/sandbox';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -25,8 +25,7 @@ const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The README's code block that keeps one session across tabs (the one with `navigator.locks`). */
 function readmeTabsSample(): string {
-  const blocks = [...readFileSync(join(packageDir, 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
-  const sample = blocks.filter((block) => block.includes('navigator.locks'));
+  const sample = readmeBlocks(packageDir, 'ts').filter((block) => block.includes('navigator.locks'));
   if (sample.length !== 1) throw new Error(`expected one README code block using navigator.locks, found ${sample.length}`);
   return sample[0]!;
 }

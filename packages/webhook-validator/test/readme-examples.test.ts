@@ -1,18 +1,16 @@
 // The README's examples as a partner runs them: the code of the block, taken from README.md,
 // run in a plain Node process against the built package.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describeReadmeExamples } from '@capi/codegen-kit/testing';
+import { describeReadmeExamples, readmeBlocks } from '@capi/codegen-kit/testing';
 import { transform } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { packageDir } from '../scripts/generate.mjs';
 import userCreatedEvent from './fixtures/user-created-event.json' with { type: 'json' };
 
 const run = promisify(execFile);
-const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
-const tsBlocks = [...readme.matchAll(/```ts\n([^]*?)```/g)].map((match) => match[1] ?? '');
+const tsBlocks = readmeBlocks(packageDir, 'ts');
 
 describe('the README example of @capi/webhook-validator/schemas runs as shown', () => {
   it('compiles the exported schemas with ajv (Ajv2020) and validates a user.created event', async () => {

@@ -1,7 +1,8 @@
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readmeBlocks } from './readme-blocks.mjs';
 import { readmeModules } from './readme-modules.mjs';
 import { runTsc } from './run-tsc.mjs';
 import { temporaryDirectory } from './temporary-directory.mjs';
@@ -40,9 +41,8 @@ import { temporaryDirectory } from './temporary-directory.mjs';
  */
 export function describeReadmeExamples({ packageDir, packageName, prelude, extraPaths = {}, types = [], js = false, jsPrelude = '' }) {
   const shortName = packageName.slice(packageName.indexOf('/') + 1);
-  const readme = () => readFileSync(join(packageDir, 'README.md'), 'utf8');
   /** @param {string} language */
-  const blocksOf = (language) => [...readme().matchAll(new RegExp(`\`\`\`${language}\n([^]*?)\`\`\``, 'g'))].map((match) => match[1] ?? '');
+  const blocksOf = (language) => readmeBlocks(packageDir, language);
   /**
    * @param {Record<string, string>} fileTexts file name -> text, in a fresh directory
    * @param {'bundler' | 'node16'} resolution
