@@ -8,6 +8,14 @@ export type { SmartAccountSignatureVerifier } from './auth/signature-verifier.js
 export type { Generation } from './auth/token-service.js';
 export { NONCE_LIFETIME_MS } from './auth/nonce-store.js';
 export { DEFAULT_DAILY_LIMIT_CENTS } from './limits/limit-store.js';
+export {
+  CardPaymentError,
+  type CardPaymentErrorCode,
+  type CardPaymentRequest,
+  type CardAuthorization,
+  type CardTransaction,
+  type DailySpending,
+} from './limits/card-spending.js';
 export { KYC_STATUSES, type KycStatus, type User, type UserSeed } from './users/user.js';
 export { UserRegistryError, type UserEventType } from './users/user-registry.js';
 export type { SandboxLogEntry, RequestLogEntry, DeliveryAttemptLogEntry } from './log/sandbox-log.js';

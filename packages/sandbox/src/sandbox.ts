@@ -13,6 +13,7 @@ import { anyOriginCorsPolicy, siweDomainCorsPolicy } from './http/cors.js';
 import { logRequests } from './http/request-log.js';
 import { Router } from './http/router.js';
 import { withAgreedMaximum } from './limits/agreed-maximum.js';
+import { CardSpending, type CardAuthorization, type CardPaymentRequest, type DailySpending } from './limits/card-spending.js';
 import { defaultDailyLimitCents, LimitStore } from './limits/limit-store.js';
 import { deliveryAttemptLogEntry, type SandboxLogEntry } from './log/sandbox-log.js';
 import { OnboardingJourney, type OnboardingStep } from './onboarding/onboarding-journey.js';
@@ -64,6 +65,19 @@ export interface Sandbox {
   };
   /** Newer generation: adds an older-generation user to migrate when its owner registers; refusals throw {@link OlderGenerationUserError}. */
   addOlderGenerationUser(seed: OlderGenerationUserSeed): OlderGenerationUser;
+  /**
+   * Newer generation: simulates a card payment of a user's card against the account's daily
+   * limit (reference 8), as the card network would ask the platform, and answers it: approved
+   * while the day's approved total (across all the account's cards) is below the limit in
+   * force, even when this payment meets or exceeds what remains; declined
+   * (`daily_limit_reached`) once the total has reached it, until the next UTC day of the
+   * sandbox clock. The limit in force is the last one synced: a change still `pending` does not
+   * count yet. An approval sends `card.transaction.created`; a decline sends nothing. Refusals
+   * throw {@link CardPaymentError}.
+   */
+  authorizeCardPayment(userId: string, payment: CardPaymentRequest): CardAuthorization;
+  /** Newer generation: the account's card spending on the sandbox clock's current UTC day; refusals throw {@link CardPaymentError}. */
+  dailySpending(userId: string): DailySpending;
   /** Every one-time password the sandbox "sent" (email and SMS), oldest first: there is no real mailbox or phone. */
   oneTimePasswords(): SentOneTimePassword[];
   /**
@@ -210,6 +224,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const journey = new OnboardingJourney(users, olderUsers, passwords, { requirePhone: config.requirePhone, kycSetupMs: config.migrationKycSetupMs, now: clock.now });
   const tokens = new TokenService(config.generation, clock.now);
   const limits = new LimitStore(config.limitSyncDelayMs, defaultDailyLimitCents(config.maxDailyLimitCents));
+  const cardSpending = new CardSpending({
+    users,
+    limits,
+    generation: config.generation,
+    now: clock.now,
+    onTransaction: (transaction) => publisher.publish('card.transaction.created', transaction),
+  });
 
   const coreRouter = new Router();
   const webhooksRouter = new Router();
@@ -253,6 +274,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     tokens,
     clock,
     webhookKey,
+    cardSpending,
     describe: () => ({
       baseUrl,
       webhooksUrl,
@@ -300,6 +322,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       if (config.generation !== 'newer') throw new OlderGenerationUserError('Older-generation users are migrated when they register on the newer generation; start the sandbox with generation "newer".');
       return olderUsers.add(seed);
     },
+    authorizeCardPayment: (userId, payment) => cardSpending.authorize(userId, payment),
+    dailySpending: (userId) => cardSpending.spending(userId),
     oneTimePasswords: () => passwords.sent(),
     sendEvent: (eventType: string, data?: unknown, sendOptions?: { to?: string[]; unknownEventType?: boolean; allowUnknownFields?: boolean; unchecked?: boolean }) => {
       const unknownEventType = sendOptions?.unknownEventType;

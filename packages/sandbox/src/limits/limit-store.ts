@@ -30,10 +30,13 @@ export function defaultDailyLimitCents(maxDailyLimitCents: number): number {
  * Each account's daily spending limit. A new limit is `pending` at once and becomes
  * `synced` after `syncDelayMs`, standing in for the downstream application of the change
  * (reference 3.1). A second change while one is pending restarts the wait. A limit never set
- * reads `defaultCents`, `synced` (the spec's `x-assumption` on `SyncStatus`).
+ * reads `defaultCents`, `synced` (the spec's `x-assumption` on `SyncStatus`). Card payments
+ * are checked against the limit in force ({@link LimitStore.inForce}): the last one synced.
  */
 export class LimitStore {
   readonly #limits = new Map<string, AccountLimit>();
+  /** The amount applied downstream, per account: a pending change is not in force yet. */
+  readonly #inForce = new Map<string, number>();
   readonly #syncTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(
@@ -46,6 +49,15 @@ export class LimitStore {
     return limit ? { ...limit } : { amount: this.defaultCents, currency: 'USD', syncStatus: 'synced' };
   }
 
+  /**
+   * The limit card authorizations are checked against: the amount last applied downstream
+   * (reference 3.1: `pending` means not yet fully applied), the default before any change
+   * has synced. A change still `pending` leaves the previous amount in force.
+   */
+  inForce(userId: string): number {
+    return this.#inForce.get(userId) ?? this.defaultCents;
+  }
+
   set(userId: string, amount: number, currency: string): AccountLimit {
     const limit: AccountLimit = { amount, currency, syncStatus: 'pending' };
     this.#limits.set(userId, limit);
@@ -53,6 +65,7 @@ export class LimitStore {
     const timer = setTimeout(() => {
       this.#syncTimers.delete(userId);
       limit.syncStatus = 'synced';
+      this.#inForce.set(userId, amount);
     }, this.syncDelayMs);
     // A pending sync must not keep a test process alive after the sandbox is closed.
     timer.unref();

@@ -2,6 +2,7 @@ import type { SandboxClock } from '../clock.js';
 import type { TokenService } from '../auth/token-service.js';
 import { ApiError } from '../http/api-error.js';
 import type { RouteRequest, Router } from '../http/router.js';
+import { CardPaymentError, type CardPaymentRequest, type CardSpending } from '../limits/card-spending.js';
 import type { OnboardingJourney } from '../onboarding/onboarding-journey.js';
 import { OlderGenerationUserError, type OlderGenerationUsers, type OlderGenerationUserSeed } from '../onboarding/older-generation-users.js';
 import type { OneTimePasswords } from '../onboarding/one-time-passwords.js';
@@ -22,6 +23,7 @@ export interface AdminApiDependencies {
   tokens: TokenService;
   clock: SandboxClock;
   webhookKey: WebhookKey;
+  cardSpending: CardSpending;
   describe(): Record<string, unknown>;
 }
 
@@ -35,6 +37,10 @@ function asApiError(error: unknown): unknown {
   }
   if (error instanceof EventPublishError) return new ApiError(422, { code: error.code, message: error.message });
   if (error instanceof OlderGenerationUserError) return new ApiError(422, { code: error.code, message: error.message });
+  if (error instanceof CardPaymentError) {
+    const status = { unknown_user: 404, unknown_card: 404, older_generation: 404, account_not_created: 409, invalid_payment: 422 }[error.code];
+    return new ApiError(status, { code: error.code, message: error.message });
+  }
   return error;
 }
 
@@ -121,6 +127,18 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
       if (!deps.users.has(request.params.id!)) throw new UserRegistryError('unknown_user', `No user with id ${JSON.stringify(request.params.id)}; list them with GET /__sandbox/users.`);
       return { status: 200, json: { status: deps.journey.stepOf(request.params.id!) } };
     }),
+  );
+
+  // Reference 8's rules on card spending: payments as the card network would ask for them.
+  router.on(
+    'POST',
+    '/__sandbox/users/:id/card-payments',
+    guarded(async (request) => ({ status: 201, json: { authorization: deps.cardSpending.authorize(request.params.id!, (await objectBody(request)) as unknown as CardPaymentRequest) } })),
+  );
+  router.on(
+    'GET',
+    '/__sandbox/users/:id/daily-spending',
+    guarded((request) => ({ status: 200, json: deps.cardSpending.spending(request.params.id!) })),
   );
 
   router.on('GET', '/__sandbox/older-generation-users', () => ({ status: 200, json: { olderGenerationUsers: deps.olderUsers.list() } }));

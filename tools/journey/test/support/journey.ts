@@ -22,8 +22,10 @@ export interface ReceivedEvent {
 
 export interface Journey {
   sandbox: Sandbox;
-  /** Every event the receiver's handlers got, in order. */
+  /** Every user and KYC event the receiver's handlers got, in order. */
   received: ReceivedEvent[];
+  /** The `data` of every `card.transaction.created` the receiver's handler got, in order. */
+  transactions: Record<string, unknown>[];
   /** Where the partner's receiver listens (loopback HTTP): the load balancer, with several instances. */
   receiverUrl: string;
   /** Makes the receiver's handler throw for the next event of `eventType` (an outage of the partner's own code). */
@@ -63,13 +65,15 @@ export async function startJourney(options: SandboxOptions, setup?: ReceiverSetu
   // The receiver trusts the key the webhook key service serves, fetched as a partner would.
   const { publicKey } = await createPartnerClient({ baseUrl: sandbox.baseUrl, webhooksUrl: sandbox.webhooksUrl }).getWebhookPublicKey();
   const received: ReceivedEvent[] = [];
+  const transactions: Record<string, unknown>[] = [];
   const failing = new Set<string>();
   let held: Promise<void> | undefined;
   let parsed = 0;
   const record = async (event: { eventType: string; data: unknown }) => {
     await held;
     if (failing.delete(event.eventType)) throw new Error(`the partner's ${event.eventType} handler failed`);
-    received.push({ eventType: event.eventType, data: event.data as User });
+    if (event.eventType === 'card.transaction.created') transactions.push(event.data as Record<string, unknown>);
+    else received.push({ eventType: event.eventType, data: event.data as User });
   };
   const reported: Journey['reported'] = [];
   // The sandbox's retries come after 1, 5 and 15 minutes divided by its time scale: so does
@@ -101,7 +105,8 @@ export async function startJourney(options: SandboxOptions, setup?: ReceiverSetu
       .on('user.created', record)
       .on('kyc.status.changed', record)
       .on('kyc.source-of-funds.changed', record)
-      .on('kyc.phone-validation.changed', record);
+      .on('kyc.phone-validation.changed', record)
+      .on('card.transaction.created', record);
     receivers.push(receiver);
     return createServer(toNodeHandler(receiver));
   };
@@ -113,6 +118,7 @@ export async function startJourney(options: SandboxOptions, setup?: ReceiverSetu
   return {
     sandbox,
     received,
+    transactions,
     receiverUrl,
     failNextHandler: (eventType) => void failing.add(eventType),
     reported,
