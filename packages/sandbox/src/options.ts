@@ -31,8 +31,9 @@ export interface SandboxOptions {
   timeScale?: number;
   /**
    * How long a receiver has to answer a webhook. Default 30,000 ms (reference 4.6).
-   * `@capi/webhook-receiver` counts 30 s: below it, it misses that an attempt it answered late
-   * was counted failed (see the README's `--delivery-timeout`).
+   * Give `@capi/webhook-receiver`'s store the same `replyWindowMs`: it counts 30 s otherwise,
+   * and below that misses that an attempt it answered late was counted failed (see the README's
+   * `--delivery-timeout`).
    */
   deliveryTimeoutMs?: number;
   /** How long a new daily limit stays `pending` before it becomes `synced`. Default 2,000 ms. */

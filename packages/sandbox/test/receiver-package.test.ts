@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
+import { createMemoryDedupeStore, createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
 import { createPublicKeyProvider } from '@capi/webhook-signature';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/index.js';
@@ -77,5 +77,49 @@ describe('deliveries are accepted by @capi/webhook-receiver', () => {
     expect(last.attempts).toHaveLength(1);
     expect(last.attempts[0]!.responseBody).toMatch(/unknown_event_type/);
     expect(handled).toEqual([]);
+  });
+});
+
+describe("a sandbox's shorter delivery timeout, given to the receiver's store as replyWindowMs", () => {
+  it('a slow handler answered after the timeout is retried by the sandbox, and that retry is superseded by the newer event processed meanwhile: the receiver ends on the platform\'s state', async () => {
+    // The sandbox waits 300 ms for an answer and retries 3 s after a failure (time scale 20).
+    const short = await startSandbox({ users: [], timeScale: 20, deliveryTimeoutMs: 300 });
+    const statuses: string[] = [];
+    const reported: string[] = [];
+    let slowDone!: () => void;
+    const slow = new Promise<void>((resolve) => { slowDone = resolve; });
+    const receiver = createWebhookReceiver({
+      publicKey: short.publicKey,
+      dedupe: createMemoryDedupeStore({ replyWindowMs: 300, minRetryDelayMs: 3_000 }),
+      onError: (error) => void reported.push((error as { code?: string }).code ?? String(error)),
+    }).on('kyc.status.changed', async (event) => {
+      statuses.push(event.data.kycStatus);
+      // The first event's handler outlives the sandbox's 300 ms: it counts the attempt failed.
+      if (event.data.kycStatus === 'pending') {
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        slowDone();
+      }
+    });
+    const slowServer = createServer(toNodeHandler(receiver));
+    await new Promise<void>((resolve) => slowServer.listen(0, '127.0.0.1', resolve));
+    short.addWebhookEndpoint(`http://127.0.0.1:${(slowServer.address() as AddressInfo).port}/webhooks`);
+    try {
+      const user = short.users.create({ email: 'ada@example.com' });
+      short.users.setKycStatus(user.id, 'pending');
+      await slow;
+      // The newer event, sent once the slow handler is done and long before the retry (3 s).
+      short.users.setKycStatus(user.id, 'approved');
+      await short.whenDeliveriesSettled();
+
+      expect(statuses).toEqual(['pending', 'approved']);
+      expect(reported).toContain('handler_outlived_reply_window');
+      const pending = short.deliveries().find((delivery) => delivery.eventType === 'kyc.status.changed' && delivery.attempts.length > 1)!;
+      expect(pending.attempts.map((attempt) => attempt.outcome)).toEqual(['timed-out', 'succeeded']);
+      expect(pending.attempts[1]!.responseBody).toMatch(/superseded/);
+    } finally {
+      await short.close();
+      slowServer.closeAllConnections();
+      await new Promise((resolve) => slowServer.close(resolve));
+    }
   });
 });

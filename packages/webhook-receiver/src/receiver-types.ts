@@ -151,8 +151,10 @@ export interface WebhookReceiverOptions extends SignatureCheckOptions {
    * `duplicate_in_progress` (retried by the service 1, 5 and 15 minutes later; the store keeps
    * its place, so a newer event processed meanwhile supersedes that retry). Deliveries of a
    * subject wait in the order they arrived in this process;
-   * one held by another process is looked up again until the time is up. Default 10,000; at
-   * most 30,000 (the service waits 30 seconds for an answer); `0` answers 409 at once.
+   * one held by another process is looked up again until the time is up. Default 10,000 (a
+   * third of the dedupe store's `replyWindowMs` when that is under 30,000); at most that
+   * `replyWindowMs` (30,000 by default: the service waits 30 seconds for an answer; 30,000
+   * without a store, or with one that does not have it); `0` answers 409 at once.
    */
   subjectWaitMs?: number;
   /**

@@ -1,11 +1,14 @@
 import { isWebhookEventType } from '@capi/event-types';
 import { parseWebhookEvent } from '@capi/webhook-validator';
 import { createMemoryDedupeStore } from './dedupe/memory-store.js';
+import { replyWindowOption } from './dedupe/positive-integer-option.js';
+import { REPLY_WINDOW_MS } from './dedupe/subject-record.js';
 import { WebhookReceiverError } from './errors.js';
 import { isPromiseLike, type PipelineContext } from './pipeline/context.js';
 import { createHandlerRegistry } from './pipeline/dispatch.js';
 import { createRejectedSignatureReport } from './pipeline/rejected-signatures.js';
 import { receiveDelivery } from './pipeline/receive.js';
+import { maxSubjectWaitMs } from './pipeline/reply-window.js';
 import { replayDeadLetters } from './pipeline/replay.js';
 import { createSubjectLines } from './pipeline/subject-lines.js';
 import type { WebhookErrorContext, WebhookEventHandler, WebhookReceiver, WebhookReceiverOptions } from './receiver-types.js';
@@ -13,8 +16,8 @@ import { createSignatureCheck } from './signature-check.js';
 import { deliverySourceFromRequest, replyToResponse } from './web-adapter.js';
 
 const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+/** Default `subjectWaitMs`: a third of the service's 30-second window (of a shorter window, a third of it). */
 const DEFAULT_SUBJECT_WAIT_MS = 10_000;
-const MAX_SUBJECT_WAIT_MS = 30_000;
 
 /** Every option of {@link WebhookReceiverOptions}: any other name is refused (a misspelt option would silently take its default). */
 const OPTION_NAMES: ReadonlyArray<keyof WebhookReceiverOptions> = ['publicKey', 'toleranceSeconds', 'now', 'maxBodyBytes', 'dedupe', 'strict',
@@ -94,10 +97,16 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     throw new WebhookReceiverError('invalid_options',
       'deadLetters must be a store with put, list and delete (createMemoryDeadLetterStore(), createRedisDeadLetterStore({ client })).');
   }
-  const subjectWaitMs = options.subjectWaitMs ?? DEFAULT_SUBJECT_WAIT_MS;
-  if (!Number.isSafeInteger(subjectWaitMs) || subjectWaitMs < 0 || subjectWaitMs > MAX_SUBJECT_WAIT_MS) {
+  // How long the service waits for an answer: the store's (a sandbox's delivery timeout may be
+  // shorter), else 30 s (no store, or one written before stores had it).
+  const dedupe = options.dedupe === false ? undefined : (options.dedupe ?? createMemoryDedupeStore());
+  const replyWindowMs = replyWindowOption(dedupe?.replyWindowMs, 'The dedupe store\'s replyWindowMs');
+  const maxWaitMs = maxSubjectWaitMs(replyWindowMs);
+  const subjectWaitMs = options.subjectWaitMs ?? Math.min(DEFAULT_SUBJECT_WAIT_MS, Math.floor(replyWindowMs / 3));
+  if (!Number.isSafeInteger(subjectWaitMs) || subjectWaitMs < 0 || subjectWaitMs > maxWaitMs) {
+    const window = replyWindowMs === REPLY_WINDOW_MS ? 'the service waits 30 s for an answer' : `the service waits ${replyWindowMs} ms for an answer: the dedupe store's replyWindowMs`;
     throw new WebhookReceiverError('invalid_options',
-      `subjectWaitMs must be an integer number of ms from 0 to ${MAX_SUBJECT_WAIT_MS} (the service waits 30 s for an answer), got ${typeof subjectWaitMs === 'string' ? JSON.stringify(subjectWaitMs) : String(subjectWaitMs)}.`);
+      `subjectWaitMs must be an integer number of ms from 0 to ${maxWaitMs} (${window}), got ${typeof subjectWaitMs === 'string' ? JSON.stringify(subjectWaitMs) : String(subjectWaitMs)}.`);
   }
   // A string from the environment ('false') would otherwise switch the option on.
   for (const name of ['strict', 'acknowledgeEarly'] as const) {
@@ -111,7 +120,6 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     }
   }
   const onError = options.onError ?? logToConsole;
-  const dedupe = options.dedupe === false ? undefined : (options.dedupe ?? createMemoryDedupeStore());
   const lines = createSubjectLines();
   const report = (error: unknown, errorContext: WebhookErrorContext): void => {
     try {
@@ -133,6 +141,7 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     deadLetters: options.deadLetters,
     acknowledgeEarly: options.acknowledgeEarly ?? false,
     subjectWaitMs,
+    replyWindowMs,
     lines,
     onSuperseded: options.onSuperseded,
     onUnknownEvent: options.onUnknownEvent,

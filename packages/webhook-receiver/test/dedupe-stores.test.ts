@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DedupeStore } from '../src/dedupe/dedupe-store.js';
 import { createMemoryDedupeStore } from '../src/dedupe/memory-store.js';
 import { createRedisDedupeStore } from '../src/dedupe/redis-store.js';
+import { createDurableObjectDedupeStore } from '../src/dedupe/durable-object-store.js';
 import { claimSubject, markSubjectProcessed, releaseSubject, type SubjectRecord } from '../src/dedupe/subject-record.js';
 import { DedupeStoreError, WebhookReceiverError } from '../src/errors.js';
 import { describeDedupeStoreContract, type StoreFactory } from './helpers/dedupe-store-contract.js';
@@ -42,6 +43,39 @@ describe('rejects unusable store options with invalid_options', () => {
   ])('%s', (_name, create, message) => {
     expect(create).toThrow(WebhookReceiverError);
     expect(create).toThrow(message);
+  });
+});
+
+describe('refuses a replyWindowMs that is not a whole number of ms above 0, with invalid_options naming it', () => {
+  // A namespace is only reached by an operation: creating the store sends nothing.
+  const namespace = { idFromName: (name: string) => name, get: () => { throw new Error('not reached'); } };
+  const creators: Array<[string, (replyWindowMs: unknown) => DedupeStore]> = [
+    ['memory store', (replyWindowMs) => createMemoryDedupeStore({ replyWindowMs: replyWindowMs as number })],
+    ['Redis store', (replyWindowMs) => createRedisDedupeStore({ client: redis.ioredis, keyPrefix: freshPrefix(), replyWindowMs: replyWindowMs as number })],
+    ['Durable Object store', (replyWindowMs) => createDurableObjectDedupeStore({ namespace, replyWindowMs: replyWindowMs as number })],
+  ];
+  describe.each(creators)('%s', (_name, create) => {
+    it.each([
+      ['0', 0, 'got 0'],
+      ['a negative number', -200, 'got -200'],
+      ['a fraction', 1.5, 'got 1.5'],
+      ['a string', '100', 'got string'],
+      ['NaN', Number.NaN, 'got NaN'],
+    ])('refuses %s', (_what, replyWindowMs, got) => {
+      let error: unknown;
+      try { create(replyWindowMs); } catch (caught) { error = caught; }
+      expect(error).toBeInstanceOf(WebhookReceiverError);
+      expect(error).toMatchObject({
+        code: 'invalid_options',
+        message: `replyWindowMs must be a whole number of ms above 0 (the service waits 30,000 for an answer; against a sandbox with --delivery-timeout or deliveryTimeoutMs T, T), ${got}.`,
+      });
+    });
+
+    it('takes a whole number of ms above 0, and 30,000 without one; the store says which (the receiver reads it)', () => {
+      expect(create(200).replyWindowMs).toBe(200);
+      expect(create(1).replyWindowMs).toBe(1);
+      expect(create(undefined).replyWindowMs).toBe(30_000);
+    });
   });
 });
 
@@ -243,7 +277,7 @@ describe('Redis store shared by many clients', () => {
 });
 
 describe('Redis store and memory store agree', () => {
-  it('answers every run of claims (with and without waiters), settlements, releases (with and without a retry expected), 409s, and places taken and given back, as the memory store does', async () => {
+  it('answers every run of claims (with and without waiters), settlements, releases (with and without a retry expected), 409s, and places taken and given back, as the memory store does, whatever the reply window', async () => {
     // The memory store applies subject-record.ts, the Redis store its own Lua: any difference in
     // what a claim answers shows up here. No waits: the TTLs are far longer than a run.
     const key = fc.constantFrom('a', 'b');
@@ -258,13 +292,15 @@ describe('Redis store and memory store agree', () => {
       fc.record({ kind: fc.constant('expectRetry' as const), key, digest: fc.constantFrom('x', 'y', 'z'), waited: fc.constantFrom(0, 10_000) }),
       fc.record({ kind: fc.constant('wait' as const), seconds: fc.constantFrom(1, 31, 61, 301, 901) }),
     );
-    await fc.assert(fc.asyncProperty(fc.array(operation, { minLength: 10, maxLength: 40, size: 'max' }), async (operations) => {
+    // The service's reply window: its 30 s, or a sandbox's shorter or longer delivery timeout.
+    const replyWindowMs = fc.constantFrom(undefined, 2_000, 45_000);
+    await fc.assert(fc.asyncProperty(fc.array(operation, { minLength: 10, maxLength: 40, size: 'max' }), replyWindowMs, async (operations, window) => {
       let clock = 1_000_000;
       const now = () => clock;
       // Claims expire on the virtual clock too (120 s): the Redis store keeps a claim's expiry in
       // its value, and the key itself lives longer than any run.
-      const memory = createMemoryDedupeStore({ now, claimTtlMs: 120_000 });
-      const inRedis = createRedisDedupeStore({ client: redis.ioredis, keyPrefix: freshPrefix(), now, claimTtlMs: 120_000 });
+      const memory = createMemoryDedupeStore({ now, claimTtlMs: 120_000, replyWindowMs: window });
+      const inRedis = createRedisDedupeStore({ client: redis.ioredis, keyPrefix: freshPrefix(), now, claimTtlMs: 120_000, replyWindowMs: window });
       const tokens: Array<{ memory: string; redis: string; key: string }> = [];
       for (const op of operations) {
         if (op.kind === 'wait') {
@@ -295,7 +331,21 @@ describe('Redis store and memory store agree', () => {
       for (const probe of ['a', 'b']) {
         for (const digest of ['x', 'y', 'z']) expect((await inRedis.claim(probe, digest)).state).toBe(memory.claim(probe, digest).state);
       }
-    }), { numRuns: 300 });
+    }), {
+      numRuns: 300,
+      examples: [
+        // x arrived 40 s before it was answered (processed, past a 2 s window), y was processed
+        // since, and a copy of x comes 31 s later: 69 s after the window ended, its retry (superseded).
+        [[
+          { kind: 'claim', key: 'a', digest: 'x', waited: 40_000, waiter: undefined },
+          { kind: 'markProcessed', key: 'a', nth: 0, retryExpected: true },
+          { kind: 'claim', key: 'a', digest: 'y', waited: 0, waiter: undefined },
+          { kind: 'markProcessed', key: 'a', nth: 0, retryExpected: false },
+          { kind: 'wait', seconds: 31 },
+          { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
+        ], 2_000],
+      ],
+    });
   });
 });
 

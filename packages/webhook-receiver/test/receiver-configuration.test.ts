@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { PublicKeyFetchError, WebhookSignatureError, createPublicKeyProvider, signWebhook } from '@capi/webhook-signature';
 import Fastify from 'fastify';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createWebhookReceiver, toNodeHandler, WebhookReceiverError, type WebhookErrorContext } from '../src/index.js';
+import { createMemoryDedupeStore, createWebhookReceiver, toNodeHandler, WebhookReceiverError, type DedupeStore, type WebhookErrorContext } from '../src/index.js';
 import { eventBody } from './helpers/events.js';
 import { createFakeService, type FakeService } from './helpers/service.js';
 import { listen, type RunningServer } from './helpers/servers.js';
@@ -51,6 +51,59 @@ describe('rejects wrong options at creation with invalid_options naming the opti
     expect(create).toThrow(WebhookReceiverError);
     expect(create).toThrow(message);
     try { create(); } catch (error) { expect((error as WebhookReceiverError).code).toBe('invalid_options'); }
+  });
+});
+
+describe('bounds subjectWaitMs by the service\'s reply window, read from the dedupe store (its replyWindowMs)', () => {
+  const create = (dedupe: DedupeStore, subjectWaitMs?: number) => () => createWebhookReceiver({ publicKey: service.publicKey, dedupe, subjectWaitMs });
+  const refused = (create: () => unknown, message: RegExp) => {
+    expect(create).toThrow(WebhookReceiverError);
+    expect(create).toThrow(message);
+    try { create(); } catch (error) { expect((error as WebhookReceiverError).code).toBe('invalid_options'); }
+  };
+
+  it('refuses a subjectWaitMs past a store\'s shorter window (a sandbox\'s --delivery-timeout 200), naming it, and takes one up to it', () => {
+    const dedupe = createMemoryDedupeStore({ replyWindowMs: 200 });
+    refused(create(dedupe, 201), /^subjectWaitMs must be an integer number of ms from 0 to 200 \(the service waits 200 ms for an answer: the dedupe store's replyWindowMs\), got 201\.$/);
+    expect(create(dedupe, 200)).not.toThrow();
+  });
+
+  it('takes a subjectWaitMs past 30 s when the store\'s window is longer (60 s), up to that window', () => {
+    const dedupe = createMemoryDedupeStore({ replyWindowMs: 60_000 });
+    expect(create(dedupe, 45_000)).not.toThrow();
+    refused(create(dedupe, 60_001), /^subjectWaitMs must be an integer number of ms from 0 to 60000 \(the service waits 60000 ms for an answer: the dedupe store's replyWindowMs\), got 60001\.$/);
+  });
+
+  it('counts 30 s for a store without replyWindowMs (one a partner wrote), and refuses a store whose replyWindowMs is not a whole number of ms above 0', () => {
+    const partnerStore = (replyWindowMs?: unknown): DedupeStore => ({
+      claim: () => ({ state: 'claimed', token: 't' }), markProcessed: () => undefined, release: () => undefined,
+      ...(replyWindowMs === undefined ? {} : { replyWindowMs: replyWindowMs as number }),
+    });
+    expect(create(partnerStore(), 30_000)).not.toThrow();
+    refused(create(partnerStore(), 30_001), /subjectWaitMs must be an integer number of ms from 0 to 30000 \(the service waits 30 s for an answer\), got 30001/);
+    refused(create(partnerStore('200')), /^The dedupe store's replyWindowMs must be a whole number of ms above 0 .*got string\.$/);
+    refused(create(partnerStore(0)), /^The dedupe store's replyWindowMs must be a whole number of ms above 0 .*got 0\.$/);
+  });
+
+  it('waits a third of a store\'s shorter window by default (600 ms: 200 ms) before answering 409, not 10 s', async () => {
+    const reports: Array<{ error: unknown; context: WebhookErrorContext }> = [];
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, dedupe: createMemoryDedupeStore({ replyWindowMs: 600 }), onError: (error, context) => { reports.push({ error, context }); } });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    let started!: () => void;
+    const handlerStarted = new Promise<void>((resolve) => { started = resolve; });
+    receiver.on('user.created', async () => { started(); await held; });
+    const body = eventBody('user.created', 'short-window');
+    const first = service.receive(receiver, body);
+    await handlerStarted;
+    const began = Date.now();
+    expect(await service.receive(receiver, body)).toEqual({ status: 409, code: 'duplicate_in_progress' });
+    expect(Date.now() - began).toBeLessThan(5_000);
+    release();
+    expect(await first).toEqual({ status: 200, code: 'processed' });
+    const waits = reports.filter(({ error }) => (error as { code?: unknown }).code === 'subject_wait_exceeded').map(({ error }) => (error as Error).message);
+    expect(waits).toEqual([expect.stringContaining('(subjectWaitMs 200) while an earlier event of its subject was still being handled')]);
+    expect(waits[0]).toContain('or raise it (at most 600).');
   });
 });
 

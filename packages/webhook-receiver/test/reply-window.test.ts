@@ -4,21 +4,30 @@
 // the partner never learns that its handlers are too slow. onError hears of it once per such delivery (handler_outlived_reply_window); not
 // after an early 202, nor in a replay. Time is faked: nothing here waits 30 real seconds.
 import { createHash } from 'node:crypto';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createMemoryDeadLetterStore,
+  createMemoryDedupeStore,
+  createRedisDedupeStore,
   createWebhookReceiver,
   WebhookReceiverError,
+  type DedupeStore,
   type WebhookErrorContext,
   type WebhookReceiver,
   type WebhookReceiverOptions,
 } from '../src/index.js';
 import { eventBody } from './helpers/events.js';
+import { startRedisWithClients, type RedisWithClients } from './helpers/redis-server.js';
 import { createFakeService, type FakeService } from './helpers/service.js';
 
 let service: FakeService;
+let redis: RedisWithClients;
 beforeAll(async () => {
   service = await createFakeService();
+  redis = await startRedisWithClients();
+});
+afterAll(async () => {
+  await redis?.close();
 });
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'] });
@@ -161,5 +170,76 @@ describe('a handler that outlives the service\'s 30-second reply window is repor
     receiver.on('user.created', async () => { await Promise.resolve(); takes(60_000); });
     expect((await receiver.replay()).results).toEqual([{ bodySha256: sha256(body), outcome: 'processed', deleted: true }]);
     expect(reports).toEqual([]);
+  });
+});
+
+// A sandbox started with --delivery-timeout 200 (deliveryTimeoutMs) and a fast retry schedule
+// (minRetryDelayMs 1,000): the store is told the window (replyWindowMs), and the receiver reads
+// it from the store. The clock is faked as above; the Redis store reads the same clock.
+let prefixCounter = 0;
+const windowStores: Array<[string, (options: { replyWindowMs?: number; minRetryDelayMs: number }) => DedupeStore]> = [
+  ['memory store', (options) => createMemoryDedupeStore(options)],
+  ['Redis store', (options) => createRedisDedupeStore({ client: redis.ioredis, keyPrefix: `reply-window:${process.pid}:${++prefixCounter}:`, ...options })],
+];
+
+describe.each(windowStores)('a store\'s replyWindowMs (%s): the window of a sandbox whose delivery timeout is shorter', (_name, createStore) => {
+  it('reports a handler that outlives a 200 ms window (500 ms), and keeps its retry due: superseded once a newer event was processed, not dispatched over it', async () => {
+    const dedupe = createStore({ replyWindowMs: 200, minRetryDelayMs: 1_000 });
+    expect(dedupe.replyWindowMs).toBe(200);
+    const superseded: string[] = [];
+    const { receiver, reports } = receiverWith({ dedupe, onSuperseded: (event) => { superseded.push(`${'kycStatus' in event.data ? event.data.kycStatus : ''}`); } });
+    const seen: string[] = [];
+    receiver.on('kyc.status.changed', async (event) => {
+      await Promise.resolve();
+      if (seen.length === 0) takes(500); // longer than the sandbox waits
+      seen.push(event.data.kycStatus);
+    });
+    const pending = eventBody('kyc.status.changed', 'w1', { kycStatus: 'pending' });
+    expect(await deliver(receiver, pending)).toEqual({ status: 200, code: 'processed' });
+    expect(windowReports(reports).map(({ error, context }) => [(error as Error).message, context.outcome])).toEqual([[
+      expect.stringMatching(/^A delivery of kyc\.status\.changed:w1 was answered 500 ms after it reached the receiver \(its wait for earlier events of its subject, then its handlers\), longer than the 200 ms the service waits for an answer: /),
+      'processed',
+    ]]);
+    takes(100);
+    expect(await deliver(receiver, eventBody('kyc.status.changed', 'w1', { kycStatus: 'approved' }))).toEqual({ status: 200, code: 'processed' });
+    // The sandbox counted pending failed at the end of its 200 ms window, and retries it 1,000 ms
+    // after that: 1,300 ms after pending arrived (800 ms after its answer, sooner than a retry
+    // counted from the answer could come).
+    takes(700);
+    expect(await deliver(receiver, pending)).toEqual({ status: 200, code: 'superseded' });
+    expect(seen).toEqual(['pending', 'approved']);
+    expect(superseded).toEqual(['pending']);
+    expect(windowReports(reports)).toHaveLength(1);
+  });
+
+  it('with the default window (30 s) the same timing reports nothing, and a later copy of the body is a newer event, dispatched', async () => {
+    const dedupe = createStore({ minRetryDelayMs: 1_000 });
+    expect(dedupe.replyWindowMs).toBe(30_000);
+    const { receiver, reports } = receiverWith({ dedupe });
+    const seen: string[] = [];
+    receiver.on('kyc.status.changed', async (event) => {
+      await Promise.resolve();
+      if (seen.length === 0) takes(500);
+      seen.push(event.data.kycStatus);
+    });
+    const pending = eventBody('kyc.status.changed', 'w2', { kycStatus: 'pending' });
+    expect(await deliver(receiver, pending)).toEqual({ status: 200, code: 'processed' });
+    takes(100);
+    expect(await deliver(receiver, eventBody('kyc.status.changed', 'w2', { kycStatus: 'approved' }))).toEqual({ status: 200, code: 'processed' });
+    takes(700);
+    expect(await deliver(receiver, pending)).toEqual({ status: 200, code: 'processed' });
+    expect(seen).toEqual(['pending', 'approved', 'pending']);
+    expect(reports).toEqual([]);
+  });
+
+  it('reports a handler that fails after outliving a 200 ms window besides its failure', async () => {
+    const { receiver, reports } = receiverWith({ dedupe: createStore({ replyWindowMs: 200, minRetryDelayMs: 1_000 }) });
+    receiver.on('user.created', async () => { await Promise.resolve(); takes(250); throw new Error('database down'); });
+    expect(await deliver(receiver, eventBody('user.created', 'w3'))).toEqual({ status: 500, code: 'handler_failed' });
+    expect(reports.map(({ error, context }) => [(error as { code?: string }).code ?? (error as Error).message, context.outcome])).toEqual([
+      ['handler_outlived_reply_window', 'handler_failed'],
+      ['database down', 'handler_failed'],
+    ]);
+    expect((reports[0]!.error as Error).message).toContain('answered 250 ms after it reached the receiver (its wait for earlier events of its subject, then its handlers), longer than the 200 ms the service waits for an answer');
   });
 });

@@ -33,8 +33,9 @@ export interface ReleaseOptions {
 
 /**
  * How {@link DedupeStore.markProcessed} was called: `retryExpected` when the handlers succeeded
- * but the delivery is answered after the service's 30-second window (reference 6.3), so that the
- * service counted the attempt failed and sends the same body again. The store keeps that retry
+ * but the delivery is answered after the service's reply window (30 seconds, reference 6.3; the
+ * store's {@link DedupeStore.replyWindowMs}), so that the service counted the attempt failed and
+ * sends the same body again. The store keeps that retry
  * due, in its event's place, as after a failed handler: while the event is its subject's latest
  * the retry is `processed`, and once a newer event was processed it is `superseded`, not taken
  * for a new event that would bring the older state back.
@@ -78,6 +79,19 @@ export interface SubjectWaiter {
  * ```
  */
 export interface DedupeStore {
+  /**
+   * Optional, read-only: how long, in ms, the service waits for an answer before it counts the
+   * attempt failed and retries it (30,000, reference 6.3; a sandbox's `--delivery-timeout` /
+   * `deliveryTimeoutMs` can shorten or lengthen it). The memory, Redis and Durable Object stores
+   * have it, from their `replyWindowMs` option, and count a retry's wait from the end of that
+   * window when the handlers outlived it. The receiver reads it once, when it is created: it
+   * reports a delivery answered that long or longer after it arrived
+   * (`handler_outlived_reply_window`) and calls `markProcessed` with `retryExpected` then, and
+   * `subjectWaitMs` may not exceed it. A store without it (one you wrote, or a wrapper around one
+   * of these that does not pass it on) counts as 30,000: give it the same value as the store it
+   * wraps, or the sandbox's timeout.
+   */
+  readonly replyWindowMs?: number;
   /**
    * Atomically claims `key` (the receiver passes the subject, `<eventType>:<data.id>`) for a
    * delivery whose body has SHA-256 `digest` (default: `key` itself). The answer is `processed`

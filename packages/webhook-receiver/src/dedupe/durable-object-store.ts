@@ -1,8 +1,8 @@
 import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
-import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
-import { checkWaiter, claimSubject, expectSubjectRetry, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, type SubjectRecord } from './subject-record.js';
+import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
+import { checkWaiter, claimSubject, expectSubjectRetry, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, REPLY_WINDOW_MS, type SubjectRecord } from './subject-record.js';
 
 // The members of the Workers runtime this module uses, typed here so that the package needs
 // neither @cloudflare/workers-types nor an import of `cloudflare:workers`.
@@ -33,11 +33,14 @@ export interface StoredDeadLetter extends Omit<DeadLetterEntry, 'rawBody'> {
   body: string;
 }
 
-/** One operation of the protocol, as the stores' adapters send it to the object. */
+/**
+ * One operation of the protocol, as the stores' adapters send it to the object. `replyWindowMs`
+ * is the store's option; an adapter of the previous version sends none: 30,000.
+ */
 export type StoreOperation =
   | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number; waitedMs?: number; waiter?: SubjectWaiter }
-  | { op: 'markProcessed'; key: string; token: string; ttlMs: number; minRetryDelayMs?: number; retryExpected?: boolean }
-  | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number }
+  | { op: 'markProcessed'; key: string; token: string; ttlMs: number; minRetryDelayMs?: number; retryExpected?: boolean; replyWindowMs?: number }
+  | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number; replyWindowMs?: number }
   | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number }
   | { op: 'joinLine'; waiter: SubjectWaiter }
   | { op: 'leaveLine'; waiter: SubjectWaiter }
@@ -121,10 +124,10 @@ export class WebhookStoreObject {
       }
       case 'markProcessed':
         answer = { owned: record?.token === operation.token };
-        this.#record = markSubjectProcessed(record, operation.key, operation.token, at, operation.ttlMs, operation.minRetryDelayMs ?? 0, { retryExpected: operation.retryExpected === true });
+        this.#record = markSubjectProcessed(record, operation.key, operation.token, at, operation.ttlMs, operation.minRetryDelayMs ?? 0, { retryExpected: operation.retryExpected === true }, operation.replyWindowMs ?? REPLY_WINDOW_MS);
         break;
       case 'release':
-        this.#record = releaseSubject(record, operation.token, at, { retryExpected: operation.retryExpected === true }, operation.minRetryDelayMs ?? 0);
+        this.#record = releaseSubject(record, operation.token, at, { retryExpected: operation.retryExpected === true }, operation.minRetryDelayMs ?? 0, operation.replyWindowMs ?? REPLY_WINDOW_MS);
         break;
       case 'expectRetry':
         this.#record = expectSubjectRetry(record, operation.digest, at, operation.minRetryDelayMs, at - (operation.waitedMs ?? 0));
@@ -211,6 +214,14 @@ export interface DurableObjectDedupeStoreOptions {
    * Duplicates in the README). Default 60,000; against a sandbox with `timeScale` N, 60,000 / N.
    */
   minRetryDelayMs?: number;
+  /**
+   * How long, in ms, the service waits for an answer before it counts the attempt failed and
+   * retries it (reference 6.3). The receiver reads it from the store: a delivery answered later
+   * is reported (`handler_outlived_reply_window`) and its retry kept due, and `subjectWaitMs` may
+   * not exceed it. Default 30,000; against a sandbox with `--delivery-timeout` (`deliveryTimeoutMs`)
+   * T, T.
+   */
+  replyWindowMs?: number;
 }
 
 /**
@@ -231,10 +242,12 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
   const ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
   const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS);
   const minRetryDelayMs = minRetryDelayOption(options.minRetryDelayMs);
+  const replyWindowMs = replyWindowOption(options.replyWindowMs);
   const send = (key: string, operation: StoreOperation) => sendToObject(namespace, keyPrefix + key, operation,
     (code, message, cause) => new DedupeStoreError(code === 'unavailable' ? 'dedupe_store_unavailable' : 'unexpected_store_reply', message, { cause }));
 
   return {
+    replyWindowMs,
     async claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter): Promise<DedupeClaim> {
       if (waiter !== undefined) checkWaiter(waiter);
       const claim = (await send(key, { op: 'claim', digest, claimTtlMs, minRetryDelayMs, waitedMs, waiter })) as DedupeClaim | null;
@@ -244,11 +257,11 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
     },
     async markProcessed(key: string, token: string, options?: MarkProcessedOptions): Promise<boolean | undefined> {
       // `{ owned }`; an object of the previous version answers null: unknown.
-      const answer = (await send(key, { op: 'markProcessed', key, token, ttlMs, minRetryDelayMs, retryExpected: options?.retryExpected === true })) as { owned?: unknown } | null;
+      const answer = (await send(key, { op: 'markProcessed', key, token, ttlMs, minRetryDelayMs, retryExpected: options?.retryExpected === true, replyWindowMs })) as { owned?: unknown } | null;
       return typeof answer?.owned === 'boolean' ? answer.owned : undefined;
     },
     async release(key: string, token: string, options?: ReleaseOptions): Promise<void> {
-      await send(key, { op: 'release', token, retryExpected: options?.retryExpected === true, minRetryDelayMs });
+      await send(key, { op: 'release', token, retryExpected: options?.retryExpected === true, minRetryDelayMs, replyWindowMs });
     },
     async expectRetry(key: string, digest: string, waitedMs = 0): Promise<void> {
       await send(key, { op: 'expectRetry', digest, minRetryDelayMs, waitedMs });

@@ -1,6 +1,6 @@
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
-import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
+import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { checkWaiter, claimSubject, expectSubjectRetry, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
 
 /** A subject in the memory store: its record, and its neighbours in the least-recently-seen order. */
@@ -33,6 +33,14 @@ export interface MemoryDedupeStoreOptions {
    * Duplicates in the README). Default 60,000; against a sandbox with `timeScale` N, 60,000 / N.
    */
   minRetryDelayMs?: number;
+  /**
+   * How long, in ms, the service waits for an answer before it counts the attempt failed and
+   * retries it (reference 6.3). The receiver reads it from the store: a delivery answered later
+   * is reported (`handler_outlived_reply_window`) and its retry kept due, and `subjectWaitMs` may
+   * not exceed it. Default 30,000; against a sandbox with `--delivery-timeout` (`deliveryTimeoutMs`)
+   * T, T.
+   */
+  replyWindowMs?: number;
   /** Most subjects remembered; the least recently seen is forgotten first, in constant time. Default 100,000 (about 43 MB of heap). */
   maxEntries?: number;
   /** Clock in ms, injectable for tests. Default `Date.now`. */
@@ -49,6 +57,8 @@ export interface MemoryDedupeStoreOptions {
  * ```
  */
 export interface MemoryDedupeStore extends DedupeStore {
+  /** The store's `replyWindowMs` option (30,000 by default): see {@link DedupeStore.replyWindowMs}. */
+  readonly replyWindowMs: number;
   claim(key: string, digest?: string, waitedMs?: number, waiter?: SubjectWaiter): DedupeClaim;
   /** `false` when another delivery took the subject after this claim expired (see {@link DedupeStore.markProcessed}). */
   markProcessed(key: string, token: string, options?: MarkProcessedOptions): boolean;
@@ -71,7 +81,7 @@ export interface MemoryDedupeStore extends DedupeStore {
 export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}): MemoryDedupeStore {
   if (typeof options !== 'object' || options === null) {
     throw new WebhookReceiverError('invalid_options',
-      `createMemoryDedupeStore takes an options object { ttlMs?, claimTtlMs?, minRetryDelayMs?, maxEntries?, now? } or nothing, got ${options === null ? 'null' : typeof options}.`);
+      `createMemoryDedupeStore takes an options object { ttlMs?, claimTtlMs?, minRetryDelayMs?, replyWindowMs?, maxEntries?, now? } or nothing, got ${options === null ? 'null' : typeof options}.`);
   }
   if (options.now !== undefined && typeof options.now !== 'function') {
     throw new WebhookReceiverError('invalid_options', 'now must be a function returning milliseconds, like Date.now.');
@@ -79,6 +89,7 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
   const ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
   const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS);
   const minRetryDelayMs = minRetryDelayOption(options.minRetryDelayMs);
+  const replyWindowMs = replyWindowOption(options.replyWindowMs);
   const maxEntries = positiveIntegerOption('maxEntries', options.maxEntries, 100_000);
   const now = options.now ?? Date.now;
   // A least-recently-seen list beside the Map, so that every step is O(1). Keeping the order in
@@ -131,6 +142,7 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
   };
 
   return {
+    replyWindowMs,
     claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter): DedupeClaim {
       if (waiter !== undefined) checkWaiter(waiter);
       const entry = entries.get(key);
@@ -144,13 +156,13 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
       const entry = entries.get(key);
       // Tokens are unique: the record still holds this one unless another delivery took the subject.
       const owned = entry?.record.token === token;
-      const next = markSubjectProcessed(entry?.record, key, token, now(), ttlMs, minRetryDelayMs, options);
+      const next = markSubjectProcessed(entry?.record, key, token, now(), ttlMs, minRetryDelayMs, options, replyWindowMs);
       if (next !== entry?.record) keep(key, entry, next);
       return owned;
     },
     release(key: string, token: string, options?: ReleaseOptions): void {
       const entry = entries.get(key);
-      const next = releaseSubject(entry?.record, token, now(), options, minRetryDelayMs);
+      const next = releaseSubject(entry?.record, token, now(), options, minRetryDelayMs, replyWindowMs);
       if (next !== entry?.record) keep(key, entry, next);
     },
     expectRetry(key: string, digest: string, waitedMs = 0): void {

@@ -1,7 +1,7 @@
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
-import { checkWaiter, DELIVERY_ATTEMPTS, REPLY_WINDOW_MS, RETRY_WAIT_FACTORS, retryDueWindow } from './subject-record.js';
-import { minRetryDelayOption, positiveIntegerOption } from './positive-integer-option.js';
+import { checkWaiter, DELIVERY_ATTEMPTS, RETRY_WAIT_FACTORS, retryDueWindow } from './subject-record.js';
+import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { toRedisCommand, toRedisSubscribe, withCommandTimeout, type RedisClientLike, type RedisSubscriberLike } from './redis-command.js';
 
 /**
@@ -28,6 +28,14 @@ export interface RedisDedupeStoreOptions {
    * Duplicates in the README). Default 60,000; against a sandbox with `timeScale` N, 60,000 / N.
    */
   minRetryDelayMs?: number;
+  /**
+   * How long, in ms, the service waits for an answer before it counts the attempt failed and
+   * retries it (reference 6.3). The receiver reads it from the store: a delivery answered later
+   * is reported (`handler_outlived_reply_window`) and its retry kept due, and `subjectWaitMs` may
+   * not exceed it. Default 30,000; against a sandbox with `--delivery-timeout` (`deliveryTimeoutMs`)
+   * T, T.
+   */
+  replyWindowMs?: number;
   /** Clock in ms, injectable for tests. Default `Date.now`. */
   now?: () => number;
   /**
@@ -192,9 +200,9 @@ end`;
 // subject is dispatched whatever its body. With a retry expected (ARGV[3] = '1'), the event
 // joins the retries due, in its place, until its retries stop coming; its wait is counted from
 // when the service saw the attempt fail: now, or the end of its reply window if the handler
-// outlived it.
+// outlived it (replyWindowMs).
 // ARGV: claim prefix, digest, retry expected, now, retry-due window, DELIVERY_ATTEMPTS, wake-up
-// channel, subject.
+// channel, subject, reply window.
 const RELEASE_IF_OWNED = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
@@ -209,7 +217,8 @@ if adds then
   local expires = dueUntil
   if expires == 0 then expires = now + tonumber(ARGV[5]) end
   local failedAt = now
-  if claimedAt and claimedAt + ${REPLY_WINDOW_MS} < now then failedAt = claimedAt + ${REPLY_WINDOW_MS} end
+  local window = tonumber(ARGV[9])
+  if claimedAt and claimedAt + window < now then failedAt = claimedAt + window end
   if expires > now then table.insert(live, { 'a', failures, expires, since, failedAt, ARGV[2] }) end
 end
 if #live == 0 and #line == 0 then return redis.call('DEL', KEYS[1]) end
@@ -228,7 +237,7 @@ return 1`;
 // claim's event is a retry due too, in its place, as RELEASE_IF_OWNED adds it (withRetryDue in
 // subject-record.ts).
 // ARGV: claim prefix, processed state (first line), ttlMs, now, wake-up channel, subject,
-// retry-due window, retry expected.
+// retry-due window, retry expected, reply window.
 const MARK_PROCESSED_IF_NOT_TAKEN = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 local state, rest = '', ''
@@ -257,7 +266,8 @@ if mine then
     local expires = dueUntil
     if expires == 0 then expires = now + tonumber(ARGV[7]) end
     local failedAt = now
-    if at and at + ${REPLY_WINDOW_MS} < now then failedAt = at + ${REPLY_WINDOW_MS} end
+    local window = tonumber(ARGV[9])
+    if at and at + window < now then failedAt = at + window end
     if expires > now then due = { 'a', claimedFailures + 1, expires, claimedSince, failedAt, string.sub(ARGV[2], ${PROCESSED.length + 1}) } end
   end
 else
@@ -520,6 +530,8 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
   const minRetryDelayMs = minRetryDelayOption(options.minRetryDelayMs);
   const minRetryDelay = String(minRetryDelayMs);
   const dueWindow = String(retryDueWindow(minRetryDelayMs));
+  const replyWindowMs = replyWindowOption(options.replyWindowMs);
+  const replyWindow = String(replyWindowMs);
   if (options.now !== undefined && typeof options.now !== 'function') {
     throw new WebhookReceiverError('invalid_options', 'now must be a function returning milliseconds, like Date.now.');
   }
@@ -541,10 +553,11 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
 
   const releaseClaim = async (key: string, token: string, options?: ReleaseOptions): Promise<void> => {
     await command(['EVAL', RELEASE_IF_OWNED, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`, digestOfToken(token),
-      options?.retryExpected === true ? '1' : '0', clock(), dueWindow, String(DELIVERY_ATTEMPTS), channel, key]);
+      options?.retryExpected === true ? '1' : '0', clock(), dueWindow, String(DELIVERY_ATTEMPTS), channel, key, replyWindow]);
   };
 
   const store: DedupeStore = {
+    replyWindowMs,
     async claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter): Promise<DedupeClaim> {
       const token = `${crypto.randomUUID()}:${digest}`;
       const [id, leftMs] = waiter === undefined ? ['', '0'] : waiterArguments(waiter);
@@ -567,7 +580,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
     },
     async markProcessed(key: string, token: string, options?: MarkProcessedOptions): Promise<boolean> {
       return Number(await command(['EVAL', MARK_PROCESSED_IF_NOT_TAKEN, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`,
-        PROCESSED + digestOfToken(token), ttl, clock(), channel, key, dueWindow, options?.retryExpected === true ? '1' : '0'])) === 1;
+        PROCESSED + digestOfToken(token), ttl, clock(), channel, key, dueWindow, options?.retryExpected === true ? '1' : '0', replyWindow])) === 1;
     },
     release: releaseClaim,
     async expectRetry(key: string, digest: string, waitedMs = 0): Promise<void> {

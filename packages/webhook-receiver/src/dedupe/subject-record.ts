@@ -93,9 +93,10 @@ export interface RetryDue {
   since: number;
   /**
    * When the service saw its latest attempt fail: when the handler failed (the 500 answer), or
-   * at the end of the service's 30-second window ({@link REPLY_WINDOW_MS}) after the attempt
-   * arrived, if the handler outlived it. The service's wait before the next attempt counts from
-   * then: `minRetryDelayMs` times {@link RETRY_WAIT_FACTORS}.
+   * at the end of the service's reply window (the store's `replyWindowMs`, 30 seconds by
+   * default: {@link REPLY_WINDOW_MS}) after the attempt arrived, if the handler outlived it.
+   * The service's wait before the next attempt counts from then: `minRetryDelayMs` times
+   * {@link RETRY_WAIT_FACTORS}.
    */
   failedAt: number;
   /** The event's first arrival plus {@link retryDueWindow} (25 minutes by default): the service's last attempt comes before. */
@@ -121,7 +122,10 @@ export function retryDueWindow(minRetryDelayMs: number): number {
   return minRetryDelayMs > 0 ? (RETRY_DUE_MS / 60_000) * minRetryDelayMs : RETRY_DUE_MS;
 }
 
-/** How long the service waits for an answer before it counts the attempt failed (reference 6.3). */
+/**
+ * How long the service waits for an answer before it counts the attempt failed (reference 6.3):
+ * the default of the stores' `replyWindowMs` (a sandbox's `deliveryTimeoutMs` can be another).
+ */
 export const REPLY_WINDOW_MS = 30_000;
 
 /** Attempts the service makes of one delivery: the first and 3 retries (reference 6.3). */
@@ -356,9 +360,10 @@ function repeatsWhileNewerWait(processed: SubjectRecord, retries: RetryDue[] | u
  * attempt failed and sends the body again), the event is also a retry due, in its place, as after
  * a failed handler: while it is the subject's latest, its retry is answered `processed`; once a
  * newer event was processed, `superseded`. Without it that retry would be taken for a new event
- * and bring the older state back.
+ * and bring the older state back. `replyWindowMs`: the service's wait for an answer (the store's
+ * option), from whose end a retry's wait counts when the attempt outlived it.
  */
-export function markSubjectProcessed(stored: SubjectRecord | undefined, key: string, token: string, at: number, ttlMs: number, minRetryDelayMs = 0, options?: MarkProcessedOptions): SubjectRecord {
+export function markSubjectProcessed(stored: SubjectRecord | undefined, key: string, token: string, at: number, ttlMs: number, minRetryDelayMs = 0, options?: MarkProcessedOptions, replyWindowMs = REPLY_WINDOW_MS): SubjectRecord {
   if (stored !== undefined && stored.token !== token && stored.expiresAt > at) return stored;
   // Another delivery's claim that expired: its event's retry is due (not this one's own claim,
   // which this settles).
@@ -380,7 +385,7 @@ export function markSubjectProcessed(stored: SubjectRecord | undefined, key: str
   // this same body included: it must not bring the state back after a newer event). Those of
   // events received after it stay due, and are dispatched in their place.
   let retries = withoutEmpty(live?.map((retry) => (retry.superseded || retry.since >= since ? retry : { ...retry, superseded: true })));
-  if (mine && options?.retryExpected === true) retries = withRetryDue(retries, record, at, minRetryDelayMs);
+  if (mine && options?.retryExpected === true) retries = withRetryDue(retries, record, at, minRetryDelayMs, replyWindowMs);
   if (retries !== undefined) processed.retries = retries;
   const line = liveList(record?.line, at);
   if (line !== undefined) processed.line = line;
@@ -390,24 +395,24 @@ export function markSubjectProcessed(stored: SubjectRecord | undefined, key: str
 /**
  * The record after `release(key, token, options)`: unchanged when the claim is no longer this
  * token's; otherwise no processed record (see {@link SubjectRecord}), and the body among the
- * retries due when the service will send it again.
+ * retries due when the service will send it again. `replyWindowMs`: see {@link markSubjectProcessed}.
  */
-export function releaseSubject(record: SubjectRecord | undefined, token: string, at: number, options?: ReleaseOptions, minRetryDelayMs = 0): SubjectRecord | undefined {
+export function releaseSubject(record: SubjectRecord | undefined, token: string, at: number, options?: ReleaseOptions, minRetryDelayMs = 0, replyWindowMs = REPLY_WINDOW_MS): SubjectRecord | undefined {
   if (record?.token !== token) return record;
   const retries = liveRetries(record, at);
-  return released(options?.retryExpected === true ? withRetryDue(retries, record, at, minRetryDelayMs) : retries, liveList(record.line, at));
+  return released(options?.retryExpected === true ? withRetryDue(retries, record, at, minRetryDelayMs, replyWindowMs) : retries, liveList(record.line, at));
 }
 
 /**
  * `retries` and the retry due of the claim `record` settles at `at` (its handler failed, or
  * outlived the service's reply window): one more failed attempt, in its event's place, counted
- * from when the service saw it fail (now, or the end of its window after the attempt arrived),
- * until its retries stop coming; none after the service's last attempt.
+ * from when the service saw it fail (now, or the end of its window, `replyWindowMs`, after the
+ * attempt arrived), until its retries stop coming; none after the service's last attempt.
  */
-function withRetryDue(retries: RetryDue[] | undefined, record: SubjectRecord, at: number, minRetryDelayMs: number): RetryDue[] | undefined {
+function withRetryDue(retries: RetryDue[] | undefined, record: SubjectRecord, at: number, minRetryDelayMs: number, replyWindowMs: number): RetryDue[] | undefined {
   const failures = (record.failures ?? 0) + 1;
   if (failures >= DELIVERY_ATTEMPTS) return retries;
-  const due: RetryDue = { digest: record.digest, superseded: false, failures, since: placeOf(record), failedAt: Math.min(at, (record.claimedAt ?? at) + REPLY_WINDOW_MS), expiresAt: record.dueUntil ?? at + retryDueWindow(minRetryDelayMs) };
+  const due: RetryDue = { digest: record.digest, superseded: false, failures, since: placeOf(record), failedAt: Math.min(at, (record.claimedAt ?? at) + replyWindowMs), expiresAt: record.dueUntil ?? at + retryDueWindow(minRetryDelayMs) };
   return [...(retries ?? []), due];
 }
 

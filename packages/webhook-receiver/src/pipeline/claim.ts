@@ -2,6 +2,7 @@ import type { DedupeClaim } from '../dedupe/dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
 import type { WebhookDelivery } from '../receiver-types.js';
 import { fromStore, type Answer, type MaybePromise, type PipelineContext } from './context.js';
+import { maxSubjectWaitMs } from './reply-window.js';
 import type { InLine } from './subject-lines.js';
 
 /** How a delivery that got no claim is answered; a store failure may leave work for after the reply. */
@@ -97,7 +98,7 @@ function inProgress(context: PipelineContext, subject: string, delivery: Webhook
   const answer: Answer = { outcome: 'duplicate_in_progress' };
   if (context.subjectWaitMs > 0) {
     context.report(new WebhookReceiverError('subject_wait_exceeded',
-      `A delivery of ${subject} waited ${Math.round(waitedMs)} ms (subjectWaitMs ${context.subjectWaitMs}) while an earlier event of its subject was still being handled, and was answered 409: ${retryExpected ? 'the service sends it again in 1, 5 or 15 minutes' : 'a replay, it stays in the dead-letter store for the next replay()'}. A delivery waits for every earlier handler of its subject in turn: keep their sum well under subjectWaitMs, or raise it (at most 30000). If no handler of the subject was running, a process that held it died mid-handler (a deploy, a crash): its claim holds the subject until claimTtlMs has passed, and its event is then retried in its place; let servers finish their requests on SIGTERM.`),
+      `A delivery of ${subject} waited ${Math.round(waitedMs)} ms (subjectWaitMs ${context.subjectWaitMs}) while an earlier event of its subject was still being handled, and was answered 409: ${retryExpected ? 'the service sends it again in 1, 5 or 15 minutes' : 'a replay, it stays in the dead-letter store for the next replay()'}. A delivery waits for every earlier handler of its subject in turn: keep their sum well under subjectWaitMs, or raise it (at most ${maxSubjectWaitMs(context.replyWindowMs)}). If no handler of the subject was running, a process that held it died mid-handler (a deploy, a crash): its claim holds the subject until claimTtlMs has passed, and its event is then retried in its place; let servers finish their requests on SIGTERM.`),
     { outcome: 'duplicate_in_progress', delivery, subject, afterReply: false });
   }
   const { dedupe } = context;

@@ -18,6 +18,11 @@ export interface PipelineContext {
   readonly acknowledgeEarly: boolean;
   /** How long a delivery waits for the subject's earlier event before it is answered 409. */
   readonly subjectWaitMs: number;
+  /**
+   * How long the service waits for an answer, in ms: the store's `replyWindowMs` (30,000 without
+   * a store, or with one that does not say). A delivery answered later was counted failed.
+   */
+  readonly replyWindowMs: number;
   /** The deliveries waiting in this process for a subject another delivery holds. */
   readonly lines: SubjectLines;
   readonly onSuperseded: ((event: WebhookEvent, delivery: WebhookDelivery) => unknown) | undefined;

@@ -3,7 +3,7 @@ import type { DedupeStore } from '../../src/dedupe/dedupe-store.js';
 import { WebhookReceiverError } from '../../src/errors.js';
 
 /** Makes a fresh, empty store with these options. */
-export type StoreFactory = (options: { ttlMs?: number; claimTtlMs?: number; minRetryDelayMs?: number }) => DedupeStore;
+export type StoreFactory = (options: { ttlMs?: number; claimTtlMs?: number; minRetryDelayMs?: number; replyWindowMs?: number }) => DedupeStore;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -261,6 +261,29 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     await processes(last, 's', 'A', { retryExpected: true });
     await processes(last, 's', 'B');
     expect((await last.claim('s', 'A')).state).toBe('claimed');
+  });
+
+  it('counts the wait before a retry from the end of the store\'s replyWindowMs after the attempt arrived, when it was answered later (markProcessed or release with retryExpected)', async () => {
+    // A sandbox whose delivery timeout is 1 s and whose first retry comes 5 s after a failure.
+    // Attempts that arrived 10 s ago are answered now: the sandbox counted them failed 9 s ago, so
+    // a copy of their body that comes now is their retry, superseded by the newer event B.
+    const lateAnswer = async (store: DedupeStore, settle: 'markProcessed' | 'release') => {
+      const claim = await store.claim('s', 'A', 10_000);
+      if (claim.state !== 'claimed') throw new Error(`expected a claim of A, got ${claim.state}`);
+      await store[settle]('s', claim.token, { retryExpected: true });
+      await processes(store, 's', 'B');
+      return (await store.claim('s', 'A')).state;
+    };
+    for (const settle of ['markProcessed', 'release'] as const) {
+      const store = createStore({ replyWindowMs: 1_000, minRetryDelayMs: 5_000 });
+      expect(store.replyWindowMs).toBe(1_000);
+      expect(await lateAnswer(store, settle)).toBe('superseded');
+      // With the service's 30 s, the attempt was counted failed when it was answered, just now: a
+      // copy now comes sooner than its retry can, and is a newer event.
+      const defaultWindow = createStore({ minRetryDelayMs: 5_000 });
+      expect(defaultWindow.replyWindowMs).toBe(30_000);
+      expect(await lateAnswer(defaultWindow, settle)).toBe('claimed');
+    }
   });
 
   it('keeps no retry due for a release without retryExpected (acknowledged early), nor after the last of the 4 attempts', async () => {
