@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMemoryDedupeStore, createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
 import { createPublicKeyProvider } from '@capi/webhook-signature';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/index.js';
 
 let sandbox: Sandbox;
@@ -120,6 +120,44 @@ describe("a sandbox's shorter delivery timeout, given to the receiver's store as
       await short.close();
       slowServer.closeAllConnections();
       await new Promise((resolve) => slowServer.close(resolve));
+    }
+  });
+});
+
+describe('a key rotation the receiver has not fetched yet', () => {
+  it('an event refused 401 with the old key is recognised as authentic once the new key is fetched, and its retry does not undo the newer event processed meanwhile', async () => {
+    // Retries after 1, 5 and 15 s (time scale 60); the receiver may refetch the key every 500 ms.
+    const rotating = await startSandbox({ users: [], timeScale: 60 });
+    const statuses: string[] = [];
+    const receiver = createWebhookReceiver({
+      publicKey: createPublicKeyProvider({ url: `${rotating.webhooksUrl}/api/v1/public-key`, minRefreshIntervalMs: 500 }),
+      dedupe: createMemoryDedupeStore({ minRetryDelayMs: 1_000 }),
+      onError: () => {},
+    }).on('kyc.status.changed', (event) => void statuses.push(event.data.kycStatus));
+    const rotatingServer = createServer(toNodeHandler(receiver));
+    await new Promise<void>((resolve) => rotatingServer.listen(0, '127.0.0.1', resolve));
+    rotating.addWebhookEndpoint(`http://127.0.0.1:${(rotatingServer.address() as AddressInfo).port}/webhooks`);
+    try {
+      const user = rotating.users.create({ email: 'grace@example.com' }); // user.created: the receiver fetches the key
+      await rotating.whenDeliveriesSettled();
+      await rotating.rotateWebhookKey();
+      // Signed with the new key, within 500 ms of the last fetch: answered 401, retried in 1 s.
+      rotating.users.setKycStatus(user.id, 'pending');
+      await vi.waitFor(() => expect(rotating.deliveries().at(-1)!.attempts[0]?.status).toBe(401));
+      // Past the refetch interval, before that retry: the newer event makes the receiver fetch
+      // the new key, and is processed.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      rotating.users.setKycStatus(user.id, 'approved');
+      await rotating.whenDeliveriesSettled();
+
+      expect(statuses).toEqual(['approved']);
+      const pending = rotating.deliveries().find((delivery) => delivery.attempts[0]?.status === 401)!;
+      expect(pending.attempts.map((attempt) => attempt.status)).toEqual([401, 200]);
+      expect(pending.attempts[1]!.responseBody).toMatch(/superseded/);
+    } finally {
+      await rotating.close();
+      rotatingServer.closeAllConnections();
+      await new Promise((resolve) => rotatingServer.close(resolve));
     }
   });
 });

@@ -1,5 +1,6 @@
 import { isWebhookEventType } from '@capi/event-types';
 import { parseWebhookEvent } from '@capi/webhook-validator';
+import type { PublicKeyProvider } from '@capi/webhook-signature';
 import { createMemoryDedupeStore } from './dedupe/memory-store.js';
 import { replyWindowOption } from './dedupe/positive-integer-option.js';
 import { REPLY_WINDOW_MS } from './dedupe/subject-record.js';
@@ -8,6 +9,7 @@ import { isPromiseLike, type PipelineContext } from './pipeline/context.js';
 import { createHandlerRegistry } from './pipeline/dispatch.js';
 import { createRejectedSignatureReport } from './pipeline/rejected-signatures.js';
 import { receiveDelivery } from './pipeline/receive.js';
+import { recordAuthenticRefusals, RefusedDeliveries } from './pipeline/refused-deliveries.js';
 import { maxSubjectWaitMs } from './pipeline/reply-window.js';
 import { replayDeadLetters } from './pipeline/replay.js';
 import { createSubjectLines } from './pipeline/subject-lines.js';
@@ -143,6 +145,11 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     subjectWaitMs,
     replyWindowMs,
     lines,
+    // Only a provider's key can change, and only a store that keeps retries due can use what the
+    // deliveries refused for it turn out to be.
+    refused: typeof (options.publicKey as { get?: unknown } | null)?.get === 'function' && typeof dedupe?.expectRetry === 'function'
+      ? new RefusedDeliveries(options.publicKey as PublicKeyProvider, options.toleranceSeconds)
+      : undefined,
     onSuperseded: options.onSuperseded,
     onUnknownEvent: options.onUnknownEvent,
     onInvalidEvent: options.onInvalidEvent,
@@ -151,6 +158,7 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     now,
     rejectedSignature: createRejectedSignatureReport(report, now),
   };
+  if (context.refused !== undefined) recordAuthenticRefusals(context, context.refused);
   // A store shared by processes wakes the deliveries waiting here when their subject is free.
   // `lines.wake` lives as long as this receiver (its lines), so a store may hold it weakly.
   if (typeof dedupe?.watchLines === 'function') {

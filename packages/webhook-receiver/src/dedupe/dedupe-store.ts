@@ -150,8 +150,12 @@ export interface DedupeStore {
    * `retryExpected` does (see {@link DedupeStore.claim}). Then a newer event processed before
    * the retry arrives supersedes it, and an older one does not. A store without it dispatches
    * such a retry like a new event (the memory, Redis and Durable Object stores have it).
+   * `failedMsAgo` (default 0, at most `waitedMs`): how long ago the service saw the attempt fail.
+   * The receiver passes it for a delivery it answered 401 or 503 because of the key (a rotation
+   * it had not fetched yet, an unreachable key endpoint) and verified later, once it had the
+   * key: the retry's wait counts from that answer, not from now.
    */
-  expectRetry?(key: string, digest: string, waitedMs?: number): void | Promise<void>;
+  expectRetry?(key: string, digest: string, waitedMs?: number, failedMsAgo?: number): void | Promise<void>;
   /**
    * Optional, for stores that keep lines (see `waiter` in {@link DedupeStore.claim}): a store
    * that has it must honour `claim`'s `waiter`, since the receiver then lets every waiting

@@ -2,7 +2,7 @@ import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
-import { checkWaiter, claimSubject, expectSubjectRetry, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, REPLY_WINDOW_MS, type SubjectRecord } from './subject-record.js';
+import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, REPLY_WINDOW_MS, type SubjectRecord } from './subject-record.js';
 
 // The members of the Workers runtime this module uses, typed here so that the package needs
 // neither @cloudflare/workers-types nor an import of `cloudflare:workers`.
@@ -41,7 +41,7 @@ export type StoreOperation =
   | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number; waitedMs?: number; waiter?: SubjectWaiter }
   | { op: 'markProcessed'; key: string; token: string; ttlMs: number; minRetryDelayMs?: number; retryExpected?: boolean; replyWindowMs?: number }
   | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number; replyWindowMs?: number }
-  | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number }
+  | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number; failedMsAgo?: number }
   | { op: 'joinLine'; waiter: SubjectWaiter }
   | { op: 'leaveLine'; waiter: SubjectWaiter }
   | { op: 'deadLetter.put'; entry: StoredDeadLetter }
@@ -130,7 +130,7 @@ export class WebhookStoreObject {
         this.#record = releaseSubject(record, operation.token, at, { retryExpected: operation.retryExpected === true }, operation.minRetryDelayMs ?? 0, operation.replyWindowMs ?? REPLY_WINDOW_MS);
         break;
       case 'expectRetry':
-        this.#record = expectSubjectRetry(record, operation.digest, at, operation.minRetryDelayMs, at - (operation.waitedMs ?? 0));
+        this.#record = expectSubjectRetry(record, operation.digest, at, operation.minRetryDelayMs, at - (operation.waitedMs ?? 0), at - failedAgo(operation.waitedMs ?? 0, operation.failedMsAgo ?? 0));
         break;
       case 'joinLine':
         this.#record = joinSubjectLine(record, operation.waiter, at);
@@ -263,8 +263,8 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
     async release(key: string, token: string, options?: ReleaseOptions): Promise<void> {
       await send(key, { op: 'release', token, retryExpected: options?.retryExpected === true, minRetryDelayMs, replyWindowMs });
     },
-    async expectRetry(key: string, digest: string, waitedMs = 0): Promise<void> {
-      await send(key, { op: 'expectRetry', digest, minRetryDelayMs, waitedMs });
+    async expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): Promise<void> {
+      await send(key, { op: 'expectRetry', digest, minRetryDelayMs, waitedMs, failedMsAgo });
     },
     async joinLine(key: string, waiter: SubjectWaiter): Promise<void> {
       checkWaiter(waiter);

@@ -1,6 +1,6 @@
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
-import { checkWaiter, DELIVERY_ATTEMPTS, RETRY_WAIT_FACTORS, retryDueWindow } from './subject-record.js';
+import { checkWaiter, DELIVERY_ATTEMPTS, failedAgo, RETRY_WAIT_FACTORS, retryDueWindow } from './subject-record.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { toRedisCommand, toRedisSubscribe, withCommandTimeout, type RedisClientLike, type RedisSubscriberLike } from './redis-command.js';
 
@@ -402,7 +402,9 @@ return 'claimed'`;
 // retry due it can be counts one more failure, in its place; otherwise it is another event,
 // placed where it arrived, unless it is a copy of the state's event. An expired claim is a retry
 // due first (expiredClaim).
-// ARGV: digest, now, minRetryDelayMs, retry-due window, waited ms.
+// The service saw the attempt fail ARGV[6] ms ago (0: the 409 answered now; earlier: a 401 or
+// 503 answered before its body could be verified, see refused-deliveries.ts).
+// ARGV: digest, now, minRetryDelayMs, retry-due window, waited ms, failed ms ago.
 const EXPECT_RETRY = `${SPLIT}
 local WAITS = { ${RETRY_WAIT_FACTORS.join(', ')} }
 local v = redis.call('GET', KEYS[1])
@@ -431,6 +433,7 @@ if not live then header = 'released' end
 local list = retries(rest, now)
 if expired then expiredClaim(expired, list, now, tonumber(ARGV[4])) end
 local received = now - tonumber(ARGV[5])
+local failed = now - tonumber(ARGV[6])
 local line = waiting(rest, now)
 local due = nil
 for _, r in ipairs(list) do
@@ -441,7 +444,7 @@ end
 local next = {}
 if due then
   for _, r in ipairs(list) do if r ~= due then table.insert(next, r) end end
-  if due[2] + 1 < ${DELIVERY_ATTEMPTS} then table.insert(next, { due[1], due[2] + 1, due[3], due[4], now, due[6] }) end
+  if due[2] + 1 < ${DELIVERY_ATTEMPTS} then table.insert(next, { due[1], due[2] + 1, due[3], due[4], failed, due[6] }) end
 else
   if live and digest == ARGV[1] then return 0 end
   -- The same arrival again (a 503's give-back after its claim ran and was released): kept already.
@@ -453,7 +456,7 @@ else
     if received < since then flag = 's' end
     place = processed
   elseif live then place = since end
-  table.insert(next, { flag, 1, now + tonumber(ARGV[4]), freePlace(received, place, list), now, ARGV[1] })
+  table.insert(next, { flag, 1, now + tonumber(ARGV[4]), freePlace(received, place, list), failed, ARGV[1] })
 end
 if not live then
   if #next == 0 and #line == 0 then return redis.call('DEL', KEYS[1]) end
@@ -583,8 +586,8 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
         PROCESSED + digestOfToken(token), ttl, clock(), channel, key, dueWindow, options?.retryExpected === true ? '1' : '0', replyWindow])) === 1;
     },
     release: releaseClaim,
-    async expectRetry(key: string, digest: string, waitedMs = 0): Promise<void> {
-      await command(['EVAL', EXPECT_RETRY, '1', keyPrefix + key, digest, clock(), minRetryDelay, dueWindow, String(Math.floor(waitedMs))]);
+    async expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): Promise<void> {
+      await command(['EVAL', EXPECT_RETRY, '1', keyPrefix + key, digest, clock(), minRetryDelay, dueWindow, String(Math.floor(waitedMs)), String(Math.floor(failedAgo(waitedMs, failedMsAgo)))]);
     },
     async joinLine(key: string, waiter: SubjectWaiter): Promise<void> {
       await command(['EVAL', JOIN_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock()]);

@@ -128,6 +128,15 @@ export function retryDueWindow(minRetryDelayMs: number): number {
  */
 export const REPLY_WINDOW_MS = 30_000;
 
+/**
+ * How long ago the service saw an attempt fail, for `expectRetry`: `failedMsAgo`, within the
+ * attempt's life (0 to `waitedMs`, the time since it arrived); anything else (negative, NaN)
+ * counts as now.
+ */
+export function failedAgo(waitedMs: number, failedMsAgo: number): number {
+  return failedMsAgo > 0 ? Math.min(failedMsAgo, Math.max(0, waitedMs)) : 0;
+}
+
 /** Attempts the service makes of one delivery: the first and 3 retries (reference 6.3). */
 export const DELIVERY_ATTEMPTS = 4;
 
@@ -268,7 +277,7 @@ function retryDueOf(retries: RetryDue[] | undefined, digest: string, at: number,
  * them it is a duplicate the service sent (reference 6: duplicates are possible), answered
  * `duplicate` once that event is processed, and the state is the same either way.
  */
-export function expectSubjectRetry(stored: SubjectRecord | undefined, digest: string, at: number, minRetryDelayMs = 0, receivedAt = at): SubjectRecord | undefined {
+export function expectSubjectRetry(stored: SubjectRecord | undefined, digest: string, at: number, minRetryDelayMs = 0, receivedAt = at, failedAt = at): SubjectRecord | undefined {
   const record = withoutExpiredClaim(stored, at, minRetryDelayMs);
   const live = record !== undefined && record.expiresAt > at;
   const retries = liveRetries(record, at) ?? [];
@@ -276,7 +285,7 @@ export function expectSubjectRetry(stored: SubjectRecord | undefined, digest: st
   let next: RetryDue[];
   if (due !== undefined) {
     const others = retries.filter((retry) => retry !== due);
-    next = due.failures + 1 < DELIVERY_ATTEMPTS ? [...others, { ...due, failures: due.failures + 1, failedAt: at }] : others;
+    next = due.failures + 1 < DELIVERY_ATTEMPTS ? [...others, { ...due, failures: due.failures + 1, failedAt }] : others;
   } else {
     if (live && record.state !== 'released' && record.digest === digest) return record;
     // The same arrival again (a 503's give-back after its claim ran and was released): kept already.
@@ -284,7 +293,7 @@ export function expectSubjectRetry(stored: SubjectRecord | undefined, digest: st
     // Placed where it arrived; received before the processed event, it is older than it.
     const superseded = live && record.state === 'processed' && receivedAt < arrivalOf(record);
     const since = freePlace(receivedAt, live ? record : undefined, retries);
-    next = [...retries, { digest, superseded, failures: 1, since, failedAt: at, expiresAt: at + retryDueWindow(minRetryDelayMs) }];
+    next = [...retries, { digest, superseded, failures: 1, since, failedAt, expiresAt: at + retryDueWindow(minRetryDelayMs) }];
   }
   const line = liveList(record?.line, at);
   if (!live) return released(withoutEmpty(next), line);

@@ -5,6 +5,7 @@ import type { InvalidWebhookEvent, UnknownWebhookEvent, WebhookDelivery, Webhook
 import type { SignatureCheck } from '../signature-check.js';
 import type { ReceiverOutcome } from '../status-table.js';
 import type { HandlerRegistry } from './dispatch.js';
+import type { RefusedDeliveries } from './refused-deliveries.js';
 import type { SubjectLines } from './subject-lines.js';
 
 /** What every stage of the pipeline reads: the receiver's options, checked and resolved once. */
@@ -25,6 +26,8 @@ export interface PipelineContext {
   readonly replyWindowMs: number;
   /** The deliveries waiting in this process for a subject another delivery holds. */
   readonly lines: SubjectLines;
+  /** Deliveries refused for the key, checked again with a newer one (a key provider and a store with `expectRetry` only). */
+  readonly refused: RefusedDeliveries | undefined;
   readonly onSuperseded: ((event: WebhookEvent, delivery: WebhookDelivery) => unknown) | undefined;
   readonly onUnknownEvent: ((event: UnknownWebhookEvent, delivery: WebhookDelivery) => unknown) | undefined;
   readonly onInvalidEvent: ((event: InvalidWebhookEvent, delivery: WebhookDelivery) => unknown) | undefined;

@@ -28,6 +28,11 @@ export async function verifyDelivery(context: PipelineContext, source: DeliveryS
     const rejection = context.signatureCheck.toRejection(error);
     if (rejection.serverSide) context.report(rejection.error, { outcome: rejection.outcome, afterReply: false });
     else context.rejectedSignature(rejection.outcome, rejection.error);
+    // Refused for the key (a rotation not fetched yet, no key at all): kept, so that once a newer
+    // key shows it authentic its retry is expected in its place (see refused-deliveries.ts).
+    if (context.refused !== undefined && (rejection.outcome === 'invalid_signature' || rejection.outcome === 'public_key_unavailable') && typeof timestamp === 'string' && typeof signature === 'string') {
+      context.refused.keep(rawBody, timestamp, signature, receivedAt, context.now());
+    }
     return { outcome: rejection.outcome, detail: rejection.detail };
   }
   const digest = sha256Hex(rawBody);

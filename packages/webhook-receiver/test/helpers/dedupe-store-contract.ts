@@ -332,6 +332,26 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect(await overtaken.claim('s', 'B')).toEqual({ state: 'superseded' });
   });
 
+  it('counts the wait before a retry kept by expectRetry from failedMsAgo (a 401 answered before the body could be verified): its retry supersedes nothing newer, and is not taken for a new event', async () => {
+    // A arrived and was answered (401: the receiver had not fetched the rotated key) 1 s ago;
+    // verified now, with the new key. B, newer, is processed; then A's retry comes.
+    const store = createStore({ minRetryDelayMs: 300 });
+    await store.expectRetry!('s', 'A', 1_000, 1_000);
+    await processes(store, 's', 'B');
+    expect(await store.claim('s', 'A')).toEqual({ state: 'superseded' });
+    // Counted from now instead, the copy of A that comes at once is too soon to be its retry: a
+    // new event, dispatched.
+    const fromNow = createStore({ minRetryDelayMs: 300 });
+    await fromNow.expectRetry!('s', 'A', 1_000);
+    await processes(fromNow, 's', 'B');
+    expect((await fromNow.claim('s', 'A')).state).toBe('claimed');
+    // A failure cannot come before the arrival: failedMsAgo counts at most waitedMs.
+    const clamped = createStore({ minRetryDelayMs: 300 });
+    await clamped.expectRetry!('s', 'A', 100, 5_000);
+    await processes(clamped, 's', 'B');
+    expect((await clamped.claim('s', 'A')).state).toBe('claimed');
+  });
+
   it('adds nothing for a 409 copy of the body in progress (a duplicate), and counts a 409 retry as one more attempt of its event', async () => {
     const store = createStore({ minRetryDelayMs: 0 });
     const holder = await store.claim('s', 'A');

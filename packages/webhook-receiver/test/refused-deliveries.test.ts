@@ -1,0 +1,124 @@
+// Deliveries refused for the key: after the service rotates its key, a receiver whose provider
+// may not refetch it yet (minRefreshIntervalMs) answers events signed with the new key 401, and
+// the service retries them 1, 5 and 15 minutes later. A newer event verified with the new key
+// meanwhile must not be undone by such a retry: once the receiver has the new key, it verifies
+// the refused deliveries it kept, and tells its store to expect the authentic ones' retries in
+// their place. Forgeries refused the same way leave no trace.
+import { createPublicKeyProvider } from '@capi/webhook-signature';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryDedupeStore, createWebhookReceiver } from '../src/index.js';
+import { MAX_REFUSED_BYTES, MAX_REFUSED_DELIVERIES, RefusedDeliveries } from '../src/pipeline/refused-deliveries.js';
+import { eventBody } from './helpers/events.js';
+import { createFakeService, type FakeService } from './helpers/service.js';
+
+let before: FakeService;
+let after: FakeService;
+let forger: FakeService;
+beforeAll(async () => {
+  [before, after, forger] = await Promise.all([createFakeService(), createFakeService(), createFakeService()]);
+});
+
+/** A receiver whose key comes from a key endpoint that serves `served`, refetched at most once a minute of `clock`. */
+function rotatingReceiver() {
+  const state = { served: before.publicKey, clockMs: Date.now() };
+  const provider = createPublicKeyProvider({
+    url: 'https://keys.example/api/v1/public-key',
+    fetch: async () => Response.json({ success: true, publicKey: state.served }),
+    minRefreshIntervalMs: 60_000,
+    now: () => state.clockMs,
+  });
+  const handled: string[] = [];
+  const receiver = createWebhookReceiver({ publicKey: provider, dedupe: createMemoryDedupeStore({ minRetryDelayMs: 0 }), onError: () => {} })
+    .on('kyc.status.changed', (event) => void handled.push(event.data.kycStatus));
+  return { receiver, handled, state };
+}
+
+const kyc = (kycStatus: 'pending' | 'approved') => eventBody('kyc.status.changed', 'usr_1', { kycStatus });
+/** The store orders events by their arrival in ms: the next one comes at least a few ms later (the service's come minutes apart). */
+const later = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+describe('a delivery refused 401 for a key the receiver had not fetched yet', () => {
+  it('is verified once the new key is fetched, and its retry is superseded by the newer event processed meanwhile', async () => {
+    const { receiver, handled, state } = rotatingReceiver();
+    expect(await before.receive(receiver, eventBody('user.created', 'usr_1'))).toMatchObject({ status: 200 });
+    state.served = after.publicKey; // the service rotates its key
+    // Signed with the new key, within a minute of the last fetch: no refetch yet.
+    expect(await after.receive(receiver, kyc('pending'))).toEqual({ status: 401, code: 'invalid_signature' });
+    await later();
+    state.clockMs += 61_000;
+    // The newer event makes the receiver fetch the new key: processed.
+    expect(await after.receive(receiver, kyc('approved'))).toEqual({ status: 200, code: 'processed' });
+    // The retry of the refused event: authentic, and older than what was processed.
+    expect(await after.receive(receiver, kyc('pending'))).toEqual({ status: 200, code: 'superseded' });
+    expect(handled).toEqual(['approved']);
+  });
+
+  it('is dispatched in its turn when its retry comes before any newer event', async () => {
+    const { receiver, handled, state } = rotatingReceiver();
+    await before.receive(receiver, eventBody('user.created', 'usr_1'));
+    state.served = after.publicKey;
+    expect(await after.receive(receiver, kyc('pending'))).toMatchObject({ status: 401 });
+    state.clockMs += 61_000;
+    expect(await after.receive(receiver, kyc('pending'))).toEqual({ status: 200, code: 'processed' });
+    expect(await after.receive(receiver, kyc('approved'))).toEqual({ status: 200, code: 'processed' });
+    expect(handled).toEqual(['pending', 'approved']);
+  });
+
+  it('leaves no trace when it was a forgery: the same body signed by the service later is a new event, dispatched', async () => {
+    const { receiver, handled, state } = rotatingReceiver();
+    await before.receive(receiver, eventBody('user.created', 'usr_1'));
+    // A forger sends the body of a state the user may come back to.
+    expect(await forger.receive(receiver, kyc('pending'))).toMatchObject({ status: 401 });
+    await later();
+    state.served = after.publicKey;
+    state.clockMs += 61_000;
+    expect(await after.receive(receiver, kyc('approved'))).toEqual({ status: 200, code: 'processed' });
+    // The user really returns to pending: not taken for a retry of the forged copy.
+    expect(await after.receive(receiver, kyc('pending'))).toEqual({ status: 200, code: 'processed' });
+    expect(handled).toEqual(['approved', 'pending']);
+  });
+});
+
+describe('several processes sharing one store', () => {
+  it('a process that receives nothing after the refusal still records it: it asks its provider for the key every second, so a retry that reaches another process is superseded', async () => {
+    let served = before.publicKey;
+    const keyEndpoint = async () => Response.json({ success: true, publicKey: served });
+    const store = createMemoryDedupeStore({ minRetryDelayMs: 0 });
+    const handled: string[] = [];
+    const processOf = () =>
+      createWebhookReceiver({
+        publicKey: createPublicKeyProvider({ url: 'https://keys.example/api/v1/public-key', fetch: keyEndpoint, minRefreshIntervalMs: 300 }),
+        dedupe: store,
+        onError: () => {},
+      }).on('kyc.status.changed', (event) => void handled.push(event.data.kycStatus));
+    const [first, second] = [processOf(), processOf()];
+    await before.receive(first, eventBody('user.created', 'usr_1'));
+    served = after.publicKey;
+    // The first process refuses the event: it fetched the key a moment ago.
+    expect(await after.receive(first, kyc('pending'))).toMatchObject({ status: 401 });
+    await later();
+    // The second process fetches the new key at its first delivery: the newer event, processed.
+    expect(await after.receive(second, kyc('approved'))).toEqual({ status: 200, code: 'processed' });
+    // The first process gets no other delivery; within a couple of seconds it has the new key.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // The retry of the refused event reaches the second process.
+    expect(await after.receive(second, kyc('pending'))).toEqual({ status: 200, code: 'superseded' });
+    expect(handled).toEqual(['approved']);
+  });
+});
+
+describe('what the receiver keeps of refused deliveries', () => {
+  const provider = { get: async () => { throw new Error('not called'); }, refresh: async () => { throw new Error('not called'); } };
+
+  it(`keeps at most ${MAX_REFUSED_DELIVERIES} deliveries, dropping the oldest`, () => {
+    const refused = new RefusedDeliveries(provider, undefined);
+    for (let index = 0; index <= MAX_REFUSED_DELIVERIES; index++) refused.keep(new Uint8Array(10), '1', 'c2ln', Date.now(), Date.now());
+    expect(refused.size).toBe(MAX_REFUSED_DELIVERIES);
+  });
+
+  it(`keeps at most ${MAX_REFUSED_BYTES} bytes of bodies, dropping the oldest`, () => {
+    const refused = new RefusedDeliveries(provider, undefined);
+    for (let index = 0; index < 20; index++) refused.keep(new Uint8Array(1_048_576), '1', 'c2ln', Date.now(), Date.now());
+    expect(refused.size).toBe(MAX_REFUSED_BYTES / 1_048_576);
+  });
+});
