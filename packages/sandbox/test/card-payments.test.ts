@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CardPaymentError, startSandbox, type Sandbox } from '../src/index.js';
+import { MAX_PAYMENT_CENTS } from '../src/limits/card-spending.js';
 import { callAdmin, callOperation } from './support/sandbox-api.js';
 import { newAccount, tokenFor } from './support/sign-in.js';
 import { startPlainReceiver } from './support/webhook-receiver.js';
@@ -13,7 +14,8 @@ const card = (id: string) => ({ id, cardToken: `ctk_${id}`, lastFourDigits: '424
 
 let sandbox: Sandbox;
 let receiver: Awaited<ReturnType<typeof startPlainReceiver>>;
-const SYNC_MS = 200;
+// Long enough that a payment made right after a PUT meets the change still pending, on a busy machine too.
+const SYNC_MS = 600;
 
 beforeAll(async () => {
   receiver = await startPlainReceiver({ publicKey: () => sandbox.publicKey });
@@ -101,6 +103,25 @@ describe('card payments against the daily limit (reference 8)', () => {
     expect(sandbox.authorizeCardPayment(user.id, { cardId: cardA, amount: 100 })).toMatchObject({ approved: false, limitInForceCents: 500 });
     await setLimitAndWaitForSync(owner, 2_000);
     expect(sandbox.authorizeCardPayment(user.id, { cardId: cardA, amount: 100 })).toMatchObject({ approved: true, limitInForceCents: 2_000, spentTodayCents: 600, remainingTodayCents: 1_400 });
+    // Lowered below the day's total, but still pending: the higher limit still approves.
+    await callOperation(sandbox.baseUrl, 'setAccountLimit', { token, body: { amount: 100, currency: 'USD' } });
+    expect(sandbox.authorizeCardPayment(user.id, { cardId: cardA, amount: 100 })).toMatchObject({ approved: true, limitInForceCents: 2_000, spentTodayCents: 700 });
+  });
+
+  it('approves again the same day when the limit is raised above the total after it was reached (the limit in force decides each one)', async () => {
+    const { owner, user, cardA } = cardHolder();
+    await setLimitAndWaitForSync(owner, 1_000);
+    expect(sandbox.authorizeCardPayment(user.id, { cardId: cardA, amount: 1_200 }).approved).toBe(true);
+    expect(sandbox.authorizeCardPayment(user.id, { cardId: cardA, amount: 1 }).approved).toBe(false);
+    await setLimitAndWaitForSync(owner, 5_000);
+    expect(sandbox.authorizeCardPayment(user.id, { cardId: cardA, amount: 1 })).toMatchObject({ approved: true, spentTodayCents: 1_201 });
+  });
+
+  it(`takes payments up to ${MAX_PAYMENT_CENTS} cents: the day's total stays exact`, () => {
+    const { user, cardA, cardB } = cardHolder();
+    sandbox.authorizeCardPayment(user.id, { cardId: cardA, amount: 6_000 });
+    expect(sandbox.authorizeCardPayment(user.id, { cardId: cardB, amount: MAX_PAYMENT_CENTS })).toMatchObject({ approved: true, spentTodayCents: MAX_PAYMENT_CENTS + 6_000 });
+    expect(() => sandbox.authorizeCardPayment(user.id, { cardId: cardB, amount: MAX_PAYMENT_CENTS + 1 })).toThrow(expect.objectContaining({ code: 'invalid_payment' }));
   });
 
   it('declines at once when the user lowers the limit below what was spent today', async () => {
@@ -113,28 +134,36 @@ describe('card payments against the daily limit (reference 8)', () => {
   it('sends card.transaction.created for each approval, with the payment in its data, and nothing for a decline', async () => {
     const { owner, user, cardA, cardB } = cardHolder();
     await setLimitAndWaitForSync(owner, 2_000);
+    await sandbox.whenDeliveriesSettled(); // its user.created
     const before = receiver.received.length;
     const approvedA = sandbox.authorizeCardPayment(user.id, { cardId: cardA, amount: 1_500, merchantName: 'Corner Bakery' });
     const approvedB = sandbox.authorizeCardPayment(user.id, { cardId: cardB, amount: 1_500 });
     sandbox.authorizeCardPayment(user.id, { cardId: cardA, amount: 10 });
     await sandbox.whenDeliveriesSettled();
+    // Deliveries run concurrently: their order is not promised (reference 6.2).
     const events = receiver.received.slice(before).map((delivery) => delivery.event);
-    expect(events).toEqual([
+    expect(events).toHaveLength(2);
+    expect(events).toEqual(expect.arrayContaining([
       { eventType: 'card.transaction.created', data: { id: approvedA.transactionId, userId: user.id, cardId: cardA, amount: 1_500, currency: 'USD', merchantName: 'Corner Bakery', createdAt: approvedA.createdAt } },
       { eventType: 'card.transaction.created', data: { id: approvedB.transactionId, userId: user.id, cardId: cardB, amount: 1_500, currency: 'USD', merchantName: 'Sandbox Merchant', createdAt: approvedB.createdAt } },
-    ]);
+    ]));
     expect(approvedA.transactionId).not.toBe(approvedB.transactionId);
   });
 
   it.each([
-    ['a card of another user', () => ({ userId: cardHolder().user.id, payment: { cardId: 'card_nobody', amount: 1 } }), 'unknown_card', /has no card "card_nobody"; its cards: card_a\d+, card_b\d+/],
+    ['a card of another user', () => {
+      const other = cardHolder();
+      return { userId: cardHolder().user.id, payment: { cardId: other.cardA, amount: 1 } };
+    }, 'unknown_card', /has no card "card_a\d+"; its cards: card_a\d+, card_b\d+/],
+    ['a field inherited, not its own (an amount on the prototype)', () => ({ userId: cardHolder().user.id, payment: Object.assign(Object.create({ amount: 7 }), { cardId: `card_a${userCount}` }) }), 'invalid_payment', /amount must be a whole number/],
     ['an unknown user', () => ({ userId: 'usr_nobody', payment: { cardId: 'card_x', amount: 1 } }), 'unknown_user', /No user with id "usr_nobody"/],
-    ['amount 0', () => ({ userId: cardHolder().user.id, payment: { cardId: `card_a${userCount}`, amount: 0 } }), 'invalid_payment', /amount must be a whole number of cents > 0/],
+    ['amount 0', () => ({ userId: cardHolder().user.id, payment: { cardId: `card_a${userCount}`, amount: 0 } }), 'invalid_payment', /amount must be a whole number of cents from 1 to/],
     ['a fractional amount', () => ({ userId: cardHolder().user.id, payment: { cardId: `card_a${userCount}`, amount: 10.5 } }), 'invalid_payment', /got 10.5/],
     ['an amount as a string', () => ({ userId: cardHolder().user.id, payment: { cardId: `card_a${userCount}`, amount: '100' } }), 'invalid_payment', /got "100"/],
     ['currency EUR', () => ({ userId: cardHolder().user.id, payment: { cardId: `card_a${userCount}`, amount: 1, currency: 'EUR' } }), 'invalid_payment', /currency must be "USD"/],
     ['a misspelt field', () => ({ userId: cardHolder().user.id, payment: { cardId: `card_a${userCount}`, ammount: 1 } }), 'invalid_payment', /no field "ammount"/],
     ['an empty merchant name', () => ({ userId: cardHolder().user.id, payment: { cardId: `card_a${userCount}`, amount: 1, merchantName: ' ' } }), 'invalid_payment', /merchantName must be a non-empty string/],
+    ['a merchant name of 5,000 characters (the message repeats 60 at most)', () => ({ userId: cardHolder().user.id, payment: { cardId: `card_a${userCount}`, amount: 1, merchantName: 'x'.repeat(5_000) } }), 'invalid_payment', /^merchantName must be a non-empty string of at most 100 characters; got "x{56}\.\.\.\.$/],
   ])('refuses %s with a typed error, counting and sending nothing', async (_name, make, code, message) => {
     const { userId, payment } = make();
     const deliveries = sandbox.deliveries().length;

@@ -72,7 +72,13 @@ describe("a partner's agreed maximum (reference 8: 10,000 USD unless agreed at o
 describe('the limit at work on card payments (reference 8: cumulative across cards; the authorization near the limit)', () => {
   let journey: Journey;
   beforeAll(async () => {
-    journey = await startJourney({});
+    // The sandbox clock starts at the next noon UTC (ahead of the real clock, as after an
+    // advanceClock), so that the day's payments never straddle midnight.
+    const realStart = Date.now();
+    const noon = new Date(realStart);
+    noon.setUTCHours(12, 0, 0, 0);
+    if (noon.getTime() <= realStart) noon.setUTCDate(noon.getUTCDate() + 1);
+    journey = await startJourney({ now: () => noon.getTime() + (Date.now() - realStart) });
   });
   afterAll(() => journey.close());
 

@@ -118,6 +118,8 @@ interface DayRecord {
 }
 
 const MAX_MERCHANT_NAME_LENGTH = 100;
+/** The largest payment, in cents (10 billion USD): the day's total stays a safe integer. */
+export const MAX_PAYMENT_CENTS = 1_000_000_000_000;
 const PAYMENT_FIELDS: readonly string[] = ['cardId', 'amount', 'currency', 'merchantName'];
 
 /** The UTC calendar day of an instant: the spec's `x-assumption` on where a day ends. */
@@ -151,7 +153,7 @@ export class CardSpending {
       const cards = user.cards.map((card) => card.id);
       throw new CardPaymentError(
         'unknown_card',
-        `User ${JSON.stringify(userId)} has no card ${JSON.stringify(cardId)}; ${cards.length === 0 ? 'the user has no card yet (onboarding creates one: POST /cards)' : `its cards: ${cards.join(', ')}`}.`,
+        `User ${JSON.stringify(userId)} has no card ${quoted(cardId)}; ${cards.length === 0 ? 'the user has no card yet (onboarding creates one: POST /cards)' : `its cards: ${cards.join(', ')}`}.`,
       );
     }
     const now = this.deps.now();
@@ -160,7 +162,7 @@ export class CardSpending {
     // Reference 8: approved while the day's total is below the limit, even when this one meets
     // or exceeds what remains; once the total has reached the limit, declined for the day.
     const approved = record.spentCents < limit;
-    if (approved) record.spentCents += amount;
+    const spentTodayCents = approved ? record.spentCents + amount : record.spentCents;
     const createdAt = new Date(now).toISOString();
     const transactionId = approved ? `txn_sandbox_${randomUUID()}` : null;
     const authorization: CardAuthorization = {
@@ -175,12 +177,14 @@ export class CardSpending {
       createdAt,
       day: record.day,
       limitInForceCents: limit,
-      spentTodayCents: record.spentCents,
-      remainingTodayCents: Math.max(0, limit - record.spentCents),
+      spentTodayCents,
+      remainingTodayCents: Math.max(0, limit - spentTodayCents),
       transactionId,
     };
-    record.authorizations.push(authorization);
+    // Sent before it counts: should sending fail, nothing is counted either.
     if (transactionId !== null) this.deps.onTransaction({ id: transactionId, userId, cardId, amount, currency, merchantName, createdAt });
+    record.spentCents = spentTodayCents;
+    record.authorizations.push(authorization);
     return { ...authorization };
   }
 
@@ -228,14 +232,25 @@ function readPaymentRequest(request: CardPaymentRequest): Required<CardPaymentRe
   }
   const unknown = Object.keys(request).filter((key) => !PAYMENT_FIELDS.includes(key));
   if (unknown.length > 0) throw new CardPaymentError('invalid_payment', `A payment has no field ${unknown.map((key) => JSON.stringify(key)).join(', ')}; send {cardId, amount, currency?, merchantName?}.`);
-  const { cardId, amount, currency = 'USD', merchantName = 'Sandbox Merchant' } = request;
-  if (typeof cardId !== 'string' || cardId === '') throw new CardPaymentError('invalid_payment', `cardId must be one of the user's card ids; got ${JSON.stringify(cardId) ?? String(cardId)}.`);
-  if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) {
-    throw new CardPaymentError('invalid_payment', `amount must be a whole number of cents > 0 (1250 is 12.50 USD); got ${JSON.stringify(amount) ?? String(amount)}.`);
+  // Own fields only: a field inherited from a prototype is not part of the payment.
+  const field = (name: string): unknown => (Object.hasOwn(request, name) ? (request as unknown as Record<string, unknown>)[name] : undefined);
+  const cardId = field('cardId');
+  const amount = field('amount');
+  const currency = field('currency') ?? 'USD';
+  const merchantName = field('merchantName') ?? 'Sandbox Merchant';
+  if (typeof cardId !== 'string' || cardId === '') throw new CardPaymentError('invalid_payment', `cardId must be one of the user's card ids; got ${quoted(cardId)}.`);
+  if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0 || amount > MAX_PAYMENT_CENTS) {
+    throw new CardPaymentError('invalid_payment', `amount must be a whole number of cents from 1 to ${MAX_PAYMENT_CENTS} (1250 is 12.50 USD); got ${quoted(amount)}.`);
   }
-  if (currency !== 'USD') throw new CardPaymentError('invalid_payment', `currency must be "USD", the only currency of the limit; got ${JSON.stringify(currency) ?? String(currency)}.`);
+  if (currency !== 'USD') throw new CardPaymentError('invalid_payment', `currency must be "USD", the only currency of the limit; got ${quoted(currency)}.`);
   if (typeof merchantName !== 'string' || merchantName.trim() === '' || merchantName.length > MAX_MERCHANT_NAME_LENGTH) {
-    throw new CardPaymentError('invalid_payment', `merchantName must be a non-empty string of at most ${MAX_MERCHANT_NAME_LENGTH} characters; got ${JSON.stringify(merchantName) ?? String(merchantName)}.`);
+    throw new CardPaymentError('invalid_payment', `merchantName must be a non-empty string of at most ${MAX_MERCHANT_NAME_LENGTH} characters; got ${quoted(merchantName)}.`);
   }
   return { cardId, amount, currency, merchantName };
+}
+
+/** A value as JSON for a message, cut at 60 characters: an error never repeats a whole hostile input. */
+function quoted(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
