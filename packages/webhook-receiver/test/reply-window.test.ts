@@ -232,6 +232,42 @@ describe.each(windowStores)('a store\'s replyWindowMs (%s): the window of a sand
     expect(reports).toEqual([]);
   });
 
+  it('with a window longer than 30 s (3 minutes), the last retry of an event whose attempts all ran to the end of it is still its retry: superseded once a newer event was processed', async () => {
+    // The service's minutes (minRetryDelayMs 60 s). Each attempt of pending fails after 181 s,
+    // so each retry comes 1, 5 and 15 minutes after the end of a 3-minute window: the last one
+    // 30 minutes after pending first arrived, past the 25 minutes a 30 s window allows.
+    const { receiver } = receiverWith({ dedupe: createStore({ replyWindowMs: 180_000, minRetryDelayMs: 60_000 }) });
+    const seen: string[] = [];
+    receiver.on('kyc.status.changed', async (event) => {
+      await Promise.resolve();
+      seen.push(event.data.kycStatus);
+      if (event.data.kycStatus === 'pending') {
+        takes(181_000);
+        throw new Error('the partner database is slow, then down');
+      }
+    });
+    const pending = eventBody('kyc.status.changed', 'w4', { kycStatus: 'pending' });
+    expect(await deliver(receiver, pending)).toEqual({ status: 500, code: 'handler_failed' }); // 0 s, fails at 181 s
+    takes(59_000);
+    expect(await deliver(receiver, pending)).toEqual({ status: 500, code: 'handler_failed' }); // 240 s
+    takes(299_000);
+    expect(await deliver(receiver, pending)).toEqual({ status: 500, code: 'handler_failed' }); // 720 s
+    takes(99_000);
+    expect(await deliver(receiver, eventBody('kyc.status.changed', 'w4', { kycStatus: 'approved' }))).toEqual({ status: 200, code: 'processed' });
+    takes(800_000);
+    expect(await deliver(receiver, pending)).toEqual({ status: 200, code: 'superseded' }); // 1,800 s: the last retry
+    expect(seen).toEqual(['pending', 'pending', 'pending', 'approved']);
+  });
+
+  it('holds a claim for four windows by default (12 minutes for a 3-minute window, not the 2 minutes of a 30 s one), so that a handler still within the service\'s window keeps its subject', async () => {
+    const store = createStore({ replyWindowMs: 180_000, minRetryDelayMs: 60_000 });
+    expect((await store.claim('long-window', 'A')).state).toBe('claimed');
+    takes(150_000);
+    expect(await store.claim('long-window', 'B')).toEqual({ state: 'processing' });
+    takes(600_000);
+    expect((await store.claim('long-window', 'B')).state).toBe('claimed');
+  });
+
   it('reports a handler that fails after outliving a 200 ms window besides its failure', async () => {
     const { receiver, reports } = receiverWith({ dedupe: createStore({ replyWindowMs: 200, minRetryDelayMs: 1_000 }) });
     receiver.on('user.created', async () => { await Promise.resolve(); takes(250); throw new Error('database down'); });

@@ -74,7 +74,7 @@ describe('a store that fails to record a processed event: onError says what the 
     expect(message).toBe('The handlers of kyc.status.changed:u1 succeeded, but the deduplication store could not record it as processed (the store\'s error is the cause). ' +
       'The delivery is answered 200 processed all the same (the work is done), and the service does not send it again. ' +
       'The store may still hold the subject\'s claim until it expires (claimTtlMs, 2 minutes by default): meanwhile later deliveries of the subject wait, and may be answered 409 and retried later. ' +
-      'Should the service send this body again anyway (the 200 was lost, or came after its 30-second window), that retry is dispatched again once the claim has expired, not answered duplicate.');
+      'Should the service send this body again anyway (the 200 was lost, or came after its reply window), that retry is dispatched again once the claim has expired, not answered duplicate.');
   });
 
   it('before the reply, for an event type this SDK does not know: answered 200 unknown_event_type (also with acknowledgeEarly)', async () => {

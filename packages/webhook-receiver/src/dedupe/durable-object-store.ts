@@ -1,7 +1,7 @@
 import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
-import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
+import { defaultClaimTtl, minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, REPLY_WINDOW_MS, type SubjectRecord } from './subject-record.js';
 
 // The members of the Workers runtime this module uses, typed here so that the package needs
@@ -38,10 +38,10 @@ export interface StoredDeadLetter extends Omit<DeadLetterEntry, 'rawBody'> {
  * is the store's option; an adapter of the previous version sends none: 30,000.
  */
 export type StoreOperation =
-  | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number; waitedMs?: number; waiter?: SubjectWaiter }
+  | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number; waitedMs?: number; waiter?: SubjectWaiter; replyWindowMs?: number }
   | { op: 'markProcessed'; key: string; token: string; ttlMs: number; minRetryDelayMs?: number; retryExpected?: boolean; replyWindowMs?: number }
   | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number; replyWindowMs?: number }
-  | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number; failedMsAgo?: number }
+  | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number; failedMsAgo?: number; replyWindowMs?: number }
   | { op: 'joinLine'; waiter: SubjectWaiter }
   | { op: 'leaveLine'; waiter: SubjectWaiter }
   | { op: 'deadLetter.put'; entry: StoredDeadLetter }
@@ -117,7 +117,7 @@ export class WebhookStoreObject {
     let answer: DedupeClaim | { owned: boolean } | null = null;
     switch (operation.op) {
       case 'claim': {
-        const result = claimSubject(record, operation.digest, at, operation.claimTtlMs, `${at.toString(36)}.${++this.#tokens}`, operation.minRetryDelayMs ?? 0, at - (operation.waitedMs ?? 0), operation.waiter);
+        const result = claimSubject(record, operation.digest, at, operation.claimTtlMs, `${at.toString(36)}.${++this.#tokens}`, operation.minRetryDelayMs ?? 0, at - (operation.waitedMs ?? 0), operation.waiter, operation.replyWindowMs ?? REPLY_WINDOW_MS);
         answer = result.claim;
         this.#record = result.record;
         break;
@@ -130,7 +130,7 @@ export class WebhookStoreObject {
         this.#record = releaseSubject(record, operation.token, at, { retryExpected: operation.retryExpected === true }, operation.minRetryDelayMs ?? 0, operation.replyWindowMs ?? REPLY_WINDOW_MS);
         break;
       case 'expectRetry':
-        this.#record = expectSubjectRetry(record, operation.digest, at, operation.minRetryDelayMs, at - (operation.waitedMs ?? 0), at - failedAgo(operation.waitedMs ?? 0, operation.failedMsAgo ?? 0));
+        this.#record = expectSubjectRetry(record, operation.digest, at, operation.minRetryDelayMs, at - (operation.waitedMs ?? 0), at - failedAgo(operation.waitedMs ?? 0, operation.failedMsAgo ?? 0), operation.replyWindowMs ?? REPLY_WINDOW_MS);
         break;
       case 'joinLine':
         this.#record = joinSubjectLine(record, operation.waiter, at);
@@ -205,7 +205,7 @@ export interface DurableObjectDedupeStoreOptions {
   keyPrefix?: string;
   /** How long a processed body is remembered, in ms. Default 24 h (retries span 21 minutes). */
   ttlMs?: number;
-  /** How long an unfinished claim lives, in ms (an isolate that died mid-handler). Default 2 minutes. */
+  /** How long an unfinished claim lives, in ms (an isolate that died mid-handler). Default 2 minutes, or four times a `replyWindowMs` over 30 s. */
   claimTtlMs?: number;
   /**
    * The least time, in ms, the service waits after a failed attempt before it retries it; it
@@ -240,9 +240,9 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
   const namespace = checkNamespace(options?.namespace);
   const keyPrefix = keyPrefixOption(options.keyPrefix);
   const ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
-  const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS);
   const minRetryDelayMs = minRetryDelayOption(options.minRetryDelayMs);
   const replyWindowMs = replyWindowOption(options.replyWindowMs);
+  const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, defaultClaimTtl(replyWindowMs));
   const send = (key: string, operation: StoreOperation) => sendToObject(namespace, keyPrefix + key, operation,
     (code, message, cause) => new DedupeStoreError(code === 'unavailable' ? 'dedupe_store_unavailable' : 'unexpected_store_reply', message, { cause }));
 
@@ -250,7 +250,7 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
     replyWindowMs,
     async claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter): Promise<DedupeClaim> {
       if (waiter !== undefined) checkWaiter(waiter);
-      const claim = (await send(key, { op: 'claim', digest, claimTtlMs, minRetryDelayMs, waitedMs, waiter })) as DedupeClaim | null;
+      const claim = (await send(key, { op: 'claim', digest, claimTtlMs, minRetryDelayMs, waitedMs, waiter, replyWindowMs })) as DedupeClaim | null;
       if (claim?.state === 'claimed' || claim?.state === 'processing' || claim?.state === 'processed' || claim?.state === 'superseded') return claim;
       throw new DedupeStoreError('unexpected_store_reply',
         `The Durable Object ${keyPrefix + key} answered a claim with ${JSON.stringify(claim)}; is the namespace bound to WebhookStoreObject?`);
@@ -264,7 +264,7 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
       await send(key, { op: 'release', token, retryExpected: options?.retryExpected === true, minRetryDelayMs, replyWindowMs });
     },
     async expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): Promise<void> {
-      await send(key, { op: 'expectRetry', digest, minRetryDelayMs, waitedMs, failedMsAgo });
+      await send(key, { op: 'expectRetry', digest, minRetryDelayMs, waitedMs, failedMsAgo, replyWindowMs });
     },
     async joinLine(key: string, waiter: SubjectWaiter): Promise<void> {
       checkWaiter(waiter);

@@ -1,6 +1,6 @@
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
-import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
+import { defaultClaimTtl, minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
 
 /** A subject in the memory store: its record, and its neighbours in the least-recently-seen order. */
@@ -24,7 +24,7 @@ interface Entry {
 export interface MemoryDedupeStoreOptions {
   /** How long a processed body is remembered, in ms. Default 24 h (retries span 21 minutes). */
   ttlMs?: number;
-  /** How long an unfinished claim lives, in ms. Default 2 minutes. */
+  /** How long an unfinished claim lives, in ms. Default 2 minutes, or four times a `replyWindowMs` over 30 s. */
   claimTtlMs?: number;
   /**
    * The least time, in ms, the service waits after a failed attempt before it retries it; it
@@ -87,9 +87,9 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
     throw new WebhookReceiverError('invalid_options', 'now must be a function returning milliseconds, like Date.now.');
   }
   const ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
-  const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS);
   const minRetryDelayMs = minRetryDelayOption(options.minRetryDelayMs);
   const replyWindowMs = replyWindowOption(options.replyWindowMs);
+  const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, defaultClaimTtl(replyWindowMs));
   const maxEntries = positiveIntegerOption('maxEntries', options.maxEntries, 100_000);
   const now = options.now ?? Date.now;
   // A least-recently-seen list beside the Map, so that every step is O(1). Keeping the order in
@@ -147,7 +147,7 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
       if (waiter !== undefined) checkWaiter(waiter);
       const entry = entries.get(key);
       const at = now();
-      const { claim, record } = claimSubject(entry?.record, digest, at, claimTtlMs, String(nextToken + 1), minRetryDelayMs, at - waitedMs, waiter);
+      const { claim, record } = claimSubject(entry?.record, digest, at, claimTtlMs, String(nextToken + 1), minRetryDelayMs, at - waitedMs, waiter, replyWindowMs);
       if (claim.state === 'claimed') nextToken++;
       keep(key, entry, record);
       return claim;
@@ -168,7 +168,7 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
     expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): void {
       const entry = entries.get(key);
       const at = now();
-      const next = expectSubjectRetry(entry?.record, digest, at, minRetryDelayMs, at - waitedMs, at - failedAgo(waitedMs, failedMsAgo));
+      const next = expectSubjectRetry(entry?.record, digest, at, minRetryDelayMs, at - waitedMs, at - failedAgo(waitedMs, failedMsAgo), replyWindowMs);
       if (next !== entry?.record) keep(key, entry, next);
     },
     joinLine(key: string, waiter: SubjectWaiter): void {

@@ -1,4 +1,5 @@
 import { WebhookReceiverError } from '../errors.js';
+import { DEFAULT_CLAIM_TTL_MS } from './dedupe-store.js';
 import { REPLY_WINDOW_MS } from './subject-record.js';
 
 /** Reads an optional positive-integer option, throwing `invalid_options` with its name when out of range. */
@@ -41,4 +42,13 @@ export function replyWindowOption(value: unknown, name = 'replyWindowMs'): numbe
       `${name} must be a whole number of ms above 0 (the service waits 30,000 for an answer; against a sandbox with --delivery-timeout or deliveryTimeoutMs T, T), got ${typeof value === 'number' ? value : typeof value}.`);
   }
   return value;
+}
+
+/**
+ * The stores' default `claimTtlMs` for a reply window: {@link DEFAULT_CLAIM_TTL_MS} (four times
+ * the service's 30 s), or four times a longer window, so that a handler still within the
+ * service's window never loses its claim to the subject's next delivery.
+ */
+export function defaultClaimTtl(replyWindowMs: number): number {
+  return Math.max(DEFAULT_CLAIM_TTL_MS, 4 * replyWindowMs);
 }

@@ -105,7 +105,7 @@ export interface RetryDue {
 
 /**
  * How long an event's retries stay due after its first attempt: the whole schedule (1, 5 and 15
- * minutes between attempts, reference 6.3, and up to 30 seconds an attempt), about 23 minutes,
+ * minutes between attempts, reference 6.3, and up to 30 seconds an attempt: see {@link retryDueWindow} for longer ones), about 23 minutes,
  * and room for a queue at the service. Counted from the first attempt, not the last failure,
  * so that attempts answered otherwise (409, 503) cannot stretch it past the service's last
  * attempt. A retry that comes later is dispatched like any new body.
@@ -116,10 +116,14 @@ export const RETRY_DUE_MS = 25 * 60 * 1000;
  * How long an event's retries stay due for a store whose `minRetryDelayMs` is the service's
  * first wait: {@link RETRY_DUE_MS} in those units (25 of them), so that against a sandbox whose
  * schedule runs N times faster the window shrinks with it; {@link RETRY_DUE_MS} when
- * `minRetryDelayMs` is 0 (no schedule known).
+ * `minRetryDelayMs` is 0 (no schedule known). A store whose `replyWindowMs` is longer than the
+ * service's 30 s adds the difference for each of the {@link DELIVERY_ATTEMPTS}: attempts that
+ * run to the end of a longer window push the last retry later (a window of 3 minutes against the
+ * service's minutes: 37 minutes).
  */
-export function retryDueWindow(minRetryDelayMs: number): number {
-  return minRetryDelayMs > 0 ? (RETRY_DUE_MS / 60_000) * minRetryDelayMs : RETRY_DUE_MS;
+export function retryDueWindow(minRetryDelayMs: number, replyWindowMs = REPLY_WINDOW_MS): number {
+  const schedule = minRetryDelayMs > 0 ? (RETRY_DUE_MS / 60_000) * minRetryDelayMs : RETRY_DUE_MS;
+  return schedule + DELIVERY_ATTEMPTS * Math.max(0, replyWindowMs - REPLY_WINDOW_MS);
 }
 
 /**
@@ -165,6 +169,7 @@ export function claimSubject(
   minRetryDelayMs = 0,
   receivedAt = at,
   waiter?: SubjectWaiter,
+  replyWindowMs = REPLY_WINDOW_MS,
 ): { claim: DedupeClaim; record: SubjectRecord | undefined } {
   // A claim in progress: wait. Otherwise find the retry due that this delivery can be: of its
   // body, whose wait is over; one that is not superseded first (two retries due with the same
@@ -180,7 +185,7 @@ export function claimSubject(
     return { claim: { state: 'processing' }, record: waiter === undefined ? stored : joinSubjectLine(stored, waiter, at) };
   }
   // No live claim: an expired one is now a retry due.
-  const record = withoutExpiredClaim(stored, at, minRetryDelayMs);
+  const record = withoutExpiredClaim(stored, at, minRetryDelayMs, replyWindowMs);
   const live = record !== undefined && record.expiresAt > at;
   // This delivery leaves the line (it was first, if it was in it).
   const rest = first === undefined ? line : withoutEmpty(line!.filter((place) => place !== first));
@@ -214,7 +219,7 @@ export function claimSubject(
     const place = freePlace(receivedAt, processed, retries);
     if (place !== receivedAt) claimed.since = place;
     // Should it fail or expire, its retries can come until then.
-    claimed.dueUntil = receivedAt + retryDueWindow(minRetryDelayMs);
+    claimed.dueUntil = receivedAt + retryDueWindow(minRetryDelayMs, replyWindowMs);
   }
   if (others !== undefined) claimed.retries = others;
   if (rest !== undefined) claimed.line = rest;
@@ -245,7 +250,7 @@ export function leaveSubjectLine(record: SubjectRecord | undefined, waiter: Subj
   return record === undefined ? released(undefined, next)! : lined(record, next);
 }
 
-/** Longest wait a {@link SubjectWaiter} may announce: a day (the receiver's is 30 s at most). */
+/** Longest wait a {@link SubjectWaiter} may announce: a day (the receiver's is at most its store's `replyWindowMs`, 30 s by default). */
 const MAX_WAITER_LEFT_MS = 86_400_000;
 
 /** Refuses a waiter whose place could never lapse, or that a store could not keep. */
@@ -277,8 +282,8 @@ function retryDueOf(retries: RetryDue[] | undefined, digest: string, at: number,
  * them it is a duplicate the service sent (reference 6: duplicates are possible), answered
  * `duplicate` once that event is processed, and the state is the same either way.
  */
-export function expectSubjectRetry(stored: SubjectRecord | undefined, digest: string, at: number, minRetryDelayMs = 0, receivedAt = at, failedAt = at): SubjectRecord | undefined {
-  const record = withoutExpiredClaim(stored, at, minRetryDelayMs);
+export function expectSubjectRetry(stored: SubjectRecord | undefined, digest: string, at: number, minRetryDelayMs = 0, receivedAt = at, failedAt = at, replyWindowMs = REPLY_WINDOW_MS): SubjectRecord | undefined {
+  const record = withoutExpiredClaim(stored, at, minRetryDelayMs, replyWindowMs);
   const live = record !== undefined && record.expiresAt > at;
   const retries = liveRetries(record, at) ?? [];
   const due = retryDueOf(retries, digest, receivedAt, minRetryDelayMs);
@@ -293,7 +298,7 @@ export function expectSubjectRetry(stored: SubjectRecord | undefined, digest: st
     // Placed where it arrived; received before the processed event, it is older than it.
     const superseded = live && record.state === 'processed' && receivedAt < arrivalOf(record);
     const since = freePlace(receivedAt, live ? record : undefined, retries);
-    next = [...retries, { digest, superseded, failures: 1, since, failedAt, expiresAt: at + retryDueWindow(minRetryDelayMs) }];
+    next = [...retries, { digest, superseded, failures: 1, since, failedAt, expiresAt: at + retryDueWindow(minRetryDelayMs, replyWindowMs) }];
   }
   const line = liveList(record?.line, at);
   if (!live) return released(withoutEmpty(next), line);
@@ -338,12 +343,12 @@ function freePlace(receivedAt: number, state: SubjectRecord | undefined, retries
  * this, the retry would be placed as a new event, after the events received since, and supersede
  * them. The same record when there is no expired claim.
  */
-function withoutExpiredClaim(record: SubjectRecord | undefined, at: number, minRetryDelayMs: number): SubjectRecord | undefined {
+function withoutExpiredClaim(record: SubjectRecord | undefined, at: number, minRetryDelayMs: number, replyWindowMs: number): SubjectRecord | undefined {
   if (record === undefined || record.state !== 'processing' || record.expiresAt > at) return record;
   const retries = liveRetries(record, at) ?? [];
   const failures = (record.failures ?? 0) + 1;
   const failedAt = record.claimedAt ?? 0;
-  const expiresAt = record.dueUntil ?? (record.claimedAt ?? at) + retryDueWindow(minRetryDelayMs);
+  const expiresAt = record.dueUntil ?? (record.claimedAt ?? at) + retryDueWindow(minRetryDelayMs, replyWindowMs);
   if (failures < DELIVERY_ATTEMPTS && expiresAt > at) retries.push({ digest: record.digest, superseded: false, failures, since: placeOf(record), failedAt, expiresAt });
   return released(withoutEmpty(retries), liveList(record.line, at));
 }
@@ -376,7 +381,7 @@ export function markSubjectProcessed(stored: SubjectRecord | undefined, key: str
   if (stored !== undefined && stored.token !== token && stored.expiresAt > at) return stored;
   // Another delivery's claim that expired: its event's retry is due (not this one's own claim,
   // which this settles).
-  const record = stored?.token === token ? stored : withoutExpiredClaim(stored, at, minRetryDelayMs);
+  const record = stored?.token === token ? stored : withoutExpiredClaim(stored, at, minRetryDelayMs, replyWindowMs);
   const digest = digestOfToken(token, key);
   const live = liveRetries(record, at);
   // Without its claim's place (the claim expired, and another delivery may have taken the
@@ -421,7 +426,7 @@ export function releaseSubject(record: SubjectRecord | undefined, token: string,
 function withRetryDue(retries: RetryDue[] | undefined, record: SubjectRecord, at: number, minRetryDelayMs: number, replyWindowMs: number): RetryDue[] | undefined {
   const failures = (record.failures ?? 0) + 1;
   if (failures >= DELIVERY_ATTEMPTS) return retries;
-  const due: RetryDue = { digest: record.digest, superseded: false, failures, since: placeOf(record), failedAt: Math.min(at, (record.claimedAt ?? at) + replyWindowMs), expiresAt: record.dueUntil ?? at + retryDueWindow(minRetryDelayMs) };
+  const due: RetryDue = { digest: record.digest, superseded: false, failures, since: placeOf(record), failedAt: Math.min(at, (record.claimedAt ?? at) + replyWindowMs), expiresAt: record.dueUntil ?? at + retryDueWindow(minRetryDelayMs, replyWindowMs) };
   return [...(retries ?? []), due];
 }
 

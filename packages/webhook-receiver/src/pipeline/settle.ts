@@ -58,7 +58,7 @@ function notMarkedProcessed(claim: SubjectClaim, delivery: WebhookDelivery, sett
       `${lingers} Should a copy of this body come all the same, it is dispatched again once the claim has expired, not answered duplicate.`;
   } else {
     answer = `${what}, ${failed}. The delivery is answered 200 ${answered} all the same (the work is done), and the service does not send it again. ` +
-      `${lingers} Should the service send this body again anyway (the 200 was lost, or came after its 30-second window), that retry is dispatched again once the claim has expired, not answered duplicate.`;
+      `${lingers} Should the service send this body again anyway (the 200 was lost, or came after its reply window), that retry is dispatched again once the claim has expired, not answered duplicate.`;
   }
   return new DedupeStoreError(cause instanceof DedupeStoreError ? cause.code : 'dedupe_store_unavailable', answer, { cause });
 }
