@@ -147,7 +147,7 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     lines,
     // Only a provider's key can change, and only a store that keeps retries due can use what the
     // deliveries refused for it turn out to be.
-    refused: typeof (options.publicKey as { get?: unknown } | null)?.get === 'function' && typeof dedupe?.expectRetry === 'function'
+    refused: typeof (options.publicKey as { get?: unknown } | null)?.get === 'function' && typeof (options.publicKey as { refresh?: unknown }).refresh === 'function' && typeof dedupe?.expectRetry === 'function'
       ? new RefusedDeliveries(options.publicKey as PublicKeyProvider, options.toleranceSeconds)
       : undefined,
     onSuperseded: options.onSuperseded,

@@ -3,8 +3,9 @@
 // the service retries them 1, 5 and 15 minutes later. A newer event verified with the new key
 // meanwhile must not be undone by such a retry: once the receiver has the new key, it verifies
 // the refused deliveries it kept, and tells its store to expect the authentic ones' retries in
-// their place. Forgeries refused the same way leave no trace.
-import { createPublicKeyProvider } from '@capi/webhook-signature';
+// their place. Forgeries refused the same way leave no trace. The stores' first wait before a
+// retry (minRetryDelayMs) is a few hundred ms here, a sandbox's schedule sped up.
+import { createPublicKeyProvider, importPublicKey } from '@capi/webhook-signature';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryDedupeStore, createWebhookReceiver } from '../src/index.js';
 import { MAX_REFUSED_BYTES, MAX_REFUSED_DELIVERIES, RefusedDeliveries } from '../src/pipeline/refused-deliveries.js';
@@ -18,6 +19,9 @@ beforeAll(async () => {
   [before, after, forger] = await Promise.all([createFakeService(), createFakeService(), createFakeService()]);
 });
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const RETRY_MS = 300;
+
 /** A receiver whose key comes from a key endpoint that serves `served`, refetched at most once a minute of `clock`. */
 function rotatingReceiver() {
   const state = { served: before.publicKey, clockMs: Date.now() };
@@ -28,14 +32,14 @@ function rotatingReceiver() {
     now: () => state.clockMs,
   });
   const handled: string[] = [];
-  const receiver = createWebhookReceiver({ publicKey: provider, dedupe: createMemoryDedupeStore({ minRetryDelayMs: 0 }), onError: () => {} })
+  const receiver = createWebhookReceiver({ publicKey: provider, dedupe: createMemoryDedupeStore({ minRetryDelayMs: RETRY_MS }), onError: () => {} })
     .on('kyc.status.changed', (event) => void handled.push(event.data.kycStatus));
   return { receiver, handled, state };
 }
 
 const kyc = (kycStatus: 'pending' | 'approved') => eventBody('kyc.status.changed', 'usr_1', { kycStatus });
 /** The store orders events by their arrival in ms: the next one comes at least a few ms later (the service's come minutes apart). */
-const later = () => new Promise((resolve) => setTimeout(resolve, 10));
+const later = () => sleep(10);
 
 describe('a delivery refused 401 for a key the receiver had not fetched yet', () => {
   it('is verified once the new key is fetched, and its retry is superseded by the newer event processed meanwhile', async () => {
@@ -48,7 +52,8 @@ describe('a delivery refused 401 for a key the receiver had not fetched yet', ()
     state.clockMs += 61_000;
     // The newer event makes the receiver fetch the new key: processed.
     expect(await after.receive(receiver, kyc('approved'))).toEqual({ status: 200, code: 'processed' });
-    // The retry of the refused event: authentic, and older than what was processed.
+    // The retry of the refused event, after the service's wait: authentic, and older than what was processed.
+    await sleep(RETRY_MS + 50);
     expect(await after.receive(receiver, kyc('pending'))).toEqual({ status: 200, code: 'superseded' });
     expect(handled).toEqual(['approved']);
   });
@@ -59,7 +64,9 @@ describe('a delivery refused 401 for a key the receiver had not fetched yet', ()
     state.served = after.publicKey;
     expect(await after.receive(receiver, kyc('pending'))).toMatchObject({ status: 401 });
     state.clockMs += 61_000;
+    await sleep(RETRY_MS + 50);
     expect(await after.receive(receiver, kyc('pending'))).toEqual({ status: 200, code: 'processed' });
+    await later();
     expect(await after.receive(receiver, kyc('approved'))).toEqual({ status: 200, code: 'processed' });
     expect(handled).toEqual(['pending', 'approved']);
   });
@@ -73,6 +80,7 @@ describe('a delivery refused 401 for a key the receiver had not fetched yet', ()
     state.served = after.publicKey;
     state.clockMs += 61_000;
     expect(await after.receive(receiver, kyc('approved'))).toEqual({ status: 200, code: 'processed' });
+    await sleep(RETRY_MS + 50);
     // The user really returns to pending: not taken for a retry of the forged copy.
     expect(await after.receive(receiver, kyc('pending'))).toEqual({ status: 200, code: 'processed' });
     expect(handled).toEqual(['approved', 'pending']);
@@ -83,7 +91,8 @@ describe('several processes sharing one store', () => {
   it('a process that receives nothing after the refusal still records it: it asks its provider for the key every second, so a retry that reaches another process is superseded', async () => {
     let served = before.publicKey;
     const keyEndpoint = async () => Response.json({ success: true, publicKey: served });
-    const store = createMemoryDedupeStore({ minRetryDelayMs: 0 });
+    // The retry comes 2 s after the refusal; the refusing process checks every second.
+    const store = createMemoryDedupeStore({ minRetryDelayMs: 2_000 });
     const handled: string[] = [];
     const processOf = () =>
       createWebhookReceiver({
@@ -99,11 +108,59 @@ describe('several processes sharing one store', () => {
     await later();
     // The second process fetches the new key at its first delivery: the newer event, processed.
     expect(await after.receive(second, kyc('approved'))).toEqual({ status: 200, code: 'processed' });
-    // The first process gets no other delivery; within a couple of seconds it has the new key.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // The first process gets no other delivery; within a second or two it has the new key.
+    await sleep(2_100);
     // The retry of the refused event reaches the second process.
     expect(await after.receive(second, kyc('pending'))).toEqual({ status: 200, code: 'superseded' });
     expect(handled).toEqual(['approved']);
+  });
+
+  it('a refusal verified only after its retry could have come is not recorded: a later copy of its body, a new event, is dispatched', async () => {
+    // The first process starts while the key endpoint is down (503); the second has the key.
+    let down = true;
+    const store = createMemoryDedupeStore({ minRetryDelayMs: RETRY_MS });
+    const handled: string[] = [];
+    const first = createWebhookReceiver({
+      publicKey: createPublicKeyProvider({
+        url: 'https://keys.example/api/v1/public-key',
+        fetch: async () => (down ? new Response('', { status: 502 }) : Response.json({ success: true, publicKey: before.publicKey })),
+      }),
+      dedupe: store,
+      onError: () => {},
+    }).on('kyc.status.changed', (event) => void handled.push(event.data.kycStatus));
+    const second = createWebhookReceiver({ publicKey: before.publicKey, dedupe: store, onError: () => {} })
+      .on('kyc.status.changed', (event) => void handled.push(event.data.kycStatus));
+    expect(await before.receive(first, kyc('pending'))).toMatchObject({ status: 503 });
+    await sleep(RETRY_MS + 50);
+    expect(await before.receive(second, kyc('pending'))).toEqual({ status: 200, code: 'processed' }); // its retry
+    await later();
+    expect(await before.receive(second, kyc('approved'))).toEqual({ status: 200, code: 'processed' });
+    down = false; // the first process gets the key within a second, and verifies what it kept
+    await sleep(1_300);
+    // The user really returns to pending.
+    expect(await before.receive(second, kyc('pending'))).toEqual({ status: 200, code: 'processed' });
+    expect(handled).toEqual(['pending', 'approved', 'pending']);
+  });
+});
+
+describe('providers that are not createPublicKeyProvider', () => {
+  it('a provider without refresh keeps nothing: a forgery is answered 401 and no timer runs (none could fetch a key)', async () => {
+    const key = await importPublicKey(before.publicKey);
+    const receiver = createWebhookReceiver({ publicKey: { get: async () => key } as never, dedupe: createMemoryDedupeStore(), onError: () => {} });
+    expect(await forger.receive(receiver, kyc('pending'))).toMatchObject({ status: 401 });
+    await sleep(1_200); // an uncaught error from a timer would fail the run
+    expect(await before.receive(receiver, kyc('approved'))).toEqual({ status: 200, code: 'processed' });
+  });
+
+  it('a provider whose refresh throws, and whose get answers synchronously without lastKey: deliveries go on, answered as before', async () => {
+    const key = await importPublicKey(before.publicKey);
+    const provider = { get: () => key, refresh: () => { throw new Error('no endpoint here'); } };
+    const receiver = createWebhookReceiver({ publicKey: provider as never, dedupe: createMemoryDedupeStore(), onError: () => {} });
+    expect(await before.receive(receiver, eventBody('user.created', 'usr_1'))).toMatchObject({ status: 200 });
+    expect(await forger.receive(receiver, kyc('pending'))).toMatchObject({ status: 401 });
+    expect(await before.receive(receiver, kyc('approved'))).toEqual({ status: 200, code: 'processed' });
+    await sleep(1_200);
+    expect(await before.receive(receiver, kyc('pending'))).toEqual({ status: 200, code: 'processed' });
   });
 });
 
@@ -120,5 +177,26 @@ describe('what the receiver keeps of refused deliveries', () => {
     const refused = new RefusedDeliveries(provider, undefined);
     for (let index = 0; index < 20; index++) refused.keep(new Uint8Array(1_048_576), '1', 'c2ln', Date.now(), Date.now());
     expect(refused.size).toBe(MAX_REFUSED_BYTES / 1_048_576);
+  });
+
+  it('stays pending while a check runs, so that a delivery verified meanwhile waits for it before it claims', async () => {
+    const signed = await after.signedSource(kyc('pending'));
+    const key = await importPublicKey(after.publicKey);
+    let held: Awaited<ReturnType<typeof importPublicKey>> | undefined; // no key when it was refused
+    const refused = new RefusedDeliveries({ get: async () => key, refresh: async () => key, lastKey: () => held }, undefined);
+    let release!: () => void;
+    const told = new Promise<void>((resolve) => { release = resolve; });
+    let recorded = false;
+    refused.onAuthentic(async () => { await told; recorded = true; });
+    refused.keep(new TextEncoder().encode(kyc('pending')), String(signed.header('x-webhook-timestamp')), String(signed.header('x-webhook-signature')), Date.now(), Date.now());
+    held = key;
+    const check = refused.recheck();
+    await sleep(20);
+    expect(refused.size).toBe(0); // taken out for the check
+    expect(refused.pending).toBe(true);
+    release();
+    await check;
+    expect(recorded).toBe(true);
+    expect(refused.pending).toBe(false);
   });
 });

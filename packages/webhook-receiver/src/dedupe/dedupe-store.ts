@@ -153,7 +153,9 @@ export interface DedupeStore {
    * `failedMsAgo` (default 0, at most `waitedMs`): how long ago the service saw the attempt fail.
    * The receiver passes it for a delivery it answered 401 or 503 because of the key (a rotation
    * it had not fetched yet, an unreachable key endpoint) and verified later, once it had the
-   * key: the retry's wait counts from that answer, not from now.
+   * key: the retry's wait counts from that answer, not from now. A failure told
+   * `minRetryDelayMs` or more after it happened is not recorded: its retry may have come and been
+   * handled already, and a later copy of its body would be taken for that retry.
    */
   expectRetry?(key: string, digest: string, waitedMs?: number, failedMsAgo?: number): void | Promise<void>;
   /**

@@ -434,6 +434,8 @@ local list = retries(rest, now)
 if expired then expiredClaim(expired, list, now, tonumber(ARGV[4])) end
 local received = now - tonumber(ARGV[5])
 local failed = now - tonumber(ARGV[6])
+-- A failure told late: its retry may have come already (see expectSubjectRetry).
+if failed < now and now - failed >= minDelay then return 0 end
 local line = waiting(rest, now)
 local due = nil
 for _, r in ipairs(list) do

@@ -283,6 +283,9 @@ function retryDueOf(retries: RetryDue[] | undefined, digest: string, at: number,
  * `duplicate` once that event is processed, and the state is the same either way.
  */
 export function expectSubjectRetry(stored: SubjectRecord | undefined, digest: string, at: number, minRetryDelayMs = 0, receivedAt = at, failedAt = at, replyWindowMs = REPLY_WINDOW_MS): SubjectRecord | undefined {
+  // A failure told late (a refusal verified once the key came): its retry may have come and been
+  // handled already, and recording it now would supersede a later copy of its body, a new event.
+  if (failedAt < at && at - failedAt >= minRetryDelayMs) return stored;
   const record = withoutExpiredClaim(stored, at, minRetryDelayMs, replyWindowMs);
   const live = record !== undefined && record.expiresAt > at;
   const retries = liveRetries(record, at) ?? [];

@@ -36,7 +36,7 @@ export async function receiveDelivery(context: PipelineContext, source: Delivery
     const verified = await verifyDelivery(context, source, rawBody, receivedAt);
     if ('outcome' in verified) return { reply: replyFor(verified.outcome, verified.detail) };
     // Before this delivery claims (it may be a retry of one of them): refused deliveries that the key now shows authentic.
-    if (context.refused !== undefined && context.refused.size > 0) await context.refused.recheck();
+    if (context.refused !== undefined && context.refused.pending) await context.refused.recheck();
     const processing = processVerified(context, rawBody, verified, { replay: false });
     const { outcome, detail, afterReply } = isPromiseLike(processing) ? await processing : processing;
     return { reply: replyFor(outcome, detail), afterReply };

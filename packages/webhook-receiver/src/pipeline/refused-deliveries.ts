@@ -1,6 +1,5 @@
 import { verifyWebhookSignature, type PublicKeyProvider, type WebCryptoKey } from '@capi/webhook-signature';
 import { sha256Hex } from '../body-digest.js';
-import { RETRY_DUE_MS } from '../dedupe/subject-record.js';
 import type { PipelineContext } from './context.js';
 import { parseEvent } from './parse-event.js';
 
@@ -22,7 +21,13 @@ interface RefusedDelivery {
 /** The most refused deliveries a receiver keeps, and their bodies' total size: a flood of forgeries evicts the oldest, and costs no more. */
 export const MAX_REFUSED_DELIVERIES = 1_000;
 export const MAX_REFUSED_BYTES = 16 * 1_048_576;
-/** While deliveries are kept, how often the receiver asks its provider for the key (the provider fetches at most once per its `minRefreshIntervalMs`). */
+/**
+ * How long a refused delivery is kept: two minutes, twice the service's first wait before a retry.
+ * It is only of use until that retry comes (the store records no failure told later, see
+ * `DedupeStore.expectRetry`).
+ */
+export const REFUSED_KEEP_MS = 2 * 60 * 1000;
+/** While deliveries are kept, how often the receiver asks its provider for the key (the provider fetches at most once per its `minRefreshIntervalMs` once it has a key). */
 export const REFUSED_RECHECK_INTERVAL_MS = 1_000;
 
 /** What the receiver does with a kept delivery shown authentic: its body, when it arrived, when it was answered. */
@@ -37,15 +42,16 @@ export type AuthenticRefusal = (rawBody: Uint8Array, receivedAt: number, answere
  * the new key meanwhile, must not be undone by that retry. The store never saw the refused
  * attempt, so it kept no retry due, and it could not have: an unverified body proves nothing.
  *
- * So the receiver keeps each such delivery here, in memory, for the retries' 25 minutes (at most
- * {@link MAX_REFUSED_DELIVERIES}, {@link MAX_REFUSED_BYTES}). When a later delivery verifies, and
- * the provider's key is not the one a kept delivery failed with, the kept one is verified with it
- * (its timestamp checked as at its arrival). An authentic one is told to the store as a retry due
- * (`expectRetry`), in the place where it arrived and counted from when it was answered, exactly
- * as if it had been answered 409: a newer event processed before its retry supersedes it. The
- * others are forgeries (or bodies changed in transit) and are dropped. Nothing is dispatched from
- * here: the retry is. Kept per process, so a delivery refused by a process that then stops is
- * not recovered.
+ * So the receiver keeps each such delivery here, in memory, for {@link REFUSED_KEEP_MS} (at most
+ * {@link MAX_REFUSED_DELIVERIES}, {@link MAX_REFUSED_BYTES}), and asks the provider for the key
+ * every second meanwhile. Once the provider's key is not the one a kept delivery failed with, at
+ * that check or before the next verified delivery claims, the kept one is verified with it (its
+ * timestamp checked as at its arrival). An authentic one is told to the store as a retry due
+ * (`expectRetry`), in the place where it arrived and counted from when it was answered, as if it
+ * had been answered 409: a newer event processed before its retry supersedes it. The others are
+ * forgeries (or bodies changed in transit) and are dropped. Nothing is dispatched from here: the
+ * retry is. Kept per process, so a delivery refused by a process that then stops is not
+ * recovered.
  */
 export class RefusedDeliveries {
   #entries: RefusedDelivery[] = [];
@@ -64,9 +70,14 @@ export class RefusedDeliveries {
     this.#authentic = authentic;
   }
 
-  /** How many are kept. */
+  /** How many are kept (those being checked are not). */
   get size(): number {
     return this.#entries.length;
+  }
+
+  /** Whether any are kept or being checked: a verified delivery then waits for {@link recheck} before it claims. */
+  get pending(): boolean {
+    return this.#entries.length > 0 || this.#checking !== undefined;
   }
 
   keep(rawBody: Uint8Array, timestamp: string, signature: string, receivedAt: number, checkedAt: number): void {
@@ -85,40 +96,52 @@ export class RefusedDeliveries {
    * While deliveries are kept, asks the provider for the key every second and checks them when it
    * changed: a process that receives nothing else (others behind the same load balancer took the
    * later deliveries) still records them before their retries come, which may reach another
-   * process. Best effort: the timer does not keep a process alive, and an edge runtime may not run
-   * it between requests; a verified delivery checks them too.
+   * process. Best effort: the timer does not keep a process alive (Node, Bun, Deno), an edge
+   * runtime may not run it between requests, and a verified delivery checks them too.
    */
   #schedule(): void {
     if (this.#timer !== undefined) return;
-    this.#timer = setTimeout(() => {
+    const timer = setTimeout(() => {
       this.#timer = undefined;
-      void this.provider.refresh().then(() => this.recheck()).catch(() => undefined).finally(() => {
-        if (this.#entries.length > 0) this.#schedule();
-      });
+      // A provider's refresh that throws, or is missing, must not end the process.
+      void Promise.resolve()
+        .then(() => this.provider.refresh())
+        .catch(() => undefined)
+        .then(() => this.recheck())
+        .finally(() => {
+          this.#dropExpired(Date.now());
+          if (this.#entries.length > 0) this.#schedule();
+        });
     }, REFUSED_RECHECK_INTERVAL_MS);
-    (this.#timer as { unref?: () => void }).unref?.();
+    this.#timer = timer;
+    if (typeof timer === 'object' && typeof (timer as { unref?: unknown }).unref === 'function') (timer as { unref: () => void }).unref();
+    else (globalThis as { Deno?: { unrefTimer?: (id: unknown) => void } }).Deno?.unrefTimer?.(timer);
   }
 
   /**
    * Verifies the kept deliveries with the provider's key, where it is not the key they failed
    * with, and gives the authentic ones to {@link onAuthentic}; every one checked is dropped. One
-   * check at a time: a caller that comes during one waits for it.
+   * check at a time: a caller that comes during one waits for it. Never rejects.
    */
   recheck(): Promise<void> {
-    return (this.#checking ??= this.#run().finally(() => {
-      this.#checking = undefined;
-    }));
+    return (this.#checking ??= this.#run()
+      .catch(() => undefined)
+      .finally(() => {
+        this.#checking = undefined;
+      }));
   }
 
   async #run(): Promise<void> {
     this.#dropExpired(Date.now());
+    if (this.#entries.length === 0) return;
     let key: unknown = this.provider.lastKey?.();
-    if (key === undefined) key = await this.provider.get().catch(() => undefined);
+    if (key === undefined) key = await Promise.resolve().then(() => this.provider.get()).catch(() => undefined);
     if (key === undefined) return;
     const due = this.#entries.filter((entry) => entry.triedWith !== key);
     if (due.length === 0) return;
     this.#entries = this.#entries.filter((entry) => entry.triedWith === key);
     this.#bytes = this.#entries.reduce((total, entry) => total + entry.rawBody.byteLength, 0);
+    const authentic: RefusedDelivery[] = [];
     for (const entry of due) {
       try {
         await verifyWebhookSignature({
@@ -129,15 +152,17 @@ export class RefusedDeliveries {
           toleranceSeconds: this.toleranceSeconds,
           now: () => entry.checkedAt,
         });
+        authentic.push(entry);
       } catch {
-        continue;
+        // A forgery, or a body changed in transit: dropped.
       }
-      await this.#authentic(entry.rawBody, entry.receivedAt, entry.answeredAt);
     }
+    // Told to the store at once, not one after another: deliveries wait for this.
+    await Promise.all(authentic.map((entry) => this.#authentic(entry.rawBody, entry.receivedAt, entry.answeredAt)));
   }
 
   #dropExpired(now: number): void {
-    const live = this.#entries.filter((entry) => now - entry.receivedAt < RETRY_DUE_MS);
+    const live = this.#entries.filter((entry) => now - entry.receivedAt < REFUSED_KEEP_MS);
     if (live.length === this.#entries.length) return;
     this.#entries = live;
     this.#bytes = live.reduce((total, entry) => total + entry.rawBody.byteLength, 0);

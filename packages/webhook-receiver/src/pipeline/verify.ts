@@ -31,7 +31,8 @@ export async function verifyDelivery(context: PipelineContext, source: DeliveryS
     // Refused for the key (a rotation not fetched yet, no key at all): kept, so that once a newer
     // key shows it authentic its retry is expected in its place (see refused-deliveries.ts).
     if (context.refused !== undefined && (rejection.outcome === 'invalid_signature' || rejection.outcome === 'public_key_unavailable') && typeof timestamp === 'string' && typeof signature === 'string') {
-      context.refused.keep(rawBody, timestamp, signature, receivedAt, context.now());
+      // Its timestamp is checked again as of its arrival, on the receiver's clock.
+      context.refused.keep(rawBody, timestamp, signature, receivedAt, context.now() - (Date.now() - receivedAt));
     }
     return { outcome: rejection.outcome, detail: rejection.detail };
   }

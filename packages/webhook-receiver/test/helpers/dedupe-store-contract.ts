@@ -332,19 +332,28 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect(await overtaken.claim('s', 'B')).toEqual({ state: 'superseded' });
   });
 
-  it('counts the wait before a retry kept by expectRetry from failedMsAgo (a 401 answered before the body could be verified): its retry supersedes nothing newer, and is not taken for a new event', async () => {
-    // A arrived and was answered (401: the receiver had not fetched the rotated key) 1 s ago;
-    // verified now, with the new key. B, newer, is processed; then A's retry comes.
+  it('counts the wait before a retry kept by expectRetry from failedMsAgo (a 401 answered before the body could be verified): its retry supersedes nothing newer, and is not taken for a new event; a failure told too late is not kept', async () => {
+    // A arrived and was answered (401: the receiver had not fetched the rotated key) 250 ms ago;
+    // verified now, with the new key. B, newer, is processed; then A's retry comes, 300 ms after
+    // the refusal.
     const store = createStore({ minRetryDelayMs: 300 });
-    await store.expectRetry!('s', 'A', 1_000, 1_000);
+    await store.expectRetry!('s', 'A', 250, 250);
     await processes(store, 's', 'B');
+    await sleep(100);
     expect(await store.claim('s', 'A')).toEqual({ state: 'superseded' });
-    // Counted from now instead, the copy of A that comes at once is too soon to be its retry: a
-    // new event, dispatched.
+    // Counted from now instead, the copy of A that comes 100 ms later is too soon to be its
+    // retry: a new event, dispatched.
     const fromNow = createStore({ minRetryDelayMs: 300 });
-    await fromNow.expectRetry!('s', 'A', 1_000);
+    await fromNow.expectRetry!('s', 'A', 250);
     await processes(fromNow, 's', 'B');
+    await sleep(100);
     expect((await fromNow.claim('s', 'A')).state).toBe('claimed');
+    // Told 1 s after the refusal, past the first wait (300 ms): its retry may have come and gone,
+    // so nothing is kept, and a copy of A after B is a new event.
+    const late = createStore({ minRetryDelayMs: 300 });
+    await late.expectRetry!('s', 'A', 1_000, 1_000);
+    await processes(late, 's', 'B');
+    expect((await late.claim('s', 'A')).state).toBe('claimed');
     // A failure cannot come before the arrival: failedMsAgo counts at most waitedMs.
     const clamped = createStore({ minRetryDelayMs: 300 });
     await clamped.expectRetry!('s', 'A', 100, 5_000);
