@@ -6,6 +6,7 @@ import { replyWindowOption } from './dedupe/positive-integer-option.js';
 import { REPLY_WINDOW_MS } from './dedupe/subject-record.js';
 import { WebhookReceiverError } from './errors.js';
 import { isPromiseLike, type PipelineContext } from './pipeline/context.js';
+import { createClaimRenewal } from './pipeline/claim-renewal.js';
 import { createHandlerRegistry } from './pipeline/dispatch.js';
 import { createRejectedSignatureReport } from './pipeline/rejected-signatures.js';
 import { receiveDelivery } from './pipeline/receive.js';
@@ -145,6 +146,7 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     subjectWaitMs,
     replyWindowMs,
     lines,
+    claimRenewal: typeof dedupe?.renewClaim === 'function' ? createClaimRenewal(dedupe as Parameters<typeof createClaimRenewal>[0]) : undefined,
     // Only a provider's key can change, and only a store that keeps retries due can use what the
     // deliveries refused for it turn out to be.
     refused: typeof (options.publicKey as { get?: unknown } | null)?.get === 'function' && typeof (options.publicKey as { refresh?: unknown }).refresh === 'function' && typeof dedupe?.expectRetry === 'function'

@@ -60,8 +60,10 @@ function partner(dedupe: DedupeStore) {
 const lost = (reports: Array<{ error: unknown }>) => reports.filter(({ error }) => error instanceof WebhookReceiverError && error.code === 'claim_lost');
 
 describe('a handler that finishes after its claim was lost is reported (claim_lost)', () => {
-  it('on the memory store, when the claim expired (claimTtlMs) and the next event of the subject took it', async () => {
-    const { receiver, reports, written, release, holding } = partner(createMemoryDedupeStore({ claimTtlMs: 100 }));
+  it('on the memory store, when the claim expired (claimTtlMs: a store that does not renew claims, or one unreachable that long) and the next event of the subject took it', async () => {
+    // Without renewClaim: the receiver cannot keep the claim of the handler still running.
+    const { renewClaim: _renewClaim, claimTtlMs: _claimTtlMs, ...withoutRenewal } = createMemoryDedupeStore({ claimTtlMs: 100 });
+    const { receiver, reports, written, release, holding } = partner(withoutRenewal);
     const first = deliver(receiver, eventBody('kyc.status.changed', 'u1', { kycStatus: 'pending' }));
     // Its handler runs (the two deliveries, sent at once, could reach the claim in either order).
     await holding;

@@ -176,6 +176,22 @@ export interface DedupeStore {
    */
   leaveLine?(key: string, waiter: SubjectWaiter): void | Promise<void>;
   /**
+   * Optional, read-only: how long, in ms, a claim lives unless renewed (the store's `claimTtlMs`).
+   * The receiver renews the claims of handlers still running a third of it after the last renewal
+   * ({@link DedupeStore.renewClaim}); without it, it counts {@link DEFAULT_CLAIM_TTL_MS}.
+   */
+  readonly claimTtlMs?: number;
+  /**
+   * Optional. Extends the claim of `key` held by `token` to `claimTtlMs` from now, and answers
+   * whether it was still this claim's (`false` once it expired, was taken, or the store lost it).
+   * The receiver calls it while a delivery's handlers run (an `acknowledgeEarly` handler that
+   * calls a slow service, a handler that outlives the reply window), so that a handler still
+   * running keeps its subject, while the claim of a process that died still expires
+   * `claimTtlMs` after its last renewal. The memory, Redis and Durable Object stores have it; a
+   * store without it keeps a claim for `claimTtlMs` only: keep that above your longest handlers.
+   */
+  renewClaim?(key: string, token: string): boolean | Promise<boolean>;
+  /**
    * Optional, for stores that keep lines across processes (the Redis store given a
    * `subscriber`): calls `wake(key, waiterId)` whenever the delivery `waiterId` (the first live
    * place in `key`'s line) may now claim `key` (the delivery that held it settled, or the place

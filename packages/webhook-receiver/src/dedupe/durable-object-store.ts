@@ -2,7 +2,7 @@ import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { defaultClaimTtl, minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
-import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, REPLY_WINDOW_MS, type SubjectRecord } from './subject-record.js';
+import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, REPLY_WINDOW_MS, type SubjectRecord } from './subject-record.js';
 
 // The members of the Workers runtime this module uses, typed here so that the package needs
 // neither @cloudflare/workers-types nor an import of `cloudflare:workers`.
@@ -44,6 +44,7 @@ export type StoreOperation =
   | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number; failedMsAgo?: number; replyWindowMs?: number }
   | { op: 'joinLine'; waiter: SubjectWaiter }
   | { op: 'leaveLine'; waiter: SubjectWaiter }
+  | { op: 'renewClaim'; token: string; claimTtlMs: number }
   | { op: 'deadLetter.put'; entry: StoredDeadLetter }
   | { op: 'deadLetter.list'; limit: number }
   | { op: 'deadLetter.delete'; bodySha256: string };
@@ -138,6 +139,12 @@ export class WebhookStoreObject {
       case 'leaveLine':
         this.#record = leaveSubjectLine(record, operation.waiter, at);
         break;
+      case 'renewClaim': {
+        const result = renewSubjectClaim(record, operation.token, at, operation.claimTtlMs);
+        answer = { owned: result.renewed };
+        this.#record = result.record;
+        break;
+      }
       default:
         return Response.json({ error: `Unknown operation ${String(operation.op)}.` }, { status: 400 });
     }
@@ -273,6 +280,11 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
     async leaveLine(key: string, waiter: SubjectWaiter): Promise<void> {
       checkWaiter(waiter);
       await send(key, { op: 'leaveLine', waiter });
+    },
+    claimTtlMs,
+    async renewClaim(key: string, token: string): Promise<boolean> {
+      const answer = (await send(key, { op: 'renewClaim', token, claimTtlMs })) as { owned?: unknown } | null;
+      return answer?.owned === true;
     },
   };
 }

@@ -1,7 +1,7 @@
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
 import { defaultClaimTtl, minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
-import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
+import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
 
 /** A subject in the memory store: its record, and its neighbours in the least-recently-seen order. */
 interface Entry {
@@ -66,6 +66,9 @@ export interface MemoryDedupeStore extends DedupeStore {
   expectRetry(key: string, digest: string, waitedMs?: number, failedMsAgo?: number): void;
   joinLine(key: string, waiter: SubjectWaiter): void;
   leaveLine(key: string, waiter: SubjectWaiter): void;
+  /** The store's `claimTtlMs`: see {@link DedupeStore.claimTtlMs}. */
+  readonly claimTtlMs: number;
+  renewClaim(key: string, token: string): boolean;
 }
 
 /**
@@ -182,6 +185,13 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
       const entry = entries.get(key);
       const next = leaveSubjectLine(entry?.record, waiter, now());
       if (next !== entry?.record) keep(key, entry, next);
+    },
+    claimTtlMs,
+    renewClaim(key: string, token: string): boolean {
+      const entry = entries.get(key);
+      const { record, renewed } = renewSubjectClaim(entry?.record, token, now(), claimTtlMs);
+      if (renewed) keep(key, entry, record);
+      return renewed;
     },
   };
 }

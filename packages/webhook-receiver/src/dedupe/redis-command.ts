@@ -1,3 +1,5 @@
+import { unrefTimer } from '../unref-timer.js';
+
 /**
  * Sends one Redis command (`['SET', key, value, 'NX']`) and resolves to Redis's reply.
  *
@@ -130,7 +132,7 @@ export function withCommandTimeout(
     const timer = setTimeout(() => {
       reject(unavailable(`Redis did not answer ${args[0]} within ${timeoutMs} ms; the delivery is answered 503 and will be retried. Check that Redis is reachable.`));
     }, timeoutMs);
-    (timer as { unref?: () => void }).unref?.();
+    unrefTimer(timer);
     send(args).then(
       (reply) => { clearTimeout(timer); resolve(reply); },
       (cause: unknown) => {

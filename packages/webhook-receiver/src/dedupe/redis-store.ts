@@ -3,6 +3,7 @@ import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type Ded
 import { checkWaiter, DELIVERY_ATTEMPTS, failedAgo, RETRY_WAIT_FACTORS, retryDueWindow } from './subject-record.js';
 import { defaultClaimTtl, minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { toRedisCommand, toRedisSubscribe, withCommandTimeout, type RedisClientLike, type RedisSubscriberLike } from './redis-command.js';
+import { unrefTimer } from '../unref-timer.js';
 
 /**
  * Options of {@link createRedisDedupeStore}.
@@ -471,6 +472,26 @@ if ttl > left then left = ttl end
 redis.call('SET', KEYS[1], joined(header, next, line), 'PX', left)
 return 1`;
 
+// Extends a live claim of this token to claimTtlMs from now (see renewSubjectClaim); the key
+// lives at least that and the retry-due window more, as after the claim.
+// ARGV: claim prefix (processing:<token>|), now, claimTtlMs, retry-due window.
+const RENEW_CLAIM = `${SPLIT}
+local v = redis.call('GET', KEYS[1])
+if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
+local state, rest = split(v)
+local failures, since, dueUntil, expires, claimedAt = claimFields(state)
+local now = tonumber(ARGV[2])
+if expires <= now then return 0 end
+local expiry = now + tonumber(ARGV[3])
+if expiry < expires then expiry = expires end
+local renewed = ARGV[1] .. failures .. '|' .. since .. '|' .. dueUntil .. '|' .. expiry .. '|' .. (claimedAt or '')
+if rest ~= '' then renewed = renewed .. NL .. rest end
+local ttl = redis.call('PTTL', KEYS[1])
+local least = expiry - now + tonumber(ARGV[4])
+if ttl < least then ttl = least end
+redis.call('SET', KEYS[1], renewed, 'PX', ttl)
+return 1`;
+
 // A delivery joins the subject's line without claiming (see joinSubjectLine); a value this
 // store did not write is left alone (the claim that follows reports it).
 // ARGV: waiter id, waiter's ms left, now.
@@ -598,6 +619,10 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
     async leaveLine(key: string, waiter: SubjectWaiter): Promise<void> {
       await command(['EVAL', LEAVE_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock(), channel, key]);
     },
+    claimTtlMs: Number(claimTtl),
+    async renewClaim(key: string, token: string): Promise<boolean> {
+      return Number(await command(['EVAL', RENEW_CLAIM, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`, clock(), claimTtl, dueWindow])) === 1;
+    },
   };
   if (subscribe !== undefined) store.watchLines = watchLinesOver(subscribe, channel);
   return store;
@@ -646,7 +671,7 @@ function watchLinesOver(subscribe: ReturnType<typeof toRedisSubscribe>, channel:
         `The subscriber did not subscribe to ${channel} (${error instanceof Error ? error.message : String(error)}); trying again in ${retryMs / 1000} s. Meanwhile deliveries waiting for a subject held in another process claim it at their next try (up to 250 ms) instead of at once. Pass a connected second connection as subscriber, whose Redis user may subscribe to ${channel}.`, { cause: error });
       each((wake) => failedOf.get(wake)?.(reported));
       const timer = setTimeout(() => attempt(Math.min(2 * retryMs, 30_000)), retryMs);
-      (timer as { unref?: () => void }).unref?.();
+      unrefTimer(timer);
     });
   };
   let subscribing = false;

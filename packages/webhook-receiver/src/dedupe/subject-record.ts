@@ -272,6 +272,15 @@ function retryDueOf(retries: RetryDue[] | undefined, digest: string, at: number,
 }
 
 /**
+ * The record after `renewClaim(key, token)`: the claim of `token`, still live, lives
+ * `claimTtlMs` from `at`; anything else is left as it is (`renewed: false`).
+ */
+export function renewSubjectClaim(record: SubjectRecord | undefined, token: string, at: number, claimTtlMs: number): { record: SubjectRecord | undefined; renewed: boolean } {
+  if (record === undefined || record.state !== 'processing' || record.token !== token || record.expiresAt <= at) return { record, renewed: false };
+  return { record: { ...record, expiresAt: Math.max(record.expiresAt, at + claimTtlMs) }, renewed: true };
+}
+
+/**
  * The record after `expectRetry(key, digest)`: a delivery of the subject was answered non-2xx
  * without a claim (409: an earlier event of the subject was still being handled), so the
  * service sends its body again. If it was the retry of a retry due, that event counts one more

@@ -4,6 +4,7 @@ import type { DeadLetterStore } from '../dead-letter/dead-letter-store.js';
 import type { InvalidWebhookEvent, UnknownWebhookEvent, WebhookDelivery, WebhookErrorContext, WebhookEventParser } from '../receiver-types.js';
 import type { SignatureCheck } from '../signature-check.js';
 import type { ReceiverOutcome } from '../status-table.js';
+import type { ClaimRenewal } from './claim-renewal.js';
 import type { HandlerRegistry } from './dispatch.js';
 import type { RefusedDeliveries } from './refused-deliveries.js';
 import type { SubjectLines } from './subject-lines.js';
@@ -26,6 +27,8 @@ export interface PipelineContext {
   readonly replyWindowMs: number;
   /** The deliveries waiting in this process for a subject another delivery holds. */
   readonly lines: SubjectLines;
+  /** Renews the claims of handlers still running, when the store can (`renewClaim`). */
+  readonly claimRenewal: ClaimRenewal | undefined;
   /** Deliveries refused for the key, checked again with a newer one (a key provider and a store with `expectRetry` only). */
   readonly refused: RefusedDeliveries | undefined;
   readonly onSuperseded: ((event: WebhookEvent, delivery: WebhookDelivery) => unknown) | undefined;

@@ -129,7 +129,14 @@ function dispatchAndSettle(
   } catch (error) {
     return failed(error);
   }
-  return isPromiseLike(dispatched) ? dispatched.then(settle, failed) : settle();
+  if (!isPromiseLike(dispatched)) return settle();
+  // Handlers that take time keep their subject: the claim is renewed while they run.
+  if (context.claimRenewal === undefined || claim.token === '') return dispatched.then(settle, failed);
+  const release = context.claimRenewal.hold(claim);
+  return dispatched.then(
+    () => { release(); return settle(); },
+    (error: unknown) => { release(); return failed(error); },
+  );
 }
 
 /** A superseded retry: acknowledged without the handlers, after the onSuperseded hook (whose failure is only reported). */

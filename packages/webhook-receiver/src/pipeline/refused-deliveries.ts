@@ -2,6 +2,7 @@ import { verifyWebhookSignature, type PublicKeyProvider, type WebCryptoKey } fro
 import { sha256Hex } from '../body-digest.js';
 import type { PipelineContext } from './context.js';
 import { parseEvent } from './parse-event.js';
+import { unrefTimer } from '../unref-timer.js';
 
 /** A delivery answered 401 or 503 because of the key, kept until a newer key can tell whether it was authentic. */
 interface RefusedDelivery {
@@ -114,8 +115,7 @@ export class RefusedDeliveries {
         });
     }, REFUSED_RECHECK_INTERVAL_MS);
     this.#timer = timer;
-    if (typeof timer === 'object' && typeof (timer as { unref?: unknown }).unref === 'function') (timer as { unref: () => void }).unref();
-    else (globalThis as { Deno?: { unrefTimer?: (id: unknown) => void } }).Deno?.unrefTimer?.(timer);
+    unrefTimer(timer);
   }
 
   /**

@@ -1,0 +1,78 @@
+// A handler that runs longer than the store's claimTtlMs (an acknowledgeEarly handler calling a
+// slow service): the receiver renews its claim while it runs, so that the subject's next event
+// waits for it instead of running beside it (and possibly writing first). A process that dies
+// renews nothing, so its claim still expires claimTtlMs after the last renewal.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryDedupeStore, createRedisDedupeStore, createWebhookReceiver, type DedupeStore, type WebhookErrorContext } from '../src/index.js';
+import { eventBody } from './helpers/events.js';
+import { startRedisWithClients, type RedisWithClients } from './helpers/redis-server.js';
+import { createFakeService, type FakeService } from './helpers/service.js';
+
+let service: FakeService;
+let redis: RedisWithClients;
+beforeAll(async () => {
+  [service, redis] = await Promise.all([createFakeService(), startRedisWithClients()]);
+});
+afterAll(async () => {
+  await redis?.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const CLAIM_TTL_MS = 300;
+let prefixCounter = 0;
+const stores: Array<[string, (options: { claimTtlMs: number }) => DedupeStore]> = [
+  ['memory store', (options) => createMemoryDedupeStore(options)],
+  ['Redis store', (options) => createRedisDedupeStore({ client: redis.ioredis, keyPrefix: `claim-renewal:${process.pid}:${++prefixCounter}:`, ...options })],
+];
+
+describe.each(stores)('%s', (_name, createStore) => {
+  it(`keeps the subject of an acknowledgeEarly handler that runs for ${CLAIM_TTL_MS * 3} ms (claimTtlMs ${CLAIM_TTL_MS}): the next event waits for it, nothing is reported lost`, async () => {
+    const reports: Array<{ code: unknown; context: WebhookErrorContext }> = [];
+    const steps: string[] = [];
+    let running = 0;
+    let mostAtOnce = 0;
+    const receiver = createWebhookReceiver({
+      publicKey: service.publicKey,
+      dedupe: createStore({ claimTtlMs: CLAIM_TTL_MS }),
+      acknowledgeEarly: true,
+      subjectWaitMs: 5_000,
+      onError: (error, context) => void reports.push({ code: (error as { code?: unknown }).code ?? String(error), context }),
+    }).on('kyc.status.changed', async (event) => {
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      steps.push(`${event.data.kycStatus} started`);
+      await sleep(event.data.kycStatus === 'pending' ? CLAIM_TTL_MS * 3 : 10);
+      steps.push(`${event.data.kycStatus} done`);
+      running -= 1;
+    });
+    const first = service.receive(receiver, eventBody('kyc.status.changed', 'usr_slow', { kycStatus: 'pending' }));
+    // Past the claim's first expiry: without a renewal, approved would take the subject now.
+    await sleep(CLAIM_TTL_MS + 150);
+    const second = service.receive(receiver, eventBody('kyc.status.changed', 'usr_slow', { kycStatus: 'approved' }));
+    expect(await Promise.all([first, second])).toEqual([{ status: 202, code: 'acknowledged' }, { status: 202, code: 'acknowledged' }]);
+    expect(steps).toEqual(['pending started', 'pending done', 'approved started', 'approved done']);
+    expect(mostAtOnce).toBe(1);
+    expect(reports).toEqual([]);
+  });
+});
+
+describe('a store without renewClaim (one you wrote)', () => {
+  it('keeps a claim for claimTtlMs only: the next event runs beside the slow handler, which is reported claim_lost', async () => {
+    const inner = createMemoryDedupeStore({ claimTtlMs: CLAIM_TTL_MS });
+    const { renewClaim: _renew, claimTtlMs: _ttl, ...rest } = inner;
+    const store: DedupeStore = { ...rest, claim: inner.claim.bind(inner), markProcessed: inner.markProcessed.bind(inner), release: inner.release.bind(inner) };
+    const reports: unknown[] = [];
+    const steps: string[] = [];
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, dedupe: store, acknowledgeEarly: true, onError: (error) => void reports.push((error as { code?: unknown }).code) })
+      .on('kyc.status.changed', async (event) => {
+        steps.push(`${event.data.kycStatus} started`);
+        await sleep(event.data.kycStatus === 'pending' ? CLAIM_TTL_MS * 3 : 10);
+        steps.push(`${event.data.kycStatus} done`);
+      });
+    const first = service.receive(receiver, eventBody('kyc.status.changed', 'usr_slow2', { kycStatus: 'pending' }));
+    await sleep(CLAIM_TTL_MS + 150);
+    await Promise.all([first, service.receive(receiver, eventBody('kyc.status.changed', 'usr_slow2', { kycStatus: 'approved' }))]);
+    expect(steps).toEqual(['pending started', 'approved started', 'approved done', 'pending done']);
+    expect(reports).toContain('claim_lost');
+  });
+});
