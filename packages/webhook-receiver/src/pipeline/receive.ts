@@ -129,8 +129,17 @@ function dispatchAndSettle(
   } catch (error) {
     return failed(error);
   }
-  if (!isPromiseLike(dispatched)) return settle();
-  // Handlers that take time keep their subject: the claim is renewed while they run.
+  return isPromiseLike(dispatched) ? settleWhenDone(context, claim, dispatched, settle, failed) : settle();
+}
+
+/** Asynchronous handlers: settled once they are done, their subject's claim renewed meanwhile (see claim-renewal.ts). */
+function settleWhenDone(
+  context: PipelineContext,
+  claim: SubjectClaim,
+  dispatched: Promise<void>,
+  settle: () => MaybePromise<ReceiverOutcome>,
+  failed: (error: unknown) => MaybePromise<ReceiverOutcome>,
+): Promise<ReceiverOutcome> {
   if (context.claimRenewal === undefined || claim.token === '') return dispatched.then(settle, failed);
   const release = context.claimRenewal.hold(claim);
   return dispatched.then(
