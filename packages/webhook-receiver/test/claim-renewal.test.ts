@@ -2,9 +2,10 @@
 // slow service): the receiver renews its claim while it runs, so that the subject's next event
 // waits for it instead of running beside it (and possibly writing first). A process that dies
 // renews nothing, so its claim still expires claimTtlMs after the last renewal.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryDedupeStore, createRedisDedupeStore, createWebhookReceiver, type DedupeStore, type WebhookErrorContext } from '../src/index.js';
 import { eventBody } from './helpers/events.js';
+import { createClaimRenewal, MAX_RENEWED_CLAIM_TTLS } from '../src/pipeline/claim-renewal.js';
 import { startRedisWithClients, type RedisWithClients } from './helpers/redis-server.js';
 import { createFakeService, type FakeService } from './helpers/service.js';
 
@@ -18,7 +19,7 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const CLAIM_TTL_MS = 300;
+const CLAIM_TTL_MS = 1_000;
 let prefixCounter = 0;
 const stores: Array<[string, (options: { claimTtlMs: number }) => DedupeStore]> = [
   ['memory store', (options) => createMemoryDedupeStore(options)],
@@ -47,7 +48,7 @@ describe.each(stores)('%s', (_name, createStore) => {
     });
     const first = service.receive(receiver, eventBody('kyc.status.changed', 'usr_slow', { kycStatus: 'pending' }));
     // Past the claim's first expiry: without a renewal, approved would take the subject now.
-    await sleep(CLAIM_TTL_MS + 150);
+    await sleep(CLAIM_TTL_MS + 300);
     const second = service.receive(receiver, eventBody('kyc.status.changed', 'usr_slow', { kycStatus: 'approved' }));
     expect(await Promise.all([first, second])).toEqual([{ status: 202, code: 'acknowledged' }, { status: 202, code: 'acknowledged' }]);
     expect(steps).toEqual(['pending started', 'pending done', 'approved started', 'approved done']);
@@ -70,9 +71,68 @@ describe('a store without renewClaim (one you wrote)', () => {
         steps.push(`${event.data.kycStatus} done`);
       });
     const first = service.receive(receiver, eventBody('kyc.status.changed', 'usr_slow2', { kycStatus: 'pending' }));
-    await sleep(CLAIM_TTL_MS + 150);
+    await sleep(CLAIM_TTL_MS + 300);
     await Promise.all([first, service.receive(receiver, eventBody('kyc.status.changed', 'usr_slow2', { kycStatus: 'approved' }))]);
     expect(steps).toEqual(['pending started', 'approved started', 'approved done', 'pending done']);
     expect(reports).toContain('claim_lost');
+  });
+});
+
+describe('the renewal timer', () => {
+  /** A store that only counts renewals. */
+  const countingStore = (claimTtlMs: unknown, renew: () => boolean = () => true) => {
+    const calls: string[] = [];
+    const store = { ...createMemoryDedupeStore(), claimTtlMs, renewClaim: (key: string) => { calls.push(key); return renew(); } } as unknown as DedupeStore & { renewClaim: () => boolean };
+    return { store, calls };
+  };
+
+  it('renews a held claim once a quarter of claimTtlMs has passed, and stops once it is released', async () => {
+    const { store, calls } = countingStore(600);
+    const release = createClaimRenewal(store).hold({ subject: 's', token: 't' });
+    await sleep(500);
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    release();
+    const after = calls.length;
+    await sleep(400);
+    expect(calls.length).toBe(after);
+  });
+
+  it(`stops renewing after ${MAX_RENEWED_CLAIM_TTLS} times claimTtlMs: a handler that never settles loses its subject as before`, async () => {
+    const { store, calls } = countingStore(60);
+    createClaimRenewal(store).hold({ subject: 's', token: 't' });
+    await sleep(MAX_RENEWED_CLAIM_TTLS * 60 + 100);
+    const atCap = calls.length;
+    expect(atCap).toBeGreaterThanOrEqual(MAX_RENEWED_CLAIM_TTLS * 2);
+    await sleep(300);
+    expect(calls.length).toBe(atCap);
+  });
+
+  it('swallows a renewClaim that throws, and takes a claimTtlMs of Infinity, 0 or NaN for the 2-minute default (no timer spinning every ms)', async () => {
+    const { store, calls } = countingStore(60, () => { throw new Error('store down'); });
+    createClaimRenewal(store).hold({ subject: 's', token: 't' });
+    await sleep(200);
+    expect(calls.length).toBeGreaterThan(0);
+    for (const odd of [Number.POSITIVE_INFINITY, 0, Number.NaN]) {
+      const spinning = countingStore(odd);
+      const release = createClaimRenewal(spinning.store).hold({ subject: 's', token: 't' });
+      await sleep(50);
+      expect(spinning.calls).toEqual([]);
+      release();
+    }
+  });
+
+  it('arms a new timer when the last one never fired (a Worker drops the timers of a request that ended)', async () => {
+    const { store, calls } = countingStore(600);
+    const realSetTimeout = globalThis.setTimeout;
+    const dropped = vi.spyOn(globalThis, 'setTimeout').mockImplementationOnce((() => ({ unref() {} })) as never);
+    const renewal = createClaimRenewal(store);
+    renewal.hold({ subject: 'a', token: 't1' }); // its request ends: the timer is gone
+    dropped.mockRestore();
+    expect(globalThis.setTimeout).toBe(realSetTimeout);
+    await sleep(300); // overdue
+    renewal.hold({ subject: 'b', token: 't2' });
+    await sleep(400);
+    expect(calls).toContain('a');
+    expect(calls).toContain('b');
   });
 });

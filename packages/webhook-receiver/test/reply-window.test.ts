@@ -259,15 +259,6 @@ describe.each(windowStores)('a store\'s replyWindowMs (%s): the window of a sand
     expect(seen).toEqual(['pending', 'pending', 'pending', 'approved']);
   });
 
-  it('holds a claim for four windows by default (12 minutes for a 3-minute window, not the 2 minutes of a 30 s one), so that a handler still within the service\'s window keeps its subject', async () => {
-    const store = createStore({ replyWindowMs: 180_000, minRetryDelayMs: 60_000 });
-    expect((await store.claim('long-window', 'A')).state).toBe('claimed');
-    takes(150_000);
-    expect(await store.claim('long-window', 'B')).toEqual({ state: 'processing' });
-    takes(600_000);
-    expect((await store.claim('long-window', 'B')).state).toBe('claimed');
-  });
-
   it('reports a handler that fails after outliving a 200 ms window besides its failure', async () => {
     const { receiver, reports } = receiverWith({ dedupe: createStore({ replyWindowMs: 200, minRetryDelayMs: 1_000 }) });
     receiver.on('user.created', async () => { await Promise.resolve(); takes(250); throw new Error('database down'); });

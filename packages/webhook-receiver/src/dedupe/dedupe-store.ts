@@ -177,7 +177,7 @@ export interface DedupeStore {
   leaveLine?(key: string, waiter: SubjectWaiter): void | Promise<void>;
   /**
    * Optional, read-only: how long, in ms, a claim lives unless renewed (the store's `claimTtlMs`).
-   * The receiver renews the claims of handlers still running a third of it after the last renewal
+   * The receiver renews the claims of handlers still running a quarter of it after the last renewal
    * ({@link DedupeStore.renewClaim}); without it, it counts {@link DEFAULT_CLAIM_TTL_MS}.
    */
   readonly claimTtlMs?: number;

@@ -1,7 +1,7 @@
 import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
-import { defaultClaimTtl, minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
+import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, REPLY_WINDOW_MS, type SubjectRecord } from './subject-record.js';
 
 // The members of the Workers runtime this module uses, typed here so that the package needs
@@ -212,7 +212,7 @@ export interface DurableObjectDedupeStoreOptions {
   keyPrefix?: string;
   /** How long a processed body is remembered, in ms. Default 24 h (retries span 21 minutes). */
   ttlMs?: number;
-  /** How long an unfinished claim lives, in ms (an isolate that died mid-handler). Default 2 minutes, or four times a `replyWindowMs` over 30 s. */
+  /** How long an unfinished claim lives, in ms (an isolate that died mid-handler). Default 2 minutes; the receiver renews it while the handlers run. */
   claimTtlMs?: number;
   /**
    * The least time, in ms, the service waits after a failed attempt before it retries it; it
@@ -249,7 +249,7 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
   const ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
   const minRetryDelayMs = minRetryDelayOption(options.minRetryDelayMs);
   const replyWindowMs = replyWindowOption(options.replyWindowMs);
-  const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, defaultClaimTtl(replyWindowMs));
+  const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS);
   const send = (key: string, operation: StoreOperation) => sendToObject(namespace, keyPrefix + key, operation,
     (code, message, cause) => new DedupeStoreError(code === 'unavailable' ? 'dedupe_store_unavailable' : 'unexpected_store_reply', message, { cause }));
 

@@ -1,6 +1,6 @@
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
-import { defaultClaimTtl, minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
+import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
 
 /** A subject in the memory store: its record, and its neighbours in the least-recently-seen order. */
@@ -24,7 +24,7 @@ interface Entry {
 export interface MemoryDedupeStoreOptions {
   /** How long a processed body is remembered, in ms. Default 24 h (retries span 21 minutes). */
   ttlMs?: number;
-  /** How long an unfinished claim lives, in ms. Default 2 minutes, or four times a `replyWindowMs` over 30 s. */
+  /** How long an unfinished claim lives, in ms. Default 2 minutes; the receiver renews it while the handlers run. */
   claimTtlMs?: number;
   /**
    * The least time, in ms, the service waits after a failed attempt before it retries it; it
@@ -92,7 +92,7 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
   const ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
   const minRetryDelayMs = minRetryDelayOption(options.minRetryDelayMs);
   const replyWindowMs = replyWindowOption(options.replyWindowMs);
-  const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, defaultClaimTtl(replyWindowMs));
+  const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS);
   const maxEntries = positiveIntegerOption('maxEntries', options.maxEntries, 100_000);
   const now = options.now ?? Date.now;
   // A least-recently-seen list beside the Map, so that every step is O(1). Keeping the order in

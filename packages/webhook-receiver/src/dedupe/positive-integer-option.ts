@@ -1,5 +1,4 @@
 import { WebhookReceiverError } from '../errors.js';
-import { DEFAULT_CLAIM_TTL_MS } from './dedupe-store.js';
 import { REPLY_WINDOW_MS } from './subject-record.js';
 
 /** Reads an optional positive-integer option, throwing `invalid_options` with its name when out of range. */
@@ -44,11 +43,3 @@ export function replyWindowOption(value: unknown, name = 'replyWindowMs'): numbe
   return value;
 }
 
-/**
- * The stores' default `claimTtlMs` for a reply window: {@link DEFAULT_CLAIM_TTL_MS} (four times
- * the service's 30 s), or four times a longer window, so that a handler still within the
- * service's window never loses its claim to the subject's next delivery.
- */
-export function defaultClaimTtl(replyWindowMs: number): number {
-  return Math.max(DEFAULT_CLAIM_TTL_MS, 4 * replyWindowMs);
-}

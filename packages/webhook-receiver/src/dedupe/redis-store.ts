@@ -1,7 +1,7 @@
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { checkWaiter, DELIVERY_ATTEMPTS, failedAgo, RETRY_WAIT_FACTORS, retryDueWindow } from './subject-record.js';
-import { defaultClaimTtl, minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
+import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { toRedisCommand, toRedisSubscribe, withCommandTimeout, type RedisClientLike, type RedisSubscriberLike } from './redis-command.js';
 import { unrefTimer } from '../unref-timer.js';
 
@@ -20,7 +20,7 @@ export interface RedisDedupeStoreOptions {
   keyPrefix?: string;
   /** How long a processed body is remembered, in ms. Default 24 h (retries span 21 minutes). */
   ttlMs?: number;
-  /** How long an unfinished claim lives, in ms (a process that died mid-handler). Default 2 minutes, or four times a `replyWindowMs` over 30 s. */
+  /** How long an unfinished claim lives, in ms (a process that died mid-handler). Default 2 minutes; the receiver renews it while the handlers run. */
   claimTtlMs?: number;
   /**
    * The least time, in ms, the service waits after a failed attempt before it retries it; it
@@ -556,7 +556,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
   const minRetryDelayMs = minRetryDelayOption(options.minRetryDelayMs);
   const minRetryDelay = String(minRetryDelayMs);
   const replyWindowMs = replyWindowOption(options.replyWindowMs);
-  const claimTtl = String(positiveIntegerOption('claimTtlMs', options.claimTtlMs, defaultClaimTtl(replyWindowMs)));
+  const claimTtl = String(positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS));
   const dueWindow = String(retryDueWindow(minRetryDelayMs, replyWindowMs));
   const replyWindow = String(replyWindowMs);
   if (options.now !== undefined && typeof options.now !== 'function') {

@@ -119,7 +119,7 @@ export const RETRY_DUE_MS = 25 * 60 * 1000;
  * `minRetryDelayMs` is 0 (no schedule known). A store whose `replyWindowMs` is longer than the
  * service's 30 s adds the difference for each of the {@link DELIVERY_ATTEMPTS}: attempts that
  * run to the end of a longer window push the last retry later (a window of 3 minutes against the
- * service's minutes: 37 minutes).
+ * service's minutes: 35 minutes).
  */
 export function retryDueWindow(minRetryDelayMs: number, replyWindowMs = REPLY_WINDOW_MS): number {
   const schedule = minRetryDelayMs > 0 ? (RETRY_DUE_MS / 60_000) * minRetryDelayMs : RETRY_DUE_MS;
