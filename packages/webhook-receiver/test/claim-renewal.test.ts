@@ -57,6 +57,32 @@ describe.each(stores)('%s', (_name, createStore) => {
   });
 });
 
+describe('two receivers sharing one Redis (two processes)', () => {
+  it('the slow handler\'s receiver renews its claim, and the other receiver\'s delivery of the subject waits for it', async () => {
+    const keyPrefix = `claim-renewal-two:${process.pid}:`;
+    const steps: string[] = [];
+    const reports: unknown[] = [];
+    const receiverOf = (name: string) =>
+      createWebhookReceiver({
+        publicKey: service.publicKey,
+        dedupe: createRedisDedupeStore({ client: redis.ioredis, keyPrefix, claimTtlMs: CLAIM_TTL_MS }),
+        acknowledgeEarly: true,
+        subjectWaitMs: 5_000,
+        onError: (error) => void reports.push((error as { code?: unknown }).code ?? String(error)),
+      }).on('kyc.status.changed', async (event) => {
+        steps.push(`${name}: ${event.data.kycStatus} started`);
+        await sleep(event.data.kycStatus === 'pending' ? CLAIM_TTL_MS * 3 : 10);
+        steps.push(`${name}: ${event.data.kycStatus} done`);
+      });
+    const [first, second] = [receiverOf('first'), receiverOf('second')];
+    const slow = service.receive(first, eventBody('kyc.status.changed', 'usr_two', { kycStatus: 'pending' }));
+    await sleep(CLAIM_TTL_MS + 300);
+    await Promise.all([slow, service.receive(second, eventBody('kyc.status.changed', 'usr_two', { kycStatus: 'approved' }))]);
+    expect(steps).toEqual(['first: pending started', 'first: pending done', 'second: approved started', 'second: approved done']);
+    expect(reports).toEqual([]);
+  });
+});
+
 describe('a store without renewClaim (one you wrote)', () => {
   it('keeps a claim for claimTtlMs only: the next event runs beside the slow handler, which is reported claim_lost', async () => {
     const inner = createMemoryDedupeStore({ claimTtlMs: CLAIM_TTL_MS });
