@@ -57,6 +57,33 @@ describe.each(stores)('%s', (_name, createStore) => {
   });
 });
 
+describe('onUnknownEvent', () => {
+  it(`keeps its claim while a slow hook runs (${CLAIM_TTL_MS * 3} ms): a copy of the body that comes meanwhile waits, and is a duplicate`, async () => {
+    let running = 0;
+    let mostAtOnce = 0;
+    const receiver = createWebhookReceiver({
+      publicKey: service.publicKey,
+      dedupe: createMemoryDedupeStore({ claimTtlMs: CLAIM_TTL_MS }),
+      subjectWaitMs: 5_000,
+      onError: () => {},
+      onUnknownEvent: async () => {
+        running += 1;
+        mostAtOnce = Math.max(mostAtOnce, running);
+        await sleep(CLAIM_TTL_MS * 3);
+        running -= 1;
+      },
+    });
+    const body = JSON.stringify({ eventType: 'card.statement.created', data: { id: 'st_1' } });
+    const first = service.receive(receiver, body);
+    await sleep(CLAIM_TTL_MS + 300);
+    expect(await Promise.all([first, service.receive(receiver, body)])).toEqual([
+      { status: 200, code: 'unknown_event_type' },
+      { status: 200, code: 'duplicate' },
+    ]);
+    expect(mostAtOnce).toBe(1);
+  });
+});
+
 describe('two receivers sharing one Redis (two processes)', () => {
   it('the slow handler\'s receiver renews its claim, and the other receiver\'s delivery of the subject waits for it', async () => {
     const keyPrefix = `claim-renewal-two:${process.pid}:`;

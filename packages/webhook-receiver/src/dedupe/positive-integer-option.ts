@@ -42,4 +42,3 @@ export function replyWindowOption(value: unknown, name = 'replyWindowMs'): numbe
   }
   return value;
 }
-

@@ -162,12 +162,16 @@ async function giveToSupersededHook(context: PipelineContext, event: WebhookEven
 
 async function giveToUnknownEventHandler(context: PipelineContext, rawBody: Uint8Array, delivery: WebhookDelivery, claim: SubjectClaim, settlement: Settlement): Promise<Processed> {
   if (context.onUnknownEvent !== undefined) {
+    // A slow hook keeps its claim, as handlers do: a copy of the body waits for it.
+    const release = context.claimRenewal !== undefined && claim.token !== '' ? context.claimRenewal.hold(claim) : undefined;
     try {
       // The validator kept only the type; parse again on this rare path rather than on every delivery.
       await context.onUnknownEvent(JSON.parse(new TextDecoder().decode(rawBody)) as UnknownWebhookEvent, delivery);
     } catch (error) {
       // Acknowledged all the same: a retry would fail the same way, and new kinds must not cause retry storms.
       context.report(error, { outcome: 'unknown_event_type', delivery, subject: claim.subject, afterReply: false });
+    } finally {
+      release?.();
     }
   }
   await markProcessed(context, claim, delivery, settlement, 'unknown_event_type');
