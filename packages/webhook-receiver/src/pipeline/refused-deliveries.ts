@@ -139,8 +139,7 @@ export class RefusedDeliveries {
     if (key === undefined) return;
     const due = this.#entries.filter((entry) => entry.triedWith !== key);
     if (due.length === 0) return;
-    this.#entries = this.#entries.filter((entry) => entry.triedWith === key);
-    this.#bytes = this.#entries.reduce((total, entry) => total + entry.rawBody.byteLength, 0);
+    this.#keepOnly(this.#entries.filter((entry) => entry.triedWith === key));
     const authentic: RefusedDelivery[] = [];
     for (const entry of due) {
       try {
@@ -163,9 +162,12 @@ export class RefusedDeliveries {
 
   #dropExpired(now: number): void {
     const live = this.#entries.filter((entry) => now - entry.receivedAt < REFUSED_KEEP_MS);
-    if (live.length === this.#entries.length) return;
-    this.#entries = live;
-    this.#bytes = live.reduce((total, entry) => total + entry.rawBody.byteLength, 0);
+    if (live.length !== this.#entries.length) this.#keepOnly(live);
+  }
+
+  #keepOnly(entries: RefusedDelivery[]): void {
+    this.#entries = entries;
+    this.#bytes = entries.reduce((total, entry) => total + entry.rawBody.byteLength, 0);
   }
 }
 
