@@ -79,6 +79,18 @@ describe('Durable Object store: a receiver on workerd', () => {
     expect(await service.deliver(url, kyc('usr_retry', 'approved'))).toMatchObject({ status: 200, body: { code: 'duplicate' } });
     expect(await dispatchedFor('usr_retry')).toEqual(['usr_retry:approved']);
   });
+
+  it('renews the claim of an acknowledgeEarly handler that runs 3 s with 1 s claims: the next event of its subject waits for it', async () => {
+    const url = `${worker.url}/webhooks-slow`;
+    const first = service.deliver(url, kyc('usr_slow', 'pending'));
+    // Past the claim's first expiry: without a renewal, approved would take the subject now.
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    const second = service.deliver(url, kyc('usr_slow', 'approved'));
+    for (const reply of await Promise.all([first, second])) expect(reply).toMatchObject({ status: 202, body: { code: 'acknowledged' } });
+    const steps = async (): Promise<string[]> => (await fetch(`${worker.url}/steps`)).json();
+    await expect.poll(steps, { timeout: 10_000 }).toHaveLength(4);
+    expect(await steps()).toEqual(['pending started', 'pending done', 'approved started', 'approved done']);
+  }, 20_000);
 });
 
 describe('Durable Object store: configuration and failures', () => {
