@@ -86,6 +86,24 @@ describe('refuses a nonce that is unknown, used or older than 5 minutes', () => 
   });
 });
 
+describe('spends the nonce of every attempt that names it, refused ones too (reference 5 rule 2: a new nonce per attempt)', () => {
+  const send = async (message: string) => challenge({ message, signature: await registered.signMessage({ message }), ttlInSeconds: 3600 });
+
+  it.each([
+    ['403 DomainNotWhitelisted', 403, (nonce: string) => siweMessage(registered, nonce, { domain: 'evil.example', uri: 'https://evil.example' })],
+    ['422 for a message the sandbox refuses (Version 2)', 422, (nonce: string) => siweMessage(registered, nonce).replace('\nVersion: 1\n', '\nVersion: 2\n')],
+    ['401 for a message past its expirationTime', 401, (nonce: string) => siweMessage(registered, nonce, { expirationTime: new Date(Date.now() - 1_000) })],
+  ])('after %s, a valid message over the same nonce is refused 401 as a used nonce', async (_name, status, refusedMessage) => {
+    const nonce = await getNonce(sandbox.baseUrl);
+    expect((await send(refusedMessage(nonce))).status).toBe(status);
+    const again = await send(siweMessage(registered, nonce));
+    expect(again.status).toBe(401);
+    expect(again.body.error).toMatch(/unknown or was already used; every sign-in needs a new nonce/);
+    // A new nonce signs in.
+    expect((await send(siweMessage(registered, await getNonce(sandbox.baseUrl)))).status).toBe(200);
+  });
+});
+
 describe('answers 401 for a SIWE message outside its validity window (expirationTime, notBefore)', () => {
   it('refuses a message whose expirationTime has passed on the sandbox clock, with a fresh nonce', async () => {
     const message = siweMessage(registered, await getNonce(sandbox.baseUrl), { expirationTime: new Date(Date.now() + 10_000) });

@@ -1165,7 +1165,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessToken"];
                 };
             };
-            /** @description The sign-in attempt is not valid, for one of these reasons: the signature does not match the message and its address (another wallet signed, the message was changed after signing, or a smart-account signature that the EIP-1271 check does not accept); the nonce is unknown (never issued by `getNonce`), already used by an earlier attempt, or expired; or the SIWE message is outside its validity window (its `expirationTime` has passed, or its `notBefore` is still ahead). Get a new nonce and sign a new message. A valid signature from a wallet that has not registered yet is NOT refused here: it gets a token whose claims say `hasSignedUp: false` and carry no `userId`, so that it can call `registerUser` and `getOnboardingStatus`. */
+            /** @description The sign-in attempt is not valid, for one of these reasons: the signature does not match the message and its address (another wallet signed, the message was changed after signing, or a smart-account signature that the EIP-1271 check does not accept); the nonce is unknown (never issued by `getNonce`), already used by an earlier attempt, or expired; or the SIWE message is outside its validity window (its `expirationTime` has passed, or its `notBefore` is still ahead). Get a new nonce and sign a new message. A valid signature from a wallet that has not registered yet is NOT refused here: it gets a token whose claims say `hasSignedUp: false` and carry no `userId`, so that it can call `requestEmailVerification` and `registerUser`. */
             401: {
                 headers: {
                     [name: string]: unknown;

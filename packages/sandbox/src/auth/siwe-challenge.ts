@@ -57,7 +57,7 @@ const rejected = (error: string) => new ApiError(401, { error });
 /**
  * Verifies a SIWE challenge the way the live service does (reference 4.2 and 5) and issues
  * the tokens. The nonce is consumed before the first `await`, so concurrent challenges with
- * one nonce cannot both pass.
+ * one nonce cannot both pass, and by every attempt that names it, refused or not.
  */
 export async function answerSiweChallenge(request: ChallengeRequest, deps: SiweChallengeDependencies): Promise<IssuedTokens> {
   if (request.message.length > MAX_SIWE_MESSAGE_LENGTH) {
@@ -66,6 +66,10 @@ export async function answerSiweChallenge(request: ChallengeRequest, deps: SiweC
     });
   }
   const parsed = parseSiweMessage(request.message);
+  // Reference 5 rule 2: every attempt needs a new nonce. An attempt spends the nonce its message
+  // names however it ends (a 422 for the message's form and a 403 for its domain too), so that
+  // a client signing again over the nonce of a refused attempt is refused here, not only live.
+  const nonce = parsed.nonce === undefined ? undefined : deps.nonces.consume(parsed.nonce);
   const missing = REQUIRED_FIELDS.filter((field) => parsed[field] === undefined);
   if (missing.length > 0) {
     throw new ApiError(422, {
@@ -90,10 +94,9 @@ export async function answerSiweChallenge(request: ChallengeRequest, deps: SiweC
       message: `The SIWE domain "${parsed.domain}" is not whitelisted for this partner; use one of: ${allowed} (sandbox: --whitelist DOMAIN).`,
     });
   }
-  const nonce = deps.nonces.consume(parsed.nonce!);
-  if (!nonce.ok) {
+  if (nonce?.ok !== true) {
     throw rejected(
-      nonce.reason === 'expired'
+      nonce?.reason === 'expired'
         ? 'The nonce has expired (nonces live 5 minutes); get a new one from GET /api/v1/auth/nonce and sign again.'
         : 'The nonce is unknown or was already used; every sign-in needs a new nonce from GET /api/v1/auth/nonce.',
     );
