@@ -150,6 +150,16 @@ describe('card payments against the daily limit (reference 8)', () => {
     expect(approvedA.transactionId).not.toBe(approvedB.transactionId);
   });
 
+  it('does not count a card.transaction.created sent on demand (POST /__sandbox/events): it is an event, not a payment', async () => {
+    const { owner, user, cardA } = cardHolder();
+    await setLimitAndWaitForSync(owner, 1_000);
+    const sent = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'card.transaction.created', userId: user.id });
+    expect(sent.status).toBe(202);
+    await sandbox.whenDeliveriesSettled();
+    expect(sandbox.dailySpending(user.id)).toMatchObject({ spentTodayCents: 0, authorizations: [] });
+    expect(sandbox.authorizeCardPayment(user.id, { cardId: cardA, amount: 1_000 })).toMatchObject({ approved: true });
+  });
+
   it.each([
     ['a card of another user', () => {
       const other = cardHolder();
