@@ -356,6 +356,8 @@ describe('the limits of reference section 8 are schema constraints', () => {
     expect(asyncapi.info['x-delivery']).toMatchObject({ method: 'POST', successStatus: '2xx', replyTimeoutSeconds: 30, maxRetries: 3, retryDelaysSeconds: [60, 300, 900] });
     // Not shown in 6.3, decided (x-assumption below): each delay runs from the end of the previous attempt.
     expect(asyncapi.info['x-delivery'].retryDelaysFrom).toBe('endOfPreviousAttempt');
+    // Not shown in 4.6, decided there too: the 30 seconds cover the whole answer, body included.
+    expect(asyncapi.info['x-delivery'].replyTimeoutCovers).toBe('wholeAnswer');
   });
 
   // The rows of the table that are not schema constraints, in the reference's words.
@@ -515,6 +517,7 @@ const ASSUMPTIONS: Array<[openPoint: string, at: () => JsonObject]> = [
   ['6.1 the legacy check with a new number emits no event', () => openapi.paths['/api/v1/verification/check'].post.responses['200']],
   ['6.1 the first card\'s phone emits no event', () => openapi.paths['/cards'].post.responses['200']],
   ['6.3 retry delays measured from the end of the previous attempt', () => asyncapi.info['x-delivery']],
+  ['4.6 the 30 seconds cover the whole answer, its body included', () => asyncapi.info['x-delivery']],
   ['2.3 timestamp format of activatedAt', () => schemas.get('Card')!.properties.activatedAt],
   ['2.2 wallet address format', () => schemas.get('WalletAddress')!],
   ['3.3 full list of onboarding statuses', () => schemas.get('OnboardingStatus')!],

@@ -164,6 +164,31 @@ describe('retries a failed delivery after 1, 5 and 15 minutes, divided by the ti
   });
 });
 
+describe('counts an attempt delivered when its whole answer came within the timeout (the spec\'s x-delivery x-assumption)', () => {
+  it('times out a 2xx whose body is still coming at the timeout, and takes one whose body ends in time', async () => {
+    let calls = 0;
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        calls += 1;
+        // The status line and a first chunk at once; the rest 1.5 s later on the first attempt.
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write('{"ok"');
+        setTimeout(() => response.end(':true}'), calls === 1 ? 1_500 : 10);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }));
+    const sandbox = await sandboxWith({ webhookUrls: [`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`], timeScale: 6000, deliveryTimeoutMs: 1000 });
+    sandbox.sendEvent('kyc.source-of-funds.changed');
+    await sandbox.whenDeliveriesSettled();
+    const [delivery] = sandbox.deliveries();
+    expect(delivery!.attempts.map((attempt) => attempt.outcome)).toEqual(['timed-out', 'succeeded']);
+    expect(delivery!.attempts[0]!.error).toMatch(/no complete answer within 1000 ms/);
+    expect(delivery!.attempts[1]).toMatchObject({ status: 200, responseBody: '{"ok":true}' });
+  });
+});
+
 describe('sends the events of changes made in quick succession in the order they were made', () => {
   /** A node:http endpoint that records each body as it arrives (before any asynchronous work) and answers 204. */
   async function arrivals() {
