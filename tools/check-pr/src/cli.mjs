@@ -2,7 +2,7 @@
 // `pnpm check:pr`: the review gates of a pull request, run in order, every one reported even
 // when an earlier one fails, so one run shows everything to fix.
 //   --markdown FILE   also write the report as Markdown (CI: the job summary and the PR comment)
-//   --skip ID[,ID]    leave gates out (ids: spec-lint, generated-code, breaking-changes, changesets)
+//   --skip ID[,ID]    leave gates out (ids: spec-lint, generated-code, sandbox-coverage, breaking-changes, changesets)
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,6 +10,7 @@ import { repoRoot } from '@capi/release-tools/workspace-packages';
 import { checkBreakingChanges } from './breaking-change-check.mjs';
 import { checkChangesetCoverage } from './changeset-coverage-check.mjs';
 import { checkGeneratedCode } from './generated-code-check.mjs';
+import { checkSandboxCoverage } from './sandbox-coverage-check.mjs';
 import { checkSpecLint } from './spec-lint-check.mjs';
 import { formatMarkdownReport, formatReport } from './report.mjs';
 
@@ -20,6 +21,8 @@ const gates = [
   // Generating builds @capi/specs first (turbo: gen depends on ^build), which also writes
   // the bundled specs/dist/*.json that the breaking-change gate compares.
   ['generated-code', 'generated code up to date', () => checkGeneratedCode({ root })],
+  // After generating: the sandbox's tests read the bundled specs and the regenerated contract.
+  ['sandbox-coverage', 'the sandbox serves the specs', () => checkSandboxCoverage({ root })],
   ['breaking-changes', 'breaking changes have a major changeset', () => checkBreakingChanges({ root })],
   ['changesets', 'changeset for each changed package', () => checkChangesetCoverage({ root })],
 ];

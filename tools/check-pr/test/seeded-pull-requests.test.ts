@@ -1,7 +1,7 @@
 // Seeded pull requests against a scratch clone of this repository (its real packages, specs
-// and pending changesets), judged by the real `check:pr` command line. Spec lint and the
-// generated-code gate are left out: they look at the specs, not at the pull request's
-// changesets, and have their own tests.
+// and pending changesets), judged by the real `check:pr` command line. Spec lint, the
+// generated-code gate and the sandbox gate are left out: they look at the specs and the
+// packages, not at the pull request's changesets, and have their own tests.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +32,7 @@ const forAll = (names: string[], bump: string) => Object.fromEntries(names.map((
 /** Runs `check:pr` on the clone against `base`, with only the changeset gates. */
 function checkPr(base: string) {
   const markdownFile = path.join(scratch, `report-${Date.now()}.md`);
-  const run = spawnSync(process.execPath, [cli, '--skip', 'spec-lint,generated-code', '--markdown', markdownFile], {
+  const run = spawnSync(process.execPath, [cli, '--skip', 'spec-lint,generated-code,sandbox-coverage', '--markdown', markdownFile], {
     cwd: clone,
     encoding: 'utf8',
     env: { ...process.env, CHECK_PR_ROOT: clone, CHECK_PR_BASE: base },
