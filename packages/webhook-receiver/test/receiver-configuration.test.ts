@@ -158,6 +158,26 @@ describe('takes the public key from the key endpoint through a provider', () => 
     expect(reported[0]!.context.outcome).toBe('public_key_unavailable');
   });
 
+  it('starts without the key when its first fetch fails (the receiving guide: catch it and listen anyway), answers 503 meanwhile, and processes the retry once the endpoint answers', async () => {
+    let keyEndpointUp = false;
+    const keyServer = await listen(createServer((_req, res) => {
+      if (!keyEndpointUp) return void res.writeHead(502).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, publicKey: service.publicKey }));
+    }));
+    running.push(keyServer);
+    const publicKey = createPublicKeyProvider({ url: `${keyServer.url}/api/v1/public-key` });
+    await expect(publicKey.get()).rejects.toBeInstanceOf(PublicKeyFetchError);
+    const receiver = createWebhookReceiver({ publicKey, onError: () => {} });
+    const body = eventBody('user.created', 'boot1');
+    const refused = await receiver.handle(await signedRequest(body));
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({ code: 'public_key_unavailable' });
+    keyEndpointUp = true;
+    const retried = await receiver.handle(await signedRequest(body));
+    expect(retried.status).toBe(200);
+    expect(await retried.json()).toMatchObject({ code: 'processed' });
+  });
+
   it('keeps processing with the key it has when the key endpoint goes down after the cache TTL, and reports nothing', async () => {
     let keyEndpointUp = true;
     const keyServer = await listen(createServer((_req, res) => {
