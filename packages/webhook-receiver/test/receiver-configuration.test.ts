@@ -130,6 +130,18 @@ describe('says which adapter to use when a request of the other kind is passed',
   });
 });
 
+/** A key endpoint serving the service's key, or answering 502 while `failing`. */
+async function keyEndpointThatFails(failing: boolean): Promise<{ url: string; failing: boolean }> {
+  const endpoint = { url: '', failing };
+  const server = await listen(createServer((_req, res) => {
+    if (endpoint.failing) return void res.writeHead(502).end();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, publicKey: service.publicKey }));
+  }));
+  running.push(server);
+  endpoint.url = `${server.url}/api/v1/public-key`;
+  return endpoint;
+}
+
 describe('takes the public key from the key endpoint through a provider', () => {
   it('verifies with the key the endpoint serves, and answers 503 public_key_unavailable while it fails', async () => {
     let keyEndpointUp = true;
@@ -159,40 +171,30 @@ describe('takes the public key from the key endpoint through a provider', () => 
   });
 
   it('starts without the key when its first fetch fails (the receiving guide: catch it and listen anyway), answers 503 meanwhile, and processes the retry once the endpoint answers', async () => {
-    let keyEndpointUp = false;
-    const keyServer = await listen(createServer((_req, res) => {
-      if (!keyEndpointUp) return void res.writeHead(502).end();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, publicKey: service.publicKey }));
-    }));
-    running.push(keyServer);
-    const publicKey = createPublicKeyProvider({ url: `${keyServer.url}/api/v1/public-key` });
+    const keyEndpoint = await keyEndpointThatFails(true);
+    const publicKey = createPublicKeyProvider({ url: keyEndpoint.url });
     await expect(publicKey.get()).rejects.toBeInstanceOf(PublicKeyFetchError);
     const receiver = createWebhookReceiver({ publicKey, onError: () => {} });
     const body = eventBody('user.created', 'boot1');
     const refused = await receiver.handle(await signedRequest(body));
     expect(refused.status).toBe(503);
     expect(await refused.json()).toMatchObject({ code: 'public_key_unavailable' });
-    keyEndpointUp = true;
+    keyEndpoint.failing = false;
     const retried = await receiver.handle(await signedRequest(body));
     expect(retried.status).toBe(200);
     expect(await retried.json()).toMatchObject({ code: 'processed' });
   });
 
   it('keeps processing with the key it has when the key endpoint goes down after the cache TTL, and reports nothing', async () => {
-    let keyEndpointUp = true;
-    const keyServer = await listen(createServer((_req, res) => {
-      if (!keyEndpointUp) return void res.writeHead(502).end();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, publicKey: service.publicKey }));
-    }));
-    running.push(keyServer);
+    const keyEndpoint = await keyEndpointThatFails(false);
     let clock = Date.now();
     const reported: string[] = [];
     const receiver = createWebhookReceiver({
-      publicKey: createPublicKeyProvider({ url: `${keyServer.url}/api/v1/public-key`, now: () => clock }),
+      publicKey: createPublicKeyProvider({ url: keyEndpoint.url, now: () => clock }),
       onError: (_error, context) => reported.push(context.outcome),
     });
     expect((await receiver.handle(await signedRequest(eventBody('user.created', 's1')))).status).toBe(200);
-    keyEndpointUp = false;
+    keyEndpoint.failing = true;
     clock += 2 * 3_600_000;
     expect((await receiver.handle(await signedRequest(eventBody('user.created', 's2')))).status).toBe(200);
     expect(reported).toEqual([]);
