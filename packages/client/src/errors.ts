@@ -327,7 +327,7 @@ export interface ErrorFromResponseOptions {
  *
  * @example
  * const { data, error, response } = await client.raw.GET('/user-api/user/account/limit');
- * if (error !== undefined) throw errorFromResponse(response, error);
+ * if (!response.ok) throw errorFromResponse(response, error); // not `error`: an empty error body is undefined
  */
 export function errorFromResponse(response: Pick<Response, 'status' | 'headers'>, body: unknown, options: ErrorFromResponseOptions = {}): ApiError {
   const { status } = response;

@@ -188,8 +188,22 @@ async function send(operation: string, client: PartnerClient, method: 'GET' | 'P
   // The bodies are the spec's request bodies (typed by the callers); a write is never retried
   // unless options.retries says so.
   const call = client.raw[method] as (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
-  const { data, error, response } = await call(path, body === undefined ? options : { ...options, body });
-  if (error !== undefined) throw errorFromResponse(response, error, { advice: onboardingAdvice(client, response.status, error, path) });
+  let answer: Awaited<ReturnType<typeof call>>;
+  try {
+    answer = await call(path, body === undefined ? options : { ...options, body });
+  } catch (error) {
+    // openapi-fetch parses a 2xx body as JSON: one that is not (an HTML page from a proxy, a
+    // body cut off) throws a bare SyntaxError. Its message quotes the body, redacted here.
+    if (!(error instanceof SyntaxError)) throw error;
+    throw new UnexpectedResponseError(
+      `${operation} answered 2xx with a body that is not JSON (${error.message}). ${checkBaseUrl(operation)}${method === 'GET' ? '' : ` The ${operation} may have been applied: read the user's state (getUser, getOnboardingStatus) before sending it again.`}`,
+      { code: 'unexpected_onboarding_body' },
+    );
+  }
+  const { data, error, response } = answer;
+  // Status first: openapi-fetch gives an error answer with an empty body (Content-Length: 0) as
+  // `error: undefined`, which must not pass for a success.
+  if (!response.ok) throw errorFromResponse(response, error, { advice: onboardingAdvice(client, response.status, error, path) });
   return data;
 }
 

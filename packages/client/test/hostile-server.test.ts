@@ -20,7 +20,7 @@ import {
   type PartnerClient,
   type PartnerClientOptions,
 } from '../src/index.js';
-import { waitForOnboardingStatus } from '../src/onboarding.js';
+import { acceptTerms, createAccount, getOnboardingStatus, getUser, registerUser, waitForOnboardingStatus } from '../src/onboarding.js';
 import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -139,6 +139,42 @@ describe('answers that are not the documented body end in UnexpectedResponseErro
   it('a 204 answer to the PUT is an UnexpectedResponseError, not an empty success', async () => {
     handler = (_req, res) => res.writeHead(204).end();
     await expect(signedInClient().setDailyLimit({ amount: 100 })).rejects.toMatchObject({ name: 'UnexpectedResponseError', code: 'unexpected_limit_body' });
+  });
+});
+
+describe('the onboarding functions read the status before the body', () => {
+  // openapi-fetch gives an error answer without a body (Content-Length: 0) as `error: undefined`.
+  const emptyAnswer = (status: number): Handler => (_req, res) => res.writeHead(status, { 'content-length': '0' }).end();
+
+  it.each([
+    ['getOnboardingStatus', 401, AuthenticationError, (client: PartnerClient) => getOnboardingStatus(client)],
+    ['registerUser', 503, ServerError, (client: PartnerClient) => registerUser(client, { email: 'ada@example.com', otp: '123456' })],
+    ['acceptTerms', 409, ApiError, (client: PartnerClient) => acceptTerms(client)],
+    ['createAccount', 500, ServerError, (client: PartnerClient) => createAccount(client)],
+  ] as const)('%s: an empty %i answer is the typed error of its status, not an unexpected body', async (_operation, status, ErrorClass, run) => {
+    handler = emptyAnswer(status);
+    const error = await caught(run(signedInClient({ retries: 0 })));
+    expect(error).toBeInstanceOf(ErrorClass);
+    expect(error).not.toBeInstanceOf(UnexpectedResponseError);
+  });
+
+  it('waitForOnboardingStatus polls on through empty 503 answers, and ends on the status once the service answers', async () => {
+    let polls = 0;
+    handler = (req, res) => (++polls <= 2 ? emptyAnswer(503)(req, res) : answerJson(200, { status: 'action_accept_tos' })(req, res));
+    await expect(waitForOnboardingStatus(signedInClient({ retries: 0 }), 'action_accept_tos', { timeoutMs: 10_000, pollIntervalMs: 10 })).resolves.toEqual({ status: 'action_accept_tos' });
+    expect(polls).toBe(3);
+  });
+
+  it.each([
+    ['getUser', 'GET', (client: PartnerClient) => getUser(client), '<html>login</html>'],
+    ['createAccount', 'POST', (client: PartnerClient) => createAccount(client), '{"id": "u1", '],
+  ] as const)('%s: a 2xx body that is not JSON is UnexpectedResponseError unexpected_onboarding_body, never a bare SyntaxError', async (operation, method, run, body) => {
+    handler = answerJson(200, body);
+    const error = await caught(run(signedInClient({ retries: 0 })));
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect(error).toMatchObject({ code: 'unexpected_onboarding_body', message: expect.stringContaining(`${operation} answered 2xx with a body that is not JSON`) });
+    if (method === 'POST') expect((error as Error).message).toMatch(/may have been applied: read the user's state/);
+    else expect((error as Error).message).not.toMatch(/may have been applied/);
   });
 });
 
