@@ -81,7 +81,7 @@ function redactJwts(run: string): string {
 }
 
 /**
- * Returns a copy of a parsed JSON value with every string passed through {@link redactTokens};
+ * Returns a copy of a parsed JSON value with every string, object keys included, passed through {@link redactTokens};
  * objects and arrays nested more than 32 levels deep are replaced by `"[nested too deep]"`.
  *
  * @example
@@ -95,6 +95,7 @@ export function redactTokensDeep(value: unknown, depth = 0): unknown {
   if (depth >= MAX_DEPTH) return TOO_DEEP;
   if (Array.isArray(value)) return value.map((item) => redactTokensDeep(item, depth + 1));
   // Own keys only, defined rather than assigned (Object.fromEntries): a body such as
-  // {"__proto__": ...} must not change the copy's prototype.
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactTokensDeep(item, depth + 1)]));
+  // {"__proto__": ...} must not change the copy's prototype. Keys too: a body such as
+  // {"errors": {"<the token>": "invalid"}} names the token as a key.
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [redactTokens(key), redactTokensDeep(item, depth + 1)]));
 }

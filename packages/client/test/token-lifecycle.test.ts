@@ -467,7 +467,7 @@ describe('never shows tokens in logs or error messages', () => {
       `payload ${payload} signature ${signature}`,
       `refresh ${refreshToken} or ${encodeURIComponent(encodeURIComponent(refreshToken!))} or ${btoa(refreshToken!)}`,
     ];
-    service.script('GET', LIMIT_PATH, { status: 401, headers: { 'x-request-id': `req-${token}-${refreshToken}` }, body: { message: echoes.join(' | '), echoes } });
+    service.script('GET', LIMIT_PATH, { status: 401, headers: { 'x-request-id': `req-${token}-${refreshToken}` }, body: { message: echoes.join(' | '), echoes, errors: { [token]: 'invalid', [refreshToken!]: 'reused' } } });
     const error = await client.getDailyLimit().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AuthenticationError);
     const outputs = [(error as Error).message, JSON.stringify(error), inspect(error, { depth: 10 }), (error as AuthenticationError).requestId!];
@@ -483,6 +483,8 @@ describe('never shows tokens in logs or error messages', () => {
       'payload [redacted token] signature [redacted token]',
       'refresh [redacted token] or [redacted token] or [redacted token]',
     ] });
+    // A token used as a key of the body: the key is redacted too.
+    expect(Object.keys(((error as AuthenticationError).body as { errors: object }).errors)).toEqual(['[redacted token]']);
   });
 
   it('redacts a JWT it never held after "-" or a percent escape', () => {
