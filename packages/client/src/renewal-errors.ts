@@ -30,6 +30,20 @@ export function renewalOvertaken(): TokenRenewalError {
 }
 
 /**
+ * `session_changed` of a renewal whose `reauthenticate` signed in as another wallet than the
+ * session's: its tokens start a new session, and the requests waiting for it are not sent.
+ *
+ * @example
+ * throw signerChanged('0xaaa…', '0xbbb…');
+ */
+export function signerChanged(sessionSigner: string, signer: string): TokenRenewalError {
+  return new TokenRenewalError(
+    `The reauthenticate callback signed in as ${signer}, not as ${sessionSigner}, the wallet of the session it renewed (the user switched accounts in the wallet?): its tokens start a new session, for ${signer}, and the request waiting for the renewal, made for ${sessionSigner}, was not sent with them. Do it again if it is still wanted for the new account.`,
+    { code: 'session_changed' },
+  );
+}
+
+/**
  * `sessionChanged` of a request answered 401 with a token of an earlier session: it is not sent
  * again with the current session's token.
  *

@@ -178,9 +178,10 @@ export function storeSignIn(tokenManager: TokenManager, tokens: StoredTokens, se
 export const renewalErrors = () => loadChunk(() => import('./renewal-errors.js'), withoutChunk);
 
 const shortError = (code: string, cause?: unknown) => new TokenRenewalError(`The token could not be renewed (${code}).`, { code, cause });
-const withoutChunk: Pick<typeof import('./renewal-errors.js'), 'requestOvertaken' | 'renewalOvertaken' | 'renewalFailed' | 'refreshUnreachable' | 'renewalTimedOut' | 'misreadRefreshResult' | 'waitEnded'> = {
+const withoutChunk: Pick<typeof import('./renewal-errors.js'), 'requestOvertaken' | 'renewalOvertaken' | 'signerChanged' | 'renewalFailed' | 'refreshUnreachable' | 'renewalTimedOut' | 'misreadRefreshResult' | 'waitEnded'> = {
   requestOvertaken: () => shortError('session_changed'),
   renewalOvertaken: () => shortError('session_changed'),
+  signerChanged: () => shortError('session_changed'),
   renewalFailed: (error) => shortError('token_renewal_failed', error),
   refreshUnreachable: (error) => shortError('token_refresh_unreachable', error),
   renewalTimedOut: () => shortError('token_renewal_timeout'),
@@ -594,6 +595,7 @@ export class TokenManager {
     }
     if (refreshOnly || this.#reauthenticate === undefined) return undefined;
     const before = this.#token;
+    const sessionSigner = signerOf(this.#sessionTokens.at(-1));
     let tokens: unknown;
     let failed = false;
     let rejection: unknown;
@@ -617,11 +619,22 @@ export class TokenManager {
       this.#sessionTokens = [this.#token!];
       throw await overtaken();
     }
+    let adopted: string;
     try {
-      return this.#adopt(tokens);
+      adopted = this.#adopt(tokens);
     } catch (refused) {
       throw (await renewalErrors()).renewalFailed(refused, 'reauthenticate', true, tokens);
     }
+    // The wallet signed in as another account than the session's (the user switched accounts
+    // in the wallet before its prompt): a sign-in starts a new session, and the requests waiting
+    // for this renewal were the earlier account's, so none is sent with the new account's token.
+    const signer = signerOf(adopted);
+    if (sessionSigner !== undefined && signer !== undefined && signer !== sessionSigner) {
+      this.#newSession();
+      this.#sessionTokens = [adopted];
+      throw (await renewalErrors()).signerChanged(sessionSigner, signer);
+    }
+    return adopted;
   }
 
   #adopt(tokens: unknown): string {
@@ -639,6 +652,12 @@ export class TokenManager {
  */
 export function createTokenManager(options: TokenManagerOptions = {}): TokenManager {
   return new TokenManager(options);
+}
+
+// The wallet a token was issued to (its unverified `signerAddress` claim, lower case), if it says.
+function signerOf(token: string | undefined): string | undefined {
+  const signer = token === undefined ? undefined : readJwtClaims(token)?.signerAddress;
+  return typeof signer === 'string' ? signer.toLowerCase() : undefined;
 }
 
 /** Tokens as stored: checked, `expiresAt` a Date. */

@@ -285,6 +285,31 @@ describe('a switch to another user during a renewal keeps the new user', () => {
   });
 });
 
+describe('a reauthenticate that signs in as another wallet starts that wallet\'s session', () => {
+  it.each([
+    ['through the client\'s signInWithEthereum (which stores the tokens itself)', (client: PartnerClient) => signIn(client, walletB)],
+    ['through a sign-in of its own, returning the tokens', (_client: PartnerClient, baseUrl: string) => signIn(createPartnerClient({ baseUrl }), walletB)],
+  ])('%s: A\'s write answered 401 is not sent again with B\'s token; B\'s tokens stay', async (_name, signInB) => {
+    const { baseUrl } = await startTwoUsers();
+    const puts: (string | null)[] = [];
+    const recordingFetch: FetchFunction = async (url, init) => {
+      if (init.method === 'PUT') puts.push(readTokenClaims((new Headers(init.headers).get('authorization') ?? '').replace(/^Bearer /, '')).signerAddress as string);
+      return fetch(url, init);
+    };
+    // The user switched to account B in the wallet: the re-sign-in signs as B.
+    const client: PartnerClient = createPartnerClient({ baseUrl, fetch: recordingFetch, tokenManager: new TokenManager({ reauthenticate: () => signInB(client, baseUrl) }) });
+    await signIn(client, walletA);
+    sandbox!.advanceClock(ACCESS_TOKEN_LIFETIME_MS + 60_000); // A's token: 401 TokenExpired
+
+    const outcome = await client.setDailyLimit({ amount: 333 }).catch((error: unknown) => error);
+    expect(outcome).toBeInstanceOf(TokenRenewalError);
+    expect(outcome).toMatchObject({ code: 'session_changed', message: expect.stringContaining(`signed in as ${walletB.address.toLowerCase()}, not as ${walletA.address.toLowerCase()}`) });
+    expect(puts).toEqual([walletA.address]); // sent once, with A's token
+    expect(await signerOf(client)).toBe(walletB.address);
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 }); // B's limit untouched
+  });
+});
+
 describe('renewals of the same session still work as before', () => {
   it('reauthenticate through signInWithEthereum (which stores the tokens itself) renews once for concurrent requests', async () => {
     const { baseUrl } = await startTwoUsers();
