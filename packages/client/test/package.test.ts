@@ -113,4 +113,18 @@ describe('keeps viem out of the main entry', () => {
     expect(inputs.some((input) => input.includes('openapi-fetch'))).toBe(true);
     expect(inputs.filter((input) => input.startsWith('node:'))).toEqual([]);
   });
+
+  it('bundles every entry with esbuild without a warning (no bare chunk import that "sideEffects": false makes it ignore)', async () => {
+    const result = await build({
+      entryPoints: ['index.js', 'onboarding.js', 'siwe.js'].map((entry) => join(dist, entry)),
+      bundle: true,
+      write: false,
+      outdir: join(packageDir, 'bundle-check'),
+      format: 'esm',
+      platform: 'browser',
+      external: ['viem', 'viem/*'],
+      logLevel: 'silent',
+    });
+    expect(result.warnings.map((warning) => warning.text)).toEqual([]);
+  });
 });
