@@ -107,9 +107,14 @@ describe('Durable Object store: configuration and failures', () => {
     expect(error).toMatchObject({ code: 'dedupe_store_unavailable', message: expect.stringMatching(/network lost.*503/) });
   });
 
-  it('answers unexpected_store_reply when the namespace is bound to another class', async () => {
-    const store = createDurableObjectDedupeStore({ namespace: { idFromName: (name) => name, get: () => ({ fetch: async () => new Response('no', { status: 404 }) }) } });
-    await expect(Promise.resolve(store.claim('s', 'A'))).rejects.toMatchObject({ code: 'unexpected_store_reply' });
+  it.each([
+    ['a 404', () => new Response('no', { status: 404 })],
+    ['a 200 that is not JSON (what an object of another class typically answers)', () => new Response('hello from another class')],
+  ])('answers unexpected_store_reply when the namespace is bound to another class: %s', async (_name, reply) => {
+    const namespace = { idFromName: (name: string) => name, get: () => ({ fetch: async () => reply() }) };
+    const message = /is the namespace bound to WebhookStoreObject/;
+    await expect(Promise.resolve(createDurableObjectDedupeStore({ namespace }).claim('s', 'A'))).rejects.toMatchObject({ code: 'unexpected_store_reply', message: expect.stringMatching(message) });
+    await expect(Promise.resolve(createDurableObjectDeadLetterStore({ namespace }).list(1))).rejects.toMatchObject({ code: 'unexpected_store_reply', message: expect.stringMatching(message) });
   });
 });
 

@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import { PublicKeyFetchError, WebhookSignatureError, createPublicKeyProvider, signWebhook } from '@capi/webhook-signature';
 import Fastify from 'fastify';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryDedupeStore, createWebhookReceiver, toNodeHandler, WebhookReceiverError, type DedupeStore, type WebhookErrorContext } from '../src/index.js';
+import { createDurableObjectDeadLetterStore, createDurableObjectDedupeStore } from '../src/durable-object.js';
+import { createMemoryDeadLetterStore, createMemoryDedupeStore, createRedisDeadLetterStore, createRedisDedupeStore, createWebhookReceiver, toNodeHandler, WebhookReceiverError, type DedupeStore, type WebhookErrorContext } from '../src/index.js';
 import { eventBody } from './helpers/events.js';
 import { createFakeService, type FakeService } from './helpers/service.js';
 import { listen, type RunningServer } from './helpers/servers.js';
@@ -23,6 +24,10 @@ async function signedRequest(body: string, init: RequestInit = {}): Promise<Requ
   const { headers } = await signWebhook({ rawBody: body, privateKey: service.privateKey });
   return new Request('http://127.0.0.1/webhooks', { method: 'POST', headers, body, ...init });
 }
+
+// Never called: the option checks come first.
+const redisCommand = async () => null;
+const namespace = { idFromName: (name: string) => name, get: () => ({ fetch: async () => new Response('{}') }) };
 
 describe('rejects wrong options at creation with invalid_options naming the option', () => {
   const cases: Array<[string, () => unknown, RegExp]> = [
@@ -46,6 +51,13 @@ describe('rejects wrong options at creation with invalid_options naming the opti
     ['a handler that is not a function', () => createWebhookReceiver({ publicKey: service.publicKey }).on('user.created', undefined as never), /needs a handler function/],
     ['toNodeHandler given something other than a receiver', () => toNodeHandler({} as never), /toNodeHandler\(receiver\) needs the receiver that createWebhookReceiver/],
     ['toNodeHandler given nothing', () => toNodeHandler(undefined as never), /toNodeHandler\(receiver\) needs the receiver/],
+    // The stores refuse names they do not take too: a misspelt minRetryDelayMs kept its default.
+    ['a misspelt memory store option', () => createMemoryDedupeStore({ minRetryDelay: 1 } as never), /createMemoryDedupeStore has no option "minRetryDelay"; did you mean minRetryDelayMs\? Its options: ttlMs, claimTtlMs,/],
+    ['a misspelt Redis store option', () => createRedisDedupeStore({ client: redisCommand, keyprefix: 'eu:' } as never), /createRedisDedupeStore has no option "keyprefix"; did you mean keyPrefix\?/],
+    ['a misspelt Durable Object store option', () => createDurableObjectDedupeStore({ namespace, claimTTL: 5 } as never), /createDurableObjectDedupeStore has no option "claimTTL"; did you mean claimTtlMs\?/],
+    ['a misspelt memory dead-letter store option', () => createMemoryDeadLetterStore({ maxEntires: 5 } as never), /createMemoryDeadLetterStore has no option "maxEntires"; did you mean maxEntries\?/],
+    ['a misspelt Redis dead-letter store option', () => createRedisDeadLetterStore({ client: redisCommand, commandTimeout: 5 } as never), /createRedisDeadLetterStore has no option "commandTimeout"; did you mean commandTimeoutMs\?/],
+    ['an unknown Durable Object dead-letter store option', () => createDurableObjectDeadLetterStore({ namespace, ttlMs: 5 } as never), /createDurableObjectDeadLetterStore has no option "ttlMs"\. Its options: namespace, keyPrefix\.$/],
   ];
   it.each(cases)('throws for %s', (_name, create, message) => {
     expect(create).toThrow(WebhookReceiverError);

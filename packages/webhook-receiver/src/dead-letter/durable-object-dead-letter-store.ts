@@ -2,6 +2,7 @@ import { checkNamespace, keyPrefixOption, sendToObject, type DurableObjectNamesp
 import { DeadLetterStoreError } from '../errors.js';
 import { fromBase64, toBase64 } from './base64.js';
 import type { DeadLetterEntry, DeadLetterStore } from './dead-letter-store.js';
+import { assertOptionNames, optionNames } from '../option-names.js';
 
 /**
  * Options of {@link createDurableObjectDeadLetterStore}.
@@ -18,6 +19,9 @@ export interface DurableObjectDeadLetterStoreOptions {
   keyPrefix?: string;
 }
 
+// Every option: any other name is refused (see assertOptionNames).
+const OPTION_NAMES = optionNames<DurableObjectDeadLetterStoreOptions>({ namespace: true, keyPrefix: true });
+
 /**
  * A dead-letter store in a Cloudflare Durable Object: one `WebhookStoreObject` named
  * `<keyPrefix>dead-letters` keeps every entry in its storage, with no expiry, until a replay
@@ -32,6 +36,7 @@ export interface DurableObjectDeadLetterStoreOptions {
  */
 export function createDurableObjectDeadLetterStore(options: DurableObjectDeadLetterStoreOptions): DeadLetterStore {
   const namespace = checkNamespace(options?.namespace);
+  assertOptionNames('createDurableObjectDeadLetterStore', options, OPTION_NAMES);
   const name = `${keyPrefixOption(options.keyPrefix)}dead-letters`;
   const send = (operation: Parameters<typeof sendToObject>[2]) => sendToObject(namespace, name, operation,
     (kind, message, cause) => new DeadLetterStoreError(kind === 'unavailable' ? 'dead_letter_store_unavailable' : 'unexpected_store_reply', message, { cause }));

@@ -1,6 +1,7 @@
 import { DeadLetterStoreError, WebhookReceiverError } from '../errors.js';
 import { positiveIntegerOption } from '../dedupe/positive-integer-option.js';
 import type { DeadLetterEntry, DeadLetterStore } from './dead-letter-store.js';
+import { assertOptionNames, optionNames } from '../option-names.js';
 
 /**
  * Options of {@link createMemoryDeadLetterStore}.
@@ -18,6 +19,9 @@ export interface MemoryDeadLetterStoreOptions {
   maxEntries?: number;
 }
 
+// Every option: any other name is refused (see assertOptionNames).
+const OPTION_NAMES = optionNames<MemoryDeadLetterStoreOptions>({ maxEntries: true });
+
 /**
  * A dead-letter store in this process's memory, synchronous: right for tests and for a single
  * process that replays before it restarts. It is empty after a restart; keep dead letters
@@ -34,6 +38,7 @@ export function createMemoryDeadLetterStore(options: MemoryDeadLetterStoreOption
     throw new WebhookReceiverError('invalid_options',
       `createMemoryDeadLetterStore takes an options object { maxEntries? } or nothing, got ${options === null ? 'null' : typeof options}.`);
   }
+  assertOptionNames('createMemoryDeadLetterStore', options, OPTION_NAMES);
   const maxEntries = positiveIntegerOption('maxEntries', options.maxEntries, 10_000);
   const entries = new Map<string, DeadLetterEntry>();
   return {

@@ -3,6 +3,7 @@ import { positiveIntegerOption } from '../dedupe/positive-integer-option.js';
 import { toRedisCommand, withCommandTimeout, type RedisClientLike } from '../dedupe/redis-command.js';
 import { fromBase64, toBase64 } from './base64.js';
 import type { DeadLetterEntry, DeadLetterStore } from './dead-letter-store.js';
+import { assertOptionNames, optionNames } from '../option-names.js';
 
 /**
  * Options of {@link createRedisDeadLetterStore}.
@@ -63,6 +64,9 @@ interface StoredEntry {
   reason?: 'handler_failed';
 }
 
+// Every option: any other name is refused (see assertOptionNames).
+const OPTION_NAMES = optionNames<RedisDeadLetterStoreOptions>({ client: true, keyPrefix: true, commandTimeoutMs: true, maxEntries: true });
+
 /**
  * A dead-letter store in Redis, shared by every receiver process that uses the same Redis (and
  * `keyPrefix`). Entries have no expiry: they stay until a replay processes them (or you delete
@@ -83,6 +87,7 @@ interface StoredEntry {
 export function createRedisDeadLetterStore(options: RedisDeadLetterStoreOptions): DeadLetterStore {
   const send = toRedisCommand(options?.client,
     (message) => new DeadLetterStoreError('unsupported_redis_client', message), 'createRedisDeadLetterStore');
+  assertOptionNames('createRedisDeadLetterStore', options, OPTION_NAMES);
   const keyPrefix = options.keyPrefix ?? 'capi:webhook:';
   if (typeof keyPrefix !== 'string') {
     throw new WebhookReceiverError('invalid_options', `keyPrefix must be a string such as 'shop-eu:webhooks:', got ${typeof keyPrefix}.`);

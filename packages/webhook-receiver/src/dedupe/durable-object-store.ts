@@ -3,6 +3,7 @@ import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, REPLY_WINDOW_MS, type SubjectRecord } from './subject-record.js';
+import { assertOptionNames, optionNames } from '../option-names.js';
 
 // The members of the Workers runtime this module uses, typed here so that the package needs
 // neither @cloudflare/workers-types nor an import of `cloudflare:workers`.
@@ -231,6 +232,9 @@ export interface DurableObjectDedupeStoreOptions {
   replyWindowMs?: number;
 }
 
+// Every option: any other name is refused (see assertOptionNames).
+const OPTION_NAMES = optionNames<DurableObjectDedupeStoreOptions>({ namespace: true, keyPrefix: true, ttlMs: true, claimTtlMs: true, minRetryDelayMs: true, replyWindowMs: true });
+
 /**
  * A deduplication store in Cloudflare Durable Objects, atomic on Workers: one
  * {@link WebhookStoreObject} per subject, so every isolate and location of the Worker sees the
@@ -245,6 +249,7 @@ export interface DurableObjectDedupeStoreOptions {
  */
 export function createDurableObjectDedupeStore(options: DurableObjectDedupeStoreOptions): DedupeStore {
   const namespace = checkNamespace(options?.namespace);
+  assertOptionNames('createDurableObjectDedupeStore', options, OPTION_NAMES);
   const keyPrefix = keyPrefixOption(options.keyPrefix);
   const ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
   const minRetryDelayMs = minRetryDelayOption(options.minRetryDelayMs);
@@ -327,9 +332,13 @@ export async function sendToObject(
       `The Durable Object ${name} failed ${operation.op}: ${cause instanceof Error ? cause.message : String(cause)}. The delivery is answered 503 and will be retried.`, cause);
   }
   const text = await response.text();
-  if (!response.ok) {
-    throw failure('unexpected',
-      `The Durable Object ${name} answered ${operation.op} with ${response.status} ${text.slice(0, 200)}: is the namespace bound to WebhookStoreObject from @capi/webhook-receiver/durable-object?`);
+  const unexpected = (cause?: unknown) => failure('unexpected',
+    `The Durable Object ${name} answered ${operation.op} with ${response.status} ${text.slice(0, 200)}: is the namespace bound to WebhookStoreObject from @capi/webhook-receiver/durable-object?`, cause);
+  if (!response.ok) throw unexpected();
+  // An object of another class may well answer 200 with text ("hello from my Worker").
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (cause) {
+    throw unexpected(cause);
   }
-  return JSON.parse(text) as unknown;
 }

@@ -2,6 +2,7 @@ import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type Ded
 import { WebhookReceiverError } from '../errors.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
+import { assertOptionNames, optionNames } from '../option-names.js';
 
 /** A subject in the memory store: its record, and its neighbours in the least-recently-seen order. */
 interface Entry {
@@ -71,6 +72,9 @@ export interface MemoryDedupeStore extends DedupeStore {
   renewClaim(key: string, token: string): boolean;
 }
 
+// Every option: any other name is refused (see assertOptionNames).
+const OPTION_NAMES = optionNames<MemoryDedupeStoreOptions>({ ttlMs: true, claimTtlMs: true, minRetryDelayMs: true, replyWindowMs: true, maxEntries: true, now: true });
+
 /**
  * A deduplication store in this process's memory: bounded (least recently seen forgotten
  * first) and with a TTL. Right for a single receiver process; several processes need a shared
@@ -86,6 +90,7 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
     throw new WebhookReceiverError('invalid_options',
       `createMemoryDedupeStore takes an options object { ttlMs?, claimTtlMs?, minRetryDelayMs?, replyWindowMs?, maxEntries?, now? } or nothing, got ${options === null ? 'null' : typeof options}.`);
   }
+  assertOptionNames('createMemoryDedupeStore', options, OPTION_NAMES);
   if (options.now !== undefined && typeof options.now !== 'function') {
     throw new WebhookReceiverError('invalid_options', 'now must be a function returning milliseconds, like Date.now.');
   }

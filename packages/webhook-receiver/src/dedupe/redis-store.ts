@@ -4,6 +4,7 @@ import { checkWaiter, DELIVERY_ATTEMPTS, failedAgo, RETRY_WAIT_FACTORS, retryDue
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { toRedisCommand, toRedisSubscribe, withCommandTimeout, type RedisClientLike, type RedisSubscriberLike } from './redis-command.js';
 import { unrefTimer } from '../unref-timer.js';
+import { assertOptionNames, optionNames } from '../option-names.js';
 
 /**
  * Options of {@link createRedisDedupeStore}.
@@ -530,6 +531,9 @@ redis.call('SET', KEYS[1], table.concat(kept, NL), 'PX', ttl)
 if wasFirst then wake(ARGV[4], ARGV[5], line) end
 return 1`;
 
+// Every option: any other name is refused (see assertOptionNames).
+const OPTION_NAMES = optionNames<RedisDedupeStoreOptions>({ client: true, keyPrefix: true, ttlMs: true, claimTtlMs: true, minRetryDelayMs: true, replyWindowMs: true, now: true, commandTimeoutMs: true, subscriber: true });
+
 /**
  * A deduplication store in Redis, shared by every receiver process that uses the same Redis,
  * with the rules of the memory store (see {@link DedupeStore}): one Lua script per operation on
@@ -547,6 +551,7 @@ return 1`;
 export function createRedisDedupeStore(options: RedisDedupeStoreOptions): DedupeStore {
   const send = toRedisCommand(options?.client,
     (message) => new DedupeStoreError('unsupported_redis_client', message), 'createRedisDedupeStore');
+  assertOptionNames('createRedisDedupeStore', options, OPTION_NAMES);
   const keyPrefix = options.keyPrefix ?? 'capi:webhook:';
   if (typeof keyPrefix !== 'string') {
     throw new WebhookReceiverError('invalid_options', `keyPrefix must be a string such as 'shop-eu:webhooks:', got ${typeof keyPrefix}.`);
