@@ -6,7 +6,7 @@ import { WebhookReceiverError } from './errors.js';
  * for `minRetryDelayMs`) would otherwise silently keep its default.
  *
  * @example
- * assertOptionNames('createMemoryDedupeStore', options, MEMORY_STORE_OPTIONS);
+ * assertOptionNames('createMemoryDedupeStore', options, OPTION_NAMES);
  */
 export function assertOptionNames(factory: string, options: object, names: readonly string[]): void {
   for (const name of Object.keys(options)) {
