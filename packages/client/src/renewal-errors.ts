@@ -30,15 +30,15 @@ export function renewalOvertaken(): TokenRenewalError {
 }
 
 /**
- * `session_changed` of a renewal whose `reauthenticate` signed in as another wallet than the
+ * `session_changed` of a renewal whose `reauthenticate` signed in another account than the
  * session's: its tokens start a new session, and the requests waiting for it are not sent.
  *
  * @example
- * throw signerChanged('0xaaa…', '0xbbb…');
+ * throw signerChanged('0xaaa… (user usr_a)', '0xbbb…');
  */
-export function signerChanged(sessionSigner: string, signer: string): TokenRenewalError {
+export function signerChanged(from: string, to: string): TokenRenewalError {
   return new TokenRenewalError(
-    `The reauthenticate callback signed in as ${signer}, not as ${sessionSigner}, the wallet of the session it renewed (the user switched accounts in the wallet?): its tokens start a new session, for ${signer}, and the request waiting for the renewal, made for ${sessionSigner}, was not sent with them. Do it again if it is still wanted for the new account.`,
+    `The reauthenticate callback signed in ${to}, not ${from}, the account of the session it renewed (the user switched accounts in the wallet?): its tokens start a new session, and the requests waiting for the renewal, made for ${from}, were not sent with them. Send them again if they are still wanted for the new account.`,
     { code: 'session_changed' },
   );
 }

@@ -255,6 +255,8 @@ export class TokenManager {
   // The session whose reauthenticate callback is running: the tokens of a sign-in begun in that
   // session and stored meanwhile (the sign-in it calls) are that renewal's, not a new session.
   #reauthenticating: number | undefined;
+  // The session a renewal's sign-in left because it signed in another account, and the two.
+  #accountSwitch: { session: number; from: string; to: string } | undefined;
   #inferredGeneration: TokenGeneration = 'older';
   readonly #fixedGeneration: TokenGeneration | undefined;
   readonly #reauthenticate: TokenManagerOptions['reauthenticate'];
@@ -266,8 +268,12 @@ export class TokenManager {
   static {
     sessionHook = (tokenManager, tokens, session) => {
       if (tokens) {
-        if (session !== tokenManager.#reauthenticating) tokenManager.#newSession();
-        tokenManager.#store(tokens);
+        if (session === tokenManager.#reauthenticating) {
+          tokenManager.#storeRenewalSignIn(tokens);
+        } else {
+          tokenManager.#newSession();
+          tokenManager.#store(tokens);
+        }
       }
       return tokenManager.#session;
     };
@@ -595,7 +601,7 @@ export class TokenManager {
     }
     if (refreshOnly || this.#reauthenticate === undefined) return undefined;
     const before = this.#token;
-    const sessionSigner = signerOf(this.#sessionTokens.at(-1));
+    const sessionToken = this.#sessionTokens.at(-1);
     let tokens: unknown;
     let failed = false;
     let rejection: unknown;
@@ -609,7 +615,12 @@ export class TokenManager {
       // Before any await: tokens stored from now on are a new session's.
       if (this.#reauthenticating === session) this.#reauthenticating = undefined;
     }
-    if (this.#session !== session) throw await overtaken();
+    if (this.#session !== session) {
+      // The sign-in the callback called stored another account's tokens (see sessionHook).
+      const switched = this.#accountSwitch;
+      if (switched?.session === session) throw (await renewalErrors()).signerChanged(switched.from, switched.to);
+      throw await overtaken();
+    }
     if (failed) throw (await renewalErrors()).renewalFailed(rejection, 'reauthenticate', false);
     const token = typeof tokens === 'string' ? tokens : (tokens as TokenSet | undefined)?.token;
     if (this.#token !== before && this.#token !== token) {
@@ -619,28 +630,47 @@ export class TokenManager {
       this.#sessionTokens = [this.#token!];
       throw await overtaken();
     }
-    let adopted: string;
+    let set: StoredTokens;
     try {
-      adopted = this.#adopt(tokens);
+      set = readTokenSet(tokens as TokenSet | string, true);
     } catch (refused) {
       throw (await renewalErrors()).renewalFailed(refused, 'reauthenticate', true, tokens);
     }
-    // The wallet signed in as another account than the session's (the user switched accounts
-    // in the wallet before its prompt): a sign-in starts a new session, and the requests waiting
-    // for this renewal were the earlier account's, so none is sent with the new account's token.
-    const signer = signerOf(adopted);
-    if (sessionSigner !== undefined && signer !== undefined && signer !== sessionSigner) {
+    // Another account than the session's (the user switched accounts in the wallet before its
+    // prompt): its tokens start a new session, and the requests waiting for this renewal were
+    // the earlier account's, so none is sent with the new account's token.
+    if (!sameAccount(sessionToken, set.token)) {
       this.#newSession();
-      this.#sessionTokens = [adopted];
-      throw (await renewalErrors()).signerChanged(sessionSigner, signer);
+      this.#adoptSet(set);
+      throw (await renewalErrors()).signerChanged(accountOf(sessionToken), accountOf(set.token));
     }
-    return adopted;
+    return this.#adoptSet(set);
   }
 
   #adopt(tokens: unknown): string {
-    this.#store(readTokenSet(tokens as TokenSet | string, true));
+    return this.#adoptSet(readTokenSet(tokens as TokenSet | string, true));
+  }
+
+  #adoptSet(set: StoredTokens): string {
+    this.#store(set);
     if (this.#isDue(Date.now())) this.#keepUntil = Infinity;
-    return this.#token!;
+    return set.token;
+  }
+
+  // Tokens a sign-in begun in the renewal's session stores while its reauthenticate callback
+  // runs are that renewal's; but when they are another account's, they start a new session at
+  // once, before anything can send them for a request of the earlier account (a 401 that comes
+  // back meanwhile, a callback that then fails).
+  #storeRenewalSignIn(tokens: StoredTokens): void {
+    const sessionToken = this.#sessionTokens.at(-1);
+    if (!sameAccount(sessionToken, tokens.token)) {
+      const from = this.#session;
+      this.#newSession();
+      this.#accountSwitch = { session: from, from: accountOf(sessionToken), to: accountOf(tokens.token) };
+      this.#adoptSet(tokens);
+      return;
+    }
+    this.#store(tokens);
   }
 }
 
@@ -654,10 +684,22 @@ export function createTokenManager(options: TokenManagerOptions = {}): TokenMana
   return new TokenManager(options);
 }
 
-// The wallet a token was issued to (its unverified `signerAddress` claim, lower case), if it says.
-function signerOf(token: string | undefined): string | undefined {
-  const signer = token === undefined ? undefined : readJwtClaims(token)?.signerAddress;
-  return typeof signer === 'string' ? signer.toLowerCase() : undefined;
+// Whether `token` is of the same account as `sessionToken` (unverified claims): the same
+// `userId` when both name one (an older-generation user may sign in with several wallets), else
+// the same `signerAddress`; a token that says neither, or no session token, is taken to be.
+function sameAccount(sessionToken: string | undefined, token: string): boolean {
+  if (sessionToken === undefined) return true;
+  const [one, other] = [readJwtClaims(sessionToken), readJwtClaims(token)];
+  if (typeof one?.userId === 'string' && typeof other?.userId === 'string') return one.userId === other.userId;
+  const [signer, otherSigner] = [one?.signerAddress, other?.signerAddress];
+  return typeof signer !== 'string' || typeof otherSigner !== 'string' || signer.toLowerCase() === otherSigner.toLowerCase();
+}
+
+// The account a token names, for a message: its signer, and its user once it has one.
+function accountOf(token: string | undefined): string {
+  const claims = token === undefined ? undefined : readJwtClaims(token);
+  const signer = typeof claims?.signerAddress === 'string' ? claims.signerAddress : 'an unknown wallet';
+  return typeof claims?.userId === 'string' ? `${signer} (user ${claims.userId})` : signer;
 }
 
 /** Tokens as stored: checked, `expiresAt` a Date. */

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '@capi/sandbox';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { AuthenticationError, createPartnerClient, signerFromViemAccount, TokenManager, TokenRenewalError, type FetchFunction, type PartnerClient, type TokenSet } from '../src/index.js';
-import { getUser, readTokenClaims } from '../src/onboarding.js';
+import { getUser, readTokenClaims, requestLegacyPhoneVerification } from '../src/onboarding.js';
 import { SIGN_IN_PAGE } from './support/wallet.js';
 
 let sandbox: Sandbox | undefined;
@@ -303,10 +303,63 @@ describe('a reauthenticate that signs in as another wallet starts that wallet\'s
 
     const outcome = await client.setDailyLimit({ amount: 333 }).catch((error: unknown) => error);
     expect(outcome).toBeInstanceOf(TokenRenewalError);
-    expect(outcome).toMatchObject({ code: 'session_changed', message: expect.stringContaining(`signed in as ${walletB.address.toLowerCase()}, not as ${walletA.address.toLowerCase()}`) });
+    expect(outcome).toMatchObject({ code: 'session_changed', message: expect.stringMatching(new RegExp(`signed in ${walletB.address} \\(user [^)]+\\), not ${walletA.address} \\(user [^)]+\\)`)) });
     expect(puts).toEqual([walletA.address]); // sent once, with A's token
     expect(await signerOf(client)).toBe(walletB.address);
     await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 }); // B's limit untouched
+  });
+});
+
+describe('a renewal\'s sign-in of another account, found when it is stored (the review of the switch above)', () => {
+  it('a callback whose sign-in stored B\'s tokens and then failed: A\'s write answered 401 afterwards is not sent again with B\'s token', async () => {
+    const { baseUrl } = await startTwoUsers();
+    const puts: string[] = [];
+    const putAnswered = gate();
+    const recordingFetch: FetchFunction = async (url, init) => {
+      if (init.method !== 'PUT') return fetch(url, init);
+      puts.push(readTokenClaims((new Headers(init.headers).get('authorization') ?? '').replace(/^Bearer /, '')).signerAddress as string);
+      const response = await fetch(url, init);
+      if (puts.length === 1) await putAnswered.opened; // A's PUT: its 401 comes back late
+      return response;
+    };
+    const client: PartnerClient = createPartnerClient({
+      baseUrl,
+      fetch: recordingFetch,
+      // The sign-in stores B's tokens, then saving them elsewhere fails.
+      tokenManager: new TokenManager({ reauthenticate: async () => { await signIn(client, walletB); throw new Error('saving the tokens failed'); } }),
+    });
+    await signIn(client, walletA);
+    sandbox!.advanceClock(ACCESS_TOKEN_LIFETIME_MS + 60_000);
+    const put = client.setDailyLimit({ amount: 333 }).catch((error: unknown) => error);
+    while (puts.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Meanwhile a read of A's gets 401 and runs the renewal: B signs in, the callback fails.
+    await expect(client.getDailyLimit()).rejects.toMatchObject({ code: 'session_changed', message: expect.stringContaining(`signed in ${walletB.address}`) });
+    putAnswered.open();
+    expect(await put).toMatchObject({ name: 'TokenRenewalError', code: 'session_changed' });
+    expect(puts).toEqual([walletA.address]);
+    expect(await signerOf(client)).toBe(walletB.address);
+  });
+
+  it('a switch that brings a token already due to renew prompts the wallet once, not again at the next request', async () => {
+    const { baseUrl } = await startTwoUsers();
+    let prompts = 0;
+    // renewBeforeMs above the 15-minute lifetime: every token is due at once.
+    const client: PartnerClient = createPartnerClient({ baseUrl, tokenManager: new TokenManager({ renewBeforeMs: 16 * 60_000, reauthenticate: () => (prompts++, signIn(client, walletB)) }) });
+    client.tokenManager.setTokens(await signIn(createPartnerClient({ baseUrl }), walletA));
+    await expect(client.getDailyLimit()).rejects.toMatchObject({ code: 'session_changed' });
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 });
+    expect(prompts).toBe(1);
+    expect(await signerOf(client)).toBe(walletB.address);
+  });
+
+  it('older generation: a re-sign-in with another wallet of the same user (same userId) is that user\'s renewal', async () => {
+    const walletA2 = privateKeyToAccount(generatePrivateKey());
+    sandbox = await startSandbox({ users: [{ signInWallets: [walletA.address, walletA2.address], email: 'a@example.com' }] });
+    const client: PartnerClient = createPartnerClient({ baseUrl: sandbox.baseUrl, tokenManager: new TokenManager({ reauthenticate: () => signIn(client, walletA2) }) });
+    await signIn(client, walletA);
+    sandbox.advanceClock(25 * 3_600_000); // past the older token's 24 hours at most
+    await expect(requestLegacyPhoneVerification(client, { phone: '+15555550123' })).resolves.toBeDefined();
+    expect(await signerOf(client)).toBe(walletA2.address);
   });
 });
 
