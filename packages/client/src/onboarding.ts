@@ -187,24 +187,23 @@ async function send(operation: string, client: PartnerClient, method: 'GET' | 'P
   assertCall(operation, client, options);
   // The bodies are the spec's request bodies (typed by the callers); a write is never retried
   // unless options.retries says so.
-  const call = client.raw[method] as (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
-  let answer: Awaited<ReturnType<typeof call>>;
-  try {
-    answer = await call(path, body === undefined ? options : { ...options, body });
-  } catch (error) {
-    // openapi-fetch parses a 2xx body as JSON: one that is not (an HTML page from a proxy, a
-    // body cut off) throws a bare SyntaxError. Its message quotes the body, redacted here.
-    if (!(error instanceof SyntaxError)) throw error;
-    throw new UnexpectedResponseError(
-      `${operation} answered 2xx with a body that is not JSON (${error.message}). ${checkBaseUrl(operation)}${method === 'GET' ? '' : ` The ${operation} may have been applied: read the user's state (getUser, getOnboardingStatus) before sending it again.`}`,
-      { code: 'unexpected_onboarding_body' },
-    );
-  }
-  const { data, error, response } = answer;
+  const call = client.raw[method] as (path: string, init: object) => Promise<{ data?: string; error?: unknown; response: Response }>;
+  // The body as text, parsed here: openapi-fetch's own parse of a 2xx body that is not JSON (an
+  // HTML page from a proxy, a body cut off) threw a bare SyntaxError.
+  const { data, error, response } = await call(path, { ...options, parseAs: 'text', ...(body === undefined ? {} : { body }) });
   // Status first: openapi-fetch gives an error answer with an empty body (Content-Length: 0) as
   // `error: undefined`, which must not pass for a success.
   if (!response.ok) throw errorFromResponse(response, error, { advice: onboardingAdvice(client, response.status, error, path) });
-  return data;
+  if (data === undefined) return undefined; // no body (204, Content-Length: 0): the caller's check names what is missing
+  try {
+    return JSON.parse(data) as unknown;
+  } catch (parseError) {
+    // The parser's message quotes the body: the error's constructor redacts any token in it.
+    throw new UnexpectedResponseError(
+      `${operation} answered 2xx with a body that is not JSON (${(parseError as Error).message}). ${checkBaseUrl(operation)}${method === 'GET' ? '' : ` The ${operation} may have been applied: read the user's state (getUser, getOnboardingStatus) before sending it again.`}`,
+      { code: 'unexpected_onboarding_body' },
+    );
+  }
 }
 
 // An answer of the wrong shape most often comes from a deployment of the other generation.

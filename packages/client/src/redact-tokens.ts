@@ -96,6 +96,15 @@ export function redactTokensDeep(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((item) => redactTokensDeep(item, depth + 1));
   // Own keys only, defined rather than assigned (Object.fromEntries): a body such as
   // {"__proto__": ...} must not change the copy's prototype. Keys too: a body such as
-  // {"errors": {"<the token>": "invalid"}} names the token as a key.
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [redactTokens(key), redactTokensDeep(item, depth + 1)]));
+  // {"errors": {"<the token>": "invalid"}} names the token as a key. Only keys longer than 15
+  // characters can hold a credential; two redacted alike are numbered rather than merged.
+  const entries: Array<[string, unknown]> = [];
+  const keys = new Set<string>();
+  for (const [key, item] of Object.entries(value)) {
+    let safe = key.length > 15 ? redactTokens(key) : key;
+    for (let count = 2; keys.has(safe); count++) safe = `${redactTokens(key)} #${count}`;
+    keys.add(safe);
+    entries.push([safe, redactTokensDeep(item, depth + 1)]);
+  }
+  return Object.fromEntries(entries);
 }

@@ -176,6 +176,17 @@ describe('the onboarding functions read the status before the body', () => {
     if (method === 'POST') expect((error as Error).message).toMatch(/may have been applied: read the user's state/);
     else expect((error as Error).message).not.toMatch(/may have been applied/);
   });
+
+  it('a SyntaxError thrown before anything is sent (a token manager reading corrupt storage) stays what it is, not a 2xx body that is not JSON', async () => {
+    class StoredTokenManager extends TokenManager {
+      override async getToken(): Promise<string> {
+        return (JSON.parse('{"token": "eyJ') as { token: string }).token; // corrupt storage
+      }
+    }
+    const error = await caught(acceptTerms(createPartnerClient({ baseUrl, tokenManager: new StoredTokenManager() })));
+    expect(error).toBeInstanceOf(SyntaxError);
+    expect(requests).toEqual([]);
+  });
 });
 
 describe('a body nested thousands of levels deep ends in the typed error, which can still be logged', () => {
