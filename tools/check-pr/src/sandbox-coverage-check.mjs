@@ -4,41 +4,86 @@
 // scenario for every operation and status of specs/dist/openapi.json, and every event kind of
 // specs/dist/asyncapi.json sent with data its schema accepts): seconds, after the packages the
 // sandbox imports are built (turbo: cached when nothing changed).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { runCommand } from './command.mjs';
 
 /** @typedef {import('./spec-lint-check.mjs').CheckResult} CheckResult */
 
-/** The sandbox's "spec coverage:" tests, once what the sandbox imports is built. */
-export const SANDBOX_COVERAGE_TESTS = 'pnpm --filter @capi/sandbox exec vitest run test/conformance.test.ts test/spec-coverage.test.ts --testNamePattern "spec coverage:"';
-
-/** Builds what the sandbox imports (cached when current), then runs {@link SANDBOX_COVERAGE_TESTS}. */
-export const SANDBOX_COVERAGE_COMMAND = `pnpm turbo run build --output-logs=errors-only --filter=@capi/sandbox^... && ${SANDBOX_COVERAGE_TESTS}`;
+/** Where the gate's tests are, each with at least one test named "spec coverage: ...". */
+export const SANDBOX_COVERAGE_FILES = ['test/conformance.test.ts', 'test/spec-coverage.test.ts'];
+const BUILD = 'pnpm turbo run build --output-logs=errors-only --filter=@capi/sandbox^...';
 
 // vitest colours its output when it can; the report is read as plain text.
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 /**
- * Runs the sandbox's spec-coverage tests.
- * @param {{ root: string, command?: string, env?: NodeJS.ProcessEnv }} options `command` defaults to {@link SANDBOX_COVERAGE_COMMAND}
+ * Builds what the sandbox imports (cached when current; `build: false` leaves that to the
+ * caller, as turbo does before the tests of this package), then runs the sandbox's "spec
+ * coverage:" tests, and checks from vitest's JSON report that they ran in both files: a
+ * renamed test would otherwise match nothing, and the gate pass with no test run.
+ * @param {{ root: string, build?: boolean, files?: string[], env?: NodeJS.ProcessEnv }} options `files`: the sandbox's test files to run (default {@link SANDBOX_COVERAGE_FILES})
  * @returns {Promise<CheckResult>}
  */
-export async function checkSandboxCoverage({ root, command = SANDBOX_COVERAGE_COMMAND, env = process.env }) {
+export async function checkSandboxCoverage({ root, build = true, files = SANDBOX_COVERAGE_FILES, env = process.env }) {
   const name = 'the sandbox serves the specs';
-  const { code, output } = await runCommand(command, { cwd: root, env });
-  if (code === 0) return { name, ok: true, summary: 'every operation, documented status and event kind of the specs has its sandbox behaviour', details: [] };
-  return {
-    name,
-    ok: false,
-    summary:
-      `the sandbox cannot serve everything the specs define (exit ${code}): give @capi/sandbox each missing operation and status (a route, and a scenario in test/conformance.test.ts) ` +
-      'and each missing event kind (SANDBOX_EVENT_TYPES and sampleEventData in src/webhooks/sample-event-data.ts), then run `pnpm --filter @capi/sandbox test`',
-    details: failures(output.replace(ANSI, '')),
-  };
+  const reportDir = mkdtempSync(path.join(tmpdir(), 'capi-sandbox-gate-'));
+  const reportFile = path.join(reportDir, 'report.json');
+  try {
+    const tests = `pnpm --filter @capi/sandbox exec vitest run ${files.join(' ')} --testNamePattern "spec coverage:" --reporter=default --reporter=json --outputFile.json=${JSON.stringify(reportFile)}`;
+    const { code, output } = await runCommand(build ? `${BUILD} && ${tests}` : tests, { cwd: root, env });
+    const ran = readRanTests(reportFile);
+    if (ran === undefined) {
+      return { name, ok: false, summary: `the sandbox's tests did not run (exit ${code}): the build of the packages it imports, or vitest, failed; see below`, details: lastLines(output) };
+    }
+    if (code !== 0) {
+      return {
+        name,
+        ok: false,
+        summary:
+          `the sandbox cannot serve everything the specs define (exit ${code}): give @capi/sandbox each missing operation and status (a route, and a scenario in test/conformance.test.ts) ` +
+          'and each missing event kind (SANDBOX_EVENT_TYPES and sampleEventData in src/webhooks/sample-event-data.ts), then run `pnpm --filter @capi/sandbox test`',
+        details: failures(output.replace(ANSI, '')),
+      };
+    }
+    const missing = files.filter((file) => !ran.some((test) => test.file.endsWith(file) && test.status === 'passed'));
+    if (missing.length > 0) {
+      return { name, ok: false, summary: `no test named "spec coverage: ..." ran in ${missing.join(', ')} of @capi/sandbox: the gate runs those tests, so keep that name on them (renamed or removed, the gate would check nothing)`, details: [] };
+    }
+    return { name, ok: true, summary: `every operation, documented status and event kind of the specs has its sandbox behaviour (${ran.filter((test) => test.status === 'passed').length} tests)`, details: [] };
+  } finally {
+    rmSync(reportDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The "spec coverage:" tests vitest's JSON report lists (the others it skipped), or `undefined`
+ * when it wrote none.
+ * @param {string} file
+ * @returns {{ file: string, status: string }[] | undefined}
+ */
+function readRanTests(file) {
+  let report;
+  try {
+    report = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  return (report.testResults ?? []).flatMap((/** @type {any} */ result) =>
+    (result.assertionResults ?? [])
+      .filter((/** @type {any} */ test) => String(test.title).startsWith('spec coverage:'))
+      .map((/** @type {any} */ test) => ({ file: String(result.name), status: String(test.status) })));
+}
+
+/** @param {string} output */
+function lastLines(output) {
+  return output.replace(ANSI, '').trim().split('\n').filter((line) => line.trim() !== '').slice(-40);
 }
 
 /**
  * vitest's failure section (its skipped tests listed before it are noise here), else the last
- * 60 lines (a build that failed, say).
+ * 60 lines.
  * @param {string} output
  */
 function failures(output) {

@@ -1,14 +1,14 @@
 // The sandbox gate, run for real: the sandbox's spec-coverage tests against the bundled specs,
 // and against a copy of them with an operation and an event kind the sandbox lacks
-// (CAPI_SPECS_DIST points the sandbox's tests at the copy). The tests alone: turbo has built
-// what the sandbox imports before this suite (@capi/sandbox is a dev dependency), and a turbo
-// run inside turbo's own test task is better avoided.
+// (CAPI_SPECS_DIST points the sandbox's tests at the copy). Without the gate's build step
+// (`build: false`): turbo has built what the sandbox imports before this suite (@capi/sandbox
+// is a dev dependency), and a turbo run inside turbo's own test task is better avoided.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '@capi/release-tools/workspace-packages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkSandboxCoverage, SANDBOX_COVERAGE_TESTS } from '../src/sandbox-coverage-check.mjs';
+import { checkSandboxCoverage } from '../src/sandbox-coverage-check.mjs';
 
 const dist = path.join(repoRoot, 'specs/dist');
 let seeded: string;
@@ -40,12 +40,18 @@ afterAll(() => rmSync(seeded, { recursive: true, force: true }));
 
 describe('the sandbox gate', () => {
   it('passes on the specs the sandbox serves', async () => {
-    const result = await checkSandboxCoverage({ root: repoRoot, command: SANDBOX_COVERAGE_TESTS });
-    expect(result).toMatchObject({ ok: true, details: [] });
+    const result = await checkSandboxCoverage({ root: repoRoot, build: false });
+    expect(result).toMatchObject({ ok: true, details: [], summary: expect.stringMatching(/\(2 tests\)$/) });
+  }, 180_000);
+
+  it('fails when no test named "spec coverage:" ran in a file it runs (renamed, the gate would check nothing)', async () => {
+    const result = await checkSandboxCoverage({ root: repoRoot, build: false, files: ['test/spec-coverage.test.ts', 'test/cors.test.ts'] });
+    expect(result.ok).toBe(false);
+    expect(result.summary).toContain('no test named "spec coverage: ..." ran in test/cors.test.ts of @capi/sandbox');
   }, 180_000);
 
   it('fails on a spec with an operation and an event kind the sandbox lacks, naming both and what to do', async () => {
-    const result = await checkSandboxCoverage({ root: repoRoot, command: SANDBOX_COVERAGE_TESTS, env: { ...process.env, CAPI_SPECS_DIST: seeded } });
+    const result = await checkSandboxCoverage({ root: repoRoot, build: false, env: { ...process.env, CAPI_SPECS_DIST: seeded } });
     expect(result.ok).toBe(false);
     expect(result.summary).toMatch(/SANDBOX_EVENT_TYPES .*then run `pnpm --filter @capi\/sandbox test`/);
     const details = result.details.join('\n');

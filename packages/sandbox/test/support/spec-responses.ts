@@ -10,6 +10,8 @@ const specsDir = dirname(createRequire(import.meta.url).resolve('@capi/specs/pac
 /**
  * The bundled specs: `specs/dist`, or the folder `CAPI_SPECS_DIST` names (the test of
  * check:pr's sandbox gate points it at a spec with an operation and an event the sandbox lacks).
+ * Only that test sets it: exported in a shell, it would point every sandbox suite run with
+ * vitest there (`pnpm test` runs turbo, which does not pass it on).
  */
 export const specsDist = process.env.CAPI_SPECS_DIST ?? join(specsDir, 'dist');
 export const openApi = JSON.parse(readFileSync(join(specsDist, 'openapi.json'), 'utf8'));
