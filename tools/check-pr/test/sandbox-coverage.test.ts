@@ -41,7 +41,7 @@ afterAll(() => rmSync(seeded, { recursive: true, force: true }));
 describe('the sandbox gate', () => {
   it('passes on the specs the sandbox serves', async () => {
     const result = await checkSandboxCoverage({ root: repoRoot, build: false });
-    expect(result).toMatchObject({ ok: true, details: [], summary: expect.stringMatching(/\(2 tests\)$/) });
+    expect(result).toMatchObject({ ok: true, details: [], summary: expect.stringMatching(/\(\d{2,} tests\)$/) });
   }, 180_000);
 
   it('fails when no test named "spec coverage:" ran in a file it runs (renamed, the gate would check nothing)', async () => {
