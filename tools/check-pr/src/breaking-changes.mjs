@@ -43,7 +43,9 @@ export async function diffSpecs(baseFile, revisionFile, { asReceiver = false } =
       maxBuffer: 64 * 1024 * 1024,
     });
     const report = JSON.parse(readFileSync(reportFile, 'utf8'));
-    return { bump: report.bump ?? 'none', changes: (report.changes ?? []).map(toSpecChange) };
+    const changes = (report.changes ?? []).map(toSpecChange);
+    if (asReceiver) for (const change of changes) rateAddedEventKind(change);
+    return { bump: changes.some((change) => change.impact === 'major') ? 'major' : report.bump ?? 'none', changes };
   } catch (error) {
     const detail = /** @type {any} */ (error).stderr || /** @type {Error} */ (error).message;
     throw new Error(`redocly diff could not compare ${baseFile} with ${revisionFile}: ${String(detail).trim()}`);
@@ -73,6 +75,21 @@ export function swapOperationActions(document) {
 function writeSwapped(file, to) {
   writeFileSync(to, JSON.stringify(swapOperationActions(JSON.parse(readFileSync(file, 'utf8')))));
   return to;
+}
+
+/**
+ * A new event kind (an operation the receiver receives) is `major` for the packages built on
+ * the AsyncAPI spec, as an event enum that gains a value is: `WebhookEvent` of
+ * @capi/event-types is a closed union, so a new member breaks code that narrows it (an
+ * exhaustive switch over `eventType`, `event.data.email` read from any event), and the
+ * validator and the receiver hand that union to it. redocly rates an added operation `minor`.
+ * @param {SpecChange} change
+ */
+function rateAddedEventKind(change) {
+  if (change.kind !== 'added' || !/^operations › [^›]+$/.test(change.where)) return;
+  change.impact = 'major';
+  change.messages.push('A new event kind: the WebhookEvent union of @capi/event-types gains a member, which breaks code that narrows it (an exhaustive switch over eventType), as an event enum that gains a value does.');
+  change.rules.push('capi/added-event-kind');
 }
 
 /** @returns {SpecChange} */

@@ -159,6 +159,13 @@ describe('rates event changes for the receivers, on the real asyncapi.json (oper
       user.required = user.required.filter((field: string) => field !== 'phone');
     }],
     ['a KycStatus value added', 'enum', (spec: any) => spec.components.schemas.KycStatus.enum.push('expired')],
+    // A new member of the closed WebhookEvent union, as an enum value is (the maintainers' L7).
+    ['an event kind added', 'A new event kind', (spec: any) => {
+      spec.components.schemas.CardStatementCreatedEvent = { title: 'CardStatementCreatedEvent', type: 'object', required: ['eventType', 'data'], properties: { eventType: { const: 'card.statement.created' }, data: { type: 'object' } } };
+      spec.components.messages.cardStatementCreated = { ...spec.components.messages.cardTransactionCreated, name: 'card.statement.created', title: 'card.statement.created', payload: { $ref: '#/components/schemas/CardStatementCreatedEvent' } };
+      spec.channels.partnerWebhook.messages.cardStatementCreated = { $ref: '#/components/messages/cardStatementCreated' };
+      spec.operations.receiveCardStatementCreated = { ...spec.operations.receiveCardTransactionCreated, title: 'Receive card.statement.created', messages: [{ $ref: '#/channels/partnerWebhook/messages/cardStatementCreated' }] };
+    }],
   ])('rejects %s without a major changeset for the event packages', async (_change, named, edit) => {
     changeRealEvents(edit);
     const result = await checkBreakingChanges({ root: repo.root });
