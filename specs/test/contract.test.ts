@@ -469,6 +469,14 @@ describe('webhook events are {eventType, data} with the signed headers of refere
     expect(Buffer.from('A'.repeat(86) + '==', 'base64')).toHaveLength(64);
   });
 
+  it('the OpenAPI webhooks are exactly the AsyncAPI events, each keyed by its eventType with the same payload schema', () => {
+    // A new event kind goes in both: @capi/openapi-types exports the webhook bodies from
+    // `webhooks`, @capi/event-types from the AsyncAPI messages.
+    const fromAsyncapi = Object.values(asyncapi.components.messages as Record<string, JsonObject>).map((message) => [message.name, refTitle((message.payload as JsonObject).$ref as string)]);
+    const fromOpenapi = Object.entries(openapi.webhooks as Record<string, any>).map(([eventType, item]) => [eventType, refTitle(item.post.requestBody.content['application/json'].schema.$ref)]);
+    expect(fromOpenapi.sort()).toEqual(fromAsyncapi.sort());
+  });
+
   it('the OpenAPI webhooks carry the same header patterns as WebhookHeaders', () => {
     const headers = schemas.get('WebhookHeaders')!;
     for (const [eventType, item] of Object.entries(openapi.webhooks) as Array<[string, any]>) {
