@@ -3,6 +3,7 @@
 // when an earlier one fails, so one run shows everything to fix.
 //   --markdown FILE   also write the report as Markdown (CI: the job summary and the PR comment)
 //   --skip ID[,ID]    leave gates out (ids: spec-lint, generated-code, sandbox-coverage, breaking-changes, changesets)
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -41,6 +42,13 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
+// The spec, generated-code and sandbox gates read the working tree, the breaking-change and
+// changeset gates the commits: uncommitted changes get a verdict on something not pushed.
+const uncommitted = uncommittedChanges(root);
+if (uncommitted.length > 0) {
+  console.warn(`check:pr: ${uncommitted.length} uncommitted change(s) (${uncommitted.slice(0, 5).join(', ')}${uncommitted.length > 5 ? ', ...' : ''}): the spec, generated-code and sandbox gates read the working tree, the breaking-change and changeset gates the commits since the base. Commit them and run check:pr again for a verdict on what you will push.`);
+}
+
 const results = [];
 for (const [id, name, gate] of gates) {
   if (skipped.includes(id)) continue;
@@ -55,3 +63,17 @@ process.stdout.write(formatReport(results));
 // pnpm runs the script in tools/check-pr: a relative path is meant from where the user typed it.
 if (options.markdown) writeFileSync(path.resolve(process.env.INIT_CWD ?? process.cwd(), options.markdown), formatMarkdownReport(results));
 process.exitCode = results.every((result) => result.ok) ? 0 : 1;
+
+/**
+ * Tracked files changed and not committed, and changesets not yet added (`git status`).
+ * @param {string} cwd
+ * @returns {string[]}
+ */
+function uncommittedChanges(cwd) {
+  try {
+    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', '.', ':(exclude)node_modules'], { cwd, encoding: 'utf8' });
+    return status.split('\n').filter((line) => line !== '' && (!line.startsWith('??') || line.slice(3).startsWith('.changeset/'))).map((line) => line.slice(3));
+  } catch {
+    return [];
+  }
+}

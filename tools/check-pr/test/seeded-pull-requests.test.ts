@@ -100,6 +100,15 @@ describe('a pull request that changes a package and adds no changeset fails, eve
     expect(markdown).toContain('packages/webhook-signature/src/index.ts');
   });
 
+  it('warns that uncommitted changes are not what it judges: the changeset gate reads the commits', () => {
+    appendFileSync(path.join(clone, 'packages/webhook-signature/src/index.ts'), '// a seeded change, not committed\n');
+    write('.changeset/not-added-yet.md', changeset({ '@capi/webhook-signature': 'patch' }));
+    const { output } = checkPr('pending-on-main');
+    expect(output).toContain('check:pr: 2 uncommitted change(s) (packages/webhook-signature/src/index.ts, .changeset/not-added-yet.md)');
+    expect(output).toContain('Commit them and run check:pr again');
+    expect(output).toMatch(/✔ changeset for each changed package \(.*\): no published package changed since/);
+  });
+
   it('passes once the pull request adds its own changeset for the package', () => {
     appendFileSync(path.join(clone, 'packages/webhook-signature/src/index.ts'), '// a seeded change\n');
     write('.changeset/seeded-signature-fix.md', changeset({ '@capi/webhook-signature': 'patch' }));
