@@ -64,9 +64,10 @@ export async function checkBreakingChanges({ root, releasedDir = path.join(root,
       const missing = consumers.filter((pkg) => bumps.get(pkg) !== 'major');
       const planned = missing.map((pkg) => `${pkg} (${bumps.get(pkg) ?? 'no release'})`).join(', ');
       const listing = breaking.map((change) => `    ✖ ${change.kind} ${change.where}\n${change.messages.map((m) => `        ${m}`).join('\n')}`);
+      if (missing.length === 0) notes.push(`${spec}: ${breaking.length} breaking change(s), released as major for ${consumers.join(', ')}`);
+      // Both checks at once, so that one run names every package the changeset must make major.
+      const own = await ownBreaks(spec, consumers, current, planned);
       if (missing.length === 0) {
-        notes.push(`${spec}: ${breaking.length} breaking change(s), released as major for ${consumers.join(', ')}`);
-        const own = await ownBreaks(spec, consumers, current);
         if (own !== undefined) {
           ok = false;
           details.push(...own);
@@ -74,6 +75,12 @@ export async function checkBreakingChanges({ root, releasedDir = path.join(root,
         continue;
       }
       ok = false;
+      if (own !== undefined) {
+        // The pull request makes (some of) these breaks: its own changeset must be major for
+        // every consumer, which covers the release plan too.
+        details.push(`${spec}: ${breaking.length} breaking change(s) against ${path.relative(root, released)}:`, ...listing, ...own);
+        continue;
+      }
       details.push(
         `${spec}: ${breaking.length} breaking change(s) against ${path.relative(root, released)}:`,
         ...listing,
@@ -100,8 +107,9 @@ export async function checkBreakingChanges({ root, releasedDir = path.join(root,
      * @param {string} spec
      * @param {string[]} consumers
      * @param {string} current
+     * @param {string} notMajorInPlan the consumers the release plan is not major for, described ('' when none)
      */
-    async function ownBreaks(spec, consumers, current) {
+    async function ownBreaks(spec, consumers, current, notMajorInPlan) {
       const before = pullRequest && path.join(pullRequest.dir, bundledSpecFiles[/** @type {'openapi'|'asyncapi'} */ (spec)]);
       if (before === undefined || !existsSync(before)) return undefined;
       const { changes } = await diffSpecs(before, current, { asReceiver: spec === 'asyncapi' });
@@ -118,8 +126,10 @@ export async function checkBreakingChanges({ root, releasedDir = path.join(root,
       return [
         `${spec}: this pull request makes ${made.length} breaking change(s) (its spec against the base's, ${pullRequest.against}):`,
         ...made.map((change) => `    ✖ ${change.kind} ${change.where}\n${change.messages.map((m) => `        ${m}`).join('\n')}`),
-        `  The next release is major for ${consumers.join(', ')} already (changesets pending on the base),`,
-        `  but this pull request's own changesets are not major for ${missingOwn.map((pkg) => `${pkg} (${pullRequest.ownBumps.get(pkg) ?? 'not named'})`).join(', ')}:`,
+        notMajorInPlan === ''
+          ? `  The next release is major for ${consumers.join(', ')} already (changesets pending on the base),`
+          : `  These break users of ${consumers.join(', ')}; the next release, planned from every pending changeset, is not major for them: ${notMajorInPlan},`,
+        `  ${notMajorInPlan === '' ? 'but ' : 'and '}this pull request's own changesets are not major for ${missingOwn.map((pkg) => `${pkg} (${pullRequest.ownBumps.get(pkg) ?? 'not named'})`).join(', ')}:`,
         `  the changelog would list this break under a patch or minor change, where users do not look for`,
         `  what breaks them. Make the change compatible, or say major in this pull request's changeset:`,
         '    ---',
