@@ -104,6 +104,16 @@ export async function checkChangesetCoverage({ root, env = process.env }) {
       details: [],
     };
   }
+  if (empty.length > 0 && named.size > 0) {
+    // An empty changeset beside ones that name packages: which packages did it mean? Waiving
+    // every package the others leave out made a forgotten changeset pass unnoticed.
+    return {
+      name,
+      ok: false,
+      summary: `the pull request adds the empty changeset ${empty.map((changeset) => `${changeset.id}.md`).join(', ')} (no release) beside changesets that name packages, and ${missing.length} changed package(s) are named by none (base ${against}): name each in a changeset, \`"<package>": none\` for one that needs no release, and drop the empty changeset`,
+      details: missing.map((pkg) => `  ${pkg}, changed by: ${(touched.get(pkg) ?? []).slice(0, 3).join(', ')}`),
+    };
+  }
   if (empty.length > 0) {
     return {
       name,

@@ -29,6 +29,24 @@ describe('fails a changed package without a changeset', () => {
     expect(result.details.join('\n')).toContain('packages/client/src/index.ts');
   });
 
+  it('does not take an empty changeset beside one that names packages as a waiver of the others', async () => {
+    repo.write('packages/client/src/index.ts', 'export const version = 2;\n');
+    repo.write('packages/sandbox/src/index.ts', 'export const version = 2;\n');
+    repo.write('.changeset/client-fix.md', changeset({ '@capi/client': 'patch' }));
+    repo.write('.changeset/nothing.md', '---\n---\n\nNo release.\n');
+    repo.commit('change the client and the sandbox; a changeset for the client, an empty one');
+    const result = await against();
+    expect(result.ok).toBe(false);
+    expect(result.summary).toContain('adds the empty changeset nothing.md (no release) beside changesets that name packages');
+    expect(result.summary).toContain('`"<package>": none` for one that needs no release');
+    expect(result.details.join('\n')).toContain('@capi/sandbox, changed by: packages/sandbox/src/index.ts');
+    // Named with none, it passes.
+    repo.git('rm', '-q', '.changeset/nothing.md');
+    repo.write('.changeset/sandbox-none.md', changeset({ '@capi/sandbox': 'none' }));
+    repo.commit('the sandbox needs no release, said so');
+    expect((await against()).ok).toBe(true);
+  });
+
   it('does not accept a changeset for a different package', async () => {
     repo.write('packages/client/src/index.ts', 'export const version = 2;\n');
     repo.write('.changeset/other.md', changeset({ '@capi/sandbox': 'patch' }));

@@ -61,7 +61,7 @@ export function createFixtureRepo(): FixtureRepo {
 }
 
 /** Writes a changeset file bumping the given packages. */
-export function changeset(bumps: Record<string, 'patch' | 'minor' | 'major'>, summary = 'A change.'): string {
+export function changeset(bumps: Record<string, 'patch' | 'minor' | 'major' | 'none'>, summary = 'A change.'): string {
   const lines = Object.entries(bumps).map(([name, bump]) => `"${name}": ${bump}`);
   return `---\n${lines.join('\n')}\n---\n\n${summary}\n`;
 }
