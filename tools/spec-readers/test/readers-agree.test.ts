@@ -21,6 +21,8 @@ const docsDist = path.join(packageDir('@capi/docs'), 'dist');
 const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 const sorted = (values: Iterable<string>) => [...new Set(values)].sort();
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+// What these read from a build says so when it fails: `pnpm dev` rebuilds neither.
+const BUILT = 'read from the built docs site or the sandbox dist/: after a spec change, run pnpm build first (pnpm dev rebuilds neither)';
 const bundled = { openapi: readJson(path.join(specsDir, 'dist/openapi.json')), asyncapi: readJson(path.join(specsDir, 'dist/asyncapi.json')) };
 
 /** operationIds of an OpenAPI document's `paths` (the API) or `webhooks` (what the service sends). */
@@ -80,11 +82,11 @@ describe('every reader sees the same webhook events as @asyncapi/parser', () => 
   });
 
   it('@capi/sandbox (the events it can send)', () => {
-    expect(sorted(SANDBOX_EVENT_TYPES)).toEqual(sourceEvents);
+    expect(sorted(SANDBOX_EVENT_TYPES), BUILT).toEqual(sourceEvents);
   });
 
   it('the docs site (one page per event type under /events/)', () => {
-    expect(docsPages('events')).toEqual(sourceEvents);
+    expect(docsPages('events'), BUILT).toEqual(sourceEvents);
   });
 });
 
@@ -119,7 +121,7 @@ describe('every reader sees the same operations as specs/openapi.yaml', () => {
   });
 
   it('the docs site (one page per operationId under /api/)', () => {
-    expect(docsPages('api', ['schemas'])).toEqual(source);
+    expect(docsPages('api', ['schemas']), BUILT).toEqual(source);
   });
 });
 
@@ -150,10 +152,10 @@ describe('every reader sees the same schemas as specs/schemas', () => {
 
   it('the docs site (one section per schema of the OpenAPI bundle on /api/schemas)', () => {
     const page = readFileSync(path.join(docsDist, 'api/schemas.html'), 'utf8');
-    expect(sorted([...page.matchAll(/<h2 id="[^"]+" tabindex="-1">([A-Za-z0-9]+) <a class="header-anchor"/g)].map((match) => match[1]!))).toEqual(openapiSchemas);
+    expect(sorted([...page.matchAll(/<h2 id="[^"]+" tabindex="-1">([A-Za-z0-9]+) <a class="header-anchor"/g)].map((match) => match[1]!)), BUILT).toEqual(openapiSchemas);
   });
 
   it('the docs site offers the bundles themselves for download, byte for byte', () => {
-    for (const file of ['openapi.json', 'asyncapi.json']) expect(readFileSync(path.join(docsDist, file), 'utf8'), file).toBe(readFileSync(path.join(specsDir, 'dist', file), 'utf8'));
+    for (const file of ['openapi.json', 'asyncapi.json']) expect(readFileSync(path.join(docsDist, file), 'utf8'), `${file}, ${BUILT}`).toBe(readFileSync(path.join(specsDir, 'dist', file), 'utf8'));
   });
 });
