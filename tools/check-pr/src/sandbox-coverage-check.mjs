@@ -89,5 +89,8 @@ function lastLines(output) {
 function failures(output) {
   const lines = output.trim().split('\n');
   const start = lines.findIndex((line) => /⎯ Failed Tests \d+ ⎯/.test(line));
-  return (start === -1 ? lines.slice(-60) : lines.slice(start)).filter((line) => line.trim() !== '');
+  // Not pnpm's own lines after a failed exec (a bare "undefined", the folder, ERR_PNPM_...),
+  // nor where the JSON report went (a temporary file, gone by now).
+  const noise = /^\s*(undefined|JSON report written to .*|\S+\/packages\/sandbox:|ERR_PNPM_\w+.*)$/;
+  return (start === -1 ? lines.slice(-60) : lines.slice(start)).filter((line) => line.trim() !== '' && !noise.test(line));
 }
