@@ -35,7 +35,7 @@ export async function checkGeneratedCode({ root, genCommand = defaultGenCommand(
   return {
     name,
     ok: false,
-    summary: `${stale.length} generated file(s) differ from what the specs generate: run \`pnpm gen\` and commit packages/*/src/generated`,
+    summary: `${stale.length} generated file(s) differ from what the specs generate: this gate has regenerated them in your tree (listed below); review and commit packages/*/src/generated`,
     details: stale.map((line) => `  ${line}`),
   };
 }

@@ -31,7 +31,7 @@ describe('fails when the committed generated code is stale', () => {
   it('lists the files that regenerating changed and says to run pnpm gen', async () => {
     const result = await checkGeneratedCode({ root: repo.root, genCommand: 'node gen.mjs changed' });
     expect(result.ok).toBe(false);
-    expect(result.summary).toContain('run `pnpm gen`');
+    expect(result.summary).toContain('this gate has regenerated them in your tree (listed below); review and commit');
     expect(result.details.join('\n')).toContain('packages/openapi-types/src/generated/schema.ts');
   });
 
