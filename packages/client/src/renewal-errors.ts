@@ -37,8 +37,14 @@ export function renewalOvertaken(): TokenRenewalError {
  * throw signerChanged('0xaaa… (user usr_a)', '0xbbb…');
  */
 export function signerChanged(from: string, to: string): TokenRenewalError {
+  // The accounts are "<wallet>" or "<wallet> (user <id>)": one wallet naming another user means
+  // another deployment (baseUrl), or a sandbox that restarted, not a switch in the wallet.
+  const wallet = (account: string) => account.split(' (user ')[0]!.toLowerCase();
+  const why = wallet(from) === wallet(to)
+    ? 'the same wallet, but the service names another user for it now (another deployment at baseUrl, or a sandbox that restarted?)'
+    : 'the account of the session it renewed (the user switched accounts in the wallet?)';
   return new TokenRenewalError(
-    `The reauthenticate callback signed in ${to}, not ${from}, the account of the session it renewed (the user switched accounts in the wallet?): its tokens start a new session, and the requests waiting for the renewal, made for ${from}, were not sent with them. Send them again if they are still wanted for the new account.`,
+    `The reauthenticate callback signed in ${to}, not ${from}, ${why}: its tokens start a new session, and the requests waiting for the renewal, made for ${from}, were not sent with them. Send them again if they are still wanted for the new account.`,
     { code: 'session_changed' },
   );
 }

@@ -8,6 +8,7 @@ import { startSandbox, type Sandbox } from '@capi/sandbox';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { AuthenticationError, createPartnerClient, signerFromViemAccount, TokenManager, TokenRenewalError, type FetchFunction, type PartnerClient, type TokenSet } from '../src/index.js';
 import { getUser, readTokenClaims, requestLegacyPhoneVerification } from '../src/onboarding.js';
+import { signerChanged } from '../src/renewal-errors.js';
 import { SIGN_IN_PAGE } from './support/wallet.js';
 
 let sandbox: Sandbox | undefined;
@@ -360,6 +361,13 @@ describe('a renewal\'s sign-in of another account, found when it is stored (the 
     sandbox.advanceClock(25 * 3_600_000); // past the older token's 24 hours at most
     await expect(requestLegacyPhoneVerification(client, { phone: '+15555550123' })).resolves.toBeDefined();
     expect(await signerOf(client)).toBe(walletA2.address);
+  });
+});
+
+describe('the message of an account switch says which kind it is', () => {
+  it('another wallet: a switch in the wallet; the same wallet naming another user: another deployment, or a sandbox that restarted', () => {
+    expect(signerChanged('0xAbC1 (user usr_a)', '0xDeF2 (user usr_b)').message).toContain('not 0xAbC1 (user usr_a), the account of the session it renewed (the user switched accounts in the wallet?)');
+    expect(signerChanged('0xAbC1 (user usr_a)', '0xabc1 (user usr_c)').message).toContain('the same wallet, but the service names another user for it now (another deployment at baseUrl, or a sandbox that restarted?)');
   });
 });
 
