@@ -4,6 +4,7 @@
 // ended: a chunk of its own, loaded only when needed, so that their messages stay out
 // of the main entry (as the sign-in code does).
 import { AbortError, InvalidArgumentError, PartnerClientError } from './errors.js';
+import { readJwtClaims } from './jwt-expiry.js';
 import { TokenRenewalError } from './token-manager.js';
 
 /**
@@ -31,22 +32,30 @@ export function renewalOvertaken(): TokenRenewalError {
 
 /**
  * `session_changed` of a renewal whose `reauthenticate` signed in another account than the
- * session's: its tokens start a new session, and the requests waiting for it are not sent.
+ * session's (`fromToken`'s): its tokens (`toToken`) start a new session, and the requests
+ * waiting for it are not sent. The message names both accounts from the tokens' claims.
  *
  * @example
- * throw signerChanged('0xaaa… (user usr_a)', '0xbbb…');
+ * throw signerChanged(sessionToken, newToken);
  */
-export function signerChanged(from: string, to: string): TokenRenewalError {
-  // The accounts are "<wallet>" or "<wallet> (user <id>)": one wallet naming another user means
-  // another deployment (baseUrl), or a sandbox that restarted, not a switch in the wallet.
-  const wallet = (account: string) => account.split(' (user ')[0]!.toLowerCase();
-  const why = wallet(from) === wallet(to)
+export function signerChanged(fromToken: string | undefined, toToken: string): TokenRenewalError {
+  const [from, to] = [accountOf(fromToken), accountOf(toToken)];
+  // One wallet naming another user means another deployment (baseUrl), or a sandbox that
+  // restarted, not a switch in the wallet.
+  const why = from.wallet.toLowerCase() === to.wallet.toLowerCase()
     ? 'the same wallet, but the service names another user for it now (another deployment at baseUrl, or a sandbox that restarted?)'
     : 'the account of the session it renewed (the user switched accounts in the wallet?)';
   return new TokenRenewalError(
-    `The reauthenticate callback signed in ${to}, not ${from}, ${why}: its tokens start a new session, and the requests waiting for the renewal, made for ${from}, were not sent with them. Send them again if they are still wanted for the new account.`,
+    `The reauthenticate callback signed in ${to.name}, not ${from.name}, ${why}: its tokens start a new session, and the requests waiting for the renewal, made for ${from.name}, were not sent with them. Send them again if they are still wanted for the new account.`,
     { code: 'session_changed' },
   );
+}
+
+// The account a token names: its signer, and its user once it has one.
+function accountOf(token: string | undefined): { wallet: string; name: string } {
+  const claims = token === undefined ? undefined : readJwtClaims(token);
+  const wallet = typeof claims?.signerAddress === 'string' ? claims.signerAddress : 'an unknown wallet';
+  return { wallet, name: typeof claims?.userId === 'string' ? `${wallet} (user ${claims.userId})` : wallet };
 }
 
 /**

@@ -255,8 +255,9 @@ export class TokenManager {
   // The session whose reauthenticate callback is running: the tokens of a sign-in begun in that
   // session and stored meanwhile (the sign-in it calls) are that renewal's, not a new session.
   #reauthenticating: number | undefined;
-  // The session a renewal's sign-in left because it signed in another account, and the two.
-  #accountSwitch: { session: number; from: string; to: string } | undefined;
+  // The session a renewal's sign-in left because it signed in another account, and the tokens
+  // of the two (their claims name the accounts in the error's message).
+  #accountSwitch: { session: number; from: string | undefined; to: string } | undefined;
   #inferredGeneration: TokenGeneration = 'older';
   readonly #fixedGeneration: TokenGeneration | undefined;
   readonly #reauthenticate: TokenManagerOptions['reauthenticate'];
@@ -642,7 +643,7 @@ export class TokenManager {
     if (!sameAccount(sessionToken, set.token)) {
       this.#newSession();
       this.#adoptSet(set);
-      throw (await renewalErrors()).signerChanged(accountOf(sessionToken), accountOf(set.token));
+      throw (await renewalErrors()).signerChanged(sessionToken, set.token);
     }
     return this.#adoptSet(set);
   }
@@ -666,7 +667,7 @@ export class TokenManager {
     if (!sameAccount(sessionToken, tokens.token)) {
       const from = this.#session;
       this.#newSession();
-      this.#accountSwitch = { session: from, from: accountOf(sessionToken), to: accountOf(tokens.token) };
+      this.#accountSwitch = { session: from, from: sessionToken, to: tokens.token };
       this.#adoptSet(tokens);
       return;
     }
@@ -695,12 +696,6 @@ function sameAccount(sessionToken: string | undefined, token: string): boolean {
   return typeof signer !== 'string' || typeof otherSigner !== 'string' || signer.toLowerCase() === otherSigner.toLowerCase();
 }
 
-// The account a token names, for a message: its signer, and its user once it has one.
-function accountOf(token: string | undefined): string {
-  const claims = token === undefined ? undefined : readJwtClaims(token);
-  const signer = typeof claims?.signerAddress === 'string' ? claims.signerAddress : 'an unknown wallet';
-  return typeof claims?.userId === 'string' ? `${signer} (user ${claims.userId})` : signer;
-}
 
 /** Tokens as stored: checked, `expiresAt` a Date. */
 export interface StoredTokens {

@@ -366,8 +366,9 @@ describe('a renewal\'s sign-in of another account, found when it is stored (the 
 
 describe('the message of an account switch says which kind it is', () => {
   it('another wallet: a switch in the wallet; the same wallet naming another user: another deployment, or a sandbox that restarted', () => {
-    expect(signerChanged('0xAbC1 (user usr_a)', '0xDeF2 (user usr_b)').message).toContain('not 0xAbC1 (user usr_a), the account of the session it renewed (the user switched accounts in the wallet?)');
-    expect(signerChanged('0xAbC1 (user usr_a)', '0xabc1 (user usr_c)').message).toContain('the same wallet, but the service names another user for it now (another deployment at baseUrl, or a sandbox that restarted?)');
+    const token = (claims: Record<string, string>) => `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.c2ln`;
+    expect(signerChanged(token({ signerAddress: '0xAbC1', userId: 'usr_a' }), token({ signerAddress: '0xDeF2', userId: 'usr_b' })).message).toContain('signed in 0xDeF2 (user usr_b), not 0xAbC1 (user usr_a), the account of the session it renewed (the user switched accounts in the wallet?)');
+    expect(signerChanged(token({ signerAddress: '0xAbC1', userId: 'usr_a' }), token({ signerAddress: '0xabc1', userId: 'usr_c' })).message).toContain('the same wallet, but the service names another user for it now (another deployment at baseUrl, or a sandbox that restarted?)');
   });
 });
 
