@@ -46,7 +46,7 @@ export async function checkSandboxCoverage({ root, build = true, files = SANDBOX
         ok: false,
         summary:
           `the sandbox cannot serve everything the specs define (exit ${code}): give @capi/sandbox each missing operation and status (a route, and a scenario in test/conformance.test.ts) ` +
-          'and each missing event kind (SANDBOX_EVENT_TYPES and sampleEventData in src/webhooks/sample-event-data.ts), then run `pnpm --filter @capi/sandbox test`',
+          'and each missing event kind (SANDBOX_EVENT_TYPES and sampleEventData in src/webhooks/sample-event-data.ts) or User field (its default in src/users/complete-user.ts), then run `pnpm --filter @capi/sandbox test`',
         details: failures(output.replace(ANSI, '')),
       };
     }
