@@ -1,7 +1,7 @@
 import type { AccountLimit, SetAccountLimitRequest } from '@capi/openapi-types';
 import { readAnswerBody } from './answer-body.js';
 import { DAILY_LIMIT_CURRENCY, isDailyLimitInput } from './daily-limit-input.js';
-import { InvalidArgumentError, loadChunk, TimeoutError, UnexpectedResponseError } from './errors.js';
+import { ConnectionError, InvalidArgumentError, loadChunk, TimeoutError, UnexpectedResponseError } from './errors.js';
 import { sendServiceRequest, type ServiceContext } from './service-request.js';
 import type { TokenManager } from './token-manager.js';
 import type { RequestOptions } from './transport.js';
@@ -87,7 +87,7 @@ export interface DailyLimitContext extends ServiceContext {
 // class, argument and code, a short message, no advice.
 const limitErrors = () => loadChunk(() => import('./limit-errors.js'), withoutChunk);
 
-const withoutChunk: Pick<typeof import('./limit-errors.js'), 'limitAdvice' | 'dailyLimitInputError' | 'limitSetTimedOut' | 'unexpectedLimitBody'> = {
+const withoutChunk: Pick<typeof import('./limit-errors.js'), 'limitAdvice' | 'dailyLimitInputError' | 'limitSetUnanswered' | 'unexpectedLimitBody'> = {
   limitAdvice: () => undefined,
   dailyLimitInputError: ({ amount }, maxCents) => {
     // dailyLimitInputError's checks, in its order: the amount, then the currency (its argument is the code's first word).
@@ -95,7 +95,7 @@ const withoutChunk: Pick<typeof import('./limit-errors.js'), 'limitAdvice' | 'da
     const argument = code.split('_')[0]!;
     return new InvalidArgumentError(argument, `setDailyLimit refused its ${argument} (${code}).`, code);
   },
-  limitSetTimedOut: (error) => error,
+  limitSetUnanswered: (error) => error,
   unexpectedLimitBody: () => new UnexpectedResponseError('The limit answer is not an AccountLimit. Check baseUrl.', { code: 'unexpected_limit_body' }),
 };
 
@@ -123,7 +123,7 @@ export async function getDailyLimit(context: DailyLimitContext, options: Request
  * Sets the account's daily spending limit (4.4), after checking the amount and currency
  * locally. The answer has `syncStatus: 'pending'`; see `waitForLimitSync`. Newer generation only.
  *
- * @throws InvalidArgumentError before sending; NotFoundError (404, from an older-generation deployment: the advice says the limit is set onchain there); AuthenticationError (401); ConflictError (409 `OnboardingStepNotReached`, before `createAccount`); ValidationError (400, 422); UnexpectedResponseError (`unexpected_limit_body`: no `{amount, syncStatus}`, or a `syncStatus` other than `pending`); TimeoutError (`request_timeout`: not retried unless `options.retries` says so, as a write; the new limit may have been set, so read it with `getDailyLimit()` to see whether it applied before setting it again).
+ * @throws InvalidArgumentError before sending; NotFoundError (404, from an older-generation deployment: the advice says the limit is set onchain there); AuthenticationError (401); ConflictError (409 `OnboardingStepNotReached`, before `createAccount`); ValidationError (400, 422); UnexpectedResponseError (`unexpected_limit_body`: no `{amount, syncStatus}`, or a `syncStatus` other than `pending`); TimeoutError (`request_timeout`) or ConnectionError (`connection_failed`): not retried unless `options.retries` says so, as a write; the new limit may have been set, so the message says to read it with `getDailyLimit()` to see whether it applied before setting it again.
  * @example
  * await setDailyLimit(context, { amount: 50_000 });
  */
@@ -134,8 +134,9 @@ export async function setDailyLimit(context: DailyLimitContext, params: SetDaily
   if (!isDailyLimitInput(input, context.maxDailyLimitCents)) throw (await limitErrors()).dailyLimitInputError(input, context.maxDailyLimitCents, params);
   const json: SetAccountLimitRequest = { amount: params.amount, currency: DAILY_LIMIT_CURRENCY };
   const answer = await sendServiceRequest(context, { method: 'PUT', path: LIMIT_PATH, json, advice: adviseOnboarding(context) }, options).catch(async (error: unknown) => {
-    // Timed out: the new limit may have been set. Its message says how to find out.
-    throw error instanceof TimeoutError && error.code === 'request_timeout' ? (await limitErrors()).limitSetTimedOut(error, `${context.baseUrl}${LIMIT_PATH}`) : error;
+    // Timed out, or the connection failed: the new limit may have been set. Its message says how to find out.
+    const unanswered = (error instanceof TimeoutError && error.code === 'request_timeout') || (error instanceof ConnectionError && error.code === 'connection_failed');
+    throw unanswered ? (await limitErrors()).limitSetUnanswered(error, `${context.baseUrl}${LIMIT_PATH}`) : error;
   });
   return (await readAccountLimit(readAnswerBody(answer), 'pending')) as PendingDailyLimit;
 }

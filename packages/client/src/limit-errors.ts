@@ -5,7 +5,8 @@
 import { DEFAULT_MAX_DAILY_LIMIT_CENTS } from './daily-limit-input.js';
 import { describeValue, previewBody } from './describe-value.js';
 import { readErrorBody } from './error-body.js';
-import { InvalidArgumentError, TimeoutError, UnexpectedResponseError } from './errors.js';
+import { ConnectionError, InvalidArgumentError, TimeoutError, UnexpectedResponseError } from './errors.js';
+import { describeCause, offlineOrCheck } from './transport.js';
 import { unauthorizedAdvice, type TokenState } from './unauthorized-advice.js';
 
 /**
@@ -112,16 +113,25 @@ export function unexpectedLimitBody(data: unknown, expected?: 'pending'): Unexpe
 }
 
 /**
- * The error of a `setDailyLimit` whose PUT got no complete answer within `timeoutMs` (the
- * transport's `request_timeout`, its `cause`): the new limit may have been set, and a write is
- * not retried by default, so it says to read the limit (`getDailyLimit()`) to see whether it applied.
+ * The error of a `setDailyLimit` whose PUT got no complete answer: within `timeoutMs` (the
+ * transport's `request_timeout`), or because the connection failed (`connection_failed`), each
+ * kept as `cause`. The new limit may have been set, and a write is not retried by default, so it
+ * says to read the limit (`getDailyLimit()`) to see whether it applied. Same class and code.
  *
  * @example
- * throw limitSetTimedOut(timeoutError, `${baseUrl}/user-api/user/account/limit`); // code 'request_timeout'
+ * throw limitSetUnanswered(timeoutError, `${baseUrl}/user-api/user/account/limit`); // code 'request_timeout'
  */
-export function limitSetTimedOut(error: TimeoutError, url: string): TimeoutError {
-  return new TimeoutError(
-    `No complete response to PUT ${url} within ${error.timeoutMs} ms. The new limit may have been set (the service may have received it), and a write is not retried by default: read the limit with getDailyLimit() to see whether it applied before setting it again. Raise timeoutMs (per client or per call) if the service is slow.`,
-    { code: error.code, timeoutMs: error.timeoutMs, cause: error },
+export function limitSetUnanswered(error: TimeoutError | ConnectionError, url: string): TimeoutError | ConnectionError {
+  const readIt = 'read the limit with getDailyLimit() to see whether it applied before setting it again.';
+  if (error instanceof TimeoutError) {
+    return new TimeoutError(
+      `No complete response to PUT ${url} within ${error.timeoutMs} ms. The new limit may have been set (the service may have received it), and a write is not retried by default: ${readIt} Raise timeoutMs (per client or per call) if the service is slow.`,
+      { code: error.code, timeoutMs: error.timeoutMs, cause: error },
+    );
+  }
+  const cause = error.cause;
+  return new ConnectionError(
+    `Could not get a response to PUT ${url}${cause instanceof Error ? `: ${describeCause(cause)}` : ''}. If the request was sent, the new limit may have been set, and a write is not retried by default: ${readIt} ${offlineOrCheck('Check baseUrl and the network (in a browser, also CORS).')}`,
+    { code: error.code, cause: error },
   );
 }

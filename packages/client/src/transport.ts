@@ -290,7 +290,7 @@ async function sendAttempt(
     const reason = error instanceof Error ? describeCause(error) : String(error);
     // A write whose connection failed after it was sent (a reset) may have been applied too.
     throw new ConnectionError(
-      `Could not get a response to ${describe(request)}: ${reason}. ${(globalThis.navigator as { onLine?: boolean } | undefined)?.onLine === false ? 'The device is offline (navigator.onLine is false).' : 'Check baseUrl/webhooksUrl and the network (in a browser, also CORS).'}${isRetriedByDefault(request.method) ? '' : ` If it was sent, it may have been applied: ${mayHaveApplied(request)}`}`,
+      `Could not get a response to ${describe(request)}: ${reason}. ${offlineOrCheck('Check baseUrl/webhooksUrl and the network (in a browser, also CORS).')}${isRetriedByDefault(request.method) ? '' : ` If it was sent, it may have been applied: ${mayHaveApplied(request)}`}`,
       { code: 'connection_failed', cause: error },
     );
   } finally {
@@ -340,7 +340,13 @@ function describe(request: { method: string; url: string }): string {
   return `${request.method} ${request.url}`;
 }
 
-function describeCause(error: Error): string {
+/** What a request that got no response tells: the device is offline, or else `advice`. */
+export function offlineOrCheck(advice: string): string {
+  return (globalThis.navigator as { onLine?: boolean } | undefined)?.onLine === false ? 'The device is offline (navigator.onLine is false).' : advice;
+}
+
+/** An error of `fetch` with its cause's message: undici's "fetch failed" keeps ECONNREFUSED... there. */
+export function describeCause(error: Error): string {
   // undici reports "fetch failed" and keeps the useful part (ECONNREFUSED...) in `cause`.
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof Error && cause.message) return `${error.message} (${cause.message})`;

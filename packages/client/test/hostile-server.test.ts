@@ -258,6 +258,8 @@ describe('a connection cut before or during the answer is a ConnectionError, ret
     const put = await caught(signedInClient().setDailyLimit({ amount: 100 }));
     expect(put).toBeInstanceOf(ConnectionError);
     expect(count('PUT', LIMIT_PATH)).toBe(1);
+    // As a timed-out PUT: the new limit may have been set, and the message says how to find out.
+    expect(put).toMatchObject({ code: 'connection_failed', cause: expect.any(Error), message: expect.stringMatching(/^Could not get a response to PUT http:\/\/\S+\/user-api\/user\/account\/limit: .+\. If the request was sent, the new limit may have been set.*read the limit with getDailyLimit\(\) to see whether it applied.*Check baseUrl/) });
   });
 });
 

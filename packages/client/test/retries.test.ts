@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPartnerClient, RateLimitError, ServerError, ConnectionError, signerFromViemAccount, type RetryEvent, type PartnerClient } from '../src/index.js';
+import { acceptTerms } from '../src/onboarding.js';
 import { backoffDelay, resolveRetryPolicy } from '../src/retry-policy.js';
 import { parseRetryAfter } from '../src/retry-after.js';
 import { startPartnerService, type PartnerService } from './support/partner-service.js';
@@ -71,8 +72,16 @@ describe('never retries a PUT or POST unless the caller asks', () => {
     service.script('PUT', LIMIT_PATH, { dropConnection: true });
     const error = await client.setDailyLimit({ amount: 5_000 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConnectionError);
-    expect((error as Error).message).toMatch(/If it was sent, it may have been applied: a PUT is not retried by default, so check whether it took effect before sending it again\.$/);
+    expect((error as Error).message).toMatch(/If the request was sent, the new limit may have been set, and a write is not retried by default: read the limit with getDailyLimit\(\) to see whether it applied before setting it again\./);
     expect(service.count('PUT', LIMIT_PATH)).toBe(1);
+  });
+
+  it('sends any other write (a POST) once on a dropped connection, and says to check whether it took effect', async () => {
+    service.script('POST', '/user/terms', { dropConnection: true });
+    const error = await acceptTerms(client).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toMatch(/^Could not get a response to POST \S+\/user\/terms: .*If it was sent, it may have been applied: a POST is not retried by default, so check whether it took effect before sending it again\.$/);
+    expect(service.count('POST', '/user/terms')).toBe(1);
   });
 
   it('retries a PUT with its body when the call passes retries', async () => {
