@@ -1,7 +1,7 @@
 import { findForbiddenKey, hasMoreOpeningBracketsThan, nestsDeeperThan, utf8ByteLength, valueNestsDeeperThan } from './body-limits.js';
 import { invalid, type WebhookEventValidationResult } from './validation-result.js';
-import { validateWebhookEvent, type WebhookEventValidationOptions } from './validate-webhook-event.js';
-import { assertOptionsObject, WebhookValidatorOptionError } from './webhook-validator-option-error.js';
+import { validateWith, type WebhookEventValidationOptions } from './validate-webhook-event.js';
+import { assertOptions, WebhookValidatorOptionError } from './webhook-validator-option-error.js';
 
 /**
  * Default `maxBytes` of `parseWebhookEvent`: 1 MiB, hundreds of times a user event with many cards.
@@ -47,7 +47,7 @@ let utf8Decoder: TextDecoder | undefined;
  * handle(result.event);
  */
 export function parseWebhookEvent(rawBody: string | Uint8Array, options?: ParseWebhookEventOptions): WebhookEventValidationResult {
-  assertOptionsObject(options);
+  assertOptions(options, PARSE_OPTION_NAMES, 'parseWebhookEvent');
   const maxBytes = positiveIntegerOption(options, 'maxBytes', DEFAULT_MAX_BYTES);
   const maxDepth = positiveIntegerOption(options, 'maxDepth', DEFAULT_MAX_DEPTH);
   const text = typeof rawBody === 'string' ? checkedText(rawBody, maxBytes) : decodedText(rawBody, maxBytes);
@@ -70,8 +70,11 @@ export function parseWebhookEvent(rawBody: string | Uint8Array, options?: ParseW
   if (forbidden !== undefined) {
     return invalid(forbidden, 'forbiddenKey', `${forbidden} is a prototype key (__proto__, or constructor with a prototype) that no event carries: the body is rejected as a prototype-pollution attempt`);
   }
-  return validateWebhookEvent(value, options);
+  return validateWith(value, options);
 }
+
+// Every name of the interface: the compiler refuses a list that misses or adds one.
+const PARSE_OPTION_NAMES = Object.keys({ strict: true, maxBytes: true, maxDepth: true } satisfies { [Name in keyof Required<ParseWebhookEventOptions>]: true });
 
 function checkedText(rawBody: string, maxBytes: number): string | WebhookEventValidationResult {
   // A UTF-16 unit is at least one UTF-8 byte, so a long string is rejected without counting.

@@ -1,5 +1,5 @@
 import { strictValidators, tolerantValidators } from './generated/validators.js';
-import { assertOptionsObject, WebhookValidatorOptionError } from './webhook-validator-option-error.js';
+import { assertOptions, WebhookValidatorOptionError } from './webhook-validator-option-error.js';
 import { toValidationErrors } from './schema-errors.js';
 import { invalid, type WebhookEventValidationResult } from './validation-result.js';
 import type { WebhookEvent } from '@capi/event-types';
@@ -35,6 +35,14 @@ export interface WebhookEventValidationOptions {
  * }
  */
 export function validateWebhookEvent(value: unknown, options?: WebhookEventValidationOptions): WebhookEventValidationResult {
+  assertOptions(options, VALIDATION_OPTION_NAMES, 'validateWebhookEvent');
+  return validateWith(value, options);
+}
+
+const VALIDATION_OPTION_NAMES = Object.keys({ strict: true } satisfies { [Name in keyof Required<WebhookEventValidationOptions>]: true });
+
+/** `validateWebhookEvent` with options whose names were checked by the caller (`parseWebhookEvent` has more). */
+export function validateWith(value: unknown, options: WebhookEventValidationOptions | undefined): WebhookEventValidationResult {
   const validators = options === undefined ? tolerantValidators : validatorsFor(options);
   // Hot path first (a known event type): the checks below only run for bodies that fail.
   const eventType: unknown = typeof value === 'object' && value !== null ? (value as { eventType?: unknown }).eventType : undefined;
@@ -69,7 +77,6 @@ function rejectEnvelope(value: unknown, eventType: unknown, validators: Readonly
 }
 
 function validatorsFor(options: WebhookEventValidationOptions) {
-  assertOptionsObject(options);
   const strict: unknown = options.strict;
   if (strict === undefined || strict === false) return tolerantValidators;
   if (strict === true) return strictValidators;

@@ -241,6 +241,19 @@ describe('rejects an invalid option with WebhookValidatorOptionError', () => {
     expect(call).toThrow(new RegExp(`options\\.${option} must be a positive integer`));
   });
 
+  it.each(['stict', 'maxbytes', 'maxBodyBytes'])('a name parseWebhookEvent does not take: %s (a typo would keep the default silently)', (option) => {
+    for (const body of [realisticBody, '{']) {
+      const call = () => parseWebhookEvent(body, { [option]: 1 } as never);
+      expect(call).toThrow(WebhookValidatorOptionError);
+      expect(call).toThrow(`parseWebhookEvent has no option "${option}". Its options: strict, maxBytes, maxDepth.`);
+      expect(catchError(call)).toMatchObject({ code: 'invalid_option', option });
+    }
+  });
+
+  it('takes each of its own names, undefined values included', () => {
+    expect(parseWebhookEvent(realisticBody, { strict: false, maxBytes: DEFAULT_MAX_BYTES, maxDepth: undefined }).ok).toBe(true);
+  });
+
   it.each([[null], ['strict'], [true]])('options itself: %j', (options) => {
     // On a body that parses as well as on one that does not: an option error never depends on the body.
     for (const body of [realisticBody, '{']) {
@@ -250,3 +263,12 @@ describe('rejects an invalid option with WebhookValidatorOptionError', () => {
     }
   });
 });
+
+function catchError(call: () => unknown): unknown {
+  try {
+    call();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to throw');
+}

@@ -270,6 +270,17 @@ describe('rejects an invalid option with WebhookValidatorOptionError', () => {
     }
   });
 
+  it.each(['stict', 'maxBytes', 'maxDepth'])('a name validateWebhookEvent does not take: %s (parseWebhookEvent takes maxBytes and maxDepth; a typo would keep the default)', (option) => {
+    const call = () => validateWebhookEvent(realisticEvent(), { [option]: 1 } as never);
+    expect(call).toThrow(WebhookValidatorOptionError);
+    expect(call).toThrow(`validateWebhookEvent has no option "${option}". Its options: strict.`);
+    try {
+      call();
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'invalid_option', option });
+    }
+  });
+
   it.each([[null], ['strict'], [true], [[]]])('options itself: %j', (options) => {
     const call = () => validateWebhookEvent(realisticEvent(), options as never);
     expect(call).toThrow(WebhookValidatorOptionError);
