@@ -1,10 +1,11 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  // index: the library; cli: the `capi-sandbox` binary (package.json "bin").
-  entry: { index: 'src/index.ts', cli: 'src/cli.ts' },
+  // index: the library; dev-wallet: DEV_WALLET alone, for a browser bundle; cli: the
+  // `capi-sandbox` binary (package.json "bin").
+  entry: { index: 'src/index.ts', 'dev-wallet': 'src/dev-wallet.ts', cli: 'src/cli.ts' },
   format: ['esm', 'cjs'],
-  dts: { entry: { index: 'src/index.ts' } },
+  dts: { entry: { index: 'src/index.ts', 'dev-wallet': 'src/dev-wallet.ts' } },
   target: 'es2022',
   platform: 'node',
   clean: true,

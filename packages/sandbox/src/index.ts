@@ -1,5 +1,6 @@
 export { startSandbox, type Sandbox } from './sandbox.js';
-export { DEV_WALLET, type SandboxOptions } from './options.js';
+export { DEV_WALLET } from './dev-wallet.js';
+export type { SandboxOptions } from './options.js';
 export { SandboxConfigError, type SandboxConfigErrorCode } from './errors.js';
 export { EventPublishError } from './webhooks/event-publisher.js';
 export { RETRY_DELAYS_MS, DEFAULT_DELIVERY_TIMEOUT_MS, type Delivery, type DeliveryAttempt } from './webhooks/delivery-scheduler.js';

@@ -1,6 +1,7 @@
 import type { SmartAccountSignatureVerifier } from './auth/signature-verifier.js';
 import type { SandboxLogEntry } from './log/sandbox-log.js';
 import type { Generation } from './auth/token-service.js';
+import { DEV_WALLET } from './dev-wallet.js';
 import { SandboxConfigError } from './errors.js';
 import type { OlderGenerationUserSeed } from './onboarding/older-generation-users.js';
 import type { UserSeed } from './users/user.js';
@@ -78,21 +79,6 @@ export interface SandboxOptions {
    */
   webhookPrivateKey?: string;
 }
-
-/**
- * A well-known development wallet (the first account of Anvil and Hardhat), seeded as a
- * user when no users are given, so that `capi-sandbox serve` can be signed in to at once.
- * Its private key is public: never use it for anything of value.
- *
- * @example
- * ```ts
- * const account = privateKeyToAccount(DEV_WALLET.privateKey); // viem/accounts
- * ```
- */
-export const DEV_WALLET = {
-  address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
-  privateKey: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
-} as const;
 
 export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'usersFile' | 'verifySmartAccountSignature' | 'onLog' | 'webhookPrivateKey'>> &
   Pick<SandboxOptions, 'usersFile' | 'verifySmartAccountSignature' | 'onLog' | 'webhookPrivateKey'>;

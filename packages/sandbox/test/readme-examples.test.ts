@@ -12,6 +12,7 @@ describeReadmeExamples({
   // of the webhook receiver under test.
   prelude: "import type { PrivateKeyAccount } from 'viem/accounts';\ndeclare const account: PrivateKeyAccount;\ndeclare const receiverUrl: string;\n",
   extraPaths: {
+    '@capi/sandbox/dev-wallet': [join(packageDir, 'src/dev-wallet.ts')],
     viem: [join(viemTypes, 'index.d.ts')],
     'viem/*': [join(viemTypes, '*/index.d.ts')],
     vitest: [join(packageDir, 'node_modules/vitest')],

@@ -18,6 +18,7 @@ function scenario(kind) {
       ? `import assert from 'node:assert/strict';
 import { createPartnerClient, signerFromViemAccount } from '@capi/client';
 import { DEV_WALLET, startSandbox } from '@capi/sandbox';
+import { DEV_WALLET as WALLET_ENTRY } from '@capi/sandbox/dev-wallet';
 import { WEBHOOK_EVENT_TYPES } from '@capi/event-types';
 import { parseWebhookEvent } from '@capi/webhook-validator';
 import { createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
@@ -28,6 +29,7 @@ import { privateKeyToAccount } from 'viem/accounts';
       : `const assert = require('node:assert/strict');
 const { createPartnerClient, signerFromViemAccount } = require('@capi/client');
 const { DEV_WALLET, startSandbox } = require('@capi/sandbox');
+const { DEV_WALLET: WALLET_ENTRY } = require('@capi/sandbox/dev-wallet');
 const { WEBHOOK_EVENT_TYPES } = require('@capi/event-types');
 const { parseWebhookEvent } = require('@capi/webhook-validator');
 const { createWebhookReceiver, toNodeHandler } = require('@capi/webhook-receiver');
@@ -43,6 +45,7 @@ const SANDBOX_OPTIONS = {
 };
 
 async function main() {
+  assert.deepEqual(WALLET_ENTRY, DEV_WALLET, '@capi/sandbox/dev-wallet serves the same wallet as @capi/sandbox');
   const sandbox = await startSandbox(SANDBOX_OPTIONS);
   try {
     const client = createPartnerClient({ baseUrl: sandbox.baseUrl, webhooksUrl: sandbox.webhooksUrl });
@@ -102,11 +105,14 @@ function typedConsumer(packageNames) {
   return `${namespaces}
 import { createPartnerClient, signerFromViemAccount, type PartnerClient } from '@capi/client';
 import { DEV_WALLET, startSandbox, type Sandbox } from '@capi/sandbox';
+import { DEV_WALLET as WALLET_ENTRY } from '@capi/sandbox/dev-wallet';
 import { signWebhook, verifyWebhookSignature, type SignedWebhook } from '@capi/webhook-signature';
 import { createWebhookReceiver, type WebhookReceiver } from '@capi/webhook-receiver';
 import { privateKeyToAccount } from 'viem/accounts';
 
 export const everyPackage = [${packageNames.map((_, index) => `published${index}`).join(', ')}];
+// The browser-safe entry types the wallet as the main entry does (a viem account takes its key).
+export const walletAccount = privateKeyToAccount(WALLET_ENTRY.privateKey satisfies typeof DEV_WALLET.privateKey);
 
 export async function signInAndVerify(privateKey: string): Promise<number> {
   // The daily limit is the newer generation's: the dev wallet's user is seeded with its account.

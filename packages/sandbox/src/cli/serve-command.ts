@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { isAddress } from 'viem';
 import type { Generation } from '../auth/token-service.js';
-import { DEV_WALLET, type SandboxOptions } from '../options.js';
+import { DEV_WALLET } from '../dev-wallet.js';
+import type { SandboxOptions } from '../options.js';
 import { startSandbox } from '../sandbox.js';
 import { CliUsageError } from './cli-usage-error.js';
 import { parseCommandLine } from './parse-command-line.js';
