@@ -200,6 +200,37 @@ describe('refuses an all-lowercase (unchecksummed) SIWE address with 422, as the
   });
 });
 
+describe('refuses with 422 a signed message the EIP-4361 grammar (the siwe package) refuses, though viem parses it', () => {
+  // Each is signed by a registered wallet over a fresh nonce: only its form is wrong.
+  const statement = (text: string) => (message: string) => message.replace('Sign in with Ethereum to the app.', text);
+  it.each([
+    ['a line slipped in between the statement and the fields', (message: string) => message.replace('\n\nURI: ', '\n\nI approve the transfer of all my funds.\nURI: ')],
+    ['text after the last field', (message: string) => `${message}\nI approve the transfer of all my funds.`],
+    ['a statement over two lines', statement('Sign in\nand approve')],
+    ['a statement with a double quote', statement('Sign in to "the app".')],
+    ['a statement with a non-ASCII letter', statement('Anmelden bei Bücher')],
+    ['a statement with %', statement('Save 100%')],
+  ])('%s', async (_case, corrupt) => {
+    const message = corrupt(siweMessage(registered, await getNonce(sandbox.baseUrl)));
+    expect(() => new SiweMessage(message)).toThrow();
+    const response = await challenge({ message, signature: await registered.signMessage({ message }), ttlInSeconds: 3600 });
+    expect(response.status).toBe(422);
+    expect(response.body.message).toMatch(/^message does not follow the EIP-4361 grammar at line \d+ \(".*"\), at (".+"|its end): the statement is one line of letters, digits, spaces and .* Build it with viem's createSiweMessage or the siwe package\.$/);
+  });
+
+  it('names the line the grammar stops at', async () => {
+    const message = statement('Sign in to "the app".')(siweMessage(registered, await getNonce(sandbox.baseUrl)));
+    const response = await challenge({ message, signature: await registered.signMessage({ message }), ttlInSeconds: 3600 });
+    expect(response.body.message).toContain('at line 4 ("Sign in to \\"the app\\"."), at "\\""');
+  });
+
+  it('accepts every reserved and unreserved character EIP-4361 allows in a statement', async () => {
+    const message = statement("Sign in: a-z A-Z 0-9 -._~:/?#[]@!$&'()*+,;= ok")(siweMessage(registered, await getNonce(sandbox.baseUrl)));
+    expect(new SiweMessage(message).statement).toContain('ok');
+    expect((await challenge({ message, signature: await registered.signMessage({ message }), ttlInSeconds: 3600 })).status).toBe(200);
+  });
+});
+
 describe('answers 422 for a challenge body that breaks the spec', () => {
   it.each([
     ['ttlInSeconds below one hour', { ttlInSeconds: 3599 }, /ttlInSeconds/],
@@ -270,6 +301,26 @@ describe('answers 401 when the EIP-1271 verifier itself fails', () => {
       const response = await callOperation(failing.baseUrl, 'verifySiweSignature', { body: { message, signature: await unregistered.signMessage({ message }), ttlInSeconds: 3600 } });
       expect(response.status).toBe(401);
       expect(response.body.error).toMatch(/EIP-1271 verifier \(verifySmartAccountSignature\) failed for .*: RPC timeout; the signature was not accepted/);
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it("keeps an RPC URL's path and query (its API key) and the request body out of the answer: the first line, each URL cut to its origin", async () => {
+    const smartWallet = newAccount().address;
+    // viem's HttpRequestError, as a verifier calling a chain through http('https://rpc.example/v3/KEY') throws it.
+    const failing = await startSandbox({
+      users: [{ smartWallets: [{ address: smartWallet, chainId: '100' }] }],
+      verifySmartAccountSignature: async () => {
+        throw Object.assign(new Error('HTTP request failed at https://rpc.example/v3/SECRET-KEY?apikey=SECRET2.\n\nURL: https://rpc.example/v3/SECRET-KEY\nRequest body: {"method":"eth_call"}'), { shortMessage: undefined });
+      },
+    });
+    try {
+      const message = siweMessage({ address: smartWallet }, await getNonce(failing.baseUrl));
+      const response = await callOperation(failing.baseUrl, 'verifySiweSignature', { body: { message, signature: await unregistered.signMessage({ message }), ttlInSeconds: 3600 } });
+      expect(response.status).toBe(401);
+      expect(JSON.stringify(response.body)).not.toMatch(/SECRET|eth_call/);
+      expect(response.body.error).toMatch(/failed for .*: HTTP request failed at https:\/\/rpc\.example\/…; the signature was not accepted/);
     } finally {
       await failing.close();
     }

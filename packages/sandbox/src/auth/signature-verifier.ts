@@ -47,10 +47,19 @@ export async function verifySiweSignature(
     accepted = await verifySmartAccountSignature({ ...input, signature });
   } catch (error) {
     // The partner's verifier (typically a chain call) failed: the signature is not accepted,
-    // and the answer says why instead of a 500 that blames the sandbox.
+    // and the answer says why instead of a 500 that blames the sandbox. Whoever signed in gets
+    // that answer, so it carries the error's first line with each URL cut to its origin: an RPC
+    // URL holds its API key in the path or query (viem's errors quote it, and the request body).
     throw new ApiError(401, {
-      error: `The EIP-1271 verifier (verifySmartAccountSignature) failed for ${input.address}: ${(error as Error)?.message ?? String(error)}; the signature was not accepted.`,
+      error: `The EIP-1271 verifier (verifySmartAccountSignature) failed for ${input.address}: ${publicReason(error)}; the signature was not accepted.`,
     });
   }
   return accepted ? 'eip1271' : undefined;
+}
+
+/** The first line of a verifier's error (viem's `shortMessage` when it has one), each URL in it cut to its origin. */
+function publicReason(error: unknown): string {
+  const text = (error as { shortMessage?: unknown })?.shortMessage ?? (error as Error)?.message ?? String(error);
+  const firstLine = String(text).split('\n', 1)[0]!.slice(0, 300);
+  return firstLine.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, (url) => (URL.canParse(url) && new URL(url).origin !== 'null' ? `${new URL(url).origin}/…` : '<url>'));
 }

@@ -1,3 +1,4 @@
+import { ParsedMessage } from '@spruceid/siwe-parser';
 import { getAddress, isAddress, type Address } from 'viem';
 import { parseSiweMessage, validateSiweMessage } from 'viem/siwe';
 import { ApiError } from '../http/api-error.js';
@@ -51,6 +52,33 @@ function malformedFields(parsed: ReturnType<typeof parseSiweMessage>): string[] 
   return problems;
 }
 
+/**
+ * viem's parser reads each field wherever its label is, so it passes a message with a line
+ * slipped in between the statement and the fields ("I approve the transfer of all my funds."),
+ * text after the last field, a statement over two lines or one with characters EIP-4361 does
+ * not allow (`"`, `%`, non-ASCII). The siwe package's ABNF parser, which backends verifying
+ * SIWE commonly use, refuses each of them, and so does the sandbox: a client that builds them
+ * fails here, not first in production.
+ */
+function grammarProblem(message: string): string | undefined {
+  try {
+    new ParsedMessage(message);
+    return undefined;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    // The parser's report ends with apg's state, whose maxMatched is how far it read: the
+    // first character it could not take.
+    const offset = Number(/"maxMatched":(\d+)/.exec(reason)?.[1]);
+    let where = '';
+    if (Number.isInteger(offset) && offset <= message.length) {
+      const line = message.slice(0, offset).split('\n').length;
+      const at = offset < message.length ? `at ${JSON.stringify(message[offset])}` : 'at its end';
+      where = ` at line ${line} (${JSON.stringify((message.split('\n')[line - 1] ?? '').slice(0, 120))}), ${at}`;
+    }
+    return `message does not follow the EIP-4361 grammar${where}: the statement is one line of letters, digits, spaces and - . _ ~ : / ? # [ ] @ ! $ & ' ( ) * + , ; = only (no quotes, %, or non-ASCII), and only the EIP-4361 fields follow it, in order, with nothing after them. Build it with viem's createSiweMessage or the siwe package.`;
+  }
+}
+
 // Older-generation authentication answers its refusals as `{ error }` (see http/error-body.ts).
 const rejected = (error: string) => new ApiError(401, { error });
 
@@ -87,6 +115,8 @@ export async function answerSiweChallenge(request: ChallengeRequest, deps: SiweC
   if (!isAddress(parsed.address!, { strict: false }) || parsed.address !== getAddress(parsed.address!)) {
     throw new ApiError(422, { message: `message address ${parsed.address} is not an EIP-55 checksummed address; pass it through getAddress() before building the message.` });
   }
+  const grammar = grammarProblem(request.message);
+  if (grammar !== undefined) throw new ApiError(422, { message: grammar });
   if (!deps.whitelist.allows(parsed.domain!)) {
     const allowed = ['localhost (any port)', ...deps.whitelist.domains].join(', ');
     throw new ApiError(403, {
