@@ -158,7 +158,7 @@ export class ForbiddenError extends ApiError {
 
 /**
  * 403 `WAFForbidden`: the service's firewall blocked the request, typically a SIWE message
- * whose domain is `127.0.0.1`. Use `localhost` instead.
+ * that mentions `127.0.0.1` (its domain, URI or statement). Use `localhost` instead.
  *
  * @example
  * catch (error) { if (error instanceof WafForbiddenError) console.error(error.message); }
@@ -368,7 +368,7 @@ type StatusFamily = [
 function describeStatus(status: number, isWaf: boolean, serviceCode: string | undefined, retryAfterMs: number | undefined): StatusFamily {
   const retryAfter = retryAfterMs === undefined ? undefined : `Retry after ${Math.ceil(retryAfterMs / 1000)} s`;
   if (isWaf) {
-    return [WafForbiddenError, 'WAFForbidden', 'The service firewall blocked the request', 'SIWE messages whose domain is 127.0.0.1 are blocked by the firewall: use localhost (any port) as the domain'];
+    return [WafForbiddenError, 'WAFForbidden', 'The service firewall blocked the request', 'a SIWE message that mentions 127.0.0.1 (in its domain, URI or statement) is blocked by the firewall: use localhost (any port)'];
   }
   if (status === 401) {
     return [AuthenticationError, 'unauthorized', 'Authentication failed', SIGN_IN_AGAIN];

@@ -26,8 +26,8 @@ export interface SignInInput {
 }
 
 // The service's firewall blocks SIWE messages that mention 127.0.0.1 (reference 5, rule 4);
-// any 127/8 address is loopback and fails the same way.
-const LOOPBACK_IPV4 = /^127(\.\d{1,3}){3}(:\d+)?$/;
+// any 127/8 address is loopback and fails the same way, wherever the message has it.
+const LOOPBACK_IPV4 = /(^|[^\d.])127(\.\d{1,3}){3}(?![\d.]*\d)/;
 
 /**
  * Throws an {@link InvalidArgumentError} for the first sign-in argument the service would
@@ -59,7 +59,7 @@ export function assertSignInInput(input: SignInInput): void {
   if (typeof uri !== 'string' || !URL.canParse(uri)) {
     fail('uri', `uri must be an absolute URI such as "https://app.example.com/login", got ${describe(uri)}`, 'invalid_uri');
   }
-  if (LOOPBACK_IPV4.test(new URL(uri).host)) {
+  if (LOOPBACK_IPV4.test(uri)) {
     fail('uri', `uri ${describe(uri)} would be blocked by the service's firewall (WAFForbidden): SIWE messages must not use 127.0.0.1. Use "localhost" instead`, 'domain_blocked_by_waf');
   }
   if (typeof chainId !== 'number' || !Number.isSafeInteger(chainId) || chainId <= 0) {
@@ -67,6 +67,9 @@ export function assertSignInInput(input: SignInInput): void {
   }
   if (statement !== undefined && (typeof statement !== 'string' || statement.includes('\n'))) {
     fail('statement', 'statement must be a single line of text', 'invalid_statement');
+  }
+  if (statement !== undefined && LOOPBACK_IPV4.test(statement)) {
+    fail('statement', `statement ${describe(statement)} would be blocked by the service's firewall (WAFForbidden): SIWE messages must not mention 127.0.0.1`, 'domain_blocked_by_waf');
   }
   if (ttlInSeconds !== undefined && (typeof ttlInSeconds !== 'number' || !Number.isInteger(ttlInSeconds) || ttlInSeconds < TTL_IN_SECONDS_RANGE.min || ttlInSeconds > TTL_IN_SECONDS_RANGE.max)) {
     fail('ttlInSeconds', `ttlInSeconds must be a whole number of seconds from ${TTL_IN_SECONDS_RANGE.min} (1 hour) to ${TTL_IN_SECONDS_RANGE.max} (24 hours), got ${describe(ttlInSeconds)}`, 'ttl_out_of_range');

@@ -191,7 +191,7 @@ async function signInOnce(context: SignInContext, params: SignInWithEthereumPara
       method: 'POST',
       path: '/api/v1/auth/challenge',
       json,
-      advice: (status, body) => (status === 401 ? signInRefusalAdvice(body) : undefined),
+      advice: (status, body) => (status === 401 ? signInRefusalAdvice(body) : status === 403 ? forbiddenAdvice(body) : undefined),
     },
     call,
   );
@@ -234,6 +234,16 @@ async function signInOnce(context: SignInContext, params: SignInWithEthereumPara
 // signature does not match. The advice stands in the message in place of the service's words
 // (the error's serviceMessage); the body carries no code for either, so the nonce case is told
 // by those words when it has them.
+// A 403 with a code (DomainNotWhitelisted, WAFForbidden) says what it is; one without (a
+// firewall's or proxy's HTML page) is one of the two refusals reference 5 names.
+const FORBIDDEN_WITHOUT_CODE =
+  'the sign-in was refused with no error code (serviceMessage holds the answer\'s text). Either the SIWE domain is not whitelisted for this partner (register it in the partner dashboard; localhost is always allowed), or a firewall blocked the message (it must not mention 127.0.0.1)';
+
+function forbiddenAdvice(body: unknown): string | undefined {
+  const said = readErrorBody(body);
+  return said.code === undefined && !/WAFForbidden/i.test(said.message ?? '') ? FORBIDDEN_WITHOUT_CODE : undefined;
+}
+
 function signInRefusalAdvice(body: unknown): string {
   const said = readErrorBody(body).message ?? '';
   if (/nonce/i.test(said)) {

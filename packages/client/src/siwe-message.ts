@@ -18,7 +18,7 @@ export interface SiweMessageFields {
   uri: string;
   /** The nonce from `GET /api/v1/auth/nonce`. */
   nonce: string;
-  /** A human-readable line shown by the wallet (no line breaks). */
+  /** A human-readable line shown by the wallet: letters, digits, spaces and `-._~:/?#[]@!$&'()*+,;=` only (EIP-4361), else `invalid_statement`. */
   statement?: string | undefined;
   /** Defaults to now. */
   issuedAt?: Date | undefined;
@@ -33,6 +33,18 @@ export interface SiweMessageFields {
  * const message = buildSiweMessage({ address, chainId: 100, domain: 'app.example.com', uri: 'https://app.example.com', nonce });
  */
 export function buildSiweMessage(fields: SiweMessageFields): string {
+  // viem builds any single-line statement; the EIP-4361 grammar (and the siwe package a service
+  // verifies with) takes only these characters, so a message with any other could be signed
+  // and then only refused.
+  const statement: unknown = fields.statement;
+  const bad = typeof statement === 'string' ? /[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;= ]/u.exec(statement) : null;
+  if (bad) {
+    throw new InvalidArgumentError(
+      'statement',
+      `statement must be one line of the characters EIP-4361 allows (letters, digits, spaces and - . _ ~ : / ? # [ ] @ ! $ & ' ( ) * + , ; =): ${JSON.stringify(bad[0])} at position ${bad.index} is not one of them (no quotes, %, line breaks or non-ASCII), and a service verifying SIWE would refuse the signed message. Rephrase the statement.`,
+      'invalid_statement',
+    );
+  }
   try {
     return createSiweMessage({
       address: fields.address as `0x${string}`,

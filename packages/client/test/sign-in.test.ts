@@ -235,6 +235,14 @@ describe('checks sign-in arguments before any request', () => {
     ['a non-integer chain id', { chainId: 1.5 }, 'chainId', 'invalid_chain_id', /positive integer/],
     ['a missing signer', { signMessage: undefined }, 'signMessage', 'invalid_signer', /signerFromViemAccount/],
     ['a multi-line statement', { statement: 'a\nb' }, 'statement', 'invalid_statement', /single line/],
+    // The EIP-4361 grammar (the siwe package's parser) refuses them; viem builds them.
+    ['a statement with a double quote', { statement: 'Sign in to "the app".' }, 'statement', 'invalid_statement', /EIP-4361 allows .*"\\"" at position 11 is not one of them/],
+    ['a statement with a non-ASCII letter', { statement: 'Anmelden bei Bücher' }, 'statement', 'invalid_statement', /"ü" at position 14/],
+    ['a statement with %', { statement: 'Save 100%' }, 'statement', 'invalid_statement', /"%" at position 8.*Rephrase the statement/],
+    ['a statement with a carriage return', { statement: 'a\rb' }, 'statement', 'invalid_statement', /"\\r" at position 1/],
+    ['a statement that mentions 127.0.0.1', { statement: 'Sign in at 127.0.0.1' }, 'statement', 'domain_blocked_by_waf', /firewall.*127\.0\.0\.1/],
+    ['a uri whose query mentions 127.0.0.1', { uri: 'http://localhost:3000/?return=http://127.0.0.1:3000/' }, 'uri', 'domain_blocked_by_waf', /firewall.*localhost/],
+    ['an IPv4-mapped IPv6 127.0.0.1 uri', { uri: 'http://[::ffff:127.0.0.1]/' }, 'uri', 'domain_blocked_by_waf', /firewall/],
     ['a relative uri', { uri: '/login' }, 'uri', 'invalid_uri', /absolute/],
     ['a domain viem refuses', { domain: 'not a domain' }, 'domain', 'invalid_siwe_field', /domain/],
   ])('rejects %s with InvalidArgumentError', async (_case, overrides, argument, code, message) => {
@@ -307,6 +315,22 @@ describe('reports refused sign-ins with typed errors', () => {
     await expect(signIn({ domain: 'app.example.com', uri: 'https://app.example.com' })).resolves.toMatchObject({ token: expect.any(String) });
   });
 
+  it('accepts a statement with every character EIP-4361 allows, and the siwe package parses the message', async () => {
+    const statement = "Sign in: a-z A-Z 0-9 -._~:/?#[]@!$&'()*+,;= ok";
+    await expect(signIn({ statement })).resolves.toMatchObject({ token: expect.any(String) });
+    const message = service.requests.find((request) => request.method === 'POST')!.body;
+    expect(new SiweMessage(JSON.parse(message).message).statement).toBe(statement);
+  });
+
+  it('answers a 403 with no code (a firewall or proxy page) naming both refusals it may be, the page kept in serviceMessage', async () => {
+    service.script('POST', '/api/v1/auth/challenge', { status: 403, body: '<html><body>403 Forbidden</body></html>' });
+    const error = await signIn().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect((error as Error).message).toMatch(/^The service refused the request \(HTTP 403\): the sign-in was refused with no error code .*not whitelisted.*partner dashboard.*127\.0\.0\.1/);
+    expect((error as Error).message).not.toContain('<html>');
+    expect((error as ForbiddenError).serviceMessage).toContain('403 Forbidden');
+  });
+
   it('answers a WAF block with WafForbiddenError', async () => {
     service.script('POST', '/api/v1/auth/challenge', { status: 403, body: { code: 'WAFForbidden', message: 'Request blocked' } });
     const error = await signIn().catch((caught: unknown) => caught);
@@ -371,5 +395,28 @@ describe('builds EIP-4361 messages from @capi/client/siwe', () => {
     expect(() => buildSiweMessage({ address: registeredAccount.address, chainId: 100, domain: 'localhost', uri: 'http://localhost', nonce: 'short' })).toThrow(
       expect.objectContaining({ argument: 'nonce', code: 'invalid_siwe_field' }),
     );
+  });
+
+  it('refuses a statement character exactly when the siwe package cannot parse the message (every Latin-1 character, and beyond)', () => {
+    const fields = { address: registeredAccount.address, chainId: 100, domain: 'localhost', uri: 'http://localhost', nonce: 'abcdefgh1' };
+    const characters = [...Array.from({ length: 256 }, (_, code) => String.fromCharCode(code)), '€', '😀', '\u2028'];
+    const disagreements = characters.flatMap((character) => {
+      const statement = `Sign${character}in`;
+      let built: string | undefined;
+      try {
+        built = buildSiweMessage({ ...fields, statement });
+      } catch (error) {
+        // Refused: the only refusals are this one (and viem's for a line break it checks too).
+        if (!(error instanceof InvalidArgumentError && error.argument === 'statement')) return [`${JSON.stringify(character)}: ${String(error)}`];
+      }
+      let parses = true;
+      try {
+        new SiweMessage(built ?? buildSiweMessage({ ...fields, statement: 'x' }).replace('\nx\n', `\n${statement}\n`));
+      } catch {
+        parses = false;
+      }
+      return (built !== undefined) === parses ? [] : [`${JSON.stringify(character)}: built ${built !== undefined}, siwe parses ${parses}`];
+    });
+    expect(disagreements).toEqual([]);
   });
 });
