@@ -27,7 +27,8 @@ export type {
 /**
  * Reads the claims of an access token WITHOUT verifying it (the service verifies every
  * request): enough to know whether the wallet has registered a user (`hasSignedUp`) and its
- * `userId`, never to grant anything.
+ * `userId`, never to grant anything. Each claim the spec names has its type or is left out
+ * (`"false"` is read as `false`, a numeric `chainId` or `userId` as its decimal string).
  *
  * @throws InvalidArgumentError (`invalid_token`) when `token` is not a JWT with a JSON payload.
  * @example
@@ -39,7 +40,20 @@ export function readTokenClaims(token: string): Partial<Spec.AccessTokenClaims> 
   if (claims === undefined) {
     throw new InvalidArgumentError('token', 'readTokenClaims needs the access token as the service issued it (a JWT: three base64url parts with a JSON payload).', 'invalid_token');
   }
-  return claims as Partial<Spec.AccessTokenClaims>;
+  // Each known claim has its spec type or is left out: a `hasSignedUp: "false"` taken as it is
+  // would be truthy. The forms a service is known to vary in are read too (a numeric chain id
+  // or user id, a boolean as text); any other claim is kept as it is.
+  const read: Record<string, unknown> = { ...claims };
+  for (const [name, value] of Object.entries(claims)) {
+    let typed: unknown;
+    if (name === 'iat' || name === 'exp') typed = Number.isFinite(value) ? value : undefined;
+    else if (name === 'hasSignedUp') typed = value === true || value === 'true' ? true : value === false || value === 'false' ? false : undefined;
+    else if (name === 'signerAddress' || name === 'chainId' || name === 'userId') typed = typeof value === 'string' ? value : name !== 'signerAddress' && Number.isSafeInteger(value) ? String(value) : undefined;
+    else continue;
+    if (typed === undefined) delete read[name];
+    else read[name] = typed;
+  }
+  return read as Partial<Spec.AccessTokenClaims>;
 }
 
 /**

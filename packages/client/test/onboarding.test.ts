@@ -118,6 +118,17 @@ describe('readTokenClaims', () => {
       expect(() => readTokenClaims(bad)).toThrow(expect.objectContaining({ code: 'invalid_token', argument: 'token' }));
     }
   });
+
+  it("gives each claim the spec names its type, or leaves it out: a hasSignedUp of \"false\" is false, not truthy", () => {
+    const jwt = (payload: object) => `e30.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.c2ln`;
+    expect(readTokenClaims(jwt({ hasSignedUp: 'false', chainId: 100, userId: 42, iat: 1, exp: 2, signerAddress: '0xabc', role: 'x' }))).toEqual({
+      hasSignedUp: false, chainId: '100', userId: '42', iat: 1, exp: 2, signerAddress: '0xabc', role: 'x',
+    });
+    const wrong = readTokenClaims(jwt({ hasSignedUp: 'no', chainId: { id: 100 }, userId: null, iat: '1', exp: null, signerAddress: 7 }));
+    expect(wrong).toEqual({});
+    expect(!wrong.hasSignedUp).toBe(true);
+    expect(readTokenClaims(jwt({ hasSignedUp: 'true' })).hasSignedUp).toBe(true);
+  });
 });
 
 describe('the onboarding writes against the sandbox', () => {
