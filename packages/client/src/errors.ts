@@ -425,3 +425,9 @@ export function loadChunk<M>(load: () => Promise<M>, fallback: M | string): Prom
     void loading.then((chunk) => (clearTimeout(timer), resolve(chunk)));
   });
 }
+
+/** The runtime refused to send (Deno's NotCapable, or PermissionDenied before Deno 2): no request left the process. */
+export function isPermissionDenial(error: unknown): boolean {
+  const name = (error as Error | undefined)?.name;
+  return name === 'NotCapable' || name === 'PermissionDenied';
+}

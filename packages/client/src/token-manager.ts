@@ -1,5 +1,5 @@
 import { describeValue } from './describe-value.js';
-import { AbortError, ConnectionError, InvalidArgumentError, loadChunk, PartnerClientError } from './errors.js';
+import { AbortError, ConnectionError, InvalidArgumentError, isPermissionDenial, loadChunk, PartnerClientError } from './errors.js';
 import { assertFunctionOptions } from './function-options.js';
 import { readJwtClaims, readJwtExpiry, readJwtLifetimeMs } from './jwt-expiry.js';
 import { assertMilliseconds } from './milliseconds-option.js';
@@ -584,11 +584,11 @@ export class TokenManager {
         }
       }
       // No answer (fetch's TypeError, this package's ConnectionError: the device is offline, the
-      // connection failed): nothing says the refresh token is spent. It is kept for the next
+      // connection failed; Deno refused the host, so nothing was sent): nothing says the refresh token is spent. It is kept for the next
       // request's refresh, and nobody is asked to sign in (no wallet prompt) for a network that is
       // down. Not a timeout (a TimeoutError, or refreshTimeoutMs ran out): the service may have
       // rotated the token and answered late, and offering it again would end the session.
-      if (!refusedResult && (failure instanceof TypeError || failure instanceof ConnectionError)) {
+      if (!refusedResult && (failure instanceof TypeError || failure instanceof ConnectionError || isPermissionDenial(failure))) {
         if (refreshOnly) return undefined;
         throw (await renewalErrors()).refreshUnreachable(failure);
       }

@@ -7,7 +7,7 @@ import { abortableSleep } from './abortable-sleep.js';
 import { readAnswerBody } from './answer-body.js';
 import { describeValue } from './describe-value.js';
 import { readErrorBody } from './error-body.js';
-import { AbortError, ConnectionError, InvalidArgumentError, TimeoutError } from './errors.js';
+import { AbortError, ConnectionError, InvalidArgumentError, isPermissionDenial, TimeoutError } from './errors.js';
 import { parseRetryAfter } from './retry-after.js';
 import { assertMilliseconds } from './milliseconds-option.js';
 import { assertRetryCount, backoffDelay, isRetriedByDefault, isRetryableStatus, type RetryPolicy } from './retry-policy.js';
@@ -182,7 +182,7 @@ export function createTransport(options: TransportOptions): Transport {
       try {
         answer = await sendAttempt(fetchOnce, raceExchange, request, token, timeoutMs, callerSignal);
       } catch (error) {
-        if (error instanceof AbortError || error instanceof InvalidArgumentError || retry >= retryBudget(request.method, call, retryPolicy)) throw error;
+        if (error instanceof AbortError || error instanceof InvalidArgumentError || (error as ConnectionError).code === 'network_permission_denied' || retry >= retryBudget(request.method, call, retryPolicy)) throw error;
         reason = error instanceof TimeoutError ? 'timeout' : 'connection';
       }
 
@@ -286,6 +286,10 @@ async function sendAttempt(
         }`,
         { code: 'request_timeout', timeoutMs },
       );
+    }
+    if (isPermissionDenial(error)) {
+      // Deno without --allow-net for this host: nothing was sent, and a retry is refused the same.
+      throw new ConnectionError(`${describe(request)} was not sent: ${(error as Error).message}. Allow this host's network access (Deno: --allow-net).`, { code: 'network_permission_denied', cause: error });
     }
     const reason = error instanceof Error ? describeCause(error) : String(error);
     // A write whose connection failed after it was sent (a reset) may have been applied too.

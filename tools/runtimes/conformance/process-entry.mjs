@@ -2,7 +2,7 @@
 // JSON from the CAPI_CONFORMANCE environment variable, serves a receiver with the runtime's
 // own HTTP server on loopback, sends it signed deliveries, and prints one JSON line of results.
 import { runtime, runtimeVersion, serve } from './runtime-server.mjs';
-import { createCountingReceiver, PACKAGES, receiveChecks, runChecks } from './suite.mjs';
+import { createCountingReceiver, denoPermissionChecks, PACKAGES, receiveChecks, runChecks } from './suite.mjs';
 
 async function nodeBuildChecks() {
   const build = await import(new URL('./node.js', import.meta.resolve('@capi/webhook-signature')).href);
@@ -23,6 +23,7 @@ try {
     // The node:crypto build too, as a bundler that matches `node` would load it: it must sign
     // and verify here without a warning (Bun printed DEP0204 for KeyObject.from()).
     nodeBuild: await nodeBuildChecks(),
+    ...(runtime === 'deno' ? { denoPermission: await denoPermissionChecks(input.sandbox) } : {}),
     receive: await receiveChecks({ url: server.url, privateKey: input.receiverKeys.privateKey, dispatched: () => dispatched, reported: () => reported }),
   };
   console.log(JSON.stringify(results));

@@ -2,7 +2,7 @@
 // uses web globals (fetch, crypto, Request/Response) and imports the packages by their names,
 // so each runtime resolves them through its own export conditions. The runtime's entry point
 // (node.mjs, bun.mjs, deno.mjs, worker.mjs) supplies the HTTP server and prints the results.
-import { createPartnerClient, signerFromViemAccount } from '@capi/client';
+import { createPartnerClient, signerFromViemAccount, TokenManager } from '@capi/client';
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from '@capi/event-types';
 import { createWebhookReceiver } from '@capi/webhook-receiver';
 import {
@@ -150,6 +150,37 @@ export async function clientChecks(sandbox) {
     unauthenticated = `${error?.name} ${error?.status}`;
   }
   return { signedIn: typeof session.token === 'string' && session.expiresAt > Date.now(), limitAmount: limit.amount, publicKey, unauthenticated };
+}
+
+/**
+ * Deno only, run with --allow-net=127.0.0.1: a host it may not reach (`localhost`) is refused
+ * by the runtime (NotCapable), before anything is sent. The client says so without retrying,
+ * and a `refresh` callback refused that way keeps its refresh token (nothing reached the service).
+ * @param {{ baseUrl: string }} sandbox
+ */
+export async function denoPermissionChecks(sandbox) {
+  const deniedUrl = sandbox.baseUrl.replace('127.0.0.1', 'localhost');
+  let attempts = 0;
+  const counting = (/** @type {Parameters<typeof fetch>} */ ...args) => ((attempts += 1), fetch(...args));
+  const denied = await createPartnerClient({ baseUrl: deniedUrl, fetch: counting, retries: { count: 2, baseDelayMs: 1 } })
+    .getDailyLimit({ auth: false })
+    .catch((error) => error);
+  const offered = [];
+  const tokenManager = new TokenManager({
+    tokens: { token: 'expired.access.token', refreshToken: 'kept-refresh-token', expiresAt: new Date(Date.now() - 1000) },
+    refresh: async (refreshToken) => {
+      offered.push(refreshToken);
+      await fetch(`${deniedUrl}/auth/refresh`, { method: 'POST' });
+      throw new Error('unreachable: the fetch above is refused');
+    },
+  });
+  const client = createPartnerClient({ baseUrl: sandbox.baseUrl, tokenManager });
+  const refreshErrors = [];
+  for (let call = 0; call < 2; call++) refreshErrors.push(await client.getDailyLimit().catch((error) => `${error?.name} ${error?.code} ${error?.cause?.name}`));
+  return {
+    request: { name: denied?.name, code: denied?.code, causeName: denied?.cause?.name, attempts, namesFlag: /--allow-net/.test(denied?.message ?? '') },
+    refresh: { errors: refreshErrors, offered },
+  };
 }
 
 /**

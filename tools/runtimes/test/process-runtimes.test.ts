@@ -46,5 +46,18 @@ describe.each(runtimes)('the packages conform on $name', ({ name, version, signa
     expectConformance(results, sandbox.publicKey);
     // The node:crypto build signs and verifies there too, silently (checked by the stderr above).
     expect(results.nodeBuild).toBe(true);
+    if (name === 'deno') {
+      // A host --allow-net leaves out: refused by Deno before sending, so not retried, and a
+      // refresh refused so keeps its refresh token (offered again at the next request).
+      expect(results.denoPermission).toEqual({
+        request: { name: 'ConnectionError', code: 'network_permission_denied', causeName: 'NotCapable', attempts: 1, namesFlag: true },
+        refresh: {
+          errors: ['TokenRenewalError token_refresh_unreachable NotCapable', 'TokenRenewalError token_refresh_unreachable NotCapable'],
+          offered: ['kept-refresh-token', 'kept-refresh-token'],
+        },
+      });
+    } else {
+      expect(results.denoPermission).toBeUndefined();
+    }
   }, 120_000);
 });
