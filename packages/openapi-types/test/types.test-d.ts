@@ -10,7 +10,7 @@ import type {
   AccountLimit, AvailableFeatures, BankingDetails, Card, CardTransactionCreatedEvent, ErrorBody,
   KycPhoneValidationChangedEvent, KycSourceOfFundsChangedEvent, KycStatus, KycStatusChangedEvent,
   SetAccountLimitRequest, SignInWallet, SiweChallengeRequest, SmartWallet, SyncStatus, User, UserCreatedEvent,
-  WebhookPublicKey, components, operations, paths,
+  WebhookPublicKey, WidenOpenEnums, components, operations, paths,
 } from '../src/index.js';
 import type { ReferenceBankingDetails, ReferenceCard, ReferenceKycStatus, ReferenceUser } from '@capi/codegen-kit/reference-shapes';
 
@@ -107,6 +107,18 @@ describe('onboarding status (3.3): the four known values, any other string still
   });
   it('OnboardingStatusResponse has a required status', () => {
     expectTypeOf<OnboardingStatusResponse>().toEqualTypeOf<{ status: OnboardingStatus }>();
+  });
+  it('through createClient<paths>() (openapi-fetch), the status is a usable string: its mapped types turned string & {} into an object', () => {
+    const api = createClient<paths>({ baseUrl: 'https://api.example.com' });
+    const read = async () => {
+      const { data } = await api.GET('/user/onboarding');
+      const status: string | undefined = data?.status;
+      return data ? data.status.toUpperCase() : status;
+    };
+    expectTypeOf(read).returns.resolves.toEqualTypeOf<string | undefined>();
+  });
+  it('WidenOpenEnums widens only the open enums, deeply, keeping closed ones and optionality', () => {
+    expectTypeOf<WidenOpenEnums<{ a: 'x' | (string & {}); b?: { c: SyncStatus }; d: number }>>().toEqualTypeOf<{ a: string; b?: { c: SyncStatus }; d: number }>();
   });
   it('UnspecifiedObject is an open object', () => {
     expectTypeOf<UnspecifiedObject>().toEqualTypeOf<Record<string, unknown>>();
