@@ -18,7 +18,7 @@ export interface SetDailyLimitParams {
   /** Whole cents, more than 0 and at most 1,000,000 (or the `maxDailyLimitCents` agreed at onboarding). */
   amount: number;
   /** Only `USD`. Default `USD`. */
-  currency?: 'USD';
+  currency?: 'USD' | undefined;
 }
 
 /**
@@ -56,15 +56,15 @@ export interface WaitForLimitSyncOptions {
    * another amount is synced instead (another tab, process or device of the user changed the
    * limit after this caller). Left out, any synced limit ends the wait.
    */
-  amount?: number;
+  amount?: number | undefined;
   /** Give up after this long with a `TimeoutError` (code `limit_sync_timeout`). Default 30 000 ms. Polls that fail with 5xx, 408, 429, no connection or a request timeout are polled through until then (the last one is the error's `cause`). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Stops polling; the call rejects with `AbortError`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** First wait between polls; it grows by half each time. Default 500 ms. */
-  pollIntervalMs?: number;
+  pollIntervalMs?: number | undefined;
   /** Longest wait between polls. Default 5 000 ms. */
-  maxPollIntervalMs?: number;
+  maxPollIntervalMs?: number | undefined;
 }
 
 /**

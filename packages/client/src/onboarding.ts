@@ -80,13 +80,13 @@ export async function getOnboardingStatus(client: PartnerClient, options: Reques
  */
 export interface WaitForOnboardingStatusOptions {
   /** Give up after this long with `TimeoutError` (code `onboarding_wait_timeout`). Default 120 000 ms. Polls that fail with 5xx, 408, 429, no connection or a request timeout are polled through until then (the last one is the error's `cause`). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Stops polling; the call rejects with `AbortError`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** First wait between polls; it grows by half each time. Default 1 000 ms. */
-  pollIntervalMs?: number;
+  pollIntervalMs?: number | undefined;
   /** Longest wait between polls. Default 10 000 ms. */
-  maxPollIntervalMs?: number;
+  maxPollIntervalMs?: number | undefined;
 }
 
 /**

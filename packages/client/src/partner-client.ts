@@ -22,22 +22,22 @@ export interface PartnerClientOptions {
   /** The core user API base, e.g. the sandbox or production deployment's address. */
   baseUrl: string;
   /** The webhook key service's address, needed by `getWebhookPublicKey`. */
-  webhooksUrl?: string;
+  webhooksUrl?: string | undefined;
   /**
    * A fetch implementation, called as `fetch(url, init)`; default the global `fetch`. The
    * timeout and the caller's signal hold even when it ignores `init.signal`.
    */
-  fetch?: FetchFunction;
+  fetch?: FetchFunction | undefined;
   /** Holds and renews the tokens; default a TokenManager that can only store them. */
-  tokenManager?: TokenManager;
+  tokenManager?: TokenManager | undefined;
   /** Time allowed for each request attempt, to the last byte. Default 30 000 ms. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Retries of idempotent requests on connection errors, timeouts, 408, 429 and 5xx. Default 2. */
-  retries?: RetriesOption;
+  retries?: RetriesOption | undefined;
   /** The highest daily limit `setDailyLimit` accepts, in cents: the maximum agreed with the platform at onboarding when it is not the service's 1,000,000 (higher or lower). Default 1,000,000. */
-  maxDailyLimitCents?: number;
+  maxDailyLimitCents?: number | undefined;
   /** Called before each retry, e.g. for logging. */
-  onRetry?: (event: RetryEvent) => void;
+  onRetry?: ((event: RetryEvent) => void) | undefined;
 }
 
 /**

@@ -13,10 +13,10 @@ import type { RequestOptions } from './transport.js';
  * const options: PollOptions = { timeoutMs: 60_000, pollIntervalMs: 500, maxPollIntervalMs: 5_000 };
  */
 export interface PollOptions {
-  timeoutMs?: number;
-  signal?: AbortSignal;
-  pollIntervalMs?: number;
-  maxPollIntervalMs?: number;
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+  pollIntervalMs?: number | undefined;
+  maxPollIntervalMs?: number | undefined;
 }
 
 /**

@@ -34,9 +34,9 @@ export interface SignInWithEthereumParams extends Pick<RequestOptions, 'signal' 
   /** EIP-155 chain id of the wallet (100, Gnosis chain, in production). */
   chainId: number;
   /** The line the wallet shows. Default "Sign in with Ethereum to the app.". */
-  statement?: string;
+  statement?: string | undefined;
   /** Requested token lifetime, 3600..86400 (older generation). Default 86400. */
-  ttlInSeconds?: number;
+  ttlInSeconds?: number | undefined;
 }
 
 /**

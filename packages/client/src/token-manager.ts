@@ -57,7 +57,7 @@ export interface TokenManagerOptions {
    * calls (`signInWithEthereum` of this client, begun in the renewal's session) stores belong
    * to the renewal; `setTokens()` while it runs starts a new session, as at any other time.
    */
-  reauthenticate?: (options: { signal: AbortSignal }) => Promise<TokenSet | string>;
+  reauthenticate?: ((options: { signal: AbortSignal }) => Promise<TokenSet | string>) | undefined;
   /**
    * Newer generation: trades the refresh token for new tokens. The operation is outside the
    * reference, so it is yours to supply. It must throw when the service refuses (check
@@ -77,7 +77,7 @@ export interface TokenManagerOptions {
    * with `TokenRenewalError` `token_refresh_unreachable`, unless the access token is still valid
    * (then it is used).
    */
-  refresh?: (refreshToken: string, options: { signal: AbortSignal }) => Promise<TokenSet>;
+  refresh?: ((refreshToken: string, options: { signal: AbortSignal }) => Promise<TokenSet>) | undefined;
   /**
    * How long a `refresh` may take (a machine call) before it is abandoned with
    * `TokenRenewalError` `token_renewal_timeout`: as for a refused refresh, its refresh token is
@@ -85,24 +85,24 @@ export interface TokenManagerOptions {
    * is tried; the next request starts a new renewal.
    * Default 30 000 ms; `Infinity` for no bound.
    */
-  refreshTimeoutMs?: number;
+  refreshTimeoutMs?: number | undefined;
   /**
    * How long a `reauthenticate` may take (a person at a wallet) before it is abandoned with
    * `TokenRenewalError` `token_renewal_timeout` and the next request starts a new renewal.
    * Default 300 000 ms (5 minutes); `Infinity` for no bound.
    */
-  reauthenticateTimeoutMs?: number;
+  reauthenticateTimeoutMs?: number | undefined;
   /**
    * Renew this long before the token expires (`expiresAt`, on this device's clock). Default
    * 180 000 ms (3 minutes). Keep it well below the token lifetime
    * (15 minutes in the newer generation): a token that a renewal brings already within it is
    * not renewed ahead of time again, but used until the service answers 401.
    */
-  renewBeforeMs?: number;
+  renewBeforeMs?: number | undefined;
   /** Fix the generation; by default it is `newer` when the tokens carry a refresh token. */
-  generation?: TokenGeneration;
+  generation?: TokenGeneration | undefined;
   /** Tokens to start with, for example restored from secure storage. */
-  tokens?: TokenSet | string;
+  tokens?: TokenSet | string | undefined;
 }
 
 /**
