@@ -1,7 +1,7 @@
 // Checks one package the way consumers see it: publint on the packed manifest and files,
-// arethetypeswrong (as `attw --profile node16`) on the same tarball, which resolves every entry
+// arethetypeswrong (as `attw --profile strict`) on the same tarball, which resolves every entry
 // point as Node 16+ ESM (`import`), Node 16+ CommonJS (`require`, what Node 20 users of the
-// CJS build get) and bundlers would, and reports types that do not match the JavaScript, and
+// CJS build get), bundlers and node10 (a CommonJS project's default resolution) would, and reports types that do not match the JavaScript, and
 // the registry page (metadata, LICENSE, README links) of the same tarball.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
@@ -68,22 +68,24 @@ export async function publintProblems(pkgDir) {
 
 /**
  * Runs arethetypeswrong on a packed tarball, in process (the library behind `attw`, so
- * TypeScript loads once for all packages), keeping what `attw --profile node16` reports:
- * every resolution kind except node10.
+ * TypeScript loads once for all packages), keeping every problem `attw --profile strict`
+ * reports: node10 too, which a CommonJS project on `moduleResolution: node10` (TypeScript's
+ * default for `module: commonjs`) uses, and which reaches a subpath's types only through
+ * `typesVersions`.
  * @param {string} tarball
  * @returns {Promise<string[]>}
  */
 export async function typeResolutionProblems(tarball) {
   const analysis = await checkTypes(createPackageFromTarballData(new Uint8Array(readFileSync(tarball))));
   if (!analysis.types) return ['NoTypes: the package ships no types (add a "types" condition to every export)'];
-  return analysis.problems.filter((problem) => !('resolutionKind' in problem) || problem.resolutionKind !== 'node10').map(describeTypeProblem);
+  return analysis.problems.map(describeTypeProblem);
 }
 
 /** What each attw problem means for users, and what to change. */
 const typeProblemHints = {
   FalseESM: 'ESM types describe CommonJS JavaScript: give the require condition a .d.cts file',
   FalseCJS: 'CommonJS types describe ESM JavaScript: give the import condition a .d.ts file in an ESM scope',
-  NoResolution: 'the entry point does not resolve: check exports and files',
+  NoResolution: 'the entry point does not resolve: check exports and files (for a subpath under node10, add it to typesVersions)',
   UntypedResolution: 'the entry point resolves to JavaScript without types: add a types condition first',
   CJSResolvesToESM: 'require() resolves to an ESM-only file: add a require condition with a .cjs build',
   FallbackCondition: 'resolution relies on a fallback condition',

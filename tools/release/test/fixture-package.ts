@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-export type Fault = 'none' | 'missing-types' | 'esm-types-for-require' | 'dist-not-published' | 'no-repository' | 'no-license-file' | 'relative-readme-link';
+export type Fault = 'none' | 'missing-types' | 'esm-types-for-require' | 'subpath-without-types-versions' | 'dist-not-published' | 'no-repository' | 'no-license-file' | 'relative-readme-link';
 
 export function writeFixturePackage(name: string, fault: Fault = 'none'): { dir: string; remove(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), 'capi-fixture-package-'));
@@ -38,6 +38,9 @@ export function writeFixturePackage(name: string, fault: Fault = 'none'): { dir:
             import: { types: './dist/index.d.ts', default: './dist/index.js' },
             require: { types: requireTypes, default: './dist/index.cjs' },
           },
+          ...(fault === 'subpath-without-types-versions'
+            ? { './extra': { import: { types: './dist/index.d.ts', default: './dist/index.js' }, require: { types: './dist/index.d.cts', default: './dist/index.cjs' } } }
+            : {}),
           './package.json': './package.json',
         },
       },

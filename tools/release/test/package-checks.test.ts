@@ -36,3 +36,12 @@ describe('fails a package whose require condition gets ESM types', () => {
     expect(result.attw.join('\n')).toMatch(/FalseESM:.*index\.d\.ts for .*index\.cjs.*give the require condition a \.d\.cts file/);
   }, 60_000);
 });
+
+describe('fails a package whose subpath has no typesVersions (node10, a CommonJS project\'s default resolution)', () => {
+  it('reports the subpath that node10 cannot resolve, with the hint', async () => {
+    const pkg = fixture('@capi/fixture-subpath', 'subpath-without-types-versions');
+    const result = await checkPackage({ name: '@capi/fixture-subpath', dir: pkg.dir });
+    expect(result.ok).toBe(false);
+    expect(result.attw).toEqual([expect.stringMatching(/^NoResolution \("\.\/extra", node10\): .*add it to typesVersions/)]);
+  }, 60_000);
+});
