@@ -2,6 +2,7 @@ import type { SmartAccountSignatureVerifier } from './auth/signature-verifier.js
 import type { SandboxLogEntry } from './log/sandbox-log.js';
 import type { Generation } from './auth/token-service.js';
 import { DEV_WALLET } from './dev-wallet.js';
+import { closestWords } from './cli/parse-command-line.js';
 import { SandboxConfigError } from './errors.js';
 import type { OlderGenerationUserSeed } from './onboarding/older-generation-users.js';
 import type { UserSeed } from './users/user.js';
@@ -146,10 +147,23 @@ function optionalFunction<T>(name: string, value: T | undefined, what: string): 
   return value;
 }
 
-/** Checks every option and fills in the defaults; a bad option throws {@link SandboxConfigError}. */
+// Every name of SandboxOptions: the compiler refuses a list that misses or adds one.
+const OPTION_NAMES = Object.keys({
+  port: true, webhooksPort: true, host: true, users: true, usersFile: true, webhookUrls: true, timeScale: true, deliveryTimeoutMs: true,
+  limitSyncDelayMs: true, generation: true, whitelist: true, verifySmartAccountSignature: true, now: true, onLog: true, maxDailyLimitCents: true,
+  requirePhone: true, migrationKycSetupMs: true, olderGenerationUsers: true, webhookPrivateKey: true,
+} satisfies { [Name in keyof Required<SandboxOptions>]: true });
+
+/** Checks every option and fills in the defaults; a bad option (or an unknown name) throws {@link SandboxConfigError}. */
 export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSandboxOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new SandboxConfigError('invalid_option', `startSandbox takes an options object (every option is optional: startSandbox() works); got ${JSON.stringify(options)}.`);
+  }
+  for (const name of Object.keys(options)) {
+    if (OPTION_NAMES.includes(name)) continue;
+    // As the CLI's flags and the seeds' fields: a misspelt timeScale would keep real 1/5/15-minute retries.
+    const near = closestWords(name.toLowerCase(), OPTION_NAMES.map((known) => known.toLowerCase())).map((lower) => OPTION_NAMES.find((known) => known.toLowerCase() === lower)!);
+    throw new SandboxConfigError('invalid_option', `startSandbox has no option ${JSON.stringify(name)}${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : '.'} Its options: ${OPTION_NAMES.join(', ')}.`);
   }
   if (options.host !== undefined && (typeof options.host !== 'string' || options.host.trim() === '')) {
     throw new SandboxConfigError('invalid_option', `host must be the interface to listen on, such as "127.0.0.1" or "localhost"; got ${JSON.stringify(options.host)}.`);

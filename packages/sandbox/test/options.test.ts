@@ -31,6 +31,11 @@ describe('refuses unusable options with a SandboxConfigError that names the opti
     [{ now: (() => '1700000000000') as unknown as () => number }, 'invalid_option', /it returned the string "1700000000000"/],
     [{ now: () => Number.NaN }, 'invalid_option', /it returned NaN/],
     [{ verifySmartAccountSignature: true as never }, 'invalid_option', /verifySmartAccountSignature must be a function/],
+    // A misspelt name kept its default silently: real 1/5/15-minute retries, no delivery at all, a 2 s sync.
+    [{ timescale: 600 } as never, 'invalid_option', /^startSandbox has no option "timescale"; did you mean timeScale\? Its options: port, webhooksPort, .*webhookPrivateKey\.$/],
+    [{ webhookUrl: ['http://localhost:1/'] } as never, 'invalid_option', /has no option "webhookUrl"; did you mean webhookUrls\?/],
+    [{ limitSyncDelay: 10 } as never, 'invalid_option', /has no option "limitSyncDelay"; did you mean limitSyncDelayMs\?/],
+    [{ verbose: true } as never, 'invalid_option', /^startSandbox has no option "verbose"\. Its options:/],
   ])('%j', async (options, code, pattern) => {
     const failure = await startSandbox(options).then(
       () => undefined,
