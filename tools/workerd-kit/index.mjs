@@ -29,7 +29,8 @@ export async function bundleWorker(entry) {
   return { code: result.outputFiles[0].text, inputs: Object.keys(result.metafile.inputs) };
 }
 
-async function freePort() {
+/** A TCP port free on 127.0.0.1 right now (the OS's choice), for a server a test starts. */
+export async function freePort() {
   const server = createServer();
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());

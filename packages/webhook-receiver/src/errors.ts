@@ -45,7 +45,15 @@ export type WebhookReceiverErrorCode =
    * long it took; answer sooner (`acknowledgeEarly`, or queue the slow work). Not after an
    * early 202, nor in a replay.
    */
-  | 'handler_outlived_reply_window';
+  | 'handler_outlived_reply_window'
+  /**
+   * Reported to `onError`, not thrown, once per receiver: `acknowledgeEarly` is set but
+   * `receiver.handle(request)` got no `waitUntil` on Cloudflare Workers, which cancels the work
+   * a request leaves running after its Response. Rather than answer 202 for handlers that would
+   * never run, the receiver answered after them (as without `acknowledgeEarly`). Pass
+   * `{ waitUntil: ctx.waitUntil.bind(ctx) }`.
+   */
+  | 'wait_until_missing';
 
 /**
  * A usage or configuration problem of the receiver: wrong options, or a server that hands the

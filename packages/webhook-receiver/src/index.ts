@@ -30,7 +30,7 @@ export type {
   WebhookReceiverOptions,
 } from './receiver-types.js';
 export type { SignatureCheckOptions } from './signature-check.js';
-export { toNodeHandler, deliverySourceFromNodeRequest, writeNodeReply, type NodeWebhookHandler, type NodeWebhookRequest } from './node-adapter.js';
+export { toNodeHandler, deliverySourceFromNodeRequest, writeNodeReply, type NodeWebhookHandler, type NodeWebhookRequest, type NodeWebhookResponse } from './node-adapter.js';
 export { deliverySourceFromRequest, replyToResponse } from './web-adapter.js';
 export type { DeliverySource, ReceiverReply } from './delivery-source.js';
 export { RECEIVER_OUTCOMES, type ReceiverOutcome } from './status-table.js';

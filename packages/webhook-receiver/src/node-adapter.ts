@@ -1,17 +1,51 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DeliverySource, ReceiverReply } from './delivery-source.js';
 import { WebhookReceiverError, bodyIncompleteError, bodyTooLargeError } from './errors.js';
 import type { WebhookReceiver } from './receiver-types.js';
 
+// The Node types are structural, the members the adapter uses: the published .d.ts imports no
+// `node:` module, so a project without @types/node (a Worker) typechecks it with skipLibCheck
+// off. Node's IncomingMessage and ServerResponse (and Express's and Fastify's raw ones) are
+// assignable to them.
+
 /**
- * A Node request as Express, Fastify (`request.raw`) and node:http hand it over, maybe with a parsed `body`.
+ * A Node request as Express, Fastify (`request.raw`) and node:http hand it over (an
+ * `IncomingMessage`), maybe with a parsed `body`: the members the adapter reads.
  *
  * @example
  * ```ts
  * app.post('/webhooks', (req: NodeWebhookRequest, res) => toNodeHandler(receiver)(req, res));
  * ```
  */
-export type NodeWebhookRequest = IncomingMessage & { body?: unknown };
+export interface NodeWebhookRequest {
+  readonly method?: string | undefined;
+  /** Headers by lower-case name (Node's `IncomingHttpHeaders`). */
+  readonly headers: { readonly [name: string]: string | readonly string[] | undefined };
+  /** What a body parser made of the body (`express.raw()`: a Buffer; `express.text()`: a string). */
+  body?: unknown;
+  readonly readableEnded: boolean;
+  readonly destroyed: boolean;
+  readonly errored?: Error | null | undefined;
+  // Listeners as Node's Readable takes them (any arguments).
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  off(event: string, listener: (...args: any[]) => void): unknown;
+  pause(): unknown;
+}
+
+/**
+ * A Node response (node:http's `ServerResponse`, Express's `res`, Fastify's `reply.raw`): the
+ * members {@link writeNodeReply} uses.
+ *
+ * @example
+ * ```ts
+ * const write = (res: NodeWebhookResponse, reply: ReceiverReply) => writeNodeReply(res, reply);
+ * ```
+ */
+export interface NodeWebhookResponse {
+  readonly headersSent: boolean;
+  readonly writableEnded: boolean;
+  writeHead(statusCode: number, headers: Record<string, string>): unknown;
+  end(body: string): unknown;
+}
 
 /**
  * The `(req, res)` function {@link toNodeHandler} returns; it resolves once the reply is written and any early-acknowledged handler has finished.
@@ -22,7 +56,7 @@ export type NodeWebhookRequest = IncomingMessage & { body?: unknown };
  * createServer((req, res) => void handleWebhook(req, res));
  * ```
  */
-export type NodeWebhookHandler = (req: NodeWebhookRequest, res: ServerResponse) => Promise<void>;
+export type NodeWebhookHandler = (req: NodeWebhookRequest, res: NodeWebhookResponse) => Promise<void>;
 
 /**
  * Serves a receiver from node:http, Express or Fastify. It reads the raw body itself; when a
@@ -79,7 +113,7 @@ export function deliverySourceFromNodeRequest(req: NodeWebhookRequest): Delivery
  * writeNodeReply(res, reply);
  * ```
  */
-export function writeNodeReply(res: ServerResponse, reply: ReceiverReply): void {
+export function writeNodeReply(res: NodeWebhookResponse, reply: ReceiverReply): void {
   // Something else answered first (a timeout middleware's 503): writing again would throw
   // ERR_HTTP_HEADERS_SENT, an unhandled rejection from the handler's promise.
   if (res.headersSent || res.writableEnded) return;
@@ -91,8 +125,8 @@ export function writeNodeReply(res: ServerResponse, reply: ReceiverReply): void 
 // writeHead followed by end otherwise gets). Replies without a detail are shared objects, so
 // their headers are worked out once.
 const nodeHeaders = new WeakMap<ReceiverReply, Readonly<Record<string, string>>>();
-function headersWithLength(reply: ReceiverReply): Readonly<Record<string, string>> {
-  let headers = nodeHeaders.get(reply);
+function headersWithLength(reply: ReceiverReply): Record<string, string> {
+  let headers = nodeHeaders.get(reply) as Record<string, string> | undefined;
   if (headers === undefined) {
     headers = { ...reply.headers, 'content-length': String(Buffer.byteLength(reply.body)) };
     nodeHeaders.set(reply, headers);

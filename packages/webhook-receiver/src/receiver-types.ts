@@ -141,7 +141,9 @@ export interface WebhookReceiverOptions extends SignatureCheckOptions {
    * Reply 202 right after verification, validation and the deduplication claim, and run the
    * handlers afterwards. Trade-off: a handler that fails after the reply cannot make the
    * service retry; its claim is released and `onError` is called (with the event in its
-   * context), and with a `deadLetters` store the event is kept there for `replay()`.
+   * context), and with a `deadLetters` store the event is kept there for `replay()`. Where work
+   * stops with the reply (Workers, serverless), pass `handle` a `waitUntil`: on Workers without
+   * one, the receiver answers after the handlers instead (`wait_until_missing`, reported once).
    * Default `false`: the reply waits for the handlers (30-second window, reference 4.6).
    */
   acknowledgeEarly?: boolean;
@@ -220,9 +222,11 @@ export interface WebhookReceipt {
  */
 export interface HandleOptions {
   /**
-   * The runtime's way of keeping work alive after the reply (Workers' `ctx.waitUntil`,
-   * Next.js's `after`/`waitUntil`). Needed with `acknowledgeEarly` on runtimes that freeze
-   * once the Response is returned.
+   * The runtime's way of keeping work alive after the reply (Workers' `ctx.waitUntil`, bound:
+   * `ctx.waitUntil.bind(ctx)`; Next.js's `after`/`waitUntil`). Needed with `acknowledgeEarly` on
+   * runtimes that stop or freeze once the Response is returned (Workers, serverless); not on
+   * long-lived servers (Node, Bun, Deno). On Workers without it, the receiver answers after the
+   * handlers instead of 202 and reports `wait_until_missing` once.
    */
   waitUntil?: (work: Promise<unknown>) => void;
 }

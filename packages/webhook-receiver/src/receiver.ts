@@ -14,7 +14,10 @@ import { recordAuthenticRefusals, RefusedDeliveries } from './pipeline/refused-d
 import { maxSubjectWaitMs } from './pipeline/reply-window.js';
 import { replayDeadLetters } from './pipeline/replay.js';
 import { createSubjectLines } from './pipeline/subject-lines.js';
-import type { WebhookErrorContext, WebhookEventHandler, WebhookReceiver, WebhookReceiverOptions } from './receiver-types.js';
+import type { HandleOptions, WebhookErrorContext, WebhookEventHandler, WebhookReceiver, WebhookReceiverOptions } from './receiver-types.js';
+import type { ReceiverReply } from './delivery-source.js';
+import { dropsWorkAfterResponse } from './runtime.js';
+import type { ReceiverOutcome } from './status-table.js';
 import { createSignatureCheck } from './signature-check.js';
 import { deliverySourceFromRequest, replyToResponse } from './web-adapter.js';
 import { assertOptionNames, optionNames } from './option-names.js';
@@ -67,14 +70,53 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
         throw new WebhookReceiverError('invalid_options',
           'receiver.handle(request) takes a Web-standard Request (Hono, Next.js route handlers, Workers, Deno, Bun); on node:http, Express or Fastify, serve toNodeHandler(receiver) instead.');
       }
-      const { reply, afterReply } = await receiveDelivery(context, deliverySourceFromRequest(request));
-      if (afterReply !== undefined) handleOptions?.waitUntil?.(afterReply);
+      const waitUntil = handleWaitUntil(handleOptions);
+      // With acknowledgeEarly and nothing to keep the handlers alive after the 202 (Workers
+      // without waitUntil), the receiver answers after them instead (see DeliveryMode).
+      const workDropped = waitUntil === undefined && context.acknowledgeEarly && dropsWorkAfterResponse();
+      const { reply, afterReply } = await receiveDelivery(context, deliverySourceFromRequest(request), workDropped);
+      if (afterReply !== undefined && waitUntil !== undefined) {
+        try {
+          // Called on the options object: `receiver.handle(request, ctx)` keeps ctx as `this`.
+          handleOptions!.waitUntil!(afterReply);
+        } catch (error) {
+          // A waitUntil that throws (Workers' ctx.waitUntil passed unbound: "Illegal invocation")
+          // would leave the work to be cancelled with the request: finish it before replying.
+          context.report(new WebhookReceiverError('invalid_options',
+            'receiver.handle(request, { waitUntil }): waitUntil threw, so the work after the reply ran before it instead (the error is the cause). ' +
+              'Pass it bound to its context: { waitUntil: ctx.waitUntil.bind(ctx) } or { waitUntil: (work) => ctx.waitUntil(work) }.', { cause: error }),
+          { outcome: outcomeOf(reply), afterReply: false });
+          await afterReply;
+        }
+      }
       return replyToResponse(reply);
     },
     receive: (source) => receiveDelivery(context, source),
     replay: (replayOptions) => replayDeadLetters(context, replayOptions),
   };
   return receiver;
+}
+
+/**
+ * `handle`'s `waitUntil`, checked before anything is read: a value that is not a function is
+ * refused. Other members are ignored (a Worker may pass its `ctx` itself).
+ */
+function handleWaitUntil(handleOptions: HandleOptions | undefined): HandleOptions['waitUntil'] {
+  if (handleOptions === undefined) return undefined;
+  if (handleOptions === null || typeof handleOptions !== 'object') {
+    throw new WebhookReceiverError('invalid_options', `receiver.handle(request, options) takes an options object ({ waitUntil }), got ${handleOptions === null ? 'null' : typeof handleOptions}.`);
+  }
+  const { waitUntil } = handleOptions;
+  if (waitUntil !== undefined && typeof waitUntil !== 'function') {
+    throw new WebhookReceiverError('invalid_options',
+      `receiver.handle(request, { waitUntil }) needs waitUntil to be a function (Workers: ctx.waitUntil.bind(ctx)), got ${waitUntil === null ? 'null' : typeof waitUntil}.`);
+  }
+  return waitUntil;
+}
+
+/** The outcome a reply was written for: its body's `code`. */
+function outcomeOf(reply: ReceiverReply): ReceiverOutcome {
+  return (JSON.parse(reply.body) as { code: ReceiverOutcome }).code;
 }
 
 /** Checks the options once, at creation, and resolves them into what the stages read. */
@@ -130,6 +172,7 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     }
   };
   const now = options.now ?? Date.now;
+  let missingWaitUntilReported = false;
   const context: PipelineContext = {
     maxBodyBytes,
     signatureCheck: createSignatureCheck(options),
@@ -154,6 +197,16 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     report,
     now,
     rejectedSignature: createRejectedSignatureReport(report, now),
+    reportMissingWaitUntil: (outcome, delivery, subject) => {
+      if (missingWaitUntilReported) return;
+      missingWaitUntilReported = true;
+      report(new WebhookReceiverError('wait_until_missing',
+        'acknowledgeEarly is set, but receiver.handle(request) was called without waitUntil on Cloudflare Workers, which cancels the work a request leaves ' +
+          'running once its Response is returned: a 202 would have acknowledged events whose handlers never run (and the service does not retry after a 2xx). ' +
+          'So this receiver answers after the handlers instead, as without acknowledgeEarly (200 processed; 500 handler_failed, retried), and reports this once. ' +
+          'Pass the Worker\'s waitUntil to acknowledge early: receiver.handle(request, { waitUntil: ctx.waitUntil.bind(ctx) }).'),
+      { outcome, delivery, subject, afterReply: false });
+    },
   };
   if (context.refused !== undefined) recordAuthenticRefusals(context, context.refused);
   // A store shared by processes wakes the deliveries waiting here when their subject is free.

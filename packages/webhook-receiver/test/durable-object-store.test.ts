@@ -93,6 +93,35 @@ describe('Durable Object store: a receiver on workerd', () => {
   }, 20_000);
 });
 
+describe('acknowledgeEarly on workerd without waitUntil', () => {
+  const errors = async (): Promise<Array<{ code?: string; outcome: string; subject?: string; message: string; cause?: string }>> => (await fetch(`${worker.url}/errors`)).json();
+
+  it('answers after the handlers instead of a 202 whose handlers workerd would cancel, and reports wait_until_missing once', async () => {
+    const url = `${worker.url}/webhooks-nowait`;
+    // Before the fix: 202 acknowledged, the handler cancelled with the request, the claim never
+    // settled (the next event of the user waited 10 s, then 409), and nothing reported.
+    expect(await service.deliver(url, kyc('usr_nowait', 'pending'))).toMatchObject({ status: 200, body: { code: 'processed' } });
+    expect(await dispatchedFor('usr_nowait')).toEqual(['usr_nowait:pending']);
+    const started = Date.now();
+    expect(await service.deliver(url, kyc('usr_nowait', 'approved'))).toMatchObject({ status: 200, body: { code: 'processed' } });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await dispatchedFor('usr_nowait')).toEqual(['usr_nowait:pending', 'usr_nowait:approved']);
+    // A failing handler is answered 500, so the service retries: never acknowledged, never lost.
+    await fetch(`${worker.url}/fail-next`, { method: 'POST' });
+    expect(await service.deliver(url, kyc('usr_nowait_fail', 'approved'))).toMatchObject({ status: 500, body: { code: 'handler_failed' } });
+    expect(await service.deliver(url, kyc('usr_nowait_fail', 'approved'))).toMatchObject({ status: 200, body: { code: 'processed' } });
+    const missing = (await errors()).filter((error) => error.code === 'wait_until_missing');
+    expect(missing).toEqual([expect.objectContaining({ outcome: 'processed', subject: 'kyc.status.changed:usr_nowait', message: expect.stringMatching(/waitUntil: ctx\.waitUntil\.bind\(ctx\)/) })]);
+  });
+
+  it('finishes the handlers before the reply when waitUntil throws (ctx.waitUntil passed unbound), and reports it', async () => {
+    expect(await service.deliver(`${worker.url}/webhooks-unbound`, kyc('usr_unbound', 'approved'))).toMatchObject({ status: 202, body: { code: 'acknowledged' } });
+    expect(await dispatchedFor('usr_unbound')).toEqual(['usr_unbound:approved']);
+    const thrown = (await errors()).filter((error) => error.code === 'invalid_options');
+    expect(thrown).toEqual([expect.objectContaining({ outcome: 'acknowledged', message: expect.stringMatching(/waitUntil threw.*bind\(ctx\)/), cause: expect.stringMatching(/Illegal invocation/) })]);
+  });
+});
+
 describe('Durable Object store: configuration and failures', () => {
   it('refuses a missing or wrong namespace with invalid_options, saying how to bind one', () => {
     expect(() => createDurableObjectDedupeStore({} as never)).toThrow(WebhookReceiverError);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -52,6 +52,29 @@ describe('passes publint and are-the-types-wrong', () => {
     const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { analysis?: { problems: unknown[] } };
     expect(report.analysis, `attw printed no analysis:\n${stdout.slice(0, 2000)}`).toBeDefined();
     expect(report.analysis!.problems).toEqual([]);
+  }, 60_000);
+});
+
+describe('types the built .d.ts for consumers without @types/node, and with it (skipLibCheck: false)', () => {
+  // Each folder of test/fixtures/consumers is a project of its own (its tsconfig.json says which).
+  const typeCheck = async (consumer: string) => {
+    const tsc = join(packageDir, 'node_modules', 'typescript', 'bin', 'tsc');
+    return run(process.execPath, [tsc, '-p', join(packageDir, 'test', 'fixtures', 'consumers', consumer)], { cwd: packageDir })
+      .then(({ stdout }) => stdout, (error: { stdout: string }) => error.stdout);
+  };
+
+  it('imports no node: module: a project with types: [] and skipLibCheck false type-checks every entry (no TS2307 for node:http)', async () => {
+    const declarations = ['index.d.ts', 'index.d.cts', 'durable-object.d.ts', 'durable-object.d.cts'].map((file) => readFileSync(join(packageDir, 'dist', file), 'utf8'));
+    for (const text of declarations) expect(text).not.toMatch(/^(import|export)\b[^;]*from\s*['"]node:|import\(\s*['"]node:/m);
+    expect(await typeCheck('bare')).toBe('');
+  }, 60_000);
+
+  it('fits the Env of `wrangler types` (DurableObjectNamespace<WebhookStoreObject>, GlobalProps) with @cloudflare/workers-types', async () => {
+    expect(await typeCheck('worker')).toBe('');
+  }, 60_000);
+
+  it('still takes node:http\'s IncomingMessage and ServerResponse in the Node adapter', async () => {
+    expect(await typeCheck('node')).toBe('');
   }, 60_000);
 });
 

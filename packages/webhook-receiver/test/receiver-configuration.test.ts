@@ -286,6 +286,35 @@ describe('keeps acknowledged work alive through waitUntil on runtimes that freez
     await pending[0];
     expect(handled).toEqual(['w1']);
   });
+
+  it('calls waitUntil on the options object, so that handle(request, ctx) keeps ctx as its this', async () => {
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, acknowledgeEarly: true }).onAny(() => undefined);
+    const ctx = { kept: [] as Array<Promise<unknown>>, waitUntil(this: { kept: Array<Promise<unknown>> }, work: Promise<unknown>) { this.kept.push(work); } };
+    const response = await receiver.handle(await signedRequest(eventBody('user.created', 'w2')), ctx);
+    expect(response.status).toBe(202);
+    expect(ctx.kept).toHaveLength(1);
+  });
+
+  it('refuses a waitUntil that is not a function, or options that are not an object, with invalid_options before reading the body', async () => {
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, acknowledgeEarly: true });
+    const request = await signedRequest(eventBody('user.created', 'w3'));
+    await expect(receiver.handle(request, { waitUntil: 'later' } as never)).rejects.toThrow(
+      expect.objectContaining({ name: 'WebhookReceiverError', code: 'invalid_options', message: expect.stringMatching(/waitUntil to be a function \(Workers: ctx\.waitUntil\.bind\(ctx\)\), got string/) }));
+    await expect(receiver.handle(request, 'ctx' as never)).rejects.toThrow(/takes an options object \(\{ waitUntil \}\), got string/);
+    expect(request.bodyUsed).toBe(false);
+  });
+
+  it('still acknowledges early without waitUntil on Node (a long-lived process keeps the handlers running), and reports nothing', async () => {
+    const errors: unknown[] = [];
+    let handled!: (id: string) => void;
+    const ran = new Promise<string>((resolve) => { handled = resolve; });
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, acknowledgeEarly: true, onError: (error) => void errors.push(error) })
+      .onAny(async (event) => { await new Promise((resolve) => setTimeout(resolve, 20)); handled(event.data.id as string); });
+    const response = await receiver.handle(await signedRequest(eventBody('user.created', 'w4')));
+    expect(response.status).toBe(202);
+    expect(await ran).toBe('w4');
+    expect(errors).toEqual([]);
+  });
 });
 
 describe('acknowledges early: the 202 is written before any handler code runs', () => {

@@ -41,4 +41,14 @@ describe('the README blocks become modules that tsc can check', () => {
     expect(modules[0]).not.toContain('runtime');
     expect(modules[1]).toBe("import { h as h } from 'm';\ndeclare const z: 1;\n\nexport const runtime = 'nodejs';\nexport default { fetch: h };\n\n");
   });
+
+  it('leaves out of a module of its own the prelude lines that bind a name the block binds itself (a Worker\'s own receiver, its own type import)', () => {
+    const prelude = "import { type R, other } from 'pkg';\ndeclare const receiver: R;\ninterface Env { KEY: string }\n";
+    const modules = readmeModules(['receiver.go();\n', "import { make, type R } from 'pkg';\nlet receiver: R | undefined;\nexport default { fetch: () => (receiver ??= make()) };\n"], prelude);
+    expect(modules[0]).toContain('declare const receiver: R;');
+    expect(modules[1]).not.toContain('declare const receiver');
+    expect(modules[1]).toContain("import { other as other } from 'pkg';");
+    expect(modules[1].match(/as R \}/g)).toHaveLength(1);
+    expect(modules[1]).toContain('interface Env { KEY: string }');
+  });
 });

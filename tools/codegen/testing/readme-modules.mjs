@@ -31,7 +31,27 @@ export function readmeModules(blocks, prelude) {
     for (const line of lines) if (!target.lines.includes(line)) target.lines.push(line);
     target.bodies.push(`export async function example${index}() {\n${body}\n}`);
   });
-  return modules.map(({ lines, bodies }) => `${lines.join('\n')}\n${prelude}${bodies.join('\n')}\n`);
+  // A module of its own may bind a name the prelude stands for (a Worker's own `receiver`, its
+  // own import of a type): there, the block's binding replaces the prelude's.
+  const preludeParts = splitBlock(prelude);
+  const preludeWithout = (/** @type {Set<string>} */ names) => {
+    const dropped = new Set([...preludeParts.bindings].filter(([name]) => names.has(name)).map(([, text]) => text));
+    return dropped.size === 0 ? prelude : `${preludeParts.lines.filter((line) => !dropped.has(line)).join('\n')}\n${preludeParts.body}`;
+  };
+  return modules.map(({ bindings, lines, bodies }, index) => {
+    const own = index === 0 ? prelude : preludeWithout(new Set([...bindings.keys(), ...bodies.flatMap(topLevelNames)]));
+    return `${lines.join('\n')}\n${own}${bodies.join('\n')}\n`;
+  });
+}
+
+/**
+ * The names a module body declares at its top level (variables, functions, classes...).
+ * @param {string} body
+ * @returns {string[]}
+ */
+function topLevelNames(body) {
+  const source = ts.createSourceFile('body.ts', body, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  return source.statements.flatMap(declaredNames);
 }
 
 /**

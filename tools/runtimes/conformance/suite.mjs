@@ -104,6 +104,40 @@ export function createCountingReceiver(publicKey) {
 }
 
 /**
+ * A receiver with `acknowledgeEarly`, served by the runtime's server WITHOUT `waitUntil`, whose
+ * handler takes 50 ms: on a long-lived server (Node, Bun, Deno) it answers 202 and the handler
+ * runs after the reply; on workerd, which cancels a request's work after its Response, it
+ * answers after the handler (200) and reports `wait_until_missing` once. For `earlyChecks`.
+ * @param {string} publicKey
+ */
+export function createEarlyReceiver(publicKey) {
+  const dispatched = [];
+  const reported = [];
+  const receiver = createWebhookReceiver({ publicKey, acknowledgeEarly: true, onError: (error, { outcome }) => { reported.push(`${error?.code} ${outcome}`); } })
+    .on('kyc.status.changed', async (event) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      dispatched.push(event.data.kycStatus);
+    });
+  return { receiver, dispatched, reported };
+}
+
+/**
+ * Two signed events of one user to the receiver of `createEarlyReceiver` at `url`: how each was
+ * answered, and what its handler and onError saw within 2 s after.
+ * @param {{ url: string, privateKey: string, dispatched: () => Promise<string[]> | string[], reported: () => Promise<string[]> | string[] }} options
+ */
+export async function earlyChecks({ url, privateKey, dispatched, reported }) {
+  const deliver = async (rawBody) => {
+    const signed = await signWebhook({ rawBody, privateKey });
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signed.headers }, body: rawBody });
+    return `${response.status} ${(await response.json()).code}`;
+  };
+  const replies = [await deliver(kycEventBody('usr_early', 'pending')), await deliver(kycEventBody('usr_early', 'approved'))];
+  for (let waited = 0; waited < 2_000 && (await dispatched()).length < 2; waited += 25) await new Promise((resolve) => setTimeout(resolve, 25));
+  return { replies, dispatched: [...(await dispatched())], reported: [...(await reported())] };
+}
+
+/**
  * Signed deliveries over HTTP to a receiver at `url`: A -> B -> A is dispatched three times,
  * a retry of the latest (re-signed, same body) not at all, a forgery is refused (and reported
  * to onError, as a wrong key would be).

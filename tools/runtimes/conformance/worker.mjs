@@ -2,16 +2,23 @@
 // GET /checks runs the runtime-independent checks inside workerd; POST /webhooks is the
 // receiver (receiver.handle), which the test on Node sends signed deliveries to; GET
 // /dispatched lists what its handler saw, /reported what its onError heard (one isolate serves every request here).
-import { createCountingReceiver, runChecks } from './suite.mjs';
+// POST /webhooks-early is a receiver with acknowledgeEarly served without waitUntil
+// (/early-dispatched, /early-reported).
+import { createCountingReceiver, createEarlyReceiver, runChecks } from './suite.mjs';
 
 let counting;
+let early;
 
 export default {
   async fetch(request, env) {
     const input = JSON.parse(env.CONFORMANCE);
     counting ??= createCountingReceiver(input.receiverKeys.publicKey);
     const { pathname } = new URL(request.url);
+    early ??= createEarlyReceiver(input.receiverKeys.publicKey);
     if (pathname === '/webhooks') return counting.receiver.handle(request);
+    if (pathname === '/webhooks-early') return early.receiver.handle(request);
+    if (pathname === '/early-dispatched') return Response.json(early.dispatched);
+    if (pathname === '/early-reported') return Response.json(early.reported);
     if (pathname === '/dispatched') return Response.json(counting.dispatched);
     if (pathname === '/reported') return Response.json(counting.reported);
     if (pathname === '/checks') return Response.json({ runtime: 'workerd', version: navigator.userAgent, ...(await runChecks(input)) });

@@ -41,3 +41,12 @@ export function expectConformance(results: Record<string, any>, sandboxPublicKey
   // The forgery's 401 is reported once: a wrong key looks the same.
   expect(results.receive.reported).toEqual(['signatures_rejected invalid_signature']);
 }
+
+/**
+ * acknowledgeEarly served by the runtime's own server without waitUntil (Node, Bun, Deno): a
+ * long-lived process keeps the handlers running after the 202, so both events are acknowledged
+ * early and handled, and nothing is reported.
+ */
+export function expectEarlyAcknowledgement(early: { replies: string[]; dispatched: string[]; reported: string[] }): void {
+  expect(early).toEqual({ replies: ['202 acknowledged', '202 acknowledged'], dispatched: ['pending', 'approved'], reported: [] });
+}

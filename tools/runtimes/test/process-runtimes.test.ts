@@ -2,7 +2,7 @@ import { DEV_WALLET, startSandbox, type Sandbox } from '@capi/sandbox';
 import { generateWebhookKeyPair } from '@capi/webhook-signature';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSuiteIn } from '../src/run-runtime.mjs';
-import { expectConformance } from './expect-conformance.js';
+import { expectConformance, expectEarlyAcknowledgement } from './expect-conformance.js';
 
 let sandbox: Sandbox;
 let input: unknown;
@@ -32,7 +32,7 @@ const runtimes = [
 ];
 
 describe.each(runtimes)('the packages conform on $name', ({ name, version, signatureBuild }) => {
-  it('verifies and refuses, validates, receives over HTTP and calls the sandbox, with no warning', async () => {
+  it('verifies and refuses, validates, receives over HTTP (acknowledgeEarly without waitUntil too) and calls the sandbox, with no warning', async () => {
     const { code, stdout, stderr } = await runSuiteIn(name, input);
     // Any output on stderr fails: a deprecation warning (DEP0204 on Bun) or any other.
     expect(stderr).toBe('');
@@ -44,6 +44,7 @@ describe.each(runtimes)('the packages conform on $name', ({ name, version, signa
       expect(results.resolved[`@capi/${name}`]).toMatch(new RegExp(`/packages/${name}/dist/index\\.js$`));
     }
     expectConformance(results, sandbox.publicKey);
+    expectEarlyAcknowledgement(results.early);
     // The node:crypto build signs and verifies there too, silently (checked by the stderr above).
     expect(results.nodeBuild).toBe(true);
     if (name === 'deno') {

@@ -2,7 +2,7 @@ import { bundleWorker, startWorkerd } from '@capi/workerd-kit';
 import { DEV_WALLET, startSandbox, type Sandbox } from '@capi/sandbox';
 import { generateWebhookKeyPair } from '@capi/webhook-signature';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { receiveChecks } from '../conformance/suite.mjs';
+import { earlyChecks, receiveChecks } from '../conformance/suite.mjs';
 import { expectConformance } from './expect-conformance.js';
 
 let sandbox: Sandbox;
@@ -49,6 +49,17 @@ describe('the packages conform on workerd (bundled as wrangler bundles, no nodej
     });
     expect(checks.version).toBe('Cloudflare-Workers');
     expectConformance({ ...checks, receive }, sandbox.publicKey);
+    expect(worker.stderr()).toBe('');
+  }, 60_000);
+
+  it('acknowledgeEarly without waitUntil: answers after the handler (workerd would cancel it after a 202) and reports wait_until_missing once', async () => {
+    const early = await earlyChecks({
+      url: `${worker.url}/webhooks-early`,
+      privateKey: receiverKeys.privateKey,
+      dispatched: async () => (await fetch(`${worker.url}/early-dispatched`)).json(),
+      reported: async () => (await fetch(`${worker.url}/early-reported`)).json(),
+    });
+    expect(early).toEqual({ replies: ['200 processed', '200 processed'], dispatched: ['pending', 'approved'], reported: ['wait_until_missing processed'] });
     expect(worker.stderr()).toBe('');
   }, 60_000);
 });

@@ -78,22 +78,29 @@ const RECORD = 'record';
  *
  * @example
  * ```ts
- * import { createWebhookReceiver } from '@capi/webhook-receiver';
+ * import { createWebhookReceiver, type WebhookReceiver } from '@capi/webhook-receiver';
  * import { createDurableObjectDeadLetterStore, createDurableObjectDedupeStore, WebhookStoreObject } from '@capi/webhook-receiver/durable-object';
  * export { WebhookStoreObject };
+ * let receiver: WebhookReceiver | undefined; // one per isolate, not per request
  * export default {
- *   fetch: (request: Request, env: Env) =>
- *     createWebhookReceiver({
+ *   fetch(request: Request, env: Env, ctx: ExecutionContext) {
+ *     receiver ??= createWebhookReceiver({
  *       publicKey: env.CAPI_WEBHOOK_PUBLIC_KEY,
  *       dedupe: createDurableObjectDedupeStore({ namespace: env.WEBHOOK_STORE }),
  *       deadLetters: createDurableObjectDeadLetterStore({ namespace: env.WEBHOOK_STORE }),
- *     })
- *       .on('kyc.status.changed', (event) => env.DB.prepare('...').bind(event.data.id).run())
- *       .handle(request),
+ *     }).on('kyc.status.changed', (event) => env.DB.prepare('...').bind(event.data.id).run());
+ *     return receiver.handle(request, { waitUntil: ctx.waitUntil.bind(ctx) });
+ *   },
  * };
  * ```
  */
 export class WebhookStoreObject {
+  /**
+   * Types only, never set: the brand of `@cloudflare/workers-types`' `Rpc.DurableObjectBranded`
+   * (a string key there, so it matches structurally), which the Env that `wrangler types`
+   * writes requires of the class: `DurableObjectNamespace<WebhookStoreObject>`.
+   */
+  declare readonly __DURABLE_OBJECT_BRAND: never;
   readonly #storage: DurableObjectStorageLike;
   #record: SubjectRecord | undefined;
   #tokens = 0;

@@ -39,6 +39,8 @@ export interface PipelineContext {
   readonly report: (error: unknown, context: WebhookErrorContext) => void;
   /** Counts a delivery answered 401 for its signature or timestamp, and reports them at most once a minute (see rejected-signatures.ts). */
   readonly rejectedSignature: (outcome: ReceiverOutcome, error: unknown) => void;
+  /** Reports, once per receiver, a delivery answered after its handlers despite `acknowledgeEarly`: `handle` had no `waitUntil` on a runtime that drops work after the reply. */
+  readonly reportMissingWaitUntil: (outcome: ReceiverOutcome, delivery: WebhookDelivery, subject: string) => void;
   readonly now: () => number;
 }
 

@@ -17,11 +17,22 @@ export interface Processed extends Answer {
   readonly afterReply?: Promise<void>;
 }
 
+/** How a delivery is run: as a delivery or a replay, and whether an early 202 may leave work behind it. */
+export interface DeliveryMode {
+  readonly replay: boolean;
+  /**
+   * Nothing keeps work alive after this delivery's reply (`handle` without `waitUntil` on
+   * Cloudflare Workers): with `acknowledgeEarly`, its handlers run before the reply, and
+   * `onError` hears once that `waitUntil` is missing.
+   */
+  readonly workDroppedAfterReply?: boolean;
+}
+
 /**
  * The pipeline of one delivery: read, verify, then {@link processVerified}. One try around the
  * whole of it: an unexpected failure is reported and answered 500 `internal_error`.
  */
-export async function receiveDelivery(context: PipelineContext, source: DeliverySource): Promise<WebhookReceipt> {
+export async function receiveDelivery(context: PipelineContext, source: DeliverySource, workDroppedAfterReply = false): Promise<WebhookReceipt> {
   // Before the body is read and the key fetched: the store places the event by its arrival.
   const receivedAt = Date.now();
   try {
@@ -37,7 +48,7 @@ export async function receiveDelivery(context: PipelineContext, source: Delivery
     if ('outcome' in verified) return { reply: replyFor(verified.outcome, verified.detail) };
     // Before this delivery claims (it may be a retry of one of them): refused deliveries that the key now shows authentic.
     if (context.refused !== undefined && context.refused.pending) await context.refused.recheck();
-    const processing = processVerified(context, rawBody, verified, { replay: false });
+    const processing = processVerified(context, rawBody, verified, { replay: false, workDroppedAfterReply });
     const { outcome, detail, afterReply } = isPromiseLike(processing) ? await processing : processing;
     return { reply: replyFor(outcome, detail), afterReply };
   } catch (error) {
@@ -56,7 +67,7 @@ export function processVerified(
   context: PipelineContext,
   rawBody: Uint8Array,
   verified: VerifiedDelivery,
-  mode: { readonly replay: boolean },
+  mode: DeliveryMode,
 ): MaybePromise<Processed> {
   const { delivery } = verified;
   const parsed = parseEvent(context, rawBody, delivery.bodySha256);
@@ -78,7 +89,7 @@ function claimAndDispatch(
   rawBody: Uint8Array,
   verified: VerifiedDelivery,
   parsed: Exclude<ParsedDelivery, { kind: 'invalid' }>,
-  mode: { readonly replay: boolean },
+  mode: DeliveryMode,
 ): MaybePromise<Processed> {
   const { delivery } = verified;
   return andThen(claimSubject(context, parsed.subject, delivery, !mode.replay), (claim): MaybePromise<Processed> => {
@@ -87,6 +98,16 @@ function claimAndDispatch(
     }
     if (parsed.kind === 'unknown') return giveToUnknownEventHandler(context, rawBody, delivery, claim, mode.replay ? IN_REPLAY : BEFORE_REPLY);
     const { event } = parsed;
+    if (context.acknowledgeEarly && !mode.replay && mode.workDroppedAfterReply === true) {
+      // A 202 here would acknowledge an event whose handlers the runtime cancels with the
+      // request (Workers without waitUntil): lost in silence, its claim never settled, and the
+      // service never retries after a 2xx. Answer after the handlers instead, as without
+      // acknowledgeEarly (a failure is then 500 and retried), and say so once.
+      return andThen(dispatchAndSettle(context, claim, event, delivery, BEFORE_REPLY), (outcome) => {
+        context.reportMissingWaitUntil(outcome, delivery, claim.subject);
+        return { outcome };
+      });
+    }
     if (context.acknowledgeEarly && !mode.replay) {
       // Started on a later task, not a microtask: the adapters write the reply in the microtasks
       // that follow this return (and a runtime sends a returned Response), so a microtask would
