@@ -131,7 +131,7 @@ export function limitSetUnanswered(error: TimeoutError | ConnectionError, url: s
   }
   const cause = error.cause;
   return new ConnectionError(
-    `Could not get a response to PUT ${url}${cause instanceof Error ? `: ${describeCause(cause)}` : ''}. If the request was sent, the new limit may have been set, and a write is not retried by default: ${readIt} ${offlineOrCheck('Check baseUrl and the network (in a browser, also CORS).')}`,
+    `Could not get a response to PUT ${url}${cause instanceof Error ? `: ${describeCause(cause)}` : '.'} If the request was sent, the new limit may have been set, and a write is not retried by default: ${readIt} ${offlineOrCheck('Check baseUrl and the network (in a browser, also CORS).')}`,
     { code: error.code, cause: error },
   );
 }

@@ -61,7 +61,11 @@ export function buildSiweMessage(fields: SiweMessageFields): string {
     const field = /field "?(\w+)"?/i.exec(viemError.shortMessage ?? viemError.message ?? '')?.[1] ?? (viemError.name === 'InvalidAddressError' ? 'address' : 'message');
     throw new InvalidArgumentError(
       field,
-      `Cannot build the SIWE message: ${viemError.shortMessage ?? viemError.message ?? String(error)} (${field}). See EIP-4361 for the format of each field.`,
+      `Cannot build the SIWE message: ${viemError.shortMessage ?? viemError.message ?? String(error)} (${field}). ${
+        field === 'domain'
+          ? `Use the page's host name with a dot (app.example.com) or localhost, with an optional port; viem's SIWE builder refuses an IP literal such as [::1] and a single-label host such as devbox (got ${JSON.stringify(fields.domain)}).`
+          : 'See EIP-4361 for the format of each field.'
+      }`,
       'invalid_siwe_field',
     );
   }

@@ -291,10 +291,10 @@ async function sendAttempt(
       // Deno without --allow-net for this host: nothing was sent, and a retry is refused the same.
       throw new ConnectionError(`${describe(request)} was not sent: ${(error as Error).message}. Allow this host's network access (Deno: --allow-net).`, { code: 'network_permission_denied', cause: error });
     }
-    const reason = error instanceof Error ? describeCause(error) : String(error);
+    const reason = error instanceof Error ? describeCause(error) : `${String(error)}.`;
     // A write whose connection failed after it was sent (a reset) may have been applied too.
     throw new ConnectionError(
-      `Could not get a response to ${describe(request)}: ${reason}. ${offlineOrCheck('Check baseUrl/webhooksUrl and the network (in a browser, also CORS).')}${isRetriedByDefault(request.method) ? '' : ` If it was sent, it may have been applied: ${mayHaveApplied(request)}`}`,
+      `Could not get a response to ${describe(request)}: ${reason} ${offlineOrCheck('Check baseUrl/webhooksUrl and the network (in a browser, also CORS).')}${isRetriedByDefault(request.method) ? '' : ` If it was sent, it may have been applied: ${mayHaveApplied(request)}`}`,
       { code: 'connection_failed', cause: error },
     );
   } finally {
@@ -349,10 +349,11 @@ export function offlineOrCheck(advice: string): string {
   return (globalThis.navigator as { onLine?: boolean } | undefined)?.onLine === false ? 'The device is offline (navigator.onLine is false).' : advice;
 }
 
-/** An error of `fetch` with its cause's message: undici's "fetch failed" keeps ECONNREFUSED... there. */
+/** An error of `fetch` with its cause's message (undici's "fetch failed" keeps ECONNREFUSED... there), ended as a sentence. */
 export function describeCause(error: Error): string {
-  // undici reports "fetch failed" and keeps the useful part (ECONNREFUSED...) in `cause`.
   const cause = (error as { cause?: unknown }).cause;
-  if (cause instanceof Error && cause.message) return `${error.message} (${cause.message})`;
-  return error.message;
+  const text = cause instanceof Error && cause.message ? `${error.message} (${cause.message})` : error.message;
+  // Ended as a sentence, for the caller's next one: Bun's ends with "?" ("Is the computer able to
+  // access the url?"), which a "." after it would double.
+  return /[.?!]$/.test(text) ? text : `${text}.`;
 }

@@ -166,6 +166,14 @@ describe('reports a request that got no response as ConnectionError, TimeoutErro
     expect((error as Error).cause).toBeInstanceOf(Error);
   });
 
+  it("ends the cause's sentence once: Bun's question mark is not followed by a full stop, undici's cause is in brackets", async () => {
+    const bun = createPartnerClient({ baseUrl: 'http://127.0.0.1:1', retries: 0, fetch: async () => { throw new TypeError('Unable to connect. Is the computer able to access the url?'); } });
+    const message = ((await caught(bun.getDailyLimit())) as Error).message;
+    expect(message).toBe('Could not get a response to GET http://127.0.0.1:1/user-api/user/account/limit: Unable to connect. Is the computer able to access the url? Check baseUrl/webhooksUrl and the network (in a browser, also CORS).');
+    const undici = createPartnerClient({ baseUrl: 'http://127.0.0.1:1', retries: 0, fetch: async () => { throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:1') }); } });
+    expect(((await caught(undici.getDailyLimit())) as Error).message).toMatch(/: fetch failed \(connect ECONNREFUSED 127\.0\.0\.1:1\)\. Check baseUrl/);
+  });
+
   it('a dropped connection is a ConnectionError (a GET: nothing about having been applied)', async () => {
     service.script('GET', LIMIT_PATH, { dropConnection: true });
     const error = await caught(client.getDailyLimit({ retries: 0 }));

@@ -245,6 +245,8 @@ describe('checks sign-in arguments before any request', () => {
     ['an IPv4-mapped IPv6 127.0.0.1 uri', { uri: 'http://[::ffff:127.0.0.1]/' }, 'uri', 'domain_blocked_by_waf', /firewall/],
     ['a relative uri', { uri: '/login' }, 'uri', 'invalid_uri', /absolute/],
     ['a domain viem refuses', { domain: 'not a domain' }, 'domain', 'invalid_siwe_field', /domain/],
+    ['an IPv6 domain', { domain: '[::1]:3000' }, 'domain', 'invalid_siwe_field', /host name with a dot \(app\.example\.com\) or localhost.*IP literal.*got "\[::1\]:3000"/],
+    ['a single-label domain', { domain: 'devbox:3000' }, 'domain', 'invalid_siwe_field', /single-label host such as devbox \(got "devbox:3000"\)/],
   ])('rejects %s with InvalidArgumentError', async (_case, overrides, argument, code, message) => {
     const error = await signIn(overrides).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InvalidArgumentError);
