@@ -10,14 +10,17 @@ import {
   createMemoryDedupeStore,
   createRedisDedupeStore,
   createWebhookReceiver,
+  toNodeHandler,
   WebhookReceiverError,
   type DedupeStore,
   type WebhookErrorContext,
   type WebhookReceiver,
   type WebhookReceiverOptions,
 } from '../src/index.js';
+import { signWebhook } from '@capi/webhook-signature';
 import { eventBody } from './helpers/events.js';
 import { startRedisWithClients, type RedisWithClients } from './helpers/redis-server.js';
+import { listen } from './helpers/servers.js';
 import { createFakeService, type FakeService } from './helpers/service.js';
 
 let service: FakeService;
@@ -268,5 +271,54 @@ describe.each(windowStores)('a store\'s replyWindowMs (%s): the window of a sand
       ['database down', 'handler_failed'],
     ]);
     expect((reports[0]!.error as Error).message).toContain('answered 250 ms after it reached the receiver (its wait for earlier events of its subject, then its handlers), longer than the 200 ms the service waits for an answer');
+  });
+});
+
+// The service's reply window starts when it SENDS an attempt, not when the attempt reaches the
+// receiver: an attempt 400 ms on the way that outlives the window failed 400 ms sooner than its
+// arrival plus the window, and its retry, on schedule, comes 400 ms sooner too. Two receivers
+// over real HTTP share one store (two store objects over one redis-server for Redis, as two
+// processes would); the clock is faked (Date only), and the service signs with it.
+describe.each(windowStores)('the reply window counts from the send (%s): an outlived attempt that took 400 ms to arrive', (name, createStore) => {
+  it('recognises its retry on schedule: superseded by the newer event processed meanwhile, not dispatched over it', async () => {
+    const options = { replyWindowMs: 3_000, minRetryDelayMs: 1_000 };
+    const first = createStore(options);
+    // The Redis store's prefix is the factory's last one: the second process's store shares it.
+    const second = name === 'Redis store' ? createRedisDedupeStore({ client: redis.nodeRedis, keyPrefix: `reply-window:${process.pid}:${prefixCounter}:`, ...options }) : first;
+    const seen: string[] = [];
+    const superseded: string[] = [];
+    const receivers = [first, second].map((dedupe, index) => {
+      const { receiver } = receiverWith({ dedupe, onSuperseded: (event) => { superseded.push(`${'kycStatus' in event.data ? event.data.kycStatus : ''}`); } });
+      receiver.on('kyc.status.changed', async (event) => {
+        await Promise.resolve();
+        seen.push(`R${index + 1} ${event.data.kycStatus}`);
+        if (index === 0 && event.data.kycStatus === 'pending') {
+          takes(3_500); // past the window: the partner database is slow, then down
+          throw new Error('partner database down');
+        }
+      });
+      return receiver;
+    });
+    const servers = await Promise.all(receivers.map((receiver) => listen(toNodeHandler(receiver))));
+    try {
+      const sentAt = 1_800_000_000_000; // a whole second: the signature's timestamp is exact
+      vi.setSystemTime(sentAt);
+      const pending = eventBody('kyc.status.changed', 'w5', { kycStatus: 'pending' });
+      const signedPending = await signWebhook({ rawBody: pending, privateKey: service.privateKey });
+      takes(400); // on the way
+      const post = (url: string, body: string, headers: Record<string, string>) => fetch(`${url}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
+        .then(async (response) => ({ status: response.status, code: ((await response.json()) as { code: string }).code }));
+      // Answered 3,900 ms after it was sent; the service gave up at 3,000 ms and retries 1,000 ms later.
+      expect(await post(servers[0]!.url, pending, signedPending.headers)).toEqual({ status: 500, code: 'handler_failed' });
+      vi.setSystemTime(sentAt + 3_950);
+      expect(await service.deliver(`${servers[1]!.url}/webhooks`, eventBody('kyc.status.changed', 'w5', { kycStatus: 'approved' }))).toMatchObject({ status: 200, body: { code: 'processed' } });
+      // The retry, on schedule (and at once: no latency this time), 4,000 ms after the first send.
+      vi.setSystemTime(sentAt + 4_000);
+      expect(await service.deliver(`${servers[1]!.url}/webhooks`, pending)).toMatchObject({ status: 200, body: { code: 'superseded' } });
+      expect(seen).toEqual(['R1 pending', 'R2 approved']);
+      expect(superseded).toEqual(['pending']);
+    } finally {
+      await Promise.all(servers.map((server) => server.close()));
+    }
   });
 });

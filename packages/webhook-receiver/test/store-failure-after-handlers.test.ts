@@ -4,11 +4,13 @@
 // 200 unknown_event_type), after an early 202 (acknowledgeEarly), in a replay. The store's own
 // error, which says what a failed claim means ("answered 503 and will be retried"), is the cause.
 import { createHash } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createMemoryDeadLetterStore,
   createMemoryDedupeStore,
+  createRedisDedupeStore,
   createWebhookReceiver,
+  toNodeHandler,
   DedupeStoreError,
   type DedupeStore,
   type WebhookErrorContext,
@@ -16,6 +18,8 @@ import {
   type WebhookReceiverOptions,
 } from '../src/index.js';
 import { eventBody } from './helpers/events.js';
+import { startRedisWithClients, type RedisWithClients } from './helpers/redis-server.js';
+import { listen } from './helpers/servers.js';
 import { createFakeService, type FakeService } from './helpers/service.js';
 
 let service: FakeService;
@@ -73,8 +77,8 @@ describe('a store that fails to record a processed event: onError says what the 
     const message = onlyReport(reports);
     expect(message).toBe('The handlers of kyc.status.changed:u1 succeeded, but the deduplication store could not record it as processed (the store\'s error is the cause). ' +
       'The delivery is answered 200 processed all the same (the work is done), and the service does not send it again. ' +
-      'The store may still hold the subject\'s claim until it expires (claimTtlMs, 2 minutes by default): meanwhile later deliveries of the subject wait, and may be answered 409 and retried later. ' +
-      'Should the service send this body again anyway (the 200 was lost, or came after its reply window), that retry is dispatched again once the claim has expired, not answered duplicate.');
+      'The receiver tries again to record it in the background, until the store answers (for at most ten times claimTtlMs). The store may meanwhile still hold the subject\'s claim until it expires (claimTtlMs, 2 minutes by default): later deliveries of the subject wait, and may be answered 409 and retried later. ' +
+      'Should the service send this body again anyway (the 200 was lost, or came after its reply window) before that try lands, that retry is dispatched again once the claim has expired, not answered duplicate.');
   });
 
   it('before the reply, for an event type this SDK does not know: answered 200 unknown_event_type (also with acknowledgeEarly)', async () => {
@@ -96,8 +100,8 @@ describe('a store that fails to record a processed event: onError says what the 
     const message = onlyReport(reports);
     expect(message).toBe('The handlers of user.created:u2 succeeded after the delivery was answered 202 acknowledged (acknowledgeEarly), but the deduplication store could not record it as processed (the store\'s error is the cause). ' +
       'The service has its 202 and does not send this body again; nothing is lost. ' +
-      'The store may still hold the subject\'s claim until it expires (claimTtlMs, 2 minutes by default): meanwhile later deliveries of the subject wait, and may be answered 409 and retried later. ' +
-      'Should a copy of this body come all the same, it is dispatched again once the claim has expired, not answered duplicate.');
+      'The receiver tries again to record it in the background, until the store answers (for at most ten times claimTtlMs). The store may meanwhile still hold the subject\'s claim until it expires (claimTtlMs, 2 minutes by default): later deliveries of the subject wait, and may be answered 409 and retried later. ' +
+      'Should a copy of this body come all the same before that try lands, it is dispatched again once the claim has expired, not answered duplicate.');
   });
 
   it('in a replay: says the replay counts it processed and deletes the dead letter, with no reply involved', async () => {
@@ -111,8 +115,8 @@ describe('a store that fails to record a processed event: onError says what the 
       const message = onlyReport(reports);
       expect(message).toBe('The handlers of kyc.status.changed:u3 succeeded in receiver.replay(), but the deduplication store could not record it as processed (the store\'s error is the cause). ' +
         'The replay reports it processed and deletes its dead-letter entry all the same (no service waits for a reply). ' +
-        'The store may still hold the subject\'s claim until it expires (claimTtlMs, 2 minutes by default): meanwhile later deliveries of the subject wait, and may be answered 409 and retried later. ' +
-        'A copy of this body that comes later is dispatched again once the claim has expired, not answered duplicate.');
+        'The receiver tries again to record it in the background, until the store answers (for at most ten times claimTtlMs). The store may meanwhile still hold the subject\'s claim until it expires (claimTtlMs, 2 minutes by default): later deliveries of the subject wait, and may be answered 409 and retried later. ' +
+        'Unless that try lands first, a copy of this body that comes later is dispatched again once the claim has expired, not answered duplicate.');
     }
   });
 
@@ -164,6 +168,70 @@ describe('a store that fails to release the claim of a failed handler: onError s
     await deadLetters.put({ bodySha256: sha256(body), rawBody: new TextEncoder().encode(body), timestamp: 1_700_000_000, signature: 'kept', receivedAt: Date.now(), errors: [] });
     const { receiver, reports } = failing({ dedupe: storeThatCannotRelease(), deadLetters });
     expect((await receiver.replay()).results).toEqual([{ bodySha256: sha256(body), outcome: 'handler_failed', deleted: false }]);
-    expect(releaseReports(reports)).toEqual([expect.stringMatching(/^The handlers of user\.created:u7 failed in receiver\.replay\(\): the dead letter stays for the next replay\(\); but the deduplication store could not release this delivery's claim .*its retry is handled there\.$/)]);
+    expect(releaseReports(reports)).toEqual([expect.stringMatching(/^The handlers of user\.created:u7 failed in receiver\.replay\(\): the dead letter stays for the next replay\(\); but the deduplication store could not release this delivery's claim .*The receiver tries again to release it in the background, until the store answers \(for at most ten times claimTtlMs\)\. .*retried later\.$/)]);
+  });
+});
+
+// Redis (with AOF) stops while a handler runs and comes back holding the delivery's claim: the
+// handler succeeded and the delivery was answered 200, but the claim, left in the store, would
+// expire into a retry due of its body (the service sends nothing again). A genuine later event
+// that repeats that body, after a newer one, would then be taken for that retry and answered
+// superseded. The receiver tries the settlement again until Redis answers. Two receivers over
+// real HTTP and a real redis-server; the outage is the first receiver's client failing every
+// command (its Redis unreachable), Redis keeping its data as AOF would. Date is faked (the
+// schedule of a sandbox at 60x: claims of 2 s, retries after 1 s); timers are real.
+describe('a store that came back holding the claim of a delivery answered 200 (Redis with AOF stopped mid-handler)', () => {
+  let redis: RedisWithClients;
+  beforeAll(async () => { redis = await startRedisWithClients(); });
+  afterAll(async () => { await redis?.close(); });
+  afterEach(() => { vi.useRealTimers(); });
+
+  it.each([
+    ['records it processed once Redis answers again', false],
+    ['after an early 202 whose handler failed, releases it once Redis answers again', true],
+  ] as const)('%s: the user\'s later return to that state, after a newer one, is dispatched, not superseded', async (_title, acknowledgeEarly) => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const keyPrefix = `settle-after-outage:${process.pid}:${acknowledgeEarly}:`;
+    const options = { keyPrefix, claimTtlMs: 2_000, minRetryDelayMs: 1_000, replyWindowMs: 3_000, commandTimeoutMs: 500 };
+    let down = false;
+    const unreachable = createRedisDedupeStore({ ...options, client: (args) => (down ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379')) : redis.ioredis.call(args[0]!, ...args.slice(1))) });
+    const other = createRedisDedupeStore({ ...options, client: redis.nodeRedis });
+    const seen: string[] = [];
+    const superseded: string[] = [];
+    const reports: Array<{ error: unknown; context: WebhookErrorContext }> = [];
+    const receivers = [unreachable, other].map((dedupe, index) => createWebhookReceiver({
+      publicKey: service.publicKey,
+      dedupe,
+      acknowledgeEarly,
+      onError: (error, context) => { reports.push({ error, context }); },
+      onSuperseded: (event) => { superseded.push(`${'kycStatus' in event.data ? event.data.kycStatus : ''}`); },
+    }).on('kyc.status.changed', async (event) => {
+      await Promise.resolve();
+      seen.push(`R${index + 1} ${event.data.kycStatus}`);
+      if (index === 0 && seen.length === 1) {
+        down = true; // Redis stops while the handler runs
+        if (acknowledgeEarly) throw new Error('partner database down');
+      }
+    }));
+    const servers = await Promise.all(receivers.map((receiver) => listen(toNodeHandler(receiver))));
+    const answered = acknowledgeEarly ? { status: 202, body: { code: 'acknowledged' } } : { status: 200, body: { code: 'processed' } };
+    try {
+      const pending = eventBody('kyc.status.changed', 'o1', { kycStatus: 'pending' });
+      expect(await service.deliver(`${servers[0]!.url}/webhooks`, pending)).toMatchObject(answered);
+      await vi.waitFor(() => { expect(reports.map(({ context }) => context.outcome)).toContain('dedupe_store_unavailable'); });
+      expect(await redis.ioredis.get(`${keyPrefix}kyc.status.changed:o1`)).toMatch(/^processing:/);
+      down = false; // Redis is back, with the claim
+      await new Promise((resolve) => setTimeout(resolve, 1_000)); // (the receiver's next try is 100 ms after the failure)
+      vi.setSystemTime(Date.now() + 3_000); // past the claim's expiry
+      expect(await service.deliver(`${servers[1]!.url}/webhooks`, eventBody('kyc.status.changed', 'o1', { kycStatus: 'approved' }))).toMatchObject(answered);
+      await vi.waitFor(() => { expect(seen).toHaveLength(2); });
+      vi.setSystemTime(Date.now() + 2_000);
+      // The user is back to pending: a new event (the service had its 2xx for the first).
+      expect(await service.deliver(`${servers[1]!.url}/webhooks`, pending)).toMatchObject(answered);
+      await vi.waitFor(() => { expect(seen).toEqual(['R1 pending', 'R2 approved', 'R2 pending']); });
+      expect(superseded).toEqual([]);
+    } finally {
+      await Promise.all(servers.map((server) => server.close()));
+    }
   });
 });

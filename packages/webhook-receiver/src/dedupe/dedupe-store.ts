@@ -29,6 +29,15 @@ export type DedupeClaim =
  */
 export interface ReleaseOptions {
   readonly retryExpected: boolean;
+  /**
+   * Optional, with `retryExpected`: how long ago, in ms, the service SENT this attempt (the
+   * receiver's estimate, from the signature's timestamp). The service's reply window starts then,
+   * not when the attempt arrived, so an attempt that outlived it failed that much sooner, and its
+   * retry comes that much sooner. The memory, Redis and Durable Object stores count the retry's
+   * wait from the end of the window so anchored, but never from earlier than the arrival less
+   * `replyWindowMs`. Without it: from the arrival.
+   */
+  readonly sentMsAgo?: number;
 }
 
 /**
@@ -47,6 +56,8 @@ export interface ReleaseOptions {
  */
 export interface MarkProcessedOptions {
   readonly retryExpected: boolean;
+  /** Optional, with `retryExpected`: how long ago the service sent this attempt (see {@link ReleaseOptions.sentMsAgo}). */
+  readonly sentMsAgo?: number;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
-import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, REPLY_WINDOW_MS, type SubjectRecord } from './subject-record.js';
+import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, REPLY_WINDOW_MS, sentMsAgoOf, type SubjectRecord } from './subject-record.js';
 import { assertOptionNames, optionNames } from '../option-names.js';
 
 // The members of the Workers runtime this module uses, typed here so that the package needs
@@ -40,8 +40,8 @@ export interface StoredDeadLetter extends Omit<DeadLetterEntry, 'rawBody'> {
  */
 export type StoreOperation =
   | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number; waitedMs?: number; waiter?: SubjectWaiter; replyWindowMs?: number }
-  | { op: 'markProcessed'; key: string; token: string; ttlMs: number; minRetryDelayMs?: number; retryExpected?: boolean; replyWindowMs?: number }
-  | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number; replyWindowMs?: number }
+  | { op: 'markProcessed'; key: string; token: string; ttlMs: number; minRetryDelayMs?: number; retryExpected?: boolean; replyWindowMs?: number; sentMsAgo?: number }
+  | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number; replyWindowMs?: number; sentMsAgo?: number }
   | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number; failedMsAgo?: number; replyWindowMs?: number }
   | { op: 'joinLine'; waiter: SubjectWaiter }
   | { op: 'leaveLine'; waiter: SubjectWaiter }
@@ -133,10 +133,10 @@ export class WebhookStoreObject {
       }
       case 'markProcessed':
         answer = { owned: record?.token === operation.token };
-        this.#record = markSubjectProcessed(record, operation.key, operation.token, at, operation.ttlMs, operation.minRetryDelayMs ?? 0, { retryExpected: operation.retryExpected === true }, operation.replyWindowMs ?? REPLY_WINDOW_MS);
+        this.#record = markSubjectProcessed(record, operation.key, operation.token, at, operation.ttlMs, operation.minRetryDelayMs ?? 0, { retryExpected: operation.retryExpected === true, sentMsAgo: operation.sentMsAgo }, operation.replyWindowMs ?? REPLY_WINDOW_MS);
         break;
       case 'release':
-        this.#record = releaseSubject(record, operation.token, at, { retryExpected: operation.retryExpected === true }, operation.minRetryDelayMs ?? 0, operation.replyWindowMs ?? REPLY_WINDOW_MS);
+        this.#record = releaseSubject(record, operation.token, at, { retryExpected: operation.retryExpected === true, sentMsAgo: operation.sentMsAgo }, operation.minRetryDelayMs ?? 0, operation.replyWindowMs ?? REPLY_WINDOW_MS);
         break;
       case 'expectRetry':
         this.#record = expectSubjectRetry(record, operation.digest, at, operation.minRetryDelayMs, at - (operation.waitedMs ?? 0), at - failedAgo(operation.waitedMs ?? 0, operation.failedMsAgo ?? 0), operation.replyWindowMs ?? REPLY_WINDOW_MS);
@@ -276,11 +276,11 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
     },
     async markProcessed(key: string, token: string, options?: MarkProcessedOptions): Promise<boolean | undefined> {
       // `{ owned }`; an object of the previous version answers null: unknown.
-      const answer = (await send(key, { op: 'markProcessed', key, token, ttlMs, minRetryDelayMs, retryExpected: options?.retryExpected === true, replyWindowMs })) as { owned?: unknown } | null;
+      const answer = (await send(key, { op: 'markProcessed', key, token, ttlMs, minRetryDelayMs, retryExpected: options?.retryExpected === true, replyWindowMs, ...sentMsAgoField(options) })) as { owned?: unknown } | null;
       return typeof answer?.owned === 'boolean' ? answer.owned : undefined;
     },
     async release(key: string, token: string, options?: ReleaseOptions): Promise<void> {
-      await send(key, { op: 'release', token, retryExpected: options?.retryExpected === true, minRetryDelayMs, replyWindowMs });
+      await send(key, { op: 'release', token, retryExpected: options?.retryExpected === true, minRetryDelayMs, replyWindowMs, ...sentMsAgoField(options) });
     },
     async expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): Promise<void> {
       await send(key, { op: 'expectRetry', digest, minRetryDelayMs, waitedMs, failedMsAgo, replyWindowMs });
@@ -348,4 +348,10 @@ export async function sendToObject(
   } catch (cause) {
     throw unexpected(cause);
   }
+}
+
+/** `sentMsAgo` of a settlement with a retry expected, as the operation's field (none otherwise). */
+function sentMsAgoField(options: MarkProcessedOptions | ReleaseOptions | undefined): { sentMsAgo?: number } {
+  const sentMsAgo = sentMsAgoOf(options);
+  return sentMsAgo === undefined ? {} : { sentMsAgo };
 }

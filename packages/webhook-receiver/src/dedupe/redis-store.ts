@@ -1,6 +1,6 @@
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
-import { checkWaiter, DELIVERY_ATTEMPTS, failedAgo, RETRY_WAIT_FACTORS, retryDueWindow } from './subject-record.js';
+import { checkWaiter, DELIVERY_ATTEMPTS, failedAgo, RETRY_WAIT_FACTORS, retryDueWindow, sentMsAgoOf } from './subject-record.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { toRedisCommand, toRedisSubscribe, withCommandTimeout, type RedisClientLike, type RedisSubscriberLike } from './redis-command.js';
 import { unrefTimer } from '../unref-timer.js';
@@ -191,6 +191,22 @@ local function wake(channel, subject, line)
   local first = firstPlace(line)
   if first then redis.pcall('PUBLISH', channel, subject .. '|' .. first[2]) end
 end
+-- When the service saw the attempt of a claim settled now fail (attemptFailedAt in
+-- subject-record.ts): now, or the end of its reply window (window ms) counted from when it SENT
+-- the attempt (sentAgo ms ago: '' when unknown, then the arrival claimedAt), never from before
+-- the arrival less the window nor after the arrival.
+local function failedAtOf(claimedAt, now, window, sentAgo)
+  local at = claimedAt or now
+  local sent = at
+  local ago = tonumber(sentAgo)
+  if ago and ago > 0 then
+    sent = now - ago
+    if sent < at - window then sent = at - window end
+    if sent > at then sent = at end
+  end
+  if sent + window < now then return sent + window end
+  return now
+end
 local function lifetime(ms, live, line, now)
   local left = lastExpiry(live, line) - now
   if left > ms then return left end
@@ -218,9 +234,7 @@ local line = waiting(rest, now)
 if adds then
   local expires = dueUntil
   if expires == 0 then expires = now + tonumber(ARGV[5]) end
-  local failedAt = now
-  local window = tonumber(ARGV[9])
-  if claimedAt and claimedAt + window < now then failedAt = claimedAt + window end
+  local failedAt = failedAtOf(claimedAt, now, tonumber(ARGV[9]), ARGV[10])
   if expires > now then table.insert(live, { 'a', failures, expires, since, failedAt, ARGV[2] }) end
 end
 if #live == 0 and #line == 0 then return redis.call('DEL', KEYS[1]) end
@@ -239,7 +253,8 @@ return 1`;
 // claim's event is a retry due too, in its place, as RELEASE_IF_OWNED adds it (withRetryDue in
 // subject-record.ts).
 // ARGV: claim prefix, processed state (first line), ttlMs, now, wake-up channel, subject,
-// retry-due window, retry expected, reply window.
+// retry-due window, retry expected, reply window, ms since the service sent the attempt ('' when
+// unknown).
 const MARK_PROCESSED_IF_NOT_TAKEN = `${SPLIT}
 local v = redis.call('GET', KEYS[1])
 local state, rest = '', ''
@@ -267,9 +282,7 @@ if mine then
   if ARGV[8] == '1' and claimedFailures + 1 < ${DELIVERY_ATTEMPTS} then
     local expires = dueUntil
     if expires == 0 then expires = now + tonumber(ARGV[7]) end
-    local failedAt = now
-    local window = tonumber(ARGV[9])
-    if at and at + window < now then failedAt = at + window end
+    local failedAt = failedAtOf(at, now, tonumber(ARGV[9]), ARGV[10])
     if expires > now then due = { 'a', claimedFailures + 1, expires, claimedSince, failedAt, string.sub(ARGV[2], ${PROCESSED.length + 1}) } end
   end
 else
@@ -585,7 +598,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
 
   const releaseClaim = async (key: string, token: string, options?: ReleaseOptions): Promise<void> => {
     await command(['EVAL', RELEASE_IF_OWNED, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`, digestOfToken(token),
-      options?.retryExpected === true ? '1' : '0', clock(), dueWindow, String(DELIVERY_ATTEMPTS), channel, key, replyWindow]);
+      options?.retryExpected === true ? '1' : '0', clock(), dueWindow, String(DELIVERY_ATTEMPTS), channel, key, replyWindow, String(sentMsAgoOf(options) ?? '')]);
   };
 
   const store: DedupeStore = {
@@ -612,7 +625,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
     },
     async markProcessed(key: string, token: string, options?: MarkProcessedOptions): Promise<boolean> {
       return Number(await command(['EVAL', MARK_PROCESSED_IF_NOT_TAKEN, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`,
-        PROCESSED + digestOfToken(token), ttl, clock(), channel, key, dueWindow, options?.retryExpected === true ? '1' : '0', replyWindow])) === 1;
+        PROCESSED + digestOfToken(token), ttl, clock(), channel, key, dueWindow, options?.retryExpected === true ? '1' : '0', replyWindow, String(sentMsAgoOf(options) ?? '')])) === 1;
     },
     release: releaseClaim,
     async expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): Promise<void> {

@@ -141,6 +141,12 @@ export function failedAgo(waitedMs: number, failedMsAgo: number): number {
   return failedMsAgo > 0 ? Math.min(failedMsAgo, Math.max(0, waitedMs)) : 0;
 }
 
+/** A settlement's `sentMsAgo` (see {@link ReleaseOptions.sentMsAgo}) as whole ms above 0, or `undefined` (none, or no retry expected). */
+export function sentMsAgoOf(options: MarkProcessedOptions | ReleaseOptions | undefined): number | undefined {
+  const sentMsAgo = options?.retryExpected === true ? options.sentMsAgo : undefined;
+  return typeof sentMsAgo === 'number' && Number.isFinite(sentMsAgo) && sentMsAgo >= 1 ? Math.floor(sentMsAgo) : undefined;
+}
+
 /** Attempts the service makes of one delivery: the first and 3 retries (reference 6.3). */
 export const DELIVERY_ATTEMPTS = 4;
 
@@ -411,7 +417,7 @@ export function markSubjectProcessed(stored: SubjectRecord | undefined, key: str
   // this same body included: it must not bring the state back after a newer event). Those of
   // events received after it stay due, and are dispatched in their place.
   let retries = withoutEmpty(live?.map((retry) => (retry.superseded || retry.since >= since ? retry : { ...retry, superseded: true })));
-  if (mine && options?.retryExpected === true) retries = withRetryDue(retries, record, at, minRetryDelayMs, replyWindowMs);
+  if (mine && options?.retryExpected === true) retries = withRetryDue(retries, record, at, minRetryDelayMs, replyWindowMs, sentMsAgoOf(options));
   if (retries !== undefined) processed.retries = retries;
   const line = liveList(record?.line, at);
   if (line !== undefined) processed.line = line;
@@ -426,20 +432,46 @@ export function markSubjectProcessed(stored: SubjectRecord | undefined, key: str
 export function releaseSubject(record: SubjectRecord | undefined, token: string, at: number, options?: ReleaseOptions, minRetryDelayMs = 0, replyWindowMs = REPLY_WINDOW_MS): SubjectRecord | undefined {
   if (record?.token !== token) return record;
   const retries = liveRetries(record, at);
-  return released(options?.retryExpected === true ? withRetryDue(retries, record, at, minRetryDelayMs, replyWindowMs) : retries, liveList(record.line, at));
+  return released(options?.retryExpected === true ? withRetryDue(retries, record, at, minRetryDelayMs, replyWindowMs, sentMsAgoOf(options)) : retries, liveList(record.line, at));
 }
 
 /**
  * `retries` and the retry due of the claim `record` settles at `at` (its handler failed, or
  * outlived the service's reply window): one more failed attempt, in its event's place, counted
- * from when the service saw it fail (now, or the end of its window, `replyWindowMs`, after the
- * attempt arrived), until its retries stop coming; none after the service's last attempt.
+ * from when the service saw it fail (see {@link attemptFailedAt}), until its retries stop coming;
+ * none after the service's last attempt.
  */
-function withRetryDue(retries: RetryDue[] | undefined, record: SubjectRecord, at: number, minRetryDelayMs: number, replyWindowMs: number): RetryDue[] | undefined {
+function withRetryDue(retries: RetryDue[] | undefined, record: SubjectRecord, at: number, minRetryDelayMs: number, replyWindowMs: number, sentMsAgo?: number): RetryDue[] | undefined {
   const failures = (record.failures ?? 0) + 1;
   if (failures >= DELIVERY_ATTEMPTS) return retries;
-  const due: RetryDue = { digest: record.digest, superseded: false, failures, since: placeOf(record), failedAt: Math.min(at, (record.claimedAt ?? at) + replyWindowMs), expiresAt: record.dueUntil ?? at + retryDueWindow(minRetryDelayMs, replyWindowMs) };
+  const due: RetryDue = { digest: record.digest, superseded: false, failures, since: placeOf(record), failedAt: attemptFailedAt(record.claimedAt ?? at, at, replyWindowMs, sentMsAgo), expiresAt: record.dueUntil ?? at + retryDueWindow(minRetryDelayMs, replyWindowMs) };
   return [...(retries ?? []), due];
+}
+
+/**
+ * When the service saw an attempt that arrived at `claimedAt` fail, for a claim settled at `at`
+ * (released, or marked processed past the window): now (a 500), or the end of the service's
+ * reply window (`replyWindowMs`) if the handlers outlived it. That window starts when the
+ * service SENT the attempt, earlier than its arrival by the network's latency; counted from the
+ * arrival, the failure would be placed that much late, and the retry, which comes on schedule
+ * (`minRetryDelayMs` after the service's own failure, plus the retry's latency), would arrive
+ * before its wait seemed over: it would be taken for a newer event with the same body, handled
+ * after the events received since, and bring the older state back over them. So the window is
+ * anchored on the send time: `sentMsAgo` (the receiver's estimate, from the signature's
+ * timestamp: whole seconds rounded down, so never late) when given, kept between `replyWindowMs`
+ * before the arrival (an attempt sent earlier had failed before it arrived) and the arrival.
+ *
+ * Why early rather than late: a failure placed too early lets a copy of the body that comes
+ * sooner than the retry could (a newer event repeating that state) be taken for the retry, in
+ * the older event's place. If a newer event was processed meanwhile that copy is answered
+ * `superseded`, but the retry due it took is then gone, so the real retry, which still comes,
+ * is handled as the newer event it stands for, in its own place: the subject ends in the right
+ * state. A failure placed too late loses the newer event for good: the real retry is
+ * dispatched over it, and the newer event's own retry is then answered `superseded`.
+ */
+export function attemptFailedAt(claimedAt: number, at: number, replyWindowMs: number, sentMsAgo: number | undefined): number {
+  const sentAt = typeof sentMsAgo === 'number' && sentMsAgo > 0 ? Math.min(claimedAt, Math.max(claimedAt - replyWindowMs, at - sentMsAgo)) : claimedAt;
+  return Math.min(at, sentAt + replyWindowMs);
 }
 
 /** When the record may be deleted: its state, every retry due and every place in line have expired. */

@@ -4,6 +4,8 @@ import type { WebhookDelivery } from '../receiver-types.js';
 import type { ReceiverOutcome } from '../status-table.js';
 import type { SubjectClaim } from './claim.js';
 import { fromStore, isPromiseLike, type MaybePromise, type PipelineContext } from './context.js';
+import { DEFAULT_CLAIM_TTL_MS } from '../dedupe/dedupe-store.js';
+import { unrefTimer } from '../unref-timer.js';
 
 /**
  * Stage 6, settle, after the handlers succeeded: the subject's latest processed event is now
@@ -17,12 +19,59 @@ import { fromStore, isPromiseLike, type MaybePromise, type PipelineContext } fro
  * the body again, so the store keeps that retry due.
  */
 export function markProcessed(context: PipelineContext, claim: SubjectClaim, delivery: WebhookDelivery, settlement: Settlement, answered: 'processed' | 'unknown_event_type', retryExpected = false): MaybePromise<void> {
-  return settleInStore(context, claim, delivery, true,
-    () => (retryExpected ? context.dedupe?.markProcessed(claim.subject, claim.token, { retryExpected }) : context.dedupe?.markProcessed(claim.subject, claim.token)),
-    (error) => notMarkedProcessed(claim, delivery, settlement, answered, error),
+  const options = retryExpected ? { retryExpected, sentMsAgo: sentMsAgo(delivery) } : undefined;
+  const mark = () => (options !== undefined ? context.dedupe?.markProcessed(claim.subject, claim.token, options) : context.dedupe?.markProcessed(claim.subject, claim.token));
+  return settleInStore(context, claim, delivery, true, mark,
+    (error) => {
+      // Tried again after the reply (see keepTrying): answered 2xx, the delivery must not
+      // leave a claim whose expiry reads as an attempt that failed.
+      keepTrying(context, mark);
+      return notMarkedProcessed(claim, delivery, settlement, answered, error);
+    },
     (owned) => {
       if (owned === false) context.report(claimLost(claim, settlement), { outcome: settlement.afterReply ? 'acknowledged' : answered, delivery, subject: claim.subject, afterReply: settlement.afterReply });
     });
+}
+
+/** First and longest pause of {@link keepTrying}, in ms. */
+const FIRST_SETTLE_RETRY_MS = 100;
+const MAX_SETTLE_RETRY_MS = 2_000;
+/** How many times the store's `claimTtlMs` {@link keepTrying} goes on for, at most (as long as a running handler's claim is renewed). */
+const SETTLE_RETRY_CLAIM_TTLS = 10;
+
+/**
+ * A settlement that the store failed, tried again in the background until the store answers
+ * (every 100 ms, doubling up to 2 s, for at most ten times its `claimTtlMs`, 20 minutes by
+ * default): the delivery's claim token still holds the subject, so the settlement lands where
+ * the first one would have, if the store comes back before another delivery of the subject has
+ * found the claim expired. Otherwise a claim left in the store (a Redis restart with AOF kept it)
+ * would expire into a retry due of its body, in its event's place, though the service had its
+ * 2xx and sends nothing again: a genuine later event that repeats that body (the user went back
+ * to that state after a newer one) would be taken for that retry and answered `superseded`. A
+ * settlement that runs late finds the claim no longer its own and changes nothing, or (no state
+ * left in the store) records what the first would have. Best effort: a timer that does not hold
+ * the process (a graceful stop does not wait for it), and nothing more is reported.
+ */
+function keepTrying(context: PipelineContext, settle: () => unknown): void {
+  const given = context.dedupe?.claimTtlMs;
+  const claimTtlMs = typeof given === 'number' && Number.isFinite(given) && given > 0 ? given : DEFAULT_CLAIM_TTL_MS;
+  const giveUpAt = Date.now() + SETTLE_RETRY_CLAIM_TTLS * claimTtlMs;
+  const attempt = (pauseMs: number): void => {
+    const timer = setTimeout(() => {
+      let answered: Promise<unknown>;
+      try {
+        answered = Promise.resolve(settle());
+      } catch (error) {
+        answered = Promise.reject(error);
+      }
+      answered.then(undefined, () => {
+        const next = Math.min(2 * pauseMs, MAX_SETTLE_RETRY_MS);
+        if (Date.now() + next < giveUpAt) attempt(next);
+      });
+    }, pauseMs);
+    unrefTimer(timer);
+  };
+  attempt(FIRST_SETTLE_RETRY_MS);
 }
 
 /**
@@ -48,17 +97,17 @@ function notMarkedProcessed(claim: SubjectClaim, delivery: WebhookDelivery, sett
   const unknownType = answered === 'unknown_event_type';
   const what = unknownType ? `The event of a type this SDK does not know (body SHA-256 ${delivery.bodySha256}) was handled` : `The handlers of ${claim.subject} succeeded`;
   const failed = 'but the deduplication store could not record it as processed (the store\'s error is the cause)';
-  const lingers = `The store may still hold the subject's claim until it expires (claimTtlMs, 2 minutes by default): meanwhile later deliveries of ${unknownType ? 'this body' : 'the subject'} wait, and may be answered 409 and retried later.`;
+  const lingers = `The receiver tries again to record it in the background, until the store answers (for at most ten times claimTtlMs). The store may meanwhile still hold the subject's claim until it expires (claimTtlMs, 2 minutes by default): later deliveries of ${unknownType ? 'this body' : 'the subject'} wait, and may be answered 409 and retried later.`;
   let answer: string;
   if (settlement.replay) {
     answer = `${what} in receiver.replay(), ${failed}. The replay reports it ${answered} and deletes its dead-letter entry all the same (no service waits for a reply). ` +
-      `${lingers} A copy of this body that comes later is dispatched again once the claim has expired, not answered duplicate.`;
+      `${lingers} Unless that try lands first, a copy of this body that comes later is dispatched again once the claim has expired, not answered duplicate.`;
   } else if (settlement.afterReply) {
     answer = `${what} after the delivery was answered 202 acknowledged (acknowledgeEarly), ${failed}. The service has its 202 and does not send this body again; nothing is lost. ` +
-      `${lingers} Should a copy of this body come all the same, it is dispatched again once the claim has expired, not answered duplicate.`;
+      `${lingers} Should a copy of this body come all the same before that try lands, it is dispatched again once the claim has expired, not answered duplicate.`;
   } else {
     answer = `${what}, ${failed}. The delivery is answered 200 ${answered} all the same (the work is done), and the service does not send it again. ` +
-      `${lingers} Should the service send this body again anyway (the 200 was lost, or came after its reply window), that retry is dispatched again once the claim has expired, not answered duplicate.`;
+      `${lingers} Should the service send this body again anyway (the 200 was lost, or came after its reply window) before that try lands, that retry is dispatched again once the claim has expired, not answered duplicate.`;
   }
   return new DedupeStoreError(cause instanceof DedupeStoreError ? cause.code : 'dedupe_store_unavailable', answer, { cause });
 }
@@ -90,9 +139,15 @@ export function releaseAfterFailure(
 ): MaybePromise<ReceiverOutcome> {
   const { afterReply, retryExpected } = settlement;
   context.report(error, { outcome: 'handler_failed', delivery, subject: claim.subject, event, afterReply });
-  const released = settleInStore(context, claim, delivery, afterReply,
-    () => context.dedupe?.release(claim.subject, claim.token, { retryExpected }),
-    (storeError) => notReleased(claim, settlement, storeError));
+  const options = retryExpected ? { retryExpected, sentMsAgo: sentMsAgo(delivery) } : { retryExpected };
+  const release = () => context.dedupe?.release(claim.subject, claim.token, options);
+  const released = settleInStore(context, claim, delivery, afterReply, release,
+    (storeError) => {
+      // Without a retry to come (an early 202, a replay), a claim left to expire would read as
+      // an attempt that failed, whose retry is due (see keepTrying).
+      if (!retryExpected) keepTrying(context, release);
+      return notReleased(claim, settlement, storeError);
+    });
   return isPromiseLike(released) ? released.then(() => 'handler_failed') : 'handler_failed';
 }
 
@@ -108,7 +163,9 @@ function notReleased(claim: SubjectClaim, settlement: Settlement, cause: unknown
       : 'and the delivery is answered 500 handler_failed all the same: the service sends it again 1, 5 or 15 minutes later';
   return new DedupeStoreError(cause instanceof DedupeStoreError ? cause.code : 'dedupe_store_unavailable',
     `The handlers of ${claim.subject} failed ${answer}; but the deduplication store could not release this delivery's claim (the store's error is the cause). ` +
-    'Until the claim expires (claimTtlMs, 2 minutes by default) later deliveries of the subject wait, and may be answered 409 and retried later; then its event counts as failed, in its place, and its retry is handled there.',
+    (settlement.retryExpected
+      ? 'Until the claim expires (claimTtlMs, 2 minutes by default) later deliveries of the subject wait, and may be answered 409 and retried later; then its event counts as failed, in its place, and its retry is handled there.'
+      : 'The receiver tries again to release it in the background, until the store answers (for at most ten times claimTtlMs). Until then, or until the claim expires (claimTtlMs, 2 minutes by default), later deliveries of the subject wait, and may be answered 409 and retried later.'),
     { cause });
 }
 
@@ -135,4 +192,17 @@ function settleInStore<T>(
     context.lines.settled(claim.subject);
   };
   return fromStore(operation, settled, storeFailed);
+}
+
+/**
+ * How long ago the service sent this attempt, as far as the receiver can tell: since the
+ * signature's timestamp (whole seconds, rounded down: never later than the send) or since the
+ * arrival, whichever is earlier. The service's reply window, and so its retry's wait, counts
+ * from the send, earlier than the arrival by the network's latency: the store anchors the
+ * attempt's failure on it (see ReleaseOptions.sentMsAgo).
+ */
+function sentMsAgo(delivery: WebhookDelivery): number {
+  const now = Date.now();
+  const signedAt = Number.isFinite(delivery.timestamp) ? delivery.timestamp * 1000 : delivery.receivedAt;
+  return Math.max(0, now - Math.min(delivery.receivedAt, signedAt));
 }

@@ -302,6 +302,27 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     }
   });
 
+  it('counts the reply window from when the service sent the attempt (sentMsAgo), not from its arrival: a retry on schedule after an attempt that took 2 s to arrive is its retry', async () => {
+    // Reply window 10 s, first retry 5 s after a failure. The attempt was sent 15 s ago and
+    // arrived 13 s ago (2 s on the way); it is answered now. The service counted it failed at the
+    // end of its window, 5 s ago, and its retry comes now: superseded by the newer event B.
+    const lateAnswer = async (store: DedupeStore, settle: 'markProcessed' | 'release', sentMsAgo?: number) => {
+      const claim = await store.claim('s', 'A', 13_000);
+      if (claim.state !== 'claimed') throw new Error(`expected a claim of A, got ${claim.state}`);
+      await store[settle]('s', claim.token, sentMsAgo === undefined ? { retryExpected: true } : { retryExpected: true, sentMsAgo });
+      await processes(store, 's', 'B');
+      return (await store.claim('s', 'A')).state;
+    };
+    for (const settle of ['markProcessed', 'release'] as const) {
+      expect(await lateAnswer(createStore({ replyWindowMs: 10_000, minRetryDelayMs: 5_000 }), settle, 15_000)).toBe('superseded');
+      // Counted from the arrival, the failure was 3 s ago: the retry seems 2 s early, and is taken for a newer event.
+      expect(await lateAnswer(createStore({ replyWindowMs: 10_000, minRetryDelayMs: 5_000 }), settle)).toBe('claimed');
+      // A send time earlier than a whole window before the arrival (a skewed clock) counts as that: failed at the arrival, 13 s ago.
+      expect(await lateAnswer(createStore({ replyWindowMs: 10_000, minRetryDelayMs: 14_000 }), settle, 1_000_000)).toBe('claimed');
+      expect(await lateAnswer(createStore({ replyWindowMs: 10_000, minRetryDelayMs: 13_000 }), settle, 1_000_000)).toBe('superseded');
+    }
+  });
+
   it('keeps no retry due for a release without retryExpected (acknowledged early), nor after the last of the 4 attempts', async () => {
     const store = createStore({ minRetryDelayMs: 0 });
     await fails(store, 's', 'A', false);
