@@ -12,6 +12,8 @@ export interface SandboxClock {
   now(): number;
   /** Moves the clock forward by `ms` milliseconds. */
   advance(ms: number): void;
+  /** How far every `advance` so far has moved the clock ahead of its time source, in milliseconds. */
+  aheadMs(): number;
 }
 
 /** The furthest the clock can be moved: the end of year 9999, the last date a timestamp can show. */
@@ -34,5 +36,6 @@ export function createSandboxClock(baseNow: () => number = Date.now, afterAdvanc
       offsetMs += ms;
       afterAdvance();
     },
+    aheadMs: () => offsetMs,
   };
 }

@@ -13,7 +13,7 @@ export type SandboxConfigErrorCode =
   | 'missing_spec';
 
 /**
- * Thrown when the sandbox is given an option, a users file, a user, or an `advanceClock` or `setWebhookKeySuccess` value it cannot use.
+ * Thrown when the sandbox is given an option, a users file, a user, or an `advanceClock`, `setWebhookKeySuccess`, `whenDeliveriesSettled` or `oneTimePasswords` value it cannot use.
  * The message names the option and says what to pass instead.
  *
  * @example

@@ -1,4 +1,5 @@
-export { startSandbox, type Sandbox } from './sandbox.js';
+export { startSandbox, type Sandbox, type SandboxReceiverOptions } from './sandbox.js';
+export { DeliveriesNotSettledError, type WhenDeliveriesSettledOptions } from './webhooks/settle-wait.js';
 export { DEV_WALLET } from './dev-wallet.js';
 export type { SandboxOptions } from './options.js';
 export { SandboxConfigError, type SandboxConfigErrorCode } from './errors.js';

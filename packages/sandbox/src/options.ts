@@ -38,8 +38,13 @@ export interface SandboxOptions {
    * `--delivery-timeout`).
    */
   deliveryTimeoutMs?: number;
-  /** How long a new daily limit stays `pending` before it becomes `synced`. Default 2,000 ms. */
-  limitSyncDelayMs?: number;
+  /**
+   * How long a new daily limit stays `pending` before it becomes `synced`, in real time
+   * (`advanceClock` does not move it). Default 2,000 ms. A second change within it restarts
+   * the wait: the first amount is never in force. `'manual'`: a change stays `pending` until
+   * {@link Sandbox.syncLimits} syncs it, so that a test can assert `pending` without racing a timer.
+   */
+  limitSyncDelayMs?: number | 'manual';
   /**
    * The infrastructure generation to imitate, older (default) or newer: its tokens, and the
    * operations it answers (the spec's `x-generation`; the other generation's answer 404). The
@@ -184,7 +189,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     webhookUrls: options.webhookUrls ?? [],
     timeScale: timeScaleOption(options.timeScale),
     deliveryTimeoutMs: timerMilliseconds('deliveryTimeoutMs', positiveNumber('deliveryTimeoutMs', options.deliveryTimeoutMs, 30_000)),
-    limitSyncDelayMs: timerMilliseconds('limitSyncDelayMs', nonNegativeNumber('limitSyncDelayMs', options.limitSyncDelayMs, 2_000)),
+    limitSyncDelayMs: limitSyncDelayOption(options.limitSyncDelayMs),
     generation,
     whitelist: (options.whitelist ?? []).map(whitelistEntry),
     verifySmartAccountSignature: optionalFunction('verifySmartAccountSignature', options.verifySmartAccountSignature, '({ address, message, signature, chainId }) => boolean | Promise<boolean>'),
@@ -196,6 +201,17 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     olderGenerationUsers: olderGenerationUsersOption(options.olderGenerationUsers ?? [], generation),
     webhookPrivateKey: webhookPrivateKeyOption(options.webhookPrivateKey),
   };
+}
+
+function limitSyncDelayOption(value: number | 'manual' | undefined): number | 'manual' {
+  if (value === 'manual') return value;
+  if (value === Infinity) {
+    throw new SandboxConfigError('invalid_option', 'limitSyncDelayMs: Infinity is not a timer; pass "manual" to keep changes pending until sandbox.syncLimits() syncs them.');
+  }
+  if (value !== undefined && typeof value !== 'number') {
+    throw new SandboxConfigError('invalid_option', `limitSyncDelayMs must be a number of milliseconds >= 0, or "manual" (changes stay pending until sandbox.syncLimits()); got ${JSON.stringify(value)}.`);
+  }
+  return timerMilliseconds('limitSyncDelayMs', nonNegativeNumber('limitSyncDelayMs', value, 2_000));
 }
 
 function webhookPrivateKeyOption(value: string | undefined): string | undefined {

@@ -27,7 +27,8 @@ import { registerWebhookKeyApi } from './routes/webhook-key-api.js';
 import type { KycStatus, User, UserSeed } from './users/user.js';
 import { UserRegistry, UserRegistryError } from './users/user-registry.js';
 import { readUsersFile } from './users/users-file.js';
-import { DeliveryScheduler, type Delivery } from './webhooks/delivery-scheduler.js';
+import { DeliveryScheduler, RETRY_DELAYS_MS, type Delivery } from './webhooks/delivery-scheduler.js';
+import { whenDeliveriesSettled, type WhenDeliveriesSettledOptions } from './webhooks/settle-wait.js';
 import { EventPublisher } from './webhooks/event-publisher.js';
 import { sampleEventData, type SandboxEventType } from './webhooks/sample-event-data.js';
 import { WebhookKey } from './webhooks/webhook-key.js';
@@ -78,8 +79,12 @@ export interface Sandbox {
   authorizeCardPayment(userId: string, payment: CardPaymentRequest): CardAuthorization;
   /** Newer generation: the account's card spending on the sandbox clock's current UTC day; refusals throw {@link CardPaymentError}. */
   dailySpending(userId: string): DailySpending;
-  /** Every one-time password the sandbox "sent" (email and SMS), oldest first: there is no real mailbox or phone. */
-  oneTimePasswords(): SentOneTimePassword[];
+  /**
+   * Every one-time password the sandbox "sent" (email and SMS), oldest first: there is no real
+   * mailbox or phone. `sentTo` keeps those sent to that email address or phone number, compared
+   * ignoring case, as `GET /__sandbox/one-time-passwords?sentTo=` does.
+   */
+  oneTimePasswords(filter?: { sentTo?: string | undefined }): SentOneTimePassword[];
   /**
    * Sends one event now (to `to`, or to every configured endpoint); `data` defaults to a sample.
    * Data that does not match the event's schema, or has a field the schema does not define
@@ -113,12 +118,62 @@ export interface Sandbox {
   removeWebhookEndpoint(url: string): void;
   /** The delivery log: every delivery with every attempt, oldest first. */
   deliveries(): Delivery[];
-  /** Resolves once no delivery is in flight or waiting for a retry. */
-  whenDeliveriesSettled(): Promise<void>;
+  /**
+   * Empties the delivery log, as `DELETE /__sandbox/deliveries` does. Deliveries in flight or
+   * waiting for a retry go on (the log no longer shows them) and {@link Sandbox.whenDeliveriesSettled}
+   * still waits for them.
+   */
+  clearDeliveries(): void;
+  /**
+   * Resolves once no delivery is in flight or waiting for a retry: with no options, every
+   * delivery of the sandbox (another test's retrying delivery too), with no time limit. `userId`,
+   * `url` and `eventType` wait only for the deliveries they match (those started while it waits
+   * too); `timeoutMs` rejects with {@link DeliveriesNotSettledError}, which lists the deliveries
+   * still unsettled, once that many milliseconds have passed. A bad option throws {@link SandboxConfigError}.
+   */
+  whenDeliveriesSettled(options?: WhenDeliveriesSettledOptions): Promise<void>;
+  /**
+   * Syncs now the pending daily-limit change of `userId`, or of every account without it: it
+   * reads `synced` and card payments are checked against it, as when `limitSyncDelayMs` has
+   * passed (no webhook: the service sends none for a limit). With `limitSyncDelayMs: 'manual'`
+   * this is the only way a change syncs. Answers the ids of the users whose change synced; an
+   * unknown `userId` throws {@link UserRegistryError}.
+   */
+  syncLimits(userId?: string): string[];
+  /** The time scale the sandbox divides the retry delays by (`timeScale`, default 1). */
+  readonly timeScale: number;
+  /** How long the sandbox waits for a receiver's answer (`deliveryTimeoutMs`, default 30,000). */
+  readonly deliveryTimeoutMs: number;
+  /**
+   * The `@capi/webhook-receiver` store settings that match this sandbox's delivery timing (the
+   * receiver README's advice under a time scale N): `minRetryDelayMs` 60,000 / N, `claimTtlMs`
+   * 120,000 / N and `replyWindowMs` the sandbox's `deliveryTimeoutMs`. Spread them into
+   * `createMemoryDedupeStore` (or the Redis store); give a `createPublicKeyProvider`
+   * `minRefreshIntervalMs: minRetryDelayMs` too.
+   */
+  receiverOptions(): SandboxReceiverOptions;
   /** Moves the sandbox clock forward (nonces, tokens, one-time passwords, a migration's `waiting_kyc_setup`), e.g. past a token's expiry; anything but milliseconds >= 0 throws {@link SandboxConfigError}. */
   advanceClock(ms: number): void;
   /** Stops both listeners, every pending retry and every timer. */
   close(): Promise<void>;
+}
+
+/**
+ * The `@capi/webhook-receiver` store options that match a sandbox's delivery timing, as
+ * {@link Sandbox.receiverOptions} computes them.
+ *
+ * @example
+ * ```ts
+ * const store = createMemoryDedupeStore({ ...sandbox.receiverOptions() });
+ * ```
+ */
+export interface SandboxReceiverOptions {
+  /** The first retry wait, 60,000 ms divided by the time scale (the others are 5 and 15 times it). */
+  minRetryDelayMs: number;
+  /** How long a claim of a process that died mid-handler lives: 120,000 ms divided by the time scale. */
+  claimTtlMs: number;
+  /** How long the sandbox waits for an answer: its `deliveryTimeoutMs`. */
+  replyWindowMs: number;
 }
 
 async function listen(server: Server, port: number, host: string): Promise<string> {
@@ -240,6 +295,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     operations,
     validator,
     nonces: new NonceStore(clock.now),
+    clockAheadMs: clock.aheadMs,
     whitelist,
     users,
     tokens,
@@ -324,7 +380,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     authorizeCardPayment: (userId, payment) => cardSpending.authorize(userId, payment),
     dailySpending: (userId) => cardSpending.spending(userId),
-    oneTimePasswords: () => passwords.sent(),
+    oneTimePasswords: (filter) => {
+      const sentTo = filter?.sentTo;
+      if (sentTo !== undefined && typeof sentTo !== 'string') {
+        throw new SandboxConfigError('invalid_option', `oneTimePasswords({ sentTo }) takes the email address or phone number they were sent to; got ${JSON.stringify(sentTo)}.`);
+      }
+      // As GET /__sandbox/one-time-passwords?sentTo=: compared ignoring case.
+      return passwords.sent().filter((password) => sentTo === undefined || password.sentTo.toLowerCase() === sentTo.toLowerCase());
+    },
     sendEvent: (eventType: string, data?: unknown, sendOptions?: { to?: string[]; unknownEventType?: boolean; allowUnknownFields?: boolean; unchecked?: boolean }) => {
       const unknownEventType = sendOptions?.unknownEventType;
       const allowUnknownFields = sendOptions?.allowUnknownFields;
@@ -346,7 +409,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     addWebhookEndpoint: (url) => void publisher.addEndpoint(url),
     removeWebhookEndpoint: (url) => void publisher.removeEndpoint(url),
     deliveries: () => scheduler.list(),
-    whenDeliveriesSettled: () => scheduler.whenIdle(),
+    clearDeliveries: () => scheduler.clear(),
+    // Without options: every delivery, no time limit, as before the options existed.
+    whenDeliveriesSettled: (waitOptions) => whenDeliveriesSettled(scheduler, waitOptions),
+    syncLimits: (userId) => {
+      if (userId !== undefined && !users.has(userId)) {
+        throw new UserRegistryError('unknown_user', `No user with id ${JSON.stringify(userId)}; list them with sandbox.users.list(), or call syncLimits() for every account.`);
+      }
+      return limits.syncPending(userId);
+    },
+    timeScale: config.timeScale,
+    deliveryTimeoutMs: config.deliveryTimeoutMs,
+    receiverOptions: () => ({
+      minRetryDelayMs: RETRY_DELAYS_MS[0] / config.timeScale,
+      claimTtlMs: 120_000 / config.timeScale,
+      replyWindowMs: config.deliveryTimeoutMs,
+    }),
     advanceClock: (ms) => clock.advance(ms),
     close: () =>
       (closed ??= (async () => {

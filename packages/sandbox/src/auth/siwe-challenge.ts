@@ -21,6 +21,8 @@ export interface SiweChallengeDependencies {
   users: UserRegistry;
   tokens: TokenService;
   now: () => number;
+  /** How far `advanceClock` has moved the sandbox clock ahead of real time, to say so when a message is refused for its times. */
+  clockAheadMs?: () => number;
   verifySmartAccountSignature?: SmartAccountSignatureVerifier;
 }
 
@@ -79,6 +81,17 @@ function grammarProblem(message: string): string | undefined {
   }
 }
 
+/**
+ * After `advanceClock`, a message built from the real clock with a short `expirationTime` has
+ * expired on the sandbox clock, and signing a fresh one fails the same way: say why.
+ */
+function clockAheadNote(aheadMs: number): string {
+  if (aheadMs <= 0) return '';
+  const minutes = aheadMs / 60_000;
+  const shown = minutes >= 1 ? `${Number(minutes.toFixed(1))} minute${minutes === 1 ? '' : 's'}` : `${Math.round(aheadMs / 1000)} seconds`;
+  return ` The sandbox clock is ${shown} ahead of real time (advanceClock, or POST /__sandbox/clock), and the message's times are checked against it: build issuedAt and expirationTime from the sandbox clock (the real time plus ${shown}), or give the message an expirationTime more than ${shown} away.`;
+}
+
 // Older-generation authentication answers its refusals as `{ error }` (see http/error-body.ts).
 const rejected = (error: string) => new ApiError(401, { error });
 
@@ -132,7 +145,7 @@ export async function answerSiweChallenge(request: ChallengeRequest, deps: SiweC
     );
   }
   if (!validateSiweMessage({ message: parsed, time: new Date(deps.now()) })) {
-    throw rejected('The SIWE message is not valid at this time (check expirationTime and notBefore); sign a fresh message.');
+    throw rejected(`The SIWE message is not valid at this time (check expirationTime and notBefore); sign a fresh message.${clockAheadNote(deps.clockAheadMs?.() ?? 0)}`);
   }
   const address = parsed.address as Address;
   const kind = await verifySiweSignature(

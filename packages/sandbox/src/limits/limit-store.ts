@@ -28,8 +28,9 @@ export function defaultDailyLimitCents(maxDailyLimitCents: number): number {
 
 /**
  * Each account's daily spending limit. A new limit is `pending` at once and becomes
- * `synced` after `syncDelayMs`, standing in for the downstream application of the change
- * (reference 3.1). A second change while one is pending restarts the wait. A limit never set
+ * `synced` after `syncDelayMs` (`'manual'`: only when {@link LimitStore.syncPending} is
+ * called), standing in for the downstream application of the change (reference 3.1). A second
+ * change while one is pending restarts the wait: the first amount is never in force. A limit never set
  * reads `defaultCents`, `synced` (the spec's `x-assumption` on `SyncStatus`). Card payments
  * are checked against the limit in force ({@link LimitStore.inForce}): the last one synced.
  */
@@ -38,9 +39,11 @@ export class LimitStore {
   /** The amount applied downstream, per account: a pending change is not in force yet. */
   readonly #inForce = new Map<string, number>();
   readonly #syncTimers = new Map<string, NodeJS.Timeout>();
+  /** The change each account waits for, until it syncs. */
+  readonly #pending = new Map<string, AccountLimit>();
 
   constructor(
-    private readonly syncDelayMs: number,
+    private readonly syncDelayMs: number | 'manual',
     private readonly defaultCents: number = DEFAULT_DAILY_LIMIT_CENTS,
   ) {}
 
@@ -61,16 +64,36 @@ export class LimitStore {
   set(userId: string, amount: number, currency: string): AccountLimit {
     const limit: AccountLimit = { amount, currency, syncStatus: 'pending' };
     this.#limits.set(userId, limit);
+    this.#pending.set(userId, limit);
     clearTimeout(this.#syncTimers.get(userId));
-    const timer = setTimeout(() => {
-      this.#syncTimers.delete(userId);
-      limit.syncStatus = 'synced';
-      this.#inForce.set(userId, amount);
-    }, this.syncDelayMs);
-    // A pending sync must not keep a test process alive after the sandbox is closed.
-    timer.unref();
-    this.#syncTimers.set(userId, timer);
+    this.#syncTimers.delete(userId);
+    if (this.syncDelayMs !== 'manual') {
+      const timer = setTimeout(() => this.#sync(userId), this.syncDelayMs);
+      // A pending sync must not keep a test process alive after the sandbox is closed.
+      timer.unref();
+      this.#syncTimers.set(userId, timer);
+    }
     return { ...limit };
+  }
+
+  /**
+   * Syncs the pending change of `userId` (of every account without it) now, as if its wait
+   * had ended; answers the user ids whose change synced. An account with none is left as is.
+   */
+  syncPending(userId?: string): string[] {
+    const userIds = userId === undefined ? [...this.#pending.keys()] : this.#pending.has(userId) ? [userId] : [];
+    for (const id of userIds) this.#sync(id);
+    return userIds;
+  }
+
+  #sync(userId: string): void {
+    const limit = this.#pending.get(userId);
+    if (limit === undefined) return;
+    clearTimeout(this.#syncTimers.get(userId));
+    this.#syncTimers.delete(userId);
+    this.#pending.delete(userId);
+    limit.syncStatus = 'synced';
+    this.#inForce.set(userId, limit.amount);
   }
 
   close(): void {

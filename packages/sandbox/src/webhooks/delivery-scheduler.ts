@@ -95,6 +95,10 @@ export class DeliveryScheduler {
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #closing = new AbortController();
   readonly #idleWaiters = new Set<() => void>();
+  /** The deliveries in flight or waiting for a retry, whether or not the log still shows them. */
+  readonly #unsettled = new Set<Delivery>();
+  /** Called after each delivery settles: the filtered waits check their deliveries again. */
+  readonly #settleListeners = new Set<() => void>();
   #inFlight = 0;
   /**
    * The signature of the attempt started last. Signing is asynchronous (WebCrypto finishes
@@ -122,6 +126,7 @@ export class DeliveryScheduler {
       attempts: [],
     };
     this.#deliveries.push(delivery);
+    this.#unsettled.add(delivery);
     this.#inFlight++;
     this.#startAttempt(delivery, url, rawBody, 0);
     return delivery;
@@ -140,6 +145,33 @@ export class DeliveryScheduler {
   whenIdle(): Promise<void> {
     if (this.#inFlight === 0) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.add(resolve));
+  }
+
+  /**
+   * The deliveries in flight or waiting for a retry that `match` picks (copies), including those
+   * a cleared log no longer shows: they go on, as the log's DELETE leaves them.
+   */
+  unsettled(match: (delivery: Delivery) => boolean = () => true): Delivery[] {
+    return [...this.#unsettled].filter(match).map((delivery) => structuredClone(delivery));
+  }
+
+  /**
+   * Resolves once no delivery `match` picks is in flight or waiting for a retry, counting those
+   * started while it waits. `cancel` stops the wait (the promise then never settles).
+   */
+  whenSettled(match: (delivery: Delivery) => boolean): { settled: Promise<void>; cancel: () => void } {
+    const anyUnsettled = () => [...this.#unsettled].some(match);
+    let listener: (() => void) | undefined;
+    const settled = new Promise<void>((resolve) => {
+      if (!anyUnsettled()) return resolve();
+      listener = () => {
+        if (anyUnsettled()) return;
+        this.#settleListeners.delete(listener!);
+        resolve();
+      };
+      this.#settleListeners.add(listener);
+    });
+    return { settled, cancel: () => void (listener && this.#settleListeners.delete(listener)) };
   }
 
   /** Stops every pending retry and aborts attempts in flight; their deliveries end `failed`. */
@@ -217,7 +249,9 @@ export class DeliveryScheduler {
   #finish(delivery: Delivery, state: 'succeeded' | 'failed'): void {
     delivery.state = state;
     delivery.nextAttemptAt = null;
+    this.#unsettled.delete(delivery);
     this.#inFlight--;
+    for (const listener of [...this.#settleListeners]) listener();
     if (this.#inFlight === 0) {
       for (const resolve of this.#idleWaiters) resolve();
       this.#idleWaiters.clear();
