@@ -279,6 +279,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const journey = new OnboardingJourney(users, olderUsers, passwords, { requirePhone: config.requirePhone, kycSetupMs: config.migrationKycSetupMs, now: clock.now });
   const tokens = new TokenService(config.generation, clock.now);
   const limits = new LimitStore(config.limitSyncDelayMs, defaultDailyLimitCents(config.maxDailyLimitCents));
+  const syncLimits = (userId?: string): string[] => {
+    if (userId !== undefined && !users.has(userId)) {
+      throw new UserRegistryError('unknown_user', `No user with id ${JSON.stringify(userId)}; list them with sandbox.users.list() (GET /__sandbox/users), or sync every account (no userId).`);
+    }
+    return limits.syncPending(userId);
+  };
   const cardSpending = new CardSpending({
     users,
     limits,
@@ -331,6 +337,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clock,
     webhookKey,
     cardSpending,
+    syncLimits: (userId) => syncLimits(userId),
     describe: () => ({
       baseUrl,
       webhooksUrl,
@@ -412,12 +419,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clearDeliveries: () => scheduler.clear(),
     // Without options: every delivery, no time limit, as before the options existed.
     whenDeliveriesSettled: (waitOptions) => whenDeliveriesSettled(scheduler, waitOptions),
-    syncLimits: (userId) => {
-      if (userId !== undefined && !users.has(userId)) {
-        throw new UserRegistryError('unknown_user', `No user with id ${JSON.stringify(userId)}; list them with sandbox.users.list(), or call syncLimits() for every account.`);
-      }
-      return limits.syncPending(userId);
-    },
+    syncLimits,
     timeScale: config.timeScale,
     deliveryTimeoutMs: config.deliveryTimeoutMs,
     receiverOptions: () => ({

@@ -99,6 +99,20 @@ describe('capi-sandbox serve prints the base URLs and the public key, and serves
     expect(await sandbox.stop()).toBe(0);
   });
 
+  it('--limit-sync-delay manual: a new limit stays pending until POST /__sandbox/limits/sync', async () => {
+    const account = newAccount();
+    const usersFile = join(workDir, 'manual-sync.json');
+    writeFileSync(usersFile, JSON.stringify([{ signInWallets: [account.address], smartWallets: [{ address: newAccount().address, chainId: '100' }] }]));
+    const sandbox = await serve(['--port', '0', '--generation', 'newer', '--users', usersFile, '--limit-sync-delay', 'manual']);
+    const token = await tokenFor(sandbox.baseUrl, account);
+    await callOperation(sandbox.baseUrl, 'setAccountLimit', { token, body: { amount: 3_000, currency: 'USD' } });
+    await new Promise((resolve) => setTimeout(resolve, 2_300)); // past the default 2,000 ms
+    expect((await callOperation(sandbox.baseUrl, 'getAccountLimit', { token })).body).toMatchObject({ syncStatus: 'pending' });
+    expect((await fetch(`${sandbox.baseUrl}/__sandbox/limits/sync`, { method: 'POST' })).status).toBe(200);
+    expect((await callOperation(sandbox.baseUrl, 'getAccountLimit', { token })).body).toMatchObject({ amount: 3_000, syncStatus: 'synced' });
+    expect(await sandbox.stop()).toBe(0);
+  });
+
   it('--webhook-private-key FILE: the same public key at every start, so a receiver keeps it across restarts; without it a new one each start', async () => {
     const keyFile = join(workDir, 'sandbox-webhook-key.pem');
     execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', keyFile]);

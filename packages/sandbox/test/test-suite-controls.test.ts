@@ -159,6 +159,20 @@ describe("limitSyncDelayMs: 'manual' and syncLimits() put the limit's sync in th
     expect((await callOperation(sandbox.baseUrl, 'getAccountLimit', { token })).body).toMatchObject({ amount: 7_000, syncStatus: 'synced' });
   });
 
+  it('POST /__sandbox/limits/sync does the same over HTTP (a user, or every account with no body)', async () => {
+    const sandbox = await start({ generation: 'newer', users: [seed()], limitSyncDelayMs: 'manual' });
+    const token = await tokenFor(sandbox.baseUrl, owner);
+    const userId = sandbox.users.findByWallet(owner.address)!.id;
+    await callOperation(sandbox.baseUrl, 'setAccountLimit', { token, body: { amount: 6_000, currency: 'USD' } });
+    expect(await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/limits/sync', { userId: 'usr_nobody' })).toMatchObject({ status: 404, body: { code: 'unknown_user' } });
+    expect(await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/limits/sync', { userId: 42 })).toMatchObject({ status: 422 });
+    expect(await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/limits/sync', { userId })).toMatchObject({ status: 200, body: { synced: [userId] } });
+    expect((await callOperation(sandbox.baseUrl, 'getAccountLimit', { token })).body).toMatchObject({ amount: 6_000, syncStatus: 'synced' });
+    await callOperation(sandbox.baseUrl, 'setAccountLimit', { token, body: { amount: 6_500, currency: 'USD' } });
+    expect(await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/limits/sync')).toMatchObject({ status: 200, body: { synced: [userId] } });
+    expect((await callOperation(sandbox.baseUrl, 'getAccountLimit', { token })).body).toMatchObject({ amount: 6_500, syncStatus: 'synced' });
+  });
+
   it('refuses Infinity, pointing to "manual"', async () => {
     await expect(startSandbox({ limitSyncDelayMs: Infinity })).rejects.toThrow(/"manual"/);
     await expect(startSandbox({ limitSyncDelayMs: 'later' as never })).rejects.toThrow(/or "manual"/);

@@ -74,7 +74,8 @@ export async function runServe(args: string[], { out }: CliStreams): Promise<num
     webhookUrls: flags['webhook-url'] ?? [],
     ...(flags['time-scale'] !== undefined ? { timeScale: parseNumberFlag('time-scale', flags['time-scale'])! } : {}),
     ...(flags['delivery-timeout'] !== undefined ? { deliveryTimeoutMs: parseNumberFlag('delivery-timeout', flags['delivery-timeout'])! } : {}),
-    ...(flags['limit-sync-delay'] !== undefined ? { limitSyncDelayMs: parseNumberFlag('limit-sync-delay', flags['limit-sync-delay'])! } : {}),
+    // 'manual': a change stays pending until POST /__sandbox/limits/sync.
+    ...(flags['limit-sync-delay'] !== undefined ? { limitSyncDelayMs: flags['limit-sync-delay'] === 'manual' ? 'manual' : parseNumberFlag('limit-sync-delay', flags['limit-sync-delay'])! } : {}),
     ...(generation !== undefined ? { generation: generation as Generation } : {}),
     whitelist: flags.whitelist ?? [],
     ...(flags['max-daily-limit'] !== undefined ? { maxDailyLimitCents: parseNumberFlag('max-daily-limit', flags['max-daily-limit'])! } : {}),

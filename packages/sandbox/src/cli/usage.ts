@@ -15,7 +15,8 @@ serve options:
   --webhook-url URL        POST every event to this partner endpoint (repeatable)
   --time-scale N           divide the webhook retry delays (1, 5, 15 min) by N (default 1)
   --delivery-timeout MS    how long a receiver has to answer (default 30000)
-  --limit-sync-delay MS    how long a new daily limit stays pending (default 2000)
+  --limit-sync-delay MS    how long a new daily limit stays pending (default 2000; manual: until
+                           POST /__sandbox/limits/sync)
   --generation G           older (default): one token, ttlInSeconds, no daily limit (404); newer: 15-min access
                            + 7-day refresh token, onboarding and the daily limit
   --whitelist DOMAIN       accept this SIWE domain besides localhost (repeatable)

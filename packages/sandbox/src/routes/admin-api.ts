@@ -24,6 +24,8 @@ export interface AdminApiDependencies {
   clock: SandboxClock;
   webhookKey: WebhookKey;
   cardSpending: CardSpending;
+  /** Syncs the pending daily-limit change of a user, or of every account (see `Sandbox.syncLimits`). */
+  syncLimits(userId?: string): string[];
   describe(): Record<string, unknown>;
 }
 
@@ -256,6 +258,18 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
     const { refreshToken } = await objectBody(request);
     if (typeof refreshToken !== 'string' || refreshToken === '') throw invalid('Send {"refreshToken": "<the latest refresh token>"}.');
     return { status: 200, json: await deps.tokens.refresh(refreshToken, (address) => deps.users.findByWallet(address)?.id) };
+  });
+
+  router.on('POST', '/__sandbox/limits/sync', async (request) => {
+    // An empty body syncs every account, as syncLimits() does.
+    const body = (await request.rawBody()).length === 0 ? {} : await objectBody(request);
+    const { userId } = body;
+    if (userId !== undefined && (typeof userId !== 'string' || userId === '')) throw invalid('userId must be the id of a user (or leave it out to sync every account).');
+    try {
+      return { status: 200, json: { synced: deps.syncLimits(userId as string | undefined) } };
+    } catch (error) {
+      throw asApiError(error);
+    }
   });
 
   router.on('POST', '/__sandbox/clock', async (request) => {
