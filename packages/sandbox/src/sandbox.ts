@@ -185,7 +185,9 @@ async function listen(server: Server, port: number, host: string): Promise<strin
     });
   });
   const address = server.address() as AddressInfo;
-  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  // Listening on every interface (0.0.0.0, ::) is reached on loopback: a URL of 0.0.0.0 is no address to connect to.
+  const connectable = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address;
+  const hostForUrl = connectable.includes(':') ? `[${connectable}]` : connectable;
   return `http://${hostForUrl}:${address.port}`;
 }
 

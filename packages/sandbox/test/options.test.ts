@@ -46,6 +46,17 @@ describe('refuses unusable options with a SandboxConfigError that names the opti
     expect((failure as SandboxConfigError).message).toMatch(pattern);
   });
 
+  it('listening on every interface (0.0.0.0) gives URLs a client can connect to (127.0.0.1), and they answer', async () => {
+    const everywhere = await startSandbox({ host: '0.0.0.0', users: [] });
+    try {
+      expect(everywhere.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(everywhere.webhooksUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect((await fetch(`${everywhere.webhooksUrl}/api/v1/public-key`)).status).toBe(200);
+    } finally {
+      await everywhere.close();
+    }
+  });
+
   it('refuses options that are not an object', async () => {
     await expect(startSandbox(null as never)).rejects.toMatchObject({ name: 'SandboxConfigError', code: 'invalid_option', message: expect.stringMatching(/options object/) });
   });
