@@ -80,6 +80,19 @@ describe('401s for a signature, a timestamp or their headers reach onError, at m
     expect(receiver.reports).toHaveLength(1);
     receiver.advance(60_000);
     expect((await post({})).status).toBe(401);
-    expect(messages(receiver.reports.slice(1))).toEqual([expect.stringMatching(/^Answered 401 in the last 60 s: 1 delivery with an X-Webhook-Timestamp that is not Unix seconds, 1 delivery with a timestamp further ahead than toleranceSeconds, 1 delivery with no X-Webhook-Timestamp header\. Forgeries and scanners are refused either way; .*: check the public key .*this server's clock; and for the headers, check that nothing in front of this receiver .* Reported at most once a minute\.$/)]);
+    expect(messages(receiver.reports.slice(1))).toEqual([expect.stringMatching(/^Answered 401 in the last 60 s: 1 delivery with an X-Webhook-Timestamp that is not Unix seconds, 1 delivery with a timestamp further ahead than toleranceSeconds, 1 delivery with no X-Webhook-Timestamp header\. Forgeries and scanners are refused either way; .*: check this server's clock \(NTP\).*\(the last one: X-Webhook-Timestamp is 400s in the future, beyond the 300s tolerance\); and for the headers, check that nothing in front of this receiver .* Reported at most once a minute\.$/)]);
+  });
+
+  it("timestamps alone point at this server's clock, first, with how far off the last one was (not at the key: their signatures were not checked)", async () => {
+    const receiver = await start();
+    // The receiver's clock runs 6 minutes ahead of the service's: every attempt is 360 s old, retries included.
+    for (const id of ['u1', 'u2']) expect((await receiver.genuine(id, 360)).body.code).toBe('timestamp_too_old');
+    expect(messages(receiver.reports)).toEqual(['Answered 401 since this receiver started: 1 delivery with a timestamp older than toleranceSeconds. Forgeries are refused either way; but if these come from the service, its events are lost after their retries: ' +
+      "check this server's clock (NTP): the service signs each retry with a new timestamp, so while the clock is off every attempt is refused alike (a replayed old delivery gives these too) " +
+      '(the last one: X-Webhook-Timestamp is 360s old, beyond the 300s tolerance). Reported at most once a minute.']);
+    receiver.advance(60_000);
+    expect((await receiver.genuine('u3', 360)).status).toBe(401);
+    expect(messages(receiver.reports.slice(1))).toEqual([expect.stringMatching(/^Answered 401 in the last 60 s: 2 deliveries with a timestamp older than toleranceSeconds\. .*check this server's clock \(NTP\).*\(the last one: X-Webhook-Timestamp is 360s old, beyond the 300s tolerance\)\. Reported/)]);
+    expect(receiver.dispatched).toEqual([]);
   });
 });

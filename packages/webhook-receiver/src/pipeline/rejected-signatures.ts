@@ -19,6 +19,8 @@ const HEADERS: Partial<Record<ReceiverOutcome, string>> = {
 
 const CHECK_THE_KEY = 'check the public key (the one GET {webhooks_url}/api/v1/public-key serves now: the service may have rotated it, another environment has its own, and a local sandbox makes a new one at each start unless given a fixed one; createPublicKeyProvider({ url }) fetches it and follows rotations) ' +
   "and, for timestamps, this server's clock";
+const CLOCK = new Set<ReceiverOutcome>(['timestamp_too_old', 'timestamp_in_future']);
+const CHECK_THE_CLOCK = "check this server's clock (NTP): the service signs each retry with a new timestamp, so while the clock is off every attempt is refused alike (a replayed old delivery gives these too)";
 const CHECK_THE_HEADERS = 'check that nothing in front of this receiver (a proxy, a load balancer, a middleware) drops or rewrites the X-Webhook-Timestamp and X-Webhook-Signature headers';
 
 /** At most one report in this many ms. */
@@ -37,9 +39,13 @@ const REPORT_EVERY_MS = 60_000;
 export function createRejectedSignatureReport(report: (error: unknown, context: WebhookErrorContext) => void, now: () => number): (outcome: ReceiverOutcome, error: unknown) => void {
   let reportedAt: number | undefined;
   const counts = new Map<ReceiverOutcome, number>();
+  // The last timestamp refusal's own words ("X-Webhook-Timestamp is 360s old, beyond the 300s
+  // tolerance"): how far off the clock is, for the report's first line rather than its cause.
+  let lastClockRefusal: string | undefined;
   return (outcome, error) => {
     if (KEY_OR_CLOCK[outcome] === undefined && HEADERS[outcome] === undefined) return;
     counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
+    if (CLOCK.has(outcome) && error instanceof Error) lastClockRefusal = error.message.replace(/: a replay, or a wrong clock on this server\.$/, '').replace(/\.$/, '');
     const at = now();
     if (reportedAt !== undefined && at - reportedAt < REPORT_EVERY_MS) return;
     const what = [...counts].map(([each, count]) => `${count} ${count === 1 ? 'delivery' : 'deliveries'} with ${KEY_OR_CLOCK[each] ?? HEADERS[each]!}`).join(', ');
@@ -49,7 +55,11 @@ export function createRejectedSignatureReport(report: (error: unknown, context: 
     const since = reportedAt === undefined ? 'since this receiver started' : `in the last ${Math.round((at - reportedAt) / 1000)} s`;
     reportedAt = at;
     counts.clear();
-    const check = keyOrClock && headers ? `${CHECK_THE_KEY}; and for the headers, ${CHECK_THE_HEADERS}` : keyOrClock ? CHECK_THE_KEY : CHECK_THE_HEADERS;
+    // Timestamps alone: the key is fine (those deliveries were refused before their signature was checked), the clock is the suspect.
+    const clockOnly = kinds.filter((each) => KEY_OR_CLOCK[each] !== undefined).every((each) => CLOCK.has(each));
+    const keyAdvice = clockOnly ? `${CHECK_THE_CLOCK}${lastClockRefusal === undefined ? '' : ` (the last one: ${lastClockRefusal})`}` : CHECK_THE_KEY;
+    const check = keyOrClock && headers ? `${keyAdvice}; and for the headers, ${CHECK_THE_HEADERS}` : keyOrClock ? keyAdvice : CHECK_THE_HEADERS;
+    lastClockRefusal = undefined;
     report(new WebhookReceiverError('signatures_rejected',
       `Answered 401 ${since}: ${what}. ${headers ? 'Forgeries and scanners' : 'Forgeries'} are refused either way; but if these come from the service, its events are lost after their retries: ` +
         `${check}. Reported at most once a minute.`, { cause: error }),
