@@ -141,7 +141,11 @@ export interface WebhookReceiverOptions extends SignatureCheckOptions {
    * Reply 202 right after verification, validation and the deduplication claim, and run the
    * handlers afterwards. Trade-off: a handler that fails after the reply cannot make the
    * service retry; its claim is released and `onError` is called (with the event in its
-   * context), and with a `deadLetters` store the event is kept there for `replay()`. Where work
+   * context), and with a `deadLetters` store the event is kept there for `replay()`. With a
+   * `deadLetters` store, each delivery is also kept there before its 202 (`reason: 'in_flight'`,
+   * deleted once its handlers succeed), so that a process that stops before they finish leaves
+   * it for `replay()`; a store that cannot keep it means no 202 (answered after the handlers,
+   * reported). On a graceful stop, await `receiver.drain()` after `server.close()`. Where work
    * stops with the reply (Workers, serverless), pass `handle` a `waitUntil`: on Workers without
    * one, the receiver answers after the handlers instead (`wait_until_missing`, reported once).
    * Default `false`: the reply waits for the handlers (30-second window, reference 4.6).
@@ -183,7 +187,9 @@ export interface WebhookReceiverOptions extends SignatureCheckOptions {
    * ({@link createMemoryDeadLetterStore}, {@link createRedisDeadLetterStore}, or your own). With a
    * store, such a delivery is answered 202 `invalid_event_dead_lettered` once it is kept, 503 when
    * the store fails. With `acknowledgeEarly`, it also keeps the events whose handlers failed after
-   * the 202 (`reason: 'handler_failed'`), which the service does not send again. Default: none.
+   * the 202 (`reason: 'handler_failed'`), which the service does not send again, and each event
+   * from before its 202 until its handlers succeed (`reason: 'in_flight'`: one put and one delete
+   * per delivery acknowledged early). Default: none.
    */
   deadLetters?: DeadLetterStore;
   /**
@@ -269,7 +275,9 @@ export interface WebhookReceiver {
   receive(source: DeliverySource): Promise<WebhookReceipt>;
   /**
    * Runs the entries of the `deadLetters` store (events the schema refused, and events whose
-   * handlers failed after an early 202), oldest first, through the pipeline after the
+   * handlers failed after an early 202, or had not finished when their process stopped:
+   * `in_flight` entries, left alone until they are older than the dedupe store's `claimTtlMs`,
+   * as their handlers may still be running), oldest first, through the pipeline after the
    * signature check (they were verified when they arrived): validate, claim, dispatch, settle.
    * An entry that is processed (or turns out to be a duplicate, superseded by a newer event of its subject, or of an unknown type) is deleted;
    * one that still fails the schema, or whose handler fails, stays. Throws `invalid_options`
@@ -278,6 +286,17 @@ export interface WebhookReceiver {
    * const { results } = await receiver.replay({ limit: 500 });
    */
   replay(options?: ReplayOptions): Promise<ReplayReport>;
+  /**
+   * Resolves once the work that `acknowledgeEarly` runs after its 202s has settled: every
+   * delivery's handlers, and the store updates after them (the `in_flight` dead letter deleted,
+   * or kept as `handler_failed`), including work that starts while it waits. Resolves at once
+   * without `acknowledgeEarly`; never rejects. Call it on a graceful stop, after `server.close()`
+   * (which stops new deliveries but does not wait for work after a reply that was already
+   * written), before the process exits.
+   * @example
+   * process.on('SIGTERM', () => server.close(() => void receiver.drain().then(() => process.exit(0))));
+   */
+  drain(): Promise<void>;
 }
 
 /**

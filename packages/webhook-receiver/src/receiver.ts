@@ -93,8 +93,20 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     },
     receive: (source) => receiveDelivery(context, source),
     replay: (replayOptions) => replayDeadLetters(context, replayOptions),
+    drain: () => drainAfterReplyWork(context),
   };
   return receiver;
+}
+
+/**
+ * Resolves once every piece of work started after an early 202 has settled: the handlers, the
+ * store updates after them, and the work started meanwhile (looked at again until none is left).
+ * Resolves at once without `acknowledgeEarly`. Never rejects.
+ */
+async function drainAfterReplyWork(context: PipelineContext): Promise<void> {
+  const running = context.afterReplyWork;
+  if (running === undefined) return;
+  while (running.size > 0) await Promise.all(running);
 }
 
 /**
@@ -181,6 +193,7 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     dedupe,
     deadLetters: options.deadLetters,
     acknowledgeEarly: options.acknowledgeEarly ?? false,
+    afterReplyWork: options.acknowledgeEarly === true ? new Set() : undefined,
     subjectWaitMs,
     replyWindowMs,
     lines,

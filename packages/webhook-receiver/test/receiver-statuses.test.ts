@@ -639,9 +639,11 @@ describe.each(servings)('over %s', (_name, serve) => {
         if (failing) throw new Error('the partner database is down');
         seen.push(event.data.kycStatus);
       }));
+      // Kept as handler_failed: each delivery is kept in_flight before its 202, until its handlers are done.
       const kept = async (count: number) => vi.waitFor(async () => {
         const entries = await deadLetters.list(10);
         expect(entries).toHaveLength(count);
+        expect(entries.map((entry) => entry.reason)).toEqual(entries.map(() => 'handler_failed'));
         return entries;
       });
       const pending = eventBody('kyc.status.changed', 'u13', { kycStatus: 'pending' });
@@ -682,7 +684,8 @@ describe.each(servings)('over %s', (_name, serve) => {
     });
 
     it('tells onError when the deadLetters store cannot keep an event whose handlers failed after the 202', async () => {
-      const downStore = { put: () => { throw new Error('connection refused'); }, list: () => [], delete: () => undefined };
+      // It kept the delivery in flight before the 202, and fails when the handlers have failed.
+      const downStore = { put: (entry: { reason?: string }) => { if (entry.reason === 'handler_failed') throw new Error('connection refused'); }, list: () => [], delete: () => undefined };
       const { url } = await start({ acknowledgeEarly: true, deadLetters: downStore }, (r) => r.onAny(() => { throw new Error('the partner database is down'); }));
       expect((await service.deliver(url, eventBody('user.created', 'u14'))).status).toBe(202);
       await vi.waitFor(() => expect(errors).toHaveLength(2));
@@ -691,7 +694,7 @@ describe.each(servings)('over %s', (_name, serve) => {
         error: { name: 'DeadLetterStoreError', code: 'dead_letter_store_unavailable', cause: { message: 'connection refused' } },
         context: { outcome: 'acknowledged', subject: 'user.created:u14', afterReply: true },
       });
-      expect((errors[1]!.error as Error).message).toBe('The handlers of user.created:u14 failed after the delivery was answered 202 acknowledged (acknowledgeEarly), and the dead-letter store could not keep the event for replay() (the store\'s error is the cause). ' +
+      expect((errors[1]!.error as Error).message).toBe('The handlers of user.created:u14 failed after the delivery was answered 202 acknowledged (acknowledgeEarly), and the dead-letter store could not keep the event for replay() as handler_failed (the store\'s error is the cause). ' +
         'The service does not send it again: recover it from the event in the context of the handler_failed report.');
     });
 

@@ -2,7 +2,7 @@ import type { WebhookEventValidationError } from '@capi/webhook-validator';
 
 /**
  * One authentic delivery that this SDK version could not validate (or whose handlers failed
- * after an early 202), as the receiver keeps it for a later {@link WebhookReceiver.replay}: the
+ * after an early 202, or had not finished yet), as the receiver keeps it for a later {@link WebhookReceiver.replay}: the
  * raw bytes exactly as signed, and why they were kept.
  *
  * @example
@@ -30,7 +30,11 @@ export interface DeadLetterEntry {
   /**
    * Why it was kept: `invalid_event` (the default when absent) for a body this SDK version's
    * schema refused; `handler_failed` for a valid event whose handlers failed after an early 202
-   * (`acknowledgeEarly`), which the service does not send again.
+   * (`acknowledgeEarly`), which the service does not send again; `in_flight` for a valid event
+   * answered with an early 202 whose handlers had not finished when it was listed: kept before
+   * the 202 and deleted once they succeed, it stays only when its process stopped first (or is
+   * still running them). A store must keep `reason` as put: `replay()` leaves an `in_flight`
+   * entry alone until it is older than the dedupe store's `claimTtlMs`.
    */
   readonly reason?: DeadLetterReason;
 }
@@ -43,7 +47,7 @@ export interface DeadLetterEntry {
  * const failedAfterReply = entries.filter((entry) => (entry.reason satisfies DeadLetterReason | undefined) === 'handler_failed');
  * ```
  */
-export type DeadLetterReason = 'invalid_event' | 'handler_failed';
+export type DeadLetterReason = 'invalid_event' | 'handler_failed' | 'in_flight';
 
 /**
  * Where the receiver keeps authentic deliveries that fail this SDK's schema (a new enum value,

@@ -61,7 +61,7 @@ interface StoredEntry {
   receivedAt: number;
   errors: DeadLetterEntry['errors'];
   /** Left out for `invalid_event` (as entries of the previous versions are). */
-  reason?: 'handler_failed';
+  reason?: 'handler_failed' | 'in_flight';
 }
 
 // Every option: any other name is refused (see assertOptionNames).
@@ -109,7 +109,7 @@ export function createRedisDeadLetterStore(options: RedisDeadLetterStoreOptions)
         receivedAt: entry.receivedAt,
         errors: entry.errors,
       };
-      if (entry.reason === 'handler_failed') stored.reason = 'handler_failed';
+      if (entry.reason === 'handler_failed' || entry.reason === 'in_flight') stored.reason = entry.reason;
       const kept = await command(['EVAL', PUT, '2', entriesKey, orderKey, entry.bodySha256, String(entry.receivedAt), JSON.stringify(stored), String(maxEntries)]);
       // The integer reply 0 (a number from ioredis and node-redis; a command function may give text or a bigint).
       if (String(kept) === '0') {

@@ -18,6 +18,8 @@ export interface PipelineContext {
   readonly dedupe: DedupeStore | undefined;
   readonly deadLetters: DeadLetterStore | undefined;
   readonly acknowledgeEarly: boolean;
+  /** With `acknowledgeEarly`: the work still running after early 202s, for `receiver.drain()` (none otherwise). */
+  readonly afterReplyWork: Set<Promise<void>> | undefined;
   /** How long a delivery waits for the subject's earlier event before it is answered 409. */
   readonly subjectWaitMs: number;
   /**

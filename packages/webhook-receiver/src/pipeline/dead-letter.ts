@@ -1,8 +1,10 @@
 import type { WebhookEventValidationError } from '@capi/webhook-validator';
 import { DeadLetterStoreError, describeProblems, InvalidWebhookEventError } from '../errors.js';
 import { RECEIVER_OUTCOMES, type ReceiverOutcome } from '../status-table.js';
-import { isPromiseLike, type Answer, type PipelineContext } from './context.js';
+import { fromStore, isPromiseLike, type Answer, type MaybePromise, type PipelineContext } from './context.js';
+import type { WebhookDelivery } from '../receiver-types.js';
 import type { VerifiedDelivery } from './verify.js';
+import type { DeadLetterEntry, DeadLetterReason } from '../dead-letter/dead-letter-store.js';
 
 /**
  * Stage 7, dead-letter: an authentic body the schema refuses is never answered 4xx (a retry
@@ -38,15 +40,7 @@ export async function deadLetter(
   let outcome: ReceiverOutcome;
   if (context.deadLetters !== undefined) {
     try {
-      const kept = context.deadLetters.put({
-        bodySha256: delivery.bodySha256,
-        rawBody,
-        timestamp: delivery.timestamp,
-        signature: verified.signature,
-        receivedAt: delivery.receivedAt,
-        errors,
-        reason: 'invalid_event',
-      });
+      const kept = context.deadLetters.put(deadLetterEntry(rawBody, verified, 'invalid_event', errors));
       if (isPromiseLike(kept)) await kept;
       outcome = 'invalid_event_dead_lettered';
     } catch (error) {
@@ -69,29 +63,78 @@ export async function deadLetter(
  * supersedes it). An entry of the same body is replaced: with no retries after a 202, this copy
  * is a later event with that content (the user went back to a state), and must be replayed after
  * the events kept between the two, not where the earlier one was. A store that fails is
- * reported; the event is then in the `handler_failed` report's context alone.
+ * reported; the event is then in the `handler_failed` report's context alone (or, when the delete
+ * failed, still in its `in_flight` entry, which `replay()` runs once it is older than `claimTtlMs`).
+ * A process that stops between the delete and the put leaves no entry.
  */
-export async function keepForReplay(context: PipelineContext, rawBody: Uint8Array, verified: VerifiedDelivery, subject: string): Promise<void> {
+export async function keepForReplay(context: PipelineContext, rawBody: Uint8Array, verified: VerifiedDelivery, subject: string, keptInFlight = false): Promise<void> {
   const { deadLetters } = context;
   if (deadLetters === undefined) return;
   const { delivery } = verified;
+  // Whether the in_flight entry kept before the 202 is still there (a delete that failed).
+  let inFlightLeft = keptInFlight;
   try {
     const removed = deadLetters.delete(delivery.bodySha256);
     if (isPromiseLike(removed)) await removed;
-    const kept = deadLetters.put({
-      bodySha256: delivery.bodySha256,
-      rawBody,
-      timestamp: delivery.timestamp,
-      signature: verified.signature,
-      receivedAt: delivery.receivedAt,
-      errors: [],
-      reason: 'handler_failed',
-    });
+    inFlightLeft = false;
+    const kept = deadLetters.put(deadLetterEntry(rawBody, verified, 'handler_failed'));
     if (isPromiseLike(kept)) await kept;
   } catch (error) {
     context.report(new DeadLetterStoreError(error instanceof DeadLetterStoreError ? error.code : 'dead_letter_store_unavailable',
-      `The handlers of ${subject} failed after the delivery was answered 202 acknowledged (acknowledgeEarly), and the dead-letter store could not keep the event for replay() (the store's error is the cause). ` +
-      'The service does not send it again: recover it from the event in the context of the handler_failed report.', { cause: error }),
+      `The handlers of ${subject} failed after the delivery was answered 202 acknowledged (acknowledgeEarly), and the dead-letter store could not keep the event for replay() as handler_failed (the store's error is the cause). ` +
+      (inFlightLeft
+        ? 'Its in_flight entry, kept before the 202, is still in the store: replay() runs it once it is older than the dedupe store\'s claimTtlMs.'
+        : 'The service does not send it again: recover it from the event in the context of the handler_failed report.'), { cause: error }),
     { outcome: 'acknowledged', delivery, subject, afterReply: true });
   }
+}
+
+/**
+ * Before an early 202 (`acknowledgeEarly` with a `deadLetters` store): the delivery is kept as an
+ * `in_flight` dead letter (raw body, timestamp, signature, receivedAt), so that a process that
+ * stops before its handlers finish (kill -9, out of memory, a stop that does not wait for
+ * `receiver.drain()`) leaves the event for `replay()`: the service has its 202 and never sends it
+ * again. Deleted once the handlers succeed ({@link forgetInFlight}), replaced by a
+ * `handler_failed` entry when they fail ({@link keepForReplay}). A second copy of the body
+ * already kept leaves that entry (the store's rule): its event is of the same subject, so this
+ * one's processing supersedes it. Answers `undefined` once kept, or the store's error (thrown or
+ * rejected): the delivery is then answered after its handlers instead, as without
+ * `acknowledgeEarly`, so that nothing is acknowledged that no store keeps. Synchronous when the
+ * store is.
+ */
+export function keepInFlight(context: PipelineContext, rawBody: Uint8Array, verified: VerifiedDelivery): MaybePromise<{ readonly error: unknown } | undefined> {
+  const deadLetters = context.deadLetters!;
+  return fromStore(() => deadLetters.put(deadLetterEntry(rawBody, verified, 'in_flight')), () => undefined, (error) => ({ error }));
+}
+
+/** Reports a delivery answered after its handlers, not 202, because the dead-letter store could not keep it in flight (see {@link keepInFlight}). */
+export function reportInFlightNotKept(context: PipelineContext, error: unknown, outcome: ReceiverOutcome, delivery: WebhookDelivery, subject: string): void {
+  context.report(new DeadLetterStoreError(error instanceof DeadLetterStoreError ? error.code : 'dead_letter_store_unavailable',
+    `acknowledgeEarly is set, but the dead-letter store could not keep the delivery of ${subject} in flight before the 202 (the store's error is the cause): ` +
+      'a process stopping before the handlers finished would have lost an event the service had acknowledged. So it was answered after the handlers instead, as without acknowledgeEarly ' +
+      `(${outcome}; a handler failure is answered 500 and retried). Check the dead-letter store (reachable, not full: replay() or delete its entries).`, { cause: error }),
+  { outcome, delivery, subject, afterReply: false });
+}
+
+/**
+ * After the handlers of an early 202 succeeded: the delivery's `in_flight` entry is deleted. A
+ * store that fails is reported; the entry then stays, and a later `replay()` finds its event
+ * processed (`duplicate`) and deletes it.
+ */
+export async function forgetInFlight(context: PipelineContext, delivery: WebhookDelivery, subject: string): Promise<void> {
+  try {
+    const removed = context.deadLetters!.delete(delivery.bodySha256);
+    if (isPromiseLike(removed)) await removed;
+  } catch (error) {
+    context.report(new DeadLetterStoreError(error instanceof DeadLetterStoreError ? error.code : 'dead_letter_store_unavailable',
+      `The handlers of ${subject} succeeded after an early 202 (acknowledgeEarly), but the dead-letter store could not delete the in_flight entry kept before the 202 (the store's error is the cause). ` +
+        'Nothing is lost: a later replay() finds the event processed (duplicate) and deletes the entry.', { cause: error }),
+    { outcome: 'acknowledged', delivery, subject, afterReply: true });
+  }
+}
+
+/** The entry that keeps a verified delivery for `replay()`: what replay needs to run it (its raw body, timestamp, signature and arrival), and why it was kept. */
+function deadLetterEntry(rawBody: Uint8Array, verified: VerifiedDelivery, reason: DeadLetterReason, errors: readonly WebhookEventValidationError[] = []): DeadLetterEntry {
+  const { delivery } = verified;
+  return { bodySha256: delivery.bodySha256, rawBody, timestamp: delivery.timestamp, signature: verified.signature, receivedAt: delivery.receivedAt, errors, reason };
 }

@@ -5,7 +5,7 @@ import { replyFor } from '../reply.js';
 import type { ReceiverOutcome } from '../status-table.js';
 import { claimSubject, type SubjectClaim } from './claim.js';
 import { andThen, isPromiseLike, type Answer, type MaybePromise, type PipelineContext } from './context.js';
-import { deadLetter, keepForReplay } from './dead-letter.js';
+import { deadLetter, forgetInFlight, keepForReplay, keepInFlight, reportInFlightNotKept } from './dead-letter.js';
 import { parseEvent, type ParsedDelivery } from './parse-event.js';
 import { unreadableBody } from './read-body.js';
 import { reportIfPastReplyWindow } from './reply-window.js';
@@ -109,17 +109,52 @@ function claimAndDispatch(
       });
     }
     if (context.acknowledgeEarly && !mode.replay) {
-      // Started on a later task, not a microtask: the adapters write the reply in the microtasks
-      // that follow this return (and a runtime sends a returned Response), so a microtask would
-      // run the handlers' synchronous code before the reply went out. Should they fail, the
-      // service has its 202 and sends nothing again: a dead-letter store keeps the event.
-      const afterReply = new Promise<void>((resolve) => { setTimeout(resolve, 0); })
-        .then(() => dispatchAndSettle(context, claim, event, delivery, AFTER_REPLY))
-        .then((outcome) => (outcome === 'handler_failed' ? keepForReplay(context, rawBody, verified, claim.subject) : undefined));
-      return { outcome: 'acknowledged', afterReply };
+      if (context.deadLetters === undefined) return acknowledgeEarly(context, rawBody, verified, claim, event, false);
+      // Kept before the 202 (see keepInFlight): a process that stops before the handlers finish
+      // leaves the event for replay(). A store that cannot keep it: answered after the handlers.
+      return andThen(keepInFlight(context, rawBody, verified), (notKept): MaybePromise<Processed> => notKept === undefined
+        ? acknowledgeEarly(context, rawBody, verified, claim, event, true)
+        : andThen(dispatchAndSettle(context, claim, event, delivery, BEFORE_REPLY), (outcome) => {
+          reportInFlightNotKept(context, notKept.error, outcome, delivery, claim.subject);
+          return { outcome };
+        }));
     }
     return andThen(dispatchAndSettle(context, claim, event, delivery, mode.replay ? IN_REPLAY : BEFORE_REPLY), (outcome) => ({ outcome }));
   });
+}
+
+/**
+ * An early 202 (`acknowledgeEarly`): the handlers run after the reply. Started on a later task,
+ * not a microtask: the adapters write the reply in the microtasks that follow this return (and a
+ * runtime sends a returned Response), so a microtask would run the handlers' synchronous code
+ * before the reply went out. Should they fail, the service has its 202 and sends nothing again:
+ * a dead-letter store keeps the event (`handler_failed`, in place of its `in_flight` entry);
+ * once they succeed, the `in_flight` entry is deleted. The work is counted in
+ * `context.afterReplyWork` until it settles, for `receiver.drain()`.
+ */
+function acknowledgeEarly(
+  context: PipelineContext,
+  rawBody: Uint8Array,
+  verified: VerifiedDelivery,
+  claim: SubjectClaim,
+  event: Parameters<PipelineContext['handlers']['dispatch']>[0],
+  keptInFlight: boolean,
+): Processed {
+  const { delivery } = verified;
+  const afterReply = new Promise<void>((resolve) => { setTimeout(resolve, 0); })
+    .then(() => dispatchAndSettle(context, claim, event, delivery, AFTER_REPLY))
+    .then((outcome) => {
+      if (outcome === 'handler_failed') return keepForReplay(context, rawBody, verified, claim.subject, keptInFlight);
+      return keptInFlight ? forgetInFlight(context, delivery, claim.subject) : undefined;
+    })
+    // Never rejects (see WebhookReceipt.afterReply): an unexpected failure is reported.
+    .then(undefined, (error: unknown) => { context.report(error, { outcome: 'internal_error', delivery, subject: claim.subject, afterReply: true }); });
+  const running = context.afterReplyWork;
+  if (running !== undefined) {
+    running.add(afterReply);
+    void afterReply.then(() => { running.delete(afterReply); });
+  }
+  return { outcome: 'acknowledged', afterReply };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
+import { DEFAULT_CLAIM_TTL_MS } from '../dedupe/dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
 import type { ReplayOptions, ReplayReport } from '../receiver-types.js';
 import type { ReceiverOutcome } from '../status-table.js';
@@ -42,6 +43,7 @@ export async function replayDeadLetters(context: PipelineContext, options: Repla
   // Entries run in this call that are still in the store (they stay, or their deletion failed).
   let left = 0;
   let window = limit;
+  const inFlightMs = claimTtlMs(context);
   for (;;) {
     let entries: readonly DeadLetterEntry[];
     try {
@@ -55,9 +57,17 @@ export async function replayDeadLetters(context: PipelineContext, options: Repla
       break;
     }
     let ranAny = false;
+    const now = Date.now();
     for (const entry of entries) {
       if (seen.has(entry.bodySha256)) continue;
       seen.add(entry.bodySha256);
+      if (entry.reason === 'in_flight' && now - entry.receivedAt < inFlightMs) {
+        // Its handlers may still be running, in this process or another: left alone, unreported,
+        // as an entry that stays (the next listing makes room for it).
+        ranAny = true;
+        left += 1;
+        continue;
+      }
       ranAny = true;
       // Placed where it was received: a newer event of its subject processed since supersedes it.
       const delivery = { timestamp: entry.timestamp, bodySha256: entry.bodySha256, receivedAt: entry.receivedAt };
@@ -84,4 +94,17 @@ export async function replayDeadLetters(context: PipelineContext, options: Repla
     window = Math.min(left + Math.max(limit - done, left), Number.MAX_SAFE_INTEGER);
   }
   return { results };
+}
+
+/**
+ * How old an `in_flight` entry must be before replay runs it: the deduplication store's
+ * `claimTtlMs` ({@link DEFAULT_CLAIM_TTL_MS}, 2 minutes, when it does not say, or without a store).
+ * A younger one may be a delivery whose handlers are still running after its early 202, in this
+ * process or another; an older one is run in place, and the store's claim decides: its handlers
+ * still running (their claim renewed), `duplicate_in_progress` and it stays; its event processed
+ * meanwhile, `duplicate`; a newer event of its subject processed, `superseded`.
+ */
+function claimTtlMs(context: PipelineContext): number {
+  const given = context.dedupe?.claimTtlMs;
+  return typeof given === 'number' && Number.isFinite(given) && given > 0 ? given : DEFAULT_CLAIM_TTL_MS;
 }
