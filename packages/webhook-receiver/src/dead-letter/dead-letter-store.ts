@@ -11,7 +11,7 @@ import type { WebhookEventValidationError } from '@capi/webhook-validator';
  * ```
  */
 export interface DeadLetterEntry {
-  /** Lower-case hex SHA-256 of `rawBody`: the entry's key (a second copy of the body keeps the first entry). */
+  /** Lower-case hex SHA-256 of `rawBody`: the entry's key (`put` of a second copy keeps the first entry; the receiver deletes it first when the copy is a later event). */
   readonly bodySha256: string;
   /** The body exactly as received and verified. */
   readonly rawBody: Uint8Array;

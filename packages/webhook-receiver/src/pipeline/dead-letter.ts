@@ -11,8 +11,9 @@ import type { DeadLetterEntry, DeadLetterReason } from '../dead-letter/dead-lett
  * would be refused the same way, and then the event is gone). The partner's code sees it first
  * (`onInvalidEvent`, then `onError` with an {@link InvalidWebhookEventError}), then:
  *
- * - with a `deadLetters` store: kept for `replay`, 202 `invalid_event_dead_lettered`; 503 when the
- *   store fails (the retry tries again);
+ * - with a `deadLetters` store: kept for `replay` (in place of an entry of the same body: a later
+ *   event with that content), 202 `invalid_event_dead_lettered`; 503 when the store fails (the
+ *   retry tries again);
  * - without one: 200 `invalid_event_handled` when `onInvalidEvent` returned without throwing,
  *   else 500 `invalid_event_unhandled`, so that the service retries an event no code has taken.
  */
@@ -40,6 +41,12 @@ export async function deadLetter(
   let outcome: ReceiverOutcome;
   if (context.deadLetters !== undefined) {
     try {
+      // An entry of the same body is replaced, as after an early 202 (see keepForReplay): the
+      // first was answered 202, so the service sends it no more, and this copy is a later event
+      // with that content (the user went back to a state), to be replayed after the events kept
+      // between the two. Kept in the first one's place, a drift A -> B -> A replayed to B.
+      const removed = context.deadLetters.delete(verified.delivery.bodySha256);
+      if (isPromiseLike(removed)) await removed;
       const kept = context.deadLetters.put(deadLetterEntry(rawBody, verified, 'invalid_event', errors));
       if (isPromiseLike(kept)) await kept;
       outcome = 'invalid_event_dead_lettered';
