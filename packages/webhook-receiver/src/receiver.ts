@@ -194,6 +194,7 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     deadLetters: options.deadLetters,
     acknowledgeEarly: options.acknowledgeEarly ?? false,
     afterReplyWork: options.acknowledgeEarly === true ? new Set() : undefined,
+    failedBeforeReply: options.deadLetters !== undefined ? new Set() : undefined,
     subjectWaitMs,
     replyWindowMs,
     lines,

@@ -17,6 +17,7 @@ import {
   type WebhookReceiverOptions,
 } from '../src/index.js';
 import { storeKinds, type Stores } from './helpers/drift-stores.js';
+import { eventBody } from './helpers/events.js';
 import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
 import { createFakeService, type FakeService } from './helpers/service.js';
 import { listen, listenFetch, type RunningServer } from './helpers/servers.js';
@@ -249,5 +250,71 @@ describe('replay', () => {
     await expect(receiver.replay()).rejects.toMatchObject({ name: 'WebhookReceiverError', code: 'invalid_options', message: expect.stringContaining('deadLetters store') });
     const withStore = createWebhookReceiver({ publicKey: service.publicKey, deadLetters: createMemoryDeadLetterStore() });
     await expect(withStore.replay({ limit: 0 })).rejects.toMatchObject({ code: 'invalid_options', message: expect.stringContaining('limit') });
+  });
+});
+
+// A handler bug that outlasts the service's retries (1, 5 and 15 minutes: about 21 minutes) used
+// to lose every event it met: each was answered 500 four times and given up, with nothing kept.
+// With a deadLetters store, a delivery whose handlers fail before the reply is kept as a
+// handler_failed dead letter before its 500, and replay() runs it once the handlers work; a retry
+// that succeeds in the same process deletes the entry.
+// A retry may come 50 ms after its failure here (the service's first wait is a minute).
+const failureStoreKinds: Array<[string, () => { dedupe: DedupeStore; deadLetters: DeadLetterStore }]> = [
+  ['memory stores', () => ({ dedupe: createMemoryDedupeStore({ minRetryDelayMs: 50 }), deadLetters: createMemoryDeadLetterStore() })],
+  ['Redis stores on a real redis-server', () => {
+    const keyPrefix = `kept-failure:${process.pid}:${++userCounter}:`;
+    return { dedupe: createRedisDedupeStore({ client: redis, keyPrefix, minRetryDelayMs: 50 }), deadLetters: createRedisDeadLetterStore({ client: redis, keyPrefix }) };
+  }],
+];
+
+describe.each(failureStoreKinds)('a handler failure before the reply, with %s', (_name, createStores) => {
+  async function start(stores: { dedupe: DedupeStore; deadLetters: DeadLetterStore }) {
+    const state = { broken: true, written: [] as string[] };
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, ...stores, onError: () => undefined })
+      .on('kyc.status.changed', (event) => {
+        if (state.broken) throw new Error('the partner database is down');
+        state.written.push(`${event.data.id} ${event.data.kycStatus}`);
+      });
+    const server = await listen(toNodeHandler(receiver));
+    running.push(server);
+    return { receiver, url: server.url, state };
+  }
+
+  it('is kept before its 500, so a bug longer than the retries loses nothing: replay() runs each event once the handlers work, in order', async () => {
+    const stores = createStores();
+    const partner = await start(stores);
+    const user = `kept-${crypto.randomUUID()}`;
+    const pending = eventBody('kyc.status.changed', user, { kycStatus: 'pending' });
+    const approved = eventBody('kyc.status.changed', user, { kycStatus: 'approved' });
+    // The service's four attempts of each event fail (the retries after their waits).
+    for (const body of [pending, approved]) {
+      for (let attempt = 0; attempt < 4; attempt++) {
+        expect((await service.deliver(partner.url, body)).body.code).toBe('handler_failed');
+        await new Promise((resolve) => setTimeout(resolve, 60));
+      }
+    }
+    const kept = await stores.deadLetters.list(10);
+    expect(kept.map((entry) => entry.reason)).toEqual(['handler_failed', 'handler_failed']);
+    // The service has given both up. The bug is fixed, and the operator replays.
+    partner.state.broken = false;
+    const replayed = await partner.receiver.replay();
+    expect(replayed.results.map((result) => result.outcome)).toEqual(['processed', 'processed']);
+    expect(partner.state.written).toEqual([`${user} pending`, `${user} approved`]);
+    expect(await stores.deadLetters.list(10)).toEqual([]);
+  });
+
+  it('is deleted when a retry succeeds in the same process: nothing left to replay', async () => {
+    const stores = createStores();
+    const partner = await start(stores);
+    const user = `kept-${crypto.randomUUID()}`;
+    const body = eventBody('kyc.status.changed', user, { kycStatus: 'pending' });
+    expect((await service.deliver(partner.url, body)).body.code).toBe('handler_failed');
+    expect((await stores.deadLetters.list(10)).map((entry) => entry.reason)).toEqual(['handler_failed']);
+    partner.state.broken = false;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect((await service.deliver(partner.url, body)).body.code).toBe('processed');
+    expect(await stores.deadLetters.list(10)).toEqual([]);
+    expect((await partner.receiver.replay()).results).toEqual([]);
+    expect(partner.state.written).toEqual([`${user} pending`]);
   });
 });

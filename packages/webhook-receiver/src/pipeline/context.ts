@@ -18,6 +18,12 @@ export interface PipelineContext {
   readonly dedupe: DedupeStore | undefined;
   readonly deadLetters: DeadLetterStore | undefined;
   readonly acknowledgeEarly: boolean;
+  /**
+   * With a `deadLetters` store: the bodies (SHA-256) whose handlers failed before the reply in this
+   * process and were kept as `handler_failed` dead letters, so that their retry's success here
+   * deletes the entry (one in another process's store is deleted by the next `replay()`).
+   */
+  readonly failedBeforeReply: Set<string> | undefined;
   /** With `acknowledgeEarly`: the work still running after early 202s, for `receiver.drain()` (none otherwise). */
   readonly afterReplyWork: Set<Promise<void>> | undefined;
   /** How long a delivery waits for the subject's earlier event before it is answered 409. */

@@ -140,6 +140,52 @@ export async function forgetInFlight(context: PipelineContext, delivery: Webhook
   }
 }
 
+/**
+ * A delivery whose handlers failed before the reply (answered 500, and retried 1, 5 and 15
+ * minutes later): with a `deadLetters` store it is kept as a `handler_failed` entry (in place of
+ * an entry of the same body) before the 500 goes out. The service gives the event up after its
+ * third retry, so without it a handler bug that lasts longer (about 21 minutes) loses every
+ * event it meets; with it, `replay()` runs them once the handlers work, in their places. A retry
+ * that succeeds in this process deletes the entry ({@link forgetFailedBeforeReply}); one that
+ * succeeds in another process leaves it to the next `replay()`, which finds the event processed
+ * (`duplicate`) and deletes it. A store that fails is reported; the delivery is answered 500 all
+ * the same (the service retries it).
+ */
+export async function keepFailedBeforeReply(context: PipelineContext, rawBody: Uint8Array, verified: VerifiedDelivery, subject: string): Promise<void> {
+  const { delivery } = verified;
+  try {
+    const removed = context.deadLetters!.delete(delivery.bodySha256);
+    if (isPromiseLike(removed)) await removed;
+    const kept = context.deadLetters!.put(deadLetterEntry(rawBody, verified, 'handler_failed'));
+    if (isPromiseLike(kept)) await kept;
+    const failedHere = context.failedBeforeReply;
+    if (failedHere !== undefined) {
+      failedHere.add(delivery.bodySha256);
+      // A hint only (a retry that goes to another process never deletes its digest here): bounded.
+      if (failedHere.size > 10_000) failedHere.delete(failedHere.values().next().value!);
+    }
+  } catch (error) {
+    context.report(new DeadLetterStoreError(error instanceof DeadLetterStoreError ? error.code : 'dead_letter_store_unavailable',
+      `The handlers of ${subject} failed, and the dead-letter store could not keep the event for replay() (the store's error is the cause). ` +
+        'It is answered 500 all the same, and the service retries it 1, 5 and 15 minutes later; should the handlers still fail then, recover it from the event in the context of the handler_failed report.', { cause: error }),
+    { outcome: 'handler_failed', delivery, subject, afterReply: false });
+  }
+}
+
+/** A retry whose handlers succeeded in the process that kept its failure ({@link keepFailedBeforeReply}): the entry is deleted. A store that fails is reported; the next `replay()` deletes it then (`duplicate`). */
+export async function forgetFailedBeforeReply(context: PipelineContext, delivery: WebhookDelivery, subject: string): Promise<void> {
+  context.failedBeforeReply?.delete(delivery.bodySha256);
+  try {
+    const removed = context.deadLetters!.delete(delivery.bodySha256);
+    if (isPromiseLike(removed)) await removed;
+  } catch (error) {
+    context.report(new DeadLetterStoreError(error instanceof DeadLetterStoreError ? error.code : 'dead_letter_store_unavailable',
+      `The handlers of ${subject} succeeded on a retry, but the dead-letter store could not delete the handler_failed entry kept for its earlier failure (the store's error is the cause). ` +
+        'Nothing is lost: a later replay() finds the event processed (duplicate) and deletes the entry.', { cause: error }),
+    { outcome: 'processed', delivery, subject, afterReply: false });
+  }
+}
+
 /** The entry that keeps a verified delivery for `replay()`: what replay needs to run it (its raw body, timestamp, signature and arrival), and why it was kept. */
 function deadLetterEntry(rawBody: Uint8Array, verified: VerifiedDelivery, reason: DeadLetterReason, errors: readonly WebhookEventValidationError[] = []): DeadLetterEntry {
   const { delivery } = verified;

@@ -5,7 +5,7 @@ import { replyFor } from '../reply.js';
 import type { ReceiverOutcome } from '../status-table.js';
 import { claimSubject, type SubjectClaim } from './claim.js';
 import { andThen, isPromiseLike, type Answer, type MaybePromise, type PipelineContext } from './context.js';
-import { deadLetter, forgetInFlight, keepForReplay, keepInFlight, reportInFlightNotKept } from './dead-letter.js';
+import { deadLetter, forgetFailedBeforeReply, forgetInFlight, keepFailedBeforeReply, keepForReplay, keepInFlight, reportInFlightNotKept } from './dead-letter.js';
 import { parseEvent, type ParsedDelivery } from './parse-event.js';
 import { unreadableBody } from './read-body.js';
 import { reportIfPastReplyWindow } from './reply-window.js';
@@ -119,7 +119,16 @@ function claimAndDispatch(
           return { outcome };
         }));
     }
-    return andThen(dispatchAndSettle(context, claim, event, delivery, mode.replay ? IN_REPLAY : BEFORE_REPLY), (outcome) => ({ outcome }));
+    if (mode.replay) return andThen(dispatchAndSettle(context, claim, event, delivery, IN_REPLAY), (outcome) => ({ outcome }));
+    return andThen(dispatchAndSettle(context, claim, event, delivery, BEFORE_REPLY), (outcome) => {
+      const failedHere = context.failedBeforeReply;
+      if (failedHere === undefined) return { outcome };
+      // Kept before the 500: the service retries it 3 times, and then the event is gone, however
+      // long the handler bug lasts. Its retry that succeeds in this process deletes the entry.
+      if (outcome === 'handler_failed') return keepFailedBeforeReply(context, rawBody, verified, claim.subject).then(() => ({ outcome }));
+      if (outcome === 'processed' && failedHere.has(delivery.bodySha256)) return forgetFailedBeforeReply(context, delivery, claim.subject).then(() => ({ outcome }));
+      return { outcome };
+    });
   });
 }
 
