@@ -1,7 +1,7 @@
 /**
  * What differs per runtime: WebCrypto and atob/TextEncoder everywhere (web-engine),
- * node:crypto's synchronous one-shot calls and Buffer on Node (node-engine). Everything else
- * is shared.
+ * node:crypto's one-shot calls and Buffer on Node (node-engine: synchronous, but a large
+ * message is verified on the thread pool). Everything else is shared.
  */
 export interface Ed25519Engine {
   verify(publicKey: CryptoKey, signature: Uint8Array<ArrayBuffer>, message: Uint8Array<ArrayBuffer>): boolean | Promise<boolean>;
