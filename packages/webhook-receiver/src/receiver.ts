@@ -190,6 +190,7 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     signatureCheck: createSignatureCheck(options),
     validator: options.validator ?? parseWebhookEvent,
     parseOptions: { maxBytes: maxBodyBytes, strict: options.strict ?? false },
+    decodesForValidator: options.validator === undefined,
     dedupe,
     deadLetters: options.deadLetters,
     acknowledgeEarly: options.acknowledgeEarly ?? false,

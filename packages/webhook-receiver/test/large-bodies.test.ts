@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { signWebhook } from '@capi/webhook-signature';
+import { parseWebhookEvent } from '@capi/webhook-validator';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createMemoryDeadLetterStore,
@@ -87,5 +88,75 @@ describe.each(servings)('large bodies through %s', (_name, serve) => {
     }).onAny((_event, delivery) => { replayed.push(delivery.bodySha256); });
     expect(await upgraded.replay()).toEqual({ results: [{ bodySha256: opensslSha256(body), outcome: 'processed', deleted: true }] });
     expect(replayed).toEqual([opensslSha256(body)]);
+  });
+});
+
+// From 128 KiB on (with more than one CPU, as in CI), the receiver decodes a body while its
+// signature is checked on the thread pool, and the default validator parses that text: every
+// body must be judged exactly as the validator judges its bytes, and a forged one never reaches it.
+describe('large bodies decoded while the signature is checked', () => {
+  const encoder = new TextEncoder();
+  const bytes = (...parts: Array<string | number[]>) => new Uint8Array(parts.flatMap((part) => (typeof part === 'string' ? [...encoder.encode(part)] : part)));
+  const BOM = [0xef, 0xbb, 0xbf];
+  const valid = () => largeBody('kyc.status.changed', 'big-judged', LARGE, { kycStatus: 'approved' });
+  const cases: Array<[string, () => Uint8Array]> = [
+    ['a valid event', () => bytes(valid())],
+    ['a valid event after a BOM', () => bytes(BOM, valid())],
+    ['a valid event after two BOMs', () => bytes(BOM, BOM, valid())],
+    ['bytes that are not UTF-8', () => bytes(valid().slice(0, -2), [0xff], '}}')],
+    ['text that is not JSON', () => bytes(valid().slice(0, -1))],
+    ['a drifted enum value', () => bytes(valid().replace('"approved"', '"someNewValue"'))],
+    ['a prototype key', () => bytes(valid().replace('"cards":', '"__proto__":{"polluted":true},"cards":'))],
+    ['nesting deeper than 64 levels', () => bytes(valid().replace('"cards":', `"deep":${'['.repeat(80)}${']'.repeat(80)},"cards":`))],
+  ];
+
+  /** The receive() source of a signed body, answering the header names in lower case as the receiver asks. */
+  const sourceOf = (signed: Awaited<ReturnType<typeof signWebhook>>, rawBody: Uint8Array) => {
+    const headers = new Map(Object.entries(signed.headers).map(([name, value]) => [name.toLowerCase(), value]));
+    // A source that ignores the limit, so that the validator's own size check is reached too.
+    return { method: 'POST', header: (name: string) => headers.get(name) ?? null, readRawBody: async () => rawBody };
+  };
+
+  async function judge(rawBody: Uint8Array, maxBodyBytes = 4 * 1024 * 1024) {
+    const seen = { dispatched: 0, invalid: [] as unknown[] };
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, maxBodyBytes, onError: () => undefined, onInvalidEvent: (event) => { seen.invalid.push(event.errors); } })
+      .onAny(() => { seen.dispatched += 1; });
+    const signed = await signWebhook({ rawBody, privateKey: service.privateKey });
+    const { reply } = await receiver.receive(sourceOf(signed, rawBody));
+    return { status: reply.status, code: JSON.parse(reply.body).code as string, ...seen };
+  }
+
+  it.each(cases)('%s: the outcome and the errors the validator gives for its bytes', async (_name, make) => {
+    const rawBody = make();
+    expect(rawBody.byteLength).toBeGreaterThanOrEqual(128 * 1024);
+    const expected = parseWebhookEvent(rawBody, { maxBytes: 4 * 1024 * 1024 });
+    const judged = await judge(rawBody);
+    if (expected.ok) {
+      expect(judged).toMatchObject({ status: 200, code: 'processed', dispatched: 1, invalid: [] });
+    } else {
+      expect(expected.errors.length).toBeGreaterThan(0);
+      expect(judged).toMatchObject({ dispatched: 0, invalid: [expected.errors] });
+    }
+  });
+
+  it('a body over maxBodyBytes from a source that ignores the limit: refused by the validator for its size, as its bytes are', async () => {
+    const rawBody = bytes(valid());
+    const judged = await judge(rawBody, 200 * 1024);
+    const expected = parseWebhookEvent(rawBody, { maxBytes: 200 * 1024 });
+    expect(expected.ok).toBe(false);
+    expect(judged.invalid).toEqual([!expected.ok && expected.errors]);
+    expect(judged.invalid).toEqual([[expect.objectContaining({ keyword: 'maxBytes' })]]);
+  });
+
+  it('a forged large body is answered 401 and never reaches the validator or a hook', async () => {
+    const rawBody = bytes(valid().replace('"approved"', '"someNewValue"'));
+    const forger = await createFakeService();
+    const seen: unknown[] = [];
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, onError: () => undefined, onInvalidEvent: (event) => { seen.push(event); } }).onAny((event) => { seen.push(event); });
+    const signed = await signWebhook({ rawBody, privateKey: forger.privateKey });
+    const { reply } = await receiver.receive(sourceOf(signed, rawBody));
+    expect(reply.status).toBe(401);
+    expect(JSON.parse(reply.body)).toMatchObject({ code: 'invalid_signature' });
+    expect(seen).toEqual([]);
   });
 });

@@ -15,6 +15,8 @@ export interface PipelineContext {
   readonly signatureCheck: SignatureCheck;
   readonly validator: WebhookEventParser;
   readonly parseOptions: { readonly strict: boolean; readonly maxBytes: number };
+  /** The validator is the default `parseWebhookEvent`, which also takes the body as text: a large body is decoded while its signature is checked. */
+  readonly decodesForValidator: boolean;
   readonly dedupe: DedupeStore | undefined;
   readonly deadLetters: DeadLetterStore | undefined;
   readonly acknowledgeEarly: boolean;

@@ -1,5 +1,5 @@
 import type { WebhookEvent } from '@capi/event-types';
-import type { WebhookEventValidationError } from '@capi/webhook-validator';
+import { parseWebhookEvent, type WebhookEventValidationError } from '@capi/webhook-validator';
 import type { PipelineContext } from './context.js';
 
 /** What stage 3 made of a verified body. */
@@ -24,8 +24,9 @@ const HAPPENINGS: ReadonlySet<string> = new Set(['card.transaction.created']);
  * dispatched. Bodies without a subject (unknown event types, an event without `data.id`) and
  * events that are not states (`card.transaction.created`) are keyed by their own digest.
  */
-export function parseEvent(context: PipelineContext, rawBody: Uint8Array, bodySha256: string): ParsedDelivery {
-  const parsed = context.validator(rawBody, context.parseOptions);
+export function parseEvent(context: PipelineContext, rawBody: Uint8Array, bodySha256: string, text?: string): ParsedDelivery {
+  // The text of a body already checked against maxBytes: the validator need not count its UTF-8 bytes again.
+  const parsed = text === undefined ? context.validator(rawBody, context.parseOptions) : parseWebhookEvent(text, { strict: context.parseOptions.strict, maxBytes: Number.MAX_SAFE_INTEGER });
   if (parsed.ok) {
     const { eventType } = parsed.event;
     const id = (parsed.event.data as { id?: unknown } | undefined)?.id;

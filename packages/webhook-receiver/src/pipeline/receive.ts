@@ -70,7 +70,7 @@ export function processVerified(
   mode: DeliveryMode,
 ): MaybePromise<Processed> {
   const { delivery } = verified;
-  const parsed = parseEvent(context, rawBody, delivery.bodySha256);
+  const parsed = parseEvent(context, rawBody, delivery.bodySha256, verified.text);
   if (parsed.kind === 'invalid') {
     return mode.replay ? { outcome: 'invalid_event_dead_lettered' } : deadLetter(context, rawBody, verified, parsed.errors, parsed.eventType);
   }
