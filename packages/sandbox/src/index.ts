@@ -1,5 +1,6 @@
 export { startSandbox, type Sandbox, type SandboxReceiverOptions } from './sandbox.js';
 export { DeliveriesNotSettledError, type WhenDeliveriesSettledOptions } from './webhooks/settle-wait.js';
+export type { DeliveryFilter } from './webhooks/delivery-filter.js';
 export { DEV_WALLET } from './dev-wallet.js';
 export type { SandboxOptions } from './options.js';
 export { SandboxConfigError, type SandboxConfigErrorCode } from './errors.js';

@@ -29,6 +29,7 @@ import { UserRegistry, UserRegistryError } from './users/user-registry.js';
 import { readUsersFile } from './users/users-file.js';
 import { DeliveryScheduler, RETRY_DELAYS_MS, type Delivery } from './webhooks/delivery-scheduler.js';
 import { whenDeliveriesSettled, type WhenDeliveriesSettledOptions } from './webhooks/settle-wait.js';
+import { checkOptionNames, DELIVERY_FILTER_NAMES, deliveryMatcher, type DeliveryFilter } from './webhooks/delivery-filter.js';
 import { EventPublisher } from './webhooks/event-publisher.js';
 import { sampleEventData, type SandboxEventType } from './webhooks/sample-event-data.js';
 import { WebhookKey } from './webhooks/webhook-key.js';
@@ -116,8 +117,12 @@ export interface Sandbox {
   setWebhookKeySuccess(success: boolean): void;
   addWebhookEndpoint(url: string): void;
   removeWebhookEndpoint(url: string): void;
-  /** The delivery log: every delivery with every attempt, oldest first. */
-  deliveries(): Delivery[];
+  /**
+   * The delivery log: every delivery with every attempt, oldest first; with a filter, those it
+   * matches (`userId`, `eventType`, `state`, `url`, `id`; every one given must match). A filter
+   * with a misspelt name or a value of the wrong type throws {@link SandboxConfigError}.
+   */
+  deliveries(filter?: DeliveryFilter): Delivery[];
   /**
    * Empties the delivery log, as `DELETE /__sandbox/deliveries` does. Deliveries in flight or
    * waiting for a retry go on (the log no longer shows them) and {@link Sandbox.whenDeliveriesSettled}
@@ -351,6 +356,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       defaultDailyLimitCents: defaultDailyLimitCents(config.maxDailyLimitCents),
       migrationKycSetupMs: config.migrationKycSetupMs,
       timeScale: config.timeScale,
+      deliveryTimeoutMs: config.deliveryTimeoutMs,
+      limitSyncDelayMs: config.limitSyncDelayMs,
       whitelist: ['localhost', ...config.whitelist],
       webhookEndpoints: publisher.endpoints(),
     }),
@@ -417,7 +424,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     addWebhookEndpoint: (url) => void publisher.addEndpoint(url),
     removeWebhookEndpoint: (url) => void publisher.removeEndpoint(url),
-    deliveries: () => scheduler.list(),
+    deliveries: (filter) => {
+      if (filter === undefined) return scheduler.list();
+      checkOptionNames(filter, DELIVERY_FILTER_NAMES, 'deliveries', '{ userId, state }');
+      return scheduler.list().filter(deliveryMatcher(filter, 'deliveries'));
+    },
     clearDeliveries: () => scheduler.clear(),
     // Without options: every delivery, no time limit, as before the options existed.
     whenDeliveriesSettled: (waitOptions) => whenDeliveriesSettled(scheduler, waitOptions),

@@ -104,6 +104,49 @@ describe('whenDeliveriesSettled waits for the deliveries it is told to, for as l
   });
 });
 
+describe('deliveries(filter) keeps one user\'s, one kind\'s or one state\'s deliveries, as GET /__sandbox/deliveries?… does', () => {
+  it('{ userId, state, eventType } and the query parameters of the same names list the same deliveries', async () => {
+    const { sandbox, user: failing } = await sandboxWithFailingUser(60, 'failing@example.com');
+    const mine = sandbox.users.create({ email: 'mine@example.com' });
+    sandbox.users.setKycStatus(mine.id, 'approved');
+    await sandbox.whenDeliveriesSettled({ userId: mine.id, timeoutMs: 3_000 });
+
+    const ofMine = sandbox.deliveries({ userId: mine.id });
+    expect(ofMine.map((delivery) => [delivery.eventType, delivery.state])).toEqual([['user.created', 'succeeded'], ['kyc.status.changed', 'succeeded']]);
+    expect(sandbox.deliveries({ userId: mine.id, state: 'failed' })).toEqual([]);
+    const failingKyc = sandbox.deliveries({ userId: failing.id, eventType: 'kyc.status.changed' });
+    expect(failingKyc).toHaveLength(1);
+    expect(['delivering', 'retrying']).toContain(failingKyc[0]!.state);
+    expect(sandbox.deliveries({ id: ofMine[0]!.id })).toEqual([ofMine[0]]);
+    expect(sandbox.deliveries({})).toEqual(sandbox.deliveries());
+
+    const viaHttp = await callAdmin(sandbox.baseUrl, 'GET', `/__sandbox/deliveries?userId=${mine.id}&state=succeeded`);
+    expect(viaHttp).toEqual({ status: 200, body: { deliveries: ofMine } });
+  });
+
+  it('refuses a misspelt filter or a state that is none, instead of listing the whole log', async () => {
+    const sandbox = await start({ users: [] });
+    expect(() => sandbox.deliveries({ userid: 'x' } as never)).toThrow(SandboxConfigError);
+    expect(() => sandbox.deliveries({ userid: 'x' } as never)).toThrow(/deliveries has no option "userid". Its options: id, userId, url, eventType, state/);
+    expect(() => sandbox.deliveries({ state: 'done' as never })).toThrow(/state must be one of delivering, retrying, succeeded, failed; got "done"/);
+    expect(() => sandbox.deliveries({ userId: 42 as never })).toThrow(/deliveries's userId must be a string; got 42/);
+
+    const misspelt = await callAdmin(sandbox.baseUrl, 'GET', '/__sandbox/deliveries?userid=x');
+    expect(misspelt.status).toBe(422);
+    expect(misspelt.body.message).toBe('GET /__sandbox/deliveries has no filter "userid". Its filters: id, userId, url, eventType, state.');
+    const noSuchState = await callAdmin(sandbox.baseUrl, 'GET', '/__sandbox/deliveries?state=done');
+    expect(noSuchState.status).toBe(422);
+    expect(noSuchState.body.message).toMatch(/state must be one of delivering, retrying, succeeded, failed/);
+  });
+
+  it('GET /__sandbox names the delivery timeout and the limit sync delay, as the sandbox was started with', async () => {
+    const manual = await start({ users: [], deliveryTimeoutMs: 5_000, limitSyncDelayMs: 'manual' });
+    expect((await callAdmin(manual.baseUrl, 'GET', '/__sandbox')).body).toMatchObject({ deliveryTimeoutMs: 5_000, limitSyncDelayMs: 'manual' });
+    const defaults = await start({ users: [] });
+    expect((await callAdmin(defaults.baseUrl, 'GET', '/__sandbox')).body).toMatchObject({ deliveryTimeoutMs: 30_000, limitSyncDelayMs: 2_000 });
+  });
+});
+
 describe('clearDeliveries() and oneTimePasswords({ sentTo }) do what their admin routes do', () => {
   it('clearDeliveries() empties the log as DELETE /__sandbox/deliveries does', async () => {
     const url = await receiverFailingFor(new Set());

@@ -9,6 +9,7 @@ import type { OneTimePasswords } from '../onboarding/one-time-passwords.js';
 import { KYC_STATUSES, type KycStatus, type UserSeed } from '../users/user.js';
 import { UserRegistryError, type UserRegistry } from '../users/user-registry.js';
 import type { DeliveryScheduler } from '../webhooks/delivery-scheduler.js';
+import { DELIVERY_FILTER_NAMES, deliveryMatcher } from '../webhooks/delivery-filter.js';
 import { EventPublishError, unknownEventTypeMessage, type EventPublisher } from '../webhooks/event-publisher.js';
 import { sampleEventData, SANDBOX_EVENT_TYPES } from '../webhooks/sample-event-data.js';
 import type { WebhookKey } from '../webhooks/webhook-key.js';
@@ -216,13 +217,20 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
   });
 
   router.on('GET', '/__sandbox/deliveries', (request) => {
-    const filters = ['id', 'eventType', 'state', 'url'] as const;
-    let deliveries = deps.scheduler.list();
-    for (const filter of filters) {
-      const wanted = request.url.searchParams.get(filter);
-      if (wanted !== null) deliveries = deliveries.filter((delivery) => delivery[filter] === wanted);
+    // The filters of sandbox.deliveries(), by the same names: a misspelt one is refused, not
+    // ignored (the whole log would look like the filtered one).
+    const filter: Record<string, string> = {};
+    for (const [name, value] of request.url.searchParams) {
+      if (!(DELIVERY_FILTER_NAMES as string[]).includes(name)) throw invalid(`GET /__sandbox/deliveries has no filter ${JSON.stringify(name)}. Its filters: ${DELIVERY_FILTER_NAMES.join(', ')}.`);
+      filter[name] = value;
     }
-    return { status: 200, json: { deliveries } };
+    let matches;
+    try {
+      matches = deliveryMatcher(filter, 'GET /__sandbox/deliveries');
+    } catch (error) {
+      throw invalid((error as Error).message);
+    }
+    return { status: 200, json: { deliveries: deps.scheduler.list().filter(matches) } };
   });
   router.on('DELETE', '/__sandbox/deliveries', () => {
     deps.scheduler.clear();

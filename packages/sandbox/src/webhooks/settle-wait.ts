@@ -1,5 +1,6 @@
 import { SandboxConfigError } from '../errors.js';
 import type { Delivery, DeliveryScheduler } from './delivery-scheduler.js';
+import { checkOptionNames, deliveryMatcher, type DeliveryFilter } from './delivery-filter.js';
 
 /**
  * What {@link Sandbox.whenDeliveriesSettled} waits for, and for how long. Every filter given
@@ -63,14 +64,6 @@ function describeDelivery(delivery: Delivery): string {
   return `- ${delivery.eventType} to ${delivery.url}: ${delivery.state}, ${delivery.attempts.length} attempt${delivery.attempts.length === 1 ? '' : 's'}, ${lastOutcome}${next}`;
 }
 
-/** The user an event is about: `data.userId` of a card transaction, `data.id` of a user or KYC event. */
-export function deliveryUserId(delivery: Delivery): unknown {
-  const data = (delivery.event as { data?: unknown } | null)?.data;
-  if (typeof data !== 'object' || data === null) return undefined;
-  const fields = data as { id?: unknown; userId?: unknown };
-  return delivery.eventType === 'card.transaction.created' ? fields.userId : fields.id;
-}
-
 const OPTION_NAMES = Object.keys({ timeoutMs: true, userId: true, url: true, eventType: true } satisfies {
   [Name in keyof Required<WhenDeliveriesSettledOptions>]: true;
 });
@@ -78,27 +71,12 @@ const OPTION_NAMES = Object.keys({ timeoutMs: true, userId: true, url: true, eve
 /** Waits as {@link Sandbox.whenDeliveriesSettled} says; a bad option throws {@link SandboxConfigError}. */
 export function whenDeliveriesSettled(scheduler: DeliveryScheduler, options: WhenDeliveriesSettledOptions | undefined): Promise<void> {
   if (options === undefined) return scheduler.whenIdle();
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new SandboxConfigError('invalid_option', `whenDeliveriesSettled takes an options object such as { userId, timeoutMs }, or nothing; got ${JSON.stringify(options)}.`);
-  }
-  for (const name of Object.keys(options)) {
-    if (!OPTION_NAMES.includes(name)) {
-      throw new SandboxConfigError('invalid_option', `whenDeliveriesSettled has no option ${JSON.stringify(name)}. Its options: ${OPTION_NAMES.join(', ')}.`);
-    }
-  }
+  checkOptionNames(options, OPTION_NAMES, 'whenDeliveriesSettled', '{ userId, timeoutMs }');
   const { timeoutMs, userId, url, eventType } = options;
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > 2 ** 31 - 1)) {
     throw new SandboxConfigError('invalid_option', `whenDeliveriesSettled's timeoutMs must be a number of milliseconds > 0 (at most ${2 ** 31 - 1}); got ${JSON.stringify(timeoutMs)}.`);
   }
-  for (const [name, value] of [['userId', userId], ['url', url], ['eventType', eventType]] as const) {
-    if (value !== undefined && typeof value !== 'string') {
-      throw new SandboxConfigError('invalid_option', `whenDeliveriesSettled's ${name} must be a string; got ${JSON.stringify(value)}.`);
-    }
-  }
-  // The log shows each URL as `new URL(url).href` does (a bare origin gains its "/").
-  const wantedUrl = url !== undefined && URL.canParse(url) ? new URL(url).href : url;
-  const match = (delivery: Delivery) =>
-    (userId === undefined || deliveryUserId(delivery) === userId) && (wantedUrl === undefined || delivery.url === wantedUrl) && (eventType === undefined || delivery.eventType === eventType);
+  const match = deliveryMatcher({ userId, url, eventType } as DeliveryFilter, 'whenDeliveriesSettled');
   const wait = scheduler.whenSettled(match);
   if (timeoutMs === undefined) return wait.settled;
   return new Promise<void>((resolve, reject) => {
