@@ -3,6 +3,8 @@
 // wrong, which loses every authentic event after its retries. onError hears of them at most
 // once a minute, with how many came and what to check; so do headers that are missing or
 // malformed (a proxy that drops them; scanners).
+import { createServer } from 'node:http';
+import { createPublicKeyProvider } from '@capi/webhook-signature';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookReceiver, toNodeHandler, WebhookReceiverError, type WebhookErrorContext } from '../src/index.js';
 import { eventBody } from './helpers/events.js';
@@ -95,4 +97,28 @@ describe('401s for a signature, a timestamp or their headers reach onError, at m
     expect(messages(receiver.reports.slice(1))).toEqual([expect.stringMatching(/^Answered 401 in the last 60 s: 2 deliveries with a timestamp older than toleranceSeconds\. .*check this server's clock \(NTP\).*\(the last one: X-Webhook-Timestamp is 360s old, beyond the 300s tolerance\)\. Reported/)]);
     expect(receiver.dispatched).toEqual([]);
   });
+
+  it('a rotation the receiver could not fetch (the key endpoint failing on the refetch) points at the key endpoint first, in its own words', async () => {
+    // The endpoint served the old key, then the service rotated to `service`'s key and the endpoint went down.
+    let served: string | undefined = otherService.publicKey;
+    const keyServer = await listen(createServer((_req, res) => {
+      if (served === undefined) res.writeHead(503, { 'content-type': 'text/plain' }).end('down');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, publicKey: served }));
+    }));
+    running.push(keyServer);
+    // minRefreshIntervalMs 0: the refetch is not held back by the fetch just made.
+    const publicKey = createPublicKeyProvider({ url: `${keyServer.url}/api/v1/public-key`, minRefreshIntervalMs: 0 });
+    await publicKey.get();
+    served = undefined;
+    const reports: Array<{ error: unknown; context: WebhookErrorContext }> = [];
+    const receiver = createWebhookReceiver({ publicKey, onError: (error, context) => { reports.push({ error, context }); } });
+    const server = await listen(toNodeHandler(receiver));
+    running.push(server);
+
+    expect(await service.deliver(server.url, eventBody('user.created', 'rotated'))).toMatchObject({ status: 401, body: { code: 'invalid_signature' } });
+    const [message] = messages(reports);
+    expect(message).toMatch(/^Answered 401 since this receiver started: 1 delivery with a signature that does not verify with the configured public key\. .*: check the key endpoint first: after a signature did not verify, refetching the public key failed \(the last time: .*503.*\), so a key the service rotated to has not reached this receiver; then check the public key /);
+    expect(((reports[0]!.error as Error).cause as Error).cause).toMatchObject({ name: 'PublicKeyFetchError' });
+  });
 });
+

@@ -42,10 +42,15 @@ export function createRejectedSignatureReport(report: (error: unknown, context: 
   // The last timestamp refusal's own words ("X-Webhook-Timestamp is 360s old, beyond the 300s
   // tolerance"): how far off the clock is, for the report's first line rather than its cause.
   let lastClockRefusal: string | undefined;
+  // A signature that did not verify with the provider's key, whose refetch then failed: the key
+  // endpoint's own words, since a rotation the receiver could not fetch looks like a wrong key.
+  let lastKeyFetchFailure: string | undefined;
   return (outcome, error) => {
     if (KEY_OR_CLOCK[outcome] === undefined && HEADERS[outcome] === undefined) return;
     counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
     if (CLOCK.has(outcome) && error instanceof Error) lastClockRefusal = error.message.replace(/: a replay, or a wrong clock on this server\.$/, '').replace(/\.$/, '');
+    const fetchFailure = outcome === 'invalid_signature' && error instanceof Error ? error.cause : undefined;
+    if (fetchFailure instanceof Error && fetchFailure.name === 'PublicKeyFetchError') lastKeyFetchFailure = fetchFailure.message.replace(/\.$/, '');
     const at = now();
     if (reportedAt !== undefined && at - reportedAt < REPORT_EVERY_MS) return;
     const what = [...counts].map(([each, count]) => `${count} ${count === 1 ? 'delivery' : 'deliveries'} with ${KEY_OR_CLOCK[each] ?? HEADERS[each]!}`).join(', ');
@@ -57,9 +62,14 @@ export function createRejectedSignatureReport(report: (error: unknown, context: 
     counts.clear();
     // Timestamps alone: the key is fine (those deliveries were refused before their signature was checked), the clock is the suspect.
     const clockOnly = kinds.filter((each) => KEY_OR_CLOCK[each] !== undefined).every((each) => CLOCK.has(each));
-    const keyAdvice = clockOnly ? `${CHECK_THE_CLOCK}${lastClockRefusal === undefined ? '' : ` (the last one: ${lastClockRefusal})`}` : CHECK_THE_KEY;
+    const keyAdvice = clockOnly
+      ? `${CHECK_THE_CLOCK}${lastClockRefusal === undefined ? '' : ` (the last one: ${lastClockRefusal})`}`
+      : lastKeyFetchFailure === undefined
+        ? CHECK_THE_KEY
+        : `check the key endpoint first: after a signature did not verify, refetching the public key failed (the last time: ${lastKeyFetchFailure}), so a key the service rotated to has not reached this receiver; then ${CHECK_THE_KEY}`;
     const check = keyOrClock && headers ? `${keyAdvice}; and for the headers, ${CHECK_THE_HEADERS}` : keyOrClock ? keyAdvice : CHECK_THE_HEADERS;
     lastClockRefusal = undefined;
+    lastKeyFetchFailure = undefined;
     report(new WebhookReceiverError('signatures_rejected',
       `Answered 401 ${since}: ${what}. ${headers ? 'Forgeries and scanners' : 'Forgeries'} are refused either way; but if these come from the service, its events are lost after their retries: ` +
         `${check}. Reported at most once a minute.`, { cause: error }),
