@@ -1,7 +1,7 @@
 import { getDailyLimit, type DailyLimit, type DailyLimitContext, type WaitForLimitSyncOptions } from './daily-limit.js';
 import { describeValue } from './describe-value.js';
 import { AbortError, InvalidArgumentError, LimitSupersededError, TimeoutError } from './errors.js';
-import { describePollFailure, pollUntil } from './poll-options.js';
+import { describePollFailure, pollUntil, sessionWatch } from './poll-options.js';
 
 // A chunk of its own, loaded on the first waitForLimitSync, to keep the main entry in budget.
 
@@ -29,6 +29,7 @@ export async function waitForLimitSync(context: DailyLimitContext, options: Wait
     throw new InvalidArgumentError('amount', `amount must be the whole number of cents this caller set (what setDailyLimit answered), or left out to wait for any change; got ${expected !== null && typeof expected === 'object' ? `a ${Object.prototype.toString.call(expected).slice(8, -1)} object` : describeValue(expected)}.`, 'invalid_option');
   }
   return pollUntil(options, { timeoutMs: 30_000, pollIntervalMs: 500, maxPollIntervalMs: 5_000 }, {
+    session: sessionWatch(context.tokenManager, 'waitForLimitSync'),
     poll: (callOptions) => getDailyLimit(context, callOptions),
     done: (limit) => {
       if (limit.syncStatus !== 'synced') return false;

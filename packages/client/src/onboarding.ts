@@ -5,7 +5,7 @@ import { describeValue } from './describe-value.js';
 import { AbortError, errorFromResponse, InvalidArgumentError, TimeoutError, UnexpectedResponseError } from './errors.js';
 import { readJwtClaims } from './jwt-expiry.js';
 import type { PartnerClient } from './partner-client.js';
-import { describePollFailure, pollUntil } from './poll-options.js';
+import { describePollFailure, pollUntil, sessionWatch } from './poll-options.js';
 import { assertSignalOption } from './signal-option.js';
 import type { RequestOptions } from './transport.js';
 import { unauthorizedAdvice } from './unauthorized-advice.js';
@@ -115,6 +115,8 @@ export async function waitForOnboardingStatus(
     throw new InvalidArgumentError('target', 'waitForOnboardingStatus needs a status, a list of statuses or a function (status) => boolean.', 'invalid_target');
   }
   return pollUntil(options, { timeoutMs: 120_000, pollIntervalMs: 1_000, maxPollIntervalMs: 10_000 }, {
+    // client?.: a call without a client is refused by the first poll, saying what to pass.
+    session: sessionWatch((client as PartnerClient | undefined)?.tokenManager, 'waitForOnboardingStatus'),
     poll: (callOptions) => getOnboardingStatus(client, callOptions),
     done: (answer) => wanted(answer.status),
     aborted: () => new AbortError('waitForOnboardingStatus was cancelled by the caller\'s AbortSignal.', { code: 'aborted' }),

@@ -4,6 +4,7 @@ import { ApiError, ApiErrorWithRetryAfter, ConnectionError, InvalidArgumentError
 import { assertMilliseconds } from './milliseconds-option.js';
 import { assertSignalOption } from './signal-option.js';
 import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
+import { renewalErrors, sessionOf, type TokenManager } from './token-manager.js';
 import type { RequestOptions } from './transport.js';
 
 /**
@@ -120,6 +121,30 @@ export interface PollWait<T> {
    * else `undefined`. Give it as the error's `cause`.
    */
   timedOut: (last: T | undefined, timeoutMs: number, failure: TransientPollError | undefined) => Error;
+  /**
+   * The session the wait was begun in (see {@link sessionWatch}): once `clear()` or new tokens
+   * end it, the wait stops with `overtaken()`, before its next poll and on the answer of a poll
+   * in flight. Absent: the wait outlives sessions.
+   */
+  session?: SessionWatch | undefined;
+}
+
+/** Whether a wait's session is still the current one, and the error to stop with once it is not. */
+export interface SessionWatch {
+  readonly current: () => boolean;
+  readonly overtaken: () => Promise<Error>;
+}
+
+/**
+ * The session `tokenManager` is in now, for a wait named `what` to watch; `undefined` for an
+ * object that is not a TokenManager of this copy of the package (it has no sessions to watch).
+ */
+export function sessionWatch(tokenManager: unknown, what: string): SessionWatch | undefined {
+  if (typeof tokenManager !== 'object' || tokenManager === null) return undefined;
+  const manager = tokenManager as TokenManager;
+  const session = sessionOf(manager);
+  if (session === undefined) return undefined;
+  return { current: () => sessionOf(manager) === session, overtaken: async () => (await renewalErrors()).waitOvertaken(what) };
 }
 
 /**
@@ -161,6 +186,9 @@ export async function pollUntil<T>(options: PollOptions, defaults: Required<Omit
     let failure: TransientPollError | undefined;
     for (;;) {
       if (signal?.aborted) throw wait.aborted();
+      // A wait for one user must not poll for the next: without a token the poll's 401 would ask
+      // the next user (or nobody, after a sign-out) to sign in, and its answer would be theirs.
+      if (wait.session !== undefined && !wait.session.current()) throw await wait.session.overtaken();
       // Once the deadline has come, one last poll: one attempt, with the client's request timeout
       // (the deadline has ended `polls`), so that "not yet after timeoutMs" is true.
       const last = Date.now() >= deadline;
@@ -171,6 +199,7 @@ export async function pollUntil<T>(options: PollOptions, defaults: Required<Omit
         failure = undefined;
       } catch (error) {
         if (signal?.aborted) throw wait.aborted();
+        if (wait.session !== undefined && !wait.session.current()) throw await wait.session.overtaken();
         // The deadline ended the poll in flight (its retries included).
         if (!last && polls.signal.aborted) throw wait.timedOut(undefined, timeoutMs, failure);
         // A refusal (401, 404, 409, ...) or an unusable answer: polling again cannot help.
@@ -180,6 +209,8 @@ export async function pollUntil<T>(options: PollOptions, defaults: Required<Omit
         failure = error;
         sleepMs = Math.max(interval, (error instanceof ApiErrorWithRetryAfter && error.retryAfterMs) || 0);
       }
+      // A poll sent in the session that ended meanwhile: its answer is no longer the current user's.
+      if (wait.session !== undefined && !wait.session.current()) throw await wait.session.overtaken();
       if (failure === undefined && wait.done(value as T)) return value as T;
       if (last) throw wait.timedOut(value, timeoutMs, failure);
       await sleepBeforeNextPoll(sleepMs, deadline, signal, wait.aborted);

@@ -59,6 +59,18 @@ function accountOf(token: string | undefined): { wallet: string; name: string } 
 }
 
 /**
+ * `sessionChanged` of a wait (`waitForLimitSync`, `waitForOnboardingStatus`) begun in a session
+ * that has ended since: it stops, so that it neither reads the next user's state as its own nor
+ * sends a poll without a token (whose 401 would ask for a sign-in).
+ *
+ * @example
+ * throw waitOvertaken('waitForLimitSync');
+ */
+export function waitOvertaken(what: string): TokenRenewalError {
+  return sessionChanged(what, 'it stopped, and read nothing in the new session (a wait for one user never reports the next one\'s state)');
+}
+
+/**
  * `sessionChanged` of a request answered 401 with a token of an earlier session: it is not sent
  * again with the current session's token.
  *

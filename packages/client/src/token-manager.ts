@@ -178,8 +178,9 @@ export function storeSignIn(tokenManager: TokenManager, tokens: StoredTokens, se
 export const renewalErrors = () => loadChunk(() => import('./renewal-errors.js'), withoutChunk);
 
 const shortError = (code: string, cause?: unknown) => new TokenRenewalError(`The token could not be renewed (${code}).`, { code, cause });
-const withoutChunk: Pick<typeof import('./renewal-errors.js'), 'requestOvertaken' | 'renewalOvertaken' | 'signerChanged' | 'renewalFailed' | 'refreshUnreachable' | 'renewalTimedOut' | 'misreadRefreshResult' | 'waitEnded'> = {
+const withoutChunk: Pick<typeof import('./renewal-errors.js'), 'requestOvertaken' | 'waitOvertaken' | 'renewalOvertaken' | 'signerChanged' | 'renewalFailed' | 'refreshUnreachable' | 'renewalTimedOut' | 'misreadRefreshResult' | 'waitEnded'> = {
   requestOvertaken: () => shortError('session_changed'),
+  waitOvertaken: () => shortError('session_changed'),
   renewalOvertaken: () => shortError('session_changed'),
   signerChanged: () => shortError('session_changed'),
   renewalFailed: (error) => shortError('token_renewal_failed', error),

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '@capi/sandbox';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { AuthenticationError, createPartnerClient, signerFromViemAccount, TokenManager, TokenRenewalError, type FetchFunction, type PartnerClient, type TokenSet } from '../src/index.js';
-import { getUser, readTokenClaims, requestLegacyPhoneVerification } from '../src/onboarding.js';
+import { getUser, readTokenClaims, requestLegacyPhoneVerification, waitForOnboardingStatus } from '../src/onboarding.js';
 import { signerChanged } from '../src/renewal-errors.js';
 import { SIGN_IN_PAGE } from './support/wallet.js';
 
@@ -369,6 +369,96 @@ describe('the message of an account switch says which kind it is', () => {
     const token = (claims: Record<string, string>) => `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.c2ln`;
     expect(signerChanged(token({ signerAddress: '0xAbC1', userId: 'usr_a' }), token({ signerAddress: '0xDeF2', userId: 'usr_b' })).message).toContain('signed in 0xDeF2 (user usr_b), not 0xAbC1 (user usr_a), the account of the session it renewed (the user switched accounts in the wallet?)');
     expect(signerChanged(token({ signerAddress: '0xAbC1', userId: 'usr_a' }), token({ signerAddress: '0xabc1', userId: 'usr_c' })).message).toContain('the same wallet, but the service names another user for it now (another deployment at baseUrl, or a sandbox that restarted?)');
+  });
+});
+
+describe('a wait begun in a session stops when the session ends (a partner journey trial)', () => {
+  /** A fetch that records the token of each limit or onboarding-status poll, and opens `polled` at the first. */
+  function pollRecordingFetch() {
+    const polled = gate();
+    const pollTokens: (string | null)[] = [];
+    const recordingFetch: FetchFunction = (url, init) => {
+      const path = new URL(url).pathname;
+      if ((init?.method ?? 'GET') === 'GET' && (path.endsWith('/account/limit') || path.endsWith('/onboarding'))) {
+        pollTokens.push(new Headers(init?.headers).get('authorization'));
+        polled.open();
+      }
+      return fetch(url, init);
+    };
+    return { recordingFetch, polled, pollTokens };
+  }
+
+  it("A's waitForLimitSync, when B signs in on the same client, stops with session_changed: it never reports B's limit as A's", async () => {
+    sandbox = await startSandbox({
+      generation: 'newer',
+      limitSyncDelayMs: 'manual', // A's change stays pending until the test syncs it
+      users: [
+        { signInWallets: [walletA.address], email: 'a@example.com', smartWallets: [{ address: '0x00000000000000000000000000000000000000a1', chainId: '100' }] },
+        { signInWallets: [walletB.address], email: 'b@example.com', smartWallets: [{ address: '0x00000000000000000000000000000000000000b1', chainId: '100' }] },
+      ],
+    });
+    const { recordingFetch, polled, pollTokens } = pollRecordingFetch();
+    const client = createPartnerClient({ baseUrl: sandbox.baseUrl, fetch: recordingFetch });
+    const tokensOfA = await signIn(client, walletA);
+    await client.setDailyLimit({ amount: 5_000 });
+    const waiting = client.waitForLimitSync({ amount: 5_000, pollIntervalMs: 10, maxPollIntervalMs: 10, timeoutMs: 10_000 }).catch((error: unknown) => error);
+    await polled.opened;
+    await signIn(client, walletB); // the app switches to B; B's limit is the default, synced
+
+    const error = await waiting;
+    expect(error).toBeInstanceOf(TokenRenewalError);
+    expect(error).toMatchObject({ code: 'session_changed', message: expect.stringMatching(/^waitForLimitSync was overtaken: .*it stopped, and read nothing in the new session/) });
+    // Every poll went out with A's token: none read B's limit.
+    expect(new Set(pollTokens)).toEqual(new Set([`Bearer ${tokensOfA.token}`]));
+    // A's change is still pending on the service: nothing replaced it.
+    const asA = createPartnerClient({ baseUrl: sandbox.baseUrl });
+    await signIn(asA, walletA);
+    await expect(asA.getDailyLimit()).resolves.toMatchObject({ amount: 5_000, syncStatus: 'pending' });
+  });
+
+  it('waitForOnboardingStatus begun before clear() stops with session_changed, and never asks for a sign-in', async () => {
+    const { baseUrl } = await startTwoUsers();
+    const { recordingFetch, polled } = pollRecordingFetch();
+    let reauthentications = 0;
+    const client: PartnerClient = createPartnerClient({
+      baseUrl,
+      fetch: recordingFetch,
+      tokenManager: new TokenManager({ reauthenticate: () => (reauthentications++, signIn(client, walletA)) }),
+    });
+    await signIn(client, walletA);
+    // A status the user does not reach: the wait would poll until its timeout.
+    const waiting = waitForOnboardingStatus(client, 'action_complete_sof', { pollIntervalMs: 10, maxPollIntervalMs: 10, timeoutMs: 10_000 }).catch((error: unknown) => error);
+    await polled.opened;
+    client.tokenManager.clear(); // the user signs out
+
+    await expect(waiting).resolves.toMatchObject({ name: 'TokenRenewalError', code: 'session_changed', message: expect.stringContaining('waitForOnboardingStatus was overtaken') });
+    expect(reauthentications).toBe(0); // no wallet prompt for a user who just signed out
+    expect(client.tokenManager.hasToken).toBe(false);
+  });
+
+  it('a refresh is the same session: a wait goes on through it and resolves', async () => {
+    sandbox = await startSandbox({
+      generation: 'newer',
+      limitSyncDelayMs: 'manual',
+      users: [{ signInWallets: [walletA.address], email: 'a@example.com', smartWallets: [{ address: '0x00000000000000000000000000000000000000a1', chainId: '100' }] }],
+    });
+    const { baseUrl } = sandbox;
+    const { recordingFetch, polled } = pollRecordingFetch();
+    let refreshes = 0;
+    const refresh = async (refreshToken: string): Promise<TokenSet> => {
+      refreshes += 1;
+      const response = await fetch(`${baseUrl}/__sandbox/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken }) });
+      return (await response.json()) as TokenSet;
+    };
+    const client = createPartnerClient({ baseUrl, fetch: recordingFetch, tokenManager: new TokenManager({ refresh }) });
+    await signIn(client, walletA);
+    await client.setDailyLimit({ amount: 7_000 });
+    const waiting = client.waitForLimitSync({ amount: 7_000, pollIntervalMs: 10, maxPollIntervalMs: 10, timeoutMs: 10_000 });
+    await polled.opened;
+    sandbox.advanceClock(ACCESS_TOKEN_LIFETIME_MS + 60_000); // the next poll's 401 refreshes the token
+    while (refreshes === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    sandbox.syncLimits();
+    await expect(waiting).resolves.toMatchObject({ amount: 7_000, syncStatus: 'synced' });
   });
 });
 
