@@ -43,7 +43,7 @@ export {
   type DedupeStoreErrorCode,
   type DeadLetterStoreErrorCode,
 } from './errors.js';
-export { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe/dedupe-store.js';
+export { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe/dedupe-store.js';
 export { createMemoryDedupeStore, type MemoryDedupeStore, type MemoryDedupeStoreOptions } from './dedupe/memory-store.js';
 export { createRedisDedupeStore, type RedisDedupeStoreOptions } from './dedupe/redis-store.js';
 export type { RedisClientLike, RedisCommand, RedisSubscriberLike } from './dedupe/redis-command.js';

@@ -214,13 +214,13 @@ describe('acknowledgeEarly with the Redis stores, two receiver processes on a re
     await Promise.all(started.splice(0).map((child) => child.kill('SIGKILL')));
   });
 
-  async function startTwo(name: string, claimTtlMs: number) {
+  async function startTwo(name: string, claimTtlMs: number, env: Record<string, string> = {}) {
     const recordFile = join(workDir, `${name}.log`);
     const holdFile = join(workDir, `${name}.hold`);
     writeFileSync(recordFile, '');
     const processes = await Promise.all([0, 1].map(() => startReceiverProcess(bundle, {
       REDIS_PORT: String(redis.port), PUBLIC_KEY: service.publicKey, RECORD_FILE: recordFile, HOLD_FILE: holdFile,
-      DEAD_LETTERS: '1', ACK_EARLY: '1', CLAIM_TTL_MS: String(claimTtlMs),
+      DEAD_LETTERS: '1', ACK_EARLY: '1', CLAIM_TTL_MS: String(claimTtlMs), ...env,
     })));
     started.push(...processes);
     return { processes, recordFile, holdFile };
@@ -264,6 +264,26 @@ describe('acknowledgeEarly with the Redis stores, two receiver processes on a re
     expect(recorded(recordFile)).toEqual(bodies.map((body) => [sha256(body), String(second!.pid)]));
     expect((await replayAt(second!)).results).toEqual([]);
     expect(await deadLetterCount()).toBe(0);
+  });
+
+  it('kill -9 after the 202 of A while its handler runs; after claimTtlMs, B then A again at the other process: both dispatched (A is a new event, not a late retry of A)', async () => {
+    const claimTtlMs = 1_000;
+    // Without a dead-letter store, and with the service's retries at once (MIN_RETRY_DELAY_MS=0),
+    // so that a copy of A would be taken for A's retry if one were due: the 202 means none is.
+    const { processes: [first, second], recordFile, holdFile } = await startTwo('kill-a-b-a', claimTtlMs, { DEAD_LETTERS: '0', MIN_RETRY_DELAY_MS: '0' });
+    const [a, b] = (['pending', 'approved'] as const).map((kycStatus) => eventBody('kyc.status.changed', 'kill-a-b-a', { kycStatus }));
+    writeFileSync(holdFile, sha256(a!));
+    expect(await service.deliver(first!.url, a!)).toMatchObject({ status: 202, body: { code: 'acknowledged' } });
+    await startedCount(holdFile, 1);
+    await first!.kill('SIGKILL');
+    rmSync(holdFile);
+    await sleep(claimTtlMs + 200); // A's claim expires
+    expect(await service.deliver(second!.url, b!)).toMatchObject({ status: 202, body: { code: 'acknowledged' } });
+    // A again waits for B's handler in the subject's line, then is claimed as a new event.
+    expect(await service.deliver(second!.url, a!)).toMatchObject({ status: 202, body: { code: 'acknowledged' } });
+    const deadline = Date.now() + 10_000;
+    while (recorded(recordFile).length < 2 && Date.now() < deadline) await sleep(10);
+    expect(recorded(recordFile)).toEqual([b!, a!].map((body) => [sha256(body), String(second!.pid)]));
   });
 
   it('a graceful stop (SIGTERM: server.close(), then drain()) while a handler runs loses nothing', async () => {

@@ -369,6 +369,20 @@ describe.each([
     expect((await store.claim('s', 'B')).state).toBe('claimed');
   });
 
+  it('an expired claim acknowledged early leaves no retry due: the same body a minute after a newer event is claimed; without acknowledgedEarly it is superseded', async () => {
+    for (const [options, expected] of [[{ acknowledgedEarly: true }, 'claimed'], [undefined, 'superseded']] as const) {
+      let clock = 1_000_000;
+      const store = create(() => clock);
+      expect((await store.claim('s', 'A', 0, undefined, options)).state).toBe('claimed');
+      clock += 130_000; // A's process died mid-handler: its claim expires
+      const newer = await store.claim('s', 'B');
+      if (newer.state !== 'claimed') throw new Error(`expected B claimed, got ${newer.state}`);
+      await store.markProcessed('s', newer.token);
+      clock += 60_000; // as late as the service's retry of A would come
+      expect((await store.claim('s', 'A')).state).toBe(expected);
+    }
+  });
+
   it('keeps an event\'s retries due until its first failure plus 25 minutes, however its later attempts were answered', async () => {
     let clock = 1_000_000;
     const store = create(() => clock);

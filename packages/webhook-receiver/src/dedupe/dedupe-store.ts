@@ -77,6 +77,31 @@ export interface SubjectWaiter {
 }
 
 /**
+ * How {@link DedupeStore.claim} was called: `acknowledgedEarly` when the delivery, once
+ * claimed, is answered 2xx BEFORE its handlers settle (`acknowledgeEarly`; not for a replay, nor
+ * on Workers without `waitUntil`, whose handlers run before the reply). The service then sends
+ * no retry of it, whatever becomes of the handlers.
+ *
+ * @example
+ * ```ts
+ * await store.claim(subject, bodySha256, 0, undefined, { acknowledgedEarly: true });
+ * ```
+ */
+export interface ClaimOptions {
+  /**
+   * The delivery is answered 2xx before its handlers settle. Should the claim then expire (the
+   * process died mid-handler), no retry of its body is due: the subject is simply free, as after
+   * a release without `retryExpected`, and the next delivery of the subject is claimed whatever
+   * its body (A -> B -> A stays three events). A release or `markProcessed` with
+   * `retryExpected` still keeps the retry due: the receiver says so when it answered after the
+   * handlers after all. A store that ignores it keeps such an expired claim as a retry due, as
+   * any other: for the retry-due window (about 25 minutes) a newer event with that body, once
+   * another event of the subject was processed, is answered `superseded` and not dispatched.
+   */
+  readonly acknowledgedEarly?: boolean;
+}
+
+/**
  * Where the receiver records which bodies it has seen, keyed by the SHA-256 of the raw body
  * (deliveries carry no id, and a retry is re-signed with a new timestamp, reference 6.2.6).
  * Implement it to keep the record elsewhere (a SQL table, a KV store); the receiver only
@@ -123,7 +148,8 @@ export interface DedupeStore {
    * Object stores do): claims that run late (queued in a client while Redis was down, or after a
    * first key fetch) keep the order in which the events arrived, and a new event received
    * before the processed one is answered `superseded`. A claim that expired is kept as a retry
-   * due of its body, in its event's place: the service sends it again.
+   * due of its body, in its event's place: the service sends it again (unless it was claimed
+   * `acknowledgedEarly`, below).
    *
    * `waiter`: the delivery will wait for the subject if it is not free. A store that keeps lines
    * (the memory, Redis and Durable Object stores do) then keeps the waiter's place in the
@@ -133,8 +159,13 @@ export interface DedupeStore {
    * but `processing`. So deliveries of one subject that wait in different processes are handled
    * in the order they first asked the store (their arrival, give or take the network). A store
    * without lines ignores it.
+   *
+   * `options`: optional, passed only when it says something (see {@link ClaimOptions}). With
+   * `acknowledgedEarly`, a claim that expires leaves no retry due, since the service got its 2xx
+   * and sends none; the memory, Redis and Durable Object stores honour it. A store written before
+   * it (which ignores it) keeps such a claim as a retry due when it expires, as above.
    */
-  claim(key: string, digest?: string, waitedMs?: number, waiter?: SubjectWaiter): DedupeClaim | Promise<DedupeClaim>;
+  claim(key: string, digest?: string, waitedMs?: number, waiter?: SubjectWaiter, options?: ClaimOptions): DedupeClaim | Promise<DedupeClaim>;
   /**
    * Records `key` as processed, for the store's TTL, unless another delivery has taken `key`
    * since this claim expired. May answer whether this claim was still the subject's when the

@@ -1,6 +1,6 @@
 import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
-import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, REPLY_WINDOW_MS, sentMsAgoOf, type SubjectRecord } from './subject-record.js';
 import { assertOptionNames, optionNames } from '../option-names.js';
@@ -39,7 +39,7 @@ export interface StoredDeadLetter extends Omit<DeadLetterEntry, 'rawBody'> {
  * is the store's option; an adapter of the previous version sends none: 30,000.
  */
 export type StoreOperation =
-  | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number; waitedMs?: number; waiter?: SubjectWaiter; replyWindowMs?: number }
+  | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number; waitedMs?: number; waiter?: SubjectWaiter; replyWindowMs?: number; acknowledgedEarly?: boolean }
   | { op: 'markProcessed'; key: string; token: string; ttlMs: number; minRetryDelayMs?: number; retryExpected?: boolean; replyWindowMs?: number; sentMsAgo?: number }
   | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number; replyWindowMs?: number; sentMsAgo?: number }
   | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number; failedMsAgo?: number; replyWindowMs?: number }
@@ -126,7 +126,7 @@ export class WebhookStoreObject {
     let answer: DedupeClaim | { owned: boolean } | null = null;
     switch (operation.op) {
       case 'claim': {
-        const result = claimSubject(record, operation.digest, at, operation.claimTtlMs, `${at.toString(36)}.${++this.#tokens}`, operation.minRetryDelayMs ?? 0, at - (operation.waitedMs ?? 0), operation.waiter, operation.replyWindowMs ?? REPLY_WINDOW_MS);
+        const result = claimSubject(record, operation.digest, at, operation.claimTtlMs, `${at.toString(36)}.${++this.#tokens}`, operation.minRetryDelayMs ?? 0, at - (operation.waitedMs ?? 0), operation.waiter, operation.replyWindowMs ?? REPLY_WINDOW_MS, { acknowledgedEarly: operation.acknowledgedEarly === true });
         answer = result.claim;
         this.#record = result.record;
         break;
@@ -267,9 +267,11 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
 
   return {
     replyWindowMs,
-    async claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter): Promise<DedupeClaim> {
+    async claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter, options?: ClaimOptions): Promise<DedupeClaim> {
       if (waiter !== undefined) checkWaiter(waiter);
-      const claim = (await send(key, { op: 'claim', digest, claimTtlMs, minRetryDelayMs, waitedMs, waiter, replyWindowMs })) as DedupeClaim | null;
+      // Sent only when set: an object of the previous version ignores it, and keeps the retry due.
+      const early = options?.acknowledgedEarly === true ? { acknowledgedEarly: true } : undefined;
+      const claim = (await send(key, { op: 'claim', digest, claimTtlMs, minRetryDelayMs, waitedMs, waiter, replyWindowMs, ...early })) as DedupeClaim | null;
       if (claim?.state === 'claimed' || claim?.state === 'processing' || claim?.state === 'processed' || claim?.state === 'superseded') return claim;
       throw new DedupeStoreError('unexpected_store_reply',
         `The Durable Object ${keyPrefix + key} answered a claim with ${JSON.stringify(claim)}; is the namespace bound to WebhookStoreObject?`);

@@ -1,4 +1,4 @@
-import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
@@ -60,7 +60,7 @@ export interface MemoryDedupeStoreOptions {
 export interface MemoryDedupeStore extends DedupeStore {
   /** The store's `replyWindowMs` option (30,000 by default): see {@link DedupeStore.replyWindowMs}. */
   readonly replyWindowMs: number;
-  claim(key: string, digest?: string, waitedMs?: number, waiter?: SubjectWaiter): DedupeClaim;
+  claim(key: string, digest?: string, waitedMs?: number, waiter?: SubjectWaiter, options?: ClaimOptions): DedupeClaim;
   /** `false` when another delivery took the subject after this claim expired (see {@link DedupeStore.markProcessed}). */
   markProcessed(key: string, token: string, options?: MarkProcessedOptions): boolean;
   release(key: string, token: string, options?: ReleaseOptions): void;
@@ -151,11 +151,11 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
 
   return {
     replyWindowMs,
-    claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter): DedupeClaim {
+    claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter, options?: ClaimOptions): DedupeClaim {
       if (waiter !== undefined) checkWaiter(waiter);
       const entry = entries.get(key);
       const at = now();
-      const { claim, record } = claimSubject(entry?.record, digest, at, claimTtlMs, String(nextToken + 1), minRetryDelayMs, at - waitedMs, waiter, replyWindowMs);
+      const { claim, record } = claimSubject(entry?.record, digest, at, claimTtlMs, String(nextToken + 1), minRetryDelayMs, at - waitedMs, waiter, replyWindowMs, options);
       if (claim.state === 'claimed') nextToken++;
       keep(key, entry, record);
       return claim;

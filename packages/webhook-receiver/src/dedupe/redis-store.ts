@@ -1,5 +1,5 @@
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
-import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { checkWaiter, DELIVERY_ATTEMPTS, failedAgo, RETRY_WAIT_FACTORS, retryDueWindow, sentMsAgoOf } from './subject-record.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { toRedisCommand, toRedisSubscribe, withCommandTimeout, type RedisClientLike, type RedisSubscriberLike } from './redis-command.js';
@@ -63,11 +63,13 @@ const PROCESSED = 'processed:';
 const CLAIM_PREFIX = 'processing:';
 // One string per subject, so that every script touches one key (Redis Cluster). Its first line
 // is the state: `processed:<digest>`, `released`, or
-// `processing:<token>|<failures>|<since>|<due until>|<claim expires at>|<claimed at>` (the token is
+// `processing:<token>|<failures>|<since>|<due until>|<claim expires at>|<claimed at>[|e]` (the token is
 // `<uuid>:<digest>`; failures: failed attempts of that event before this claim; since: the
 // event's place in the subject's order, when it first arrived in ms; due until: when its event's
 // retries stop coming, should it fail or expire (0 from the previous major); claimed at: when
-// this attempt arrived; see SubjectRecord). A processed
+// this attempt arrived; `|e`: its delivery is acknowledged early, so that no retry is due should
+// the claim expire (a process of the previous version reads past it, and drops it when it renews
+// the claim: a retry due then, as before); see SubjectRecord). A processed
 // state's second line is `p<since>:<claimed at>:<failures>:<expires at>` (the first two empty
 // when unknown). The first line is what the previous major wrote and compares, so that its
 // processes, during a rolling upgrade, still answer a retry of the latest event `processed`
@@ -161,6 +163,8 @@ end
 -- due of its body in the list live, in its event's place, counted failed from when its attempt
 -- arrived, until its retries stop coming (see withoutExpiredClaim in subject-record.ts).
 local function expiredClaim(state, live, now, window)
+  -- Acknowledged early: the service got its 2xx and sends nothing again (see ClaimOptions).
+  if string.sub(state, -2) == '|e' then return end
   local failures, since, dueUntil, _, claimedAt = claimFields(state)
   local digest = string.match(state, '^processing:[^:|]*:([^|]*)|')
   failures = failures + 1
@@ -314,8 +318,9 @@ return 2`;
 // ARGV[9] ms from now. Otherwise it leaves the line (it was first, if it was in it).
 // The first in line that leaves it without the subject (a duplicate or a superseded retry) wakes
 // the next.
+// A claim acknowledged early (ARGV[12] = '1') is marked `|e`: no retry is due should it expire.
 // ARGV: digest, token, claimTtlMs, now, minRetryDelayMs, waited ms, retry-due window, waiter id,
-// waiter's ms left, wake-up channel, subject.
+// waiter's ms left, wake-up channel, subject, acknowledged early.
 const CLAIM = `${SPLIT}
 local WAITS = { ${RETRY_WAIT_FACTORS.join(', ')} }
 local v = redis.call('GET', KEYS[1])
@@ -410,6 +415,7 @@ else
 end
 local claimTtl = tonumber(ARGV[3])
 local first = 'processing:' .. ARGV[2] .. '|' .. failures .. '|' .. since .. '|' .. dueUntil .. '|' .. (now + claimTtl) .. '|' .. received
+if ARGV[12] == '1' then first = first .. '|e' end
 redis.call('SET', KEYS[1], joined(first, others, after), 'PX', lifetime(claimTtl + tonumber(ARGV[7]), others, after, now))
 return 'claimed'`;
 
@@ -499,6 +505,7 @@ if expires <= now then return 0 end
 local expiry = now + tonumber(ARGV[3])
 if expiry < expires then expiry = expires end
 local renewed = ARGV[1] .. failures .. '|' .. since .. '|' .. dueUntil .. '|' .. expiry .. '|' .. (claimedAt or '')
+if string.sub(state, -2) == '|e' then renewed = renewed .. '|e' end
 if rest ~= '' then renewed = renewed .. NL .. rest end
 local ttl = redis.call('PTTL', KEYS[1])
 local least = expiry - now + tonumber(ARGV[4])
@@ -603,12 +610,12 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
 
   const store: DedupeStore = {
     replyWindowMs,
-    async claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter): Promise<DedupeClaim> {
+    async claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter, options?: ClaimOptions): Promise<DedupeClaim> {
       const token = `${crypto.randomUUID()}:${digest}`;
       const [id, leftMs] = waiter === undefined ? ['', '0'] : waiterArguments(waiter);
       let reply: unknown;
       try {
-        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl, clock(), minRetryDelay, String(Math.floor(waitedMs)), dueWindow, id, leftMs, channel, key]);
+        reply = await command(['EVAL', CLAIM, '1', keyPrefix + key, digest, token, claimTtl, clock(), minRetryDelay, String(Math.floor(waitedMs)), dueWindow, id, leftMs, channel, key, options?.acknowledgedEarly === true ? '1' : '0']);
       } catch (error) {
         // The script may still be queued in the client and run once Redis is back. A release
         // queued behind it on the same connection undoes it, so that the retry is not

@@ -1,5 +1,5 @@
 import { DedupeStoreError } from '../errors.js';
-import type { DedupeClaim, MarkProcessedOptions, ReleaseOptions, SubjectWaiter } from './dedupe-store.js';
+import type { ClaimOptions, DedupeClaim, MarkProcessedOptions, ReleaseOptions, SubjectWaiter } from './dedupe-store.js';
 
 /**
  * What a store keeps per subject (`<eventType>:<data.id>`): the latest processed body's digest,
@@ -59,6 +59,11 @@ export interface SubjectRecord {
   claimedAt?: number;
   /** A claim's: until when its event's retries can come, should it fail or expire (see {@link RetryDue.expiresAt}). */
   dueUntil?: number;
+  /**
+   * A claim's: its delivery is answered 2xx before its handlers settle ({@link ClaimOptions}),
+   * so the service sends no retry of it: should the claim expire, no retry is due.
+   */
+  acknowledgedEarly?: true;
   /** Bodies of the subject answered non-2xx after their handler failed, whose retry is due. */
   retries?: RetryDue[];
   /** The deliveries waiting for the subject, first first. */
@@ -176,6 +181,7 @@ export function claimSubject(
   receivedAt = at,
   waiter?: SubjectWaiter,
   replyWindowMs = REPLY_WINDOW_MS,
+  options?: ClaimOptions,
 ): { claim: DedupeClaim; record: SubjectRecord | undefined } {
   // A claim in progress: wait. Otherwise find the retry due that this delivery can be: of its
   // body, whose wait is over; one that is not superseded first (two retries due with the same
@@ -227,6 +233,7 @@ export function claimSubject(
     // Should it fail or expire, its retries can come until then.
     claimed.dueUntil = receivedAt + retryDueWindow(minRetryDelayMs, replyWindowMs);
   }
+  if (options?.acknowledgedEarly === true) claimed.acknowledgedEarly = true;
   if (others !== undefined) claimed.retries = others;
   if (rest !== undefined) claimed.line = rest;
   return { claim: { state: 'claimed', token }, record: claimed };
@@ -359,11 +366,14 @@ function freePlace(receivedAt: number, state: SubjectRecord | undefined, retries
  * the retries due, in its place, counted failed from when its attempt arrived (the service saw it
  * fail between then and the end of its reply window), until its retries stop coming. Without
  * this, the retry would be placed as a new event, after the events received since, and supersede
- * them. The same record when there is no expired claim.
+ * them. A claim whose delivery was acknowledged early leaves no retry due: the service got its
+ * 2xx and sends nothing again, and a retry due would take the next copy of its body (a new
+ * event bringing that state back) for a late retry. The same record when there is no expired claim.
  */
 function withoutExpiredClaim(record: SubjectRecord | undefined, at: number, minRetryDelayMs: number, replyWindowMs: number): SubjectRecord | undefined {
   if (record === undefined || record.state !== 'processing' || record.expiresAt > at) return record;
   const retries = liveRetries(record, at) ?? [];
+  if (record.acknowledgedEarly === true) return released(withoutEmpty(retries), liveList(record.line, at));
   const failures = (record.failures ?? 0) + 1;
   const failedAt = record.claimedAt ?? 0;
   const expiresAt = record.dueUntil ?? (record.claimedAt ?? at) + retryDueWindow(minRetryDelayMs, replyWindowMs);

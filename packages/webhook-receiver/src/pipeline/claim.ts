@@ -1,4 +1,4 @@
-import type { DedupeClaim } from '../dedupe/dedupe-store.js';
+import type { ClaimOptions, DedupeClaim } from '../dedupe/dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
 import type { WebhookDelivery } from '../receiver-types.js';
 import { fromStore, type Answer, type MaybePromise, type PipelineContext } from './context.js';
@@ -21,6 +21,8 @@ export interface SubjectClaim {
 const FIRST_PAUSE_MS = 10;
 const MAX_PAUSE_MS = 250;
 
+const ACKNOWLEDGED_EARLY: ClaimOptions = Object.freeze({ acknowledgedEarly: true });
+
 /**
  * Stage 4, claim: take the subject in the deduplication store, or learn that this body is its
  * latest processed event (200 `duplicate`) or the retry of a failed event that a newer one of
@@ -33,8 +35,18 @@ const MAX_PAUSE_MS = 250;
  * deliveries of every process in the order they first asked. Still waiting then: 409, and the
  * service retries later. A store that fails is answered 503 (fail closed: nothing is dispatched
  * without a claim).
+ *
+ * `acknowledgedEarly`: once claimed, the delivery is answered 202 before its handlers run, so
+ * the store keeps no retry due should its claim expire (see {@link ClaimOptions}). Told at the
+ * claim, not in a call of its own before the 202: that would cost every early delivery another
+ * round trip to the store before its reply. The price is a short window, from the claim to the
+ * 202 being written (and a dead-letter store's `in_flight` write in between), in which a process
+ * that dies leaves the service to retry a body for which no retry is due: that retry is then
+ * claimed as a new event, in its own place, and dispatched. Dispatched, even after a newer
+ * event, rather than the opposite risk, which the store would otherwise run for the whole life
+ * of every early delivery's handlers: a new event with that body answered `superseded` and lost.
  */
-export function claimSubject(context: PipelineContext, subject: string, delivery: WebhookDelivery, retryExpected: boolean): MaybePromise<SubjectClaim | ClaimAnswer> {
+export function claimSubject(context: PipelineContext, subject: string, delivery: WebhookDelivery, retryExpected: boolean, acknowledgedEarly = false): MaybePromise<SubjectClaim | ClaimAnswer> {
   const { dedupe } = context;
   if (dedupe === undefined) return { subject, token: '' };
   // The delivery's place in the store's line, should it wait (none when it would not wait).
@@ -73,9 +85,13 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
   };
   // The store places the event where it reached this receiver (before its body was read, its
   // key fetched and its wait in line): claims that run late keep the order of arrival.
-  const claim = (lineWaitMs?: number) => dedupe.claim(subject, delivery.bodySha256, sinceReceived(delivery, arrivedAt + (lineWaitMs ?? 0)),
+  const claim = (lineWaitMs?: number) => {
+    const waitedMs = sinceReceived(delivery, arrivedAt + (lineWaitMs ?? 0));
     // (A claim sent as the wait ends may find less than 1 ms left.)
-    waiter === undefined || lineWaitMs === undefined ? waiter : { id: waiter.id, leftMs: Math.max(1, waiter.leftMs - lineWaitMs) });
+    const place = waiter === undefined || lineWaitMs === undefined ? waiter : { id: waiter.id, leftMs: Math.max(1, waiter.leftMs - lineWaitMs) };
+    // Options only when they say something: a store written before them sees the call it knew.
+    return acknowledgedEarly ? dedupe.claim(subject, delivery.bodySha256, waitedMs, place, ACKNOWLEDGED_EARLY) : dedupe.claim(subject, delivery.bodySha256, waitedMs, place);
+  };
   // Deliveries already waiting for the subject in this process came first: join them rather
   // than claim ahead. With a store that keeps lines, take the store's place first and this
   // process's place when the store has answered: a claim sent before (its answer not back yet)

@@ -92,7 +92,10 @@ function claimAndDispatch(
   mode: DeliveryMode,
 ): MaybePromise<Processed> {
   const { delivery } = verified;
-  return andThen(claimSubject(context, parsed.subject, delivery, !mode.replay), (claim): MaybePromise<Processed> => {
+  // Known before the claim: an event whose handlers run after an early 202 (the branches below),
+  // for which the service sends no retry, so that the store keeps none due should its claim expire.
+  const early = context.acknowledgeEarly && !mode.replay && mode.workDroppedAfterReply !== true && parsed.kind === 'event';
+  return andThen(claimSubject(context, parsed.subject, delivery, !mode.replay, early), (claim): MaybePromise<Processed> => {
     if ('outcome' in claim) {
       return claim.outcome === 'superseded' && parsed.kind === 'event' ? giveToSupersededHook(context, parsed.event, delivery, parsed.subject) : claim;
     }
@@ -112,6 +115,9 @@ function claimAndDispatch(
       if (context.deadLetters === undefined) return acknowledgeEarly(context, rawBody, verified, claim, event, false);
       // Kept before the 202 (see keepInFlight): a process that stops before the handlers finish
       // leaves the event for replay(). A store that cannot keep it: answered after the handlers.
+      // (Claimed acknowledgedEarly all the same: should this process then die mid-handler, the
+      // service retries a body for which no retry is due, and that retry is dispatched as a new
+      // event; a failure or a late answer still says retryExpected. See claimSubject.)
       return andThen(keepInFlight(context, rawBody, verified), (notKept): MaybePromise<Processed> => notKept === undefined
         ? acknowledgeEarly(context, rawBody, verified, claim, event, true)
         : andThen(dispatchAndSettle(context, claim, event, delivery, BEFORE_REPLY), (outcome) => {

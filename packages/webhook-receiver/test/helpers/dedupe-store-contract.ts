@@ -205,6 +205,27 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect(await overtaken.claim('s', 'E1')).toEqual({ state: 'superseded' });
   });
 
+  it('keeps no retry due for an expired claim acknowledged early (the service got its 2xx and sends nothing again): its body after a newer event is a new event, claimed', async () => {
+    const store = createStore({ claimTtlMs: shortTtlMs, minRetryDelayMs: 0 });
+    const early = await store.claim('s', 'A', 0, undefined, { acknowledgedEarly: true });
+    if (early.state !== 'claimed') throw new Error('expected a claim');
+    // A renewal keeps the mark (the Redis store rewrites the claim).
+    expect(await store.renewClaim!('s', early.token)).toBe(true);
+    await sleep(3 * shortTtlMs); // A's process died mid-handler, after its 202
+    await processes(store, 's', 'B');
+    // The user went back to A: a new event, dispatched (A -> B -> A), not a late retry of A.
+    expect((await store.claim('s', 'A')).state).toBe('claimed');
+  });
+
+  it('keeps the retry due of a claim acknowledged early that is released with retryExpected (answered after its handlers after all)', async () => {
+    const store = createStore({ minRetryDelayMs: 0 });
+    const early = await store.claim('s', 'A', 0, undefined, { acknowledgedEarly: true });
+    if (early.state !== 'claimed') throw new Error('expected a claim');
+    await store.release('s', early.token, { retryExpected: true });
+    await processes(store, 's', 'B');
+    expect(await store.claim('s', 'A')).toEqual({ state: 'superseded' });
+  });
+
   it('claims the retry of a failed body that nothing overtook, and processes it like any other', async () => {
     const store = createStore({ minRetryDelayMs: 0 });
     await fails(store, 's', 'A');
