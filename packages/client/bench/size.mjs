@@ -10,4 +10,7 @@ const withSignIn = await bundleSize(join(here, '../dist/index.js'), { external: 
 record({ name: 'main entry min+gzip, with the lazy chunks (viem excluded)', value: withSignIn.gzipBytes, unit: 'bytes' });
 const onboarding = await bundleSize(join(here, '../dist/onboarding.js'), { external: ['viem', 'viem/*'] });
 record({ name: '@capi/client/onboarding min+gzip (with the client code it shares with the main entry)', value: onboarding.gzipBytes, unit: 'bytes' });
+// What the onboarding entry adds to an app that has the main entry, lazy chunks included on both sides.
+const both = await bundleSize(join(here, 'main-and-onboarding.mjs'), { external: ['viem', 'viem/*'] });
+record({ name: '  what @capi/client/onboarding adds to an app with the main entry (both with their lazy chunks)', value: both.gzipBytes - withSignIn.gzipBytes, unit: 'bytes' });
 printTable();
