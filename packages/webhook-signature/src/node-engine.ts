@@ -27,7 +27,7 @@ const bytes = (buffer: Buffer) => buffer as Uint8Array<ArrayBuffer>;
 /**
  * From this message size on, node:crypto verifies on libuv's thread pool when the process may
  * use more than one CPU, and the event loop is free meanwhile: Ed25519 hashes the whole message
- * with SHA-512, about 1.5 ms at 1 MB. Below it, the copy and the round trip to the pool (about
+ * with SHA-512, about 1.2 ms at 1 MB. Below it, the copy and the round trip to the pool (about
  * 0.04 ms) cost more than the verification; on one CPU, the pool only takes turns with the
  * event loop, and the copy is pure cost (about 7% slower at 1 MB, measured under taskset).
  */
