@@ -138,6 +138,8 @@ export interface Transport {
 }
 
 const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+// Every name of RequestOptions: the compiler refuses a list that misses or adds one.
+const REQUEST_OPTION_NAMES = new Set(Object.keys({ signal: true, timeoutMs: true, retries: true, auth: true } satisfies { [Name in keyof Required<RequestOptions>]: true }));
 
 /**
  * Creates the transport behind `client.raw` and every client method.
@@ -154,6 +156,14 @@ export function createTransport(options: TransportOptions): Transport {
   async function send(request: OutgoingRequest, call: RequestOptions = {}): Promise<BufferedAnswer> {
     if (typeof call !== 'object' || call === null) {
       throw new InvalidArgumentError('options', `A request's options must be an object such as { signal, timeoutMs, retries }, or left out; got ${describeValue(call)}.`, 'invalid_option');
+    }
+    // An option this client does not take (a per-call `headers` with another user's token) would
+    // otherwise be ignored, and the request sent with the TokenManager's token instead.
+    for (const name of Object.keys(call)) {
+      if (!REQUEST_OPTION_NAMES.has(name)) {
+        const hint = name === 'headers' ? ' To send your own Authorization header (a server acting for several users), use client.raw with headers, or a client per user.' : '';
+        throw new InvalidArgumentError(name, `A request's options are signal, timeoutMs, retries and auth; ${JSON.stringify(name)} is not one of them, and nothing was sent.${hint}`, 'invalid_option');
+      }
     }
     if (call.retries !== undefined) assertRetryCount(call.retries, 'retries');
     if (call.timeoutMs !== undefined) assertMilliseconds(call.timeoutMs, 'timeoutMs', { allowInfinity: true });

@@ -70,6 +70,18 @@ describe('checks the signal and auth of each call before sending', () => {
     expect(service.requests).toHaveLength(0);
   });
 
+  it('rejects a per-call headers option instead of sending the TokenManager\'s token (another user\'s)', async () => {
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] }); // the limit's generation
+    const client = createPartnerClient({ baseUrl: service.url });
+    const options = { headers: { Authorization: 'Bearer another-users-token' } };
+    for (const call of [client.getDailyLimit(options as never), client.setDailyLimit({ amount: 100 }, options as never)]) {
+      const error = await call.catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+      expect(error).toMatchObject({ argument: 'headers', code: 'invalid_option', message: expect.stringMatching(/client\.raw/) });
+    }
+    expect(service.requests).toHaveLength(0);
+  });
+
   it.each([['null', null], ['a number', 5], ['a string', 'fast']])('rejects options that are %s with InvalidArgumentError and sends nothing', async (_case, options) => {
     service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] }); // the limit's generation
     const client = createPartnerClient({ baseUrl: service.url });
