@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeadLetterEntry, DeadLetterStore } from '../src/dead-letter/dead-letter-store.js';
 import { createMemoryDeadLetterStore } from '../src/dead-letter/memory-dead-letter-store.js';
 import { createRedisDeadLetterStore } from '../src/dead-letter/redis-dead-letter-store.js';
 import { DeadLetterStoreError, WebhookReceiverError } from '../src/errors.js';
+import { deadLetterEntry, describeDeadLetterReplaceContract, type DeadLetterStoreFactory } from './helpers/dead-letter-store-contract.js';
 import { startRedisWithClients, type RedisWithClients } from './helpers/redis-server.js';
 
 let redis: RedisWithClients;
@@ -18,25 +18,21 @@ afterAll(async () => {
 
 const freshPrefix = () => `dead-letter-test:${process.pid}:${++prefixCounter}:`;
 
-function entry(digest: string, receivedAt: number, body: Uint8Array = new TextEncoder().encode(`{"n":"${digest}"}`)): DeadLetterEntry {
-  return {
-    bodySha256: digest,
-    rawBody: body,
-    timestamp: 1_700_000_000,
-    signature: 'c2lnbmF0dXJl',
-    receivedAt,
-    errors: [{ path: '/data/kycStatus', keyword: 'enum', message: '/data/kycStatus must be one of: ...' }],
-    reason: 'invalid_event',
-  };
-}
+const entry = deadLetterEntry;
 
-const stores: Array<[string, () => DeadLetterStore]> = [
-  ['memory store', () => createMemoryDeadLetterStore()],
-  ['Redis store over ioredis', () => createRedisDeadLetterStore({ client: redis.ioredis, keyPrefix: freshPrefix() })],
-  ['Redis store over node-redis', () => createRedisDeadLetterStore({ client: redis.nodeRedis, keyPrefix: freshPrefix() })],
+const stores: Array<[string, DeadLetterStoreFactory]> = [
+  ['memory store', (options) => createMemoryDeadLetterStore(options)],
+  ['Redis store over ioredis', (options) => createRedisDeadLetterStore({ client: redis.ioredis, keyPrefix: freshPrefix(), ...options })],
+  ['Redis store over node-redis', (options) => createRedisDeadLetterStore({ client: redis.nodeRedis, keyPrefix: freshPrefix(), ...options })],
+  ['Redis store over a command function', (options) => createRedisDeadLetterStore({ client: (args) => redis.ioredis.call(args[0]!, ...args.slice(1)), keyPrefix: freshPrefix(), ...options })],
 ];
 
-describe.each(stores)('%s keeps dead letters until they are deleted', (_name, createStore) => {
+describe.each(stores)('%s replaces an entry in one operation (replace)', (_name, createStore) => {
+  describeDeadLetterReplaceContract(createStore, { bounded: true });
+});
+
+describe.each(stores)('%s keeps dead letters until they are deleted', (_name, createStoreWith) => {
+  const createStore = () => createStoreWith({});
   it('lists what was put, oldest first, byte for byte (also bytes that are not UTF-8)', async () => {
     const store = createStore();
     const notUtf8 = new Uint8Array([0xff, 0xfe, 0x00, 0x7b]);

@@ -1,10 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { bundleWorker, startWorkerd } from '@capi/workerd-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeadLetterEntry } from '../src/dead-letter/dead-letter-store.js';
 import { createDurableObjectDeadLetterStore } from '../src/dead-letter/durable-object-dead-letter-store.js';
 import { createDurableObjectDedupeStore } from '../src/dedupe/durable-object-store.js';
 import { DeadLetterStoreError, DedupeStoreError, WebhookReceiverError } from '../src/errors.js';
+import { deadLetterEntry, describeDeadLetterReplaceContract } from './helpers/dead-letter-store-contract.js';
 import { describeDedupeStoreContract } from './helpers/dedupe-store-contract.js';
 import { eventBody } from './helpers/events.js';
 import { createFakeService, type FakeService } from './helpers/service.js';
@@ -148,14 +148,7 @@ describe('Durable Object store: configuration and failures', () => {
 });
 
 describe('Durable Object dead-letter store', () => {
-  const entry = (digest: string, receivedAt: number, rawBody = new TextEncoder().encode(`{"n":"${digest}"}`)): DeadLetterEntry => ({
-    bodySha256: digest,
-    rawBody,
-    timestamp: 1_700_000_000,
-    signature: 'c2lnbmF0dXJl',
-    receivedAt,
-    errors: [{ path: '/data/kycStatus', keyword: 'enum', message: '/data/kycStatus must be one of: ...' }],
-  });
+  const entry = deadLetterEntry;
 
   it('lists what was put, oldest first, byte for byte; a second copy keeps its place; delete forgets', async () => {
     const store = createDurableObjectDeadLetterStore({ namespace: namespaceOverHttp, keyPrefix: `letters:${++prefixCounter}:` });
@@ -200,6 +193,32 @@ describe('Durable Object dead-letter store', () => {
     expect(replayed.results).toEqual([{ bodySha256: kept!.bodySha256, outcome: 'processed', deleted: true }]);
     expect(await dispatchedFor('usr_early')).toEqual(['usr_early:requiresAction']);
     expect(await letters.list(10)).toEqual([]);
+  });
+
+  describe('replace, against the real object on workerd', () => {
+    describeDeadLetterReplaceContract(() => createDurableObjectDeadLetterStore({ namespace: namespaceOverHttp, keyPrefix: `replace:${++prefixCounter}:` }), { bounded: false });
+  });
+
+  it('replace on an object deployed from the previous version (it answers null to an operation it does not know): deletes then puts instead', async () => {
+    const sent: string[] = [];
+    // The real object, except that it answers deadLetter.replace as the previous version's did, without doing it.
+    const previousVersion = {
+      idFromName: namespaceOverHttp.idFromName,
+      get: (id: never) => ({
+        fetch: async (url: string, init: { method: string; body: string }) => {
+          const { op } = JSON.parse(init.body) as { op: string };
+          sent.push(op);
+          return op === 'deadLetter.replace' ? Response.json(null) : namespaceOverHttp.get(id).fetch(url, init);
+        },
+      }),
+    };
+    const store = createDurableObjectDeadLetterStore({ namespace: previousVersion, keyPrefix: `previous:${++prefixCounter}:` });
+    await store.put(deadLetterEntry('a', 1_000));
+    await store.put(deadLetterEntry('b', 2_000));
+    sent.length = 0;
+    await store.replace!({ ...deadLetterEntry('a', 3_000), reason: 'handler_failed', errors: [] });
+    expect(sent).toEqual(['deadLetter.replace', 'deadLetter.delete', 'deadLetter.put']);
+    expect((await store.list(10)).map((kept) => [kept.bodySha256, kept.receivedAt, kept.reason])).toEqual([['b', 2_000, 'invalid_event'], ['a', 3_000, 'handler_failed']]);
   });
 
   it('answers dead_letter_store_unavailable when the object cannot be reached', async () => {

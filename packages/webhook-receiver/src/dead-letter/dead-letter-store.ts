@@ -11,7 +11,7 @@ import type { WebhookEventValidationError } from '@capi/webhook-validator';
  * ```
  */
 export interface DeadLetterEntry {
-  /** Lower-case hex SHA-256 of `rawBody`: the entry's key (`put` of a second copy keeps the first entry; the receiver deletes it first when the copy is a later event). */
+  /** Lower-case hex SHA-256 of `rawBody`: the entry's key (`put` of a second copy keeps the first entry; the receiver `replace`s it when the copy is a later event). */
   readonly bodySha256: string;
   /** The body exactly as received and verified. */
   readonly rawBody: Uint8Array;
@@ -52,8 +52,9 @@ export type DeadLetterReason = 'invalid_event' | 'handler_failed' | 'in_flight';
 /**
  * Where the receiver keeps authentic deliveries that fail this SDK's schema (a new enum value,
  * an omitted field), so that none is lost: `createMemoryDeadLetterStore()`,
- * `createRedisDeadLetterStore({ client })`, or your own. Three operations; each may answer
- * synchronously or with a promise, and throws (or rejects) when the store cannot answer.
+ * `createRedisDeadLetterStore({ client })`, or your own. Three operations, and an optional
+ * fourth (`replace`); each may answer synchronously or with a promise, and throws (or rejects)
+ * when the store cannot answer.
  *
  * @example
  * ```ts
@@ -74,4 +75,15 @@ export interface DeadLetterStore {
   list(limit: number): readonly DeadLetterEntry[] | Promise<readonly DeadLetterEntry[]>;
   /** Forgets the entry (the receiver calls it once a replay has processed it); unknown digests are ignored. */
   delete(bodySha256: string): void | Promise<void>;
+  /**
+   * Optional. Keeps `entry` under `entry.bodySha256` in place of any entry of that digest (every
+   * field as given, `receivedAt` included, so that `list` returns it in the later place), as ONE
+   * operation: when it throws or rejects, the store is as it was, the earlier entry (if any)
+   * still there. Counts as a new entry for a bound such as `maxEntries` only when no entry of
+   * that digest was kept. The receiver calls it when a later copy of a kept body must be kept
+   * (the user went back to a state, A -> B -> A; an `in_flight` entry becoming `handler_failed`).
+   * A store without it gets `delete` then `put`: should the put fail after the delete (or the
+   * process stop between the two), neither entry is left.
+   */
+  replace?(entry: DeadLetterEntry): void | Promise<void>;
 }

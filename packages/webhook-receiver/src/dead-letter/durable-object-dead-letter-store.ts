@@ -26,7 +26,10 @@ const OPTION_NAMES = optionNames<DurableObjectDeadLetterStoreOptions>({ namespac
  * A dead-letter store in a Cloudflare Durable Object: one `WebhookStoreObject` named
  * `<keyPrefix>dead-letters` keeps every entry in its storage, with no expiry, until a replay
  * processes it (or you delete it); every isolate and location of the Worker shares it. When
- * the object cannot be reached, the delivery is answered 503 and retried.
+ * the object cannot be reached, the delivery is answered 503 and retried. `replace` is one
+ * storage write in the object; an object deployed from a version before it (a class bound from
+ * another Worker not redeployed yet) answers that it does not know it, and the adapter then
+ * deletes and puts instead.
  *
  * @example
  * ```ts
@@ -40,10 +43,19 @@ export function createDurableObjectDeadLetterStore(options: DurableObjectDeadLet
   const name = `${keyPrefixOption(options.keyPrefix)}dead-letters`;
   const send = (operation: Parameters<typeof sendToObject>[2]) => sendToObject(namespace, name, operation,
     (kind, message, cause) => new DeadLetterStoreError(kind === 'unavailable' ? 'dead_letter_store_unavailable' : 'unexpected_store_reply', message, { cause }));
+  const stored = ({ rawBody, ...rest }: DeadLetterEntry): StoredDeadLetter => ({ ...rest, body: toBase64(rawBody) });
   return {
     async put(entry) {
-      const { rawBody, ...rest } = entry;
-      await send({ op: 'deadLetter.put', entry: { ...rest, body: toBase64(rawBody) } });
+      await send({ op: 'deadLetter.put', entry: stored(entry) });
+    },
+    async replace(entry) {
+      const answer = (await send({ op: 'deadLetter.replace', entry: stored(entry) })) as { replaced?: unknown } | null;
+      if (answer?.replaced === true) return;
+      // An object deployed from a version before replace (its class in another Worker not yet
+      // redeployed) answers null and changed nothing: delete then put, as for a store without
+      // replace, until it is redeployed (a put that fails after the delete then leaves neither).
+      await send({ op: 'deadLetter.delete', bodySha256: entry.bodySha256 });
+      await send({ op: 'deadLetter.put', entry: stored(entry) });
     },
     async list(limit) {
       const stored = (await send({ op: 'deadLetter.list', limit })) as StoredDeadLetter[];

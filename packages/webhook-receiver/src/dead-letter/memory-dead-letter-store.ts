@@ -41,14 +41,23 @@ export function createMemoryDeadLetterStore(options: MemoryDeadLetterStoreOption
   assertOptionNames('createMemoryDeadLetterStore', options, OPTION_NAMES);
   const maxEntries = positiveIntegerOption('maxEntries', options.maxEntries, 10_000);
   const entries = new Map<string, DeadLetterEntry>();
+  const refuseWhenFull = () => {
+    if (entries.size >= maxEntries) {
+      throw new DeadLetterStoreError('dead_letter_store_full',
+        `The memory dead-letter store holds its maxEntries (${maxEntries}) entries; replay them (receiver.replay()) or raise maxEntries. The delivery is answered 503 and will be retried.`);
+    }
+  };
   return {
     put(entry) {
       // A redelivery of the same body keeps the first entry.
       if (entries.has(entry.bodySha256)) return;
-      if (entries.size >= maxEntries) {
-        throw new DeadLetterStoreError('dead_letter_store_full',
-          `The memory dead-letter store holds its maxEntries (${maxEntries}) entries; replay them (receiver.replay()) or raise maxEntries. The delivery is answered 503 and will be retried.`);
-      }
+      refuseWhenFull();
+      entries.set(entry.bodySha256, entry);
+    },
+    replace(entry) {
+      // Synchronous, so nothing runs between the delete and the set: atomic. Deleted first so
+      // that the later entry also goes after the others of its millisecond (list sorts stably).
+      if (!entries.delete(entry.bodySha256)) refuseWhenFull();
       entries.set(entry.bodySha256, entry);
     },
     list(limit) {

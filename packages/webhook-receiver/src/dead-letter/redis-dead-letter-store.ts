@@ -23,7 +23,7 @@ export interface RedisDeadLetterStoreOptions {
   /**
    * Most entries kept. Default 100,000. A full store refuses the next entry (the delivery is
    * answered 503 and retried; `onError` gets a `DeadLetterStoreError` `dead_letter_store_full`)
-   * rather than forgetting an older one; a redelivery of a body already kept is not refused.
+   * rather than forgetting an older one; a redelivery of a body already kept is not refused, nor a `replace` of one.
    * Checked in the put's script, so the bound holds across processes. Entries never expire, so
    * this is what bounds the store's memory: about 1.6 KB an entry for a typical event, some
    * 160 MB at the default (larger bodies take more, up to the receiver's `maxBodyBytes` each).
@@ -41,6 +41,15 @@ export interface RedisDeadLetterStoreOptions {
 const PUT = `
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 1 end
 if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+return 1`;
+// A replacement (REPLACE) takes the digest's entry and its place in the order (ZADD moves it), in
+// one script: Redis runs it whole or, refused (at maxmemory, say: it fails at its first write),
+// not at all, so the earlier entry is never deleted without the later one kept. Only a digest
+// not kept yet counts against maxEntries.
+const REPLACE = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 return 1`;
@@ -98,24 +107,31 @@ export function createRedisDeadLetterStore(options: RedisDeadLetterStoreOptions)
     (message, cause) => new DeadLetterStoreError('dead_letter_store_unavailable', message, cause === undefined ? undefined : { cause }));
   const entriesKey = `${keyPrefix}dead-letters`;
   const orderKey = `${keyPrefix}dead-letters:order`;
+  // Runs PUT or REPLACE, which take the same arguments and answer 0 when the store is full.
+  const write = async (script: string, entry: DeadLetterEntry) => {
+    const stored: StoredEntry = {
+      bodySha256: entry.bodySha256,
+      body: toBase64(entry.rawBody),
+      timestamp: entry.timestamp,
+      signature: entry.signature,
+      receivedAt: entry.receivedAt,
+      errors: entry.errors,
+    };
+    if (entry.reason === 'handler_failed' || entry.reason === 'in_flight') stored.reason = entry.reason;
+    const kept = await command(['EVAL', script, '2', entriesKey, orderKey, entry.bodySha256, String(entry.receivedAt), JSON.stringify(stored), String(maxEntries)]);
+    // The integer reply 0 (a number from ioredis and node-redis; a command function may give text or a bigint).
+    if (String(kept) === '0') {
+      throw new DeadLetterStoreError('dead_letter_store_full',
+        `The Redis dead-letter store ${entriesKey} holds its maxEntries (${maxEntries}) entries; replay them (receiver.replay()), delete the ones you do not need, or raise maxEntries. The delivery is answered 503 and will be retried.`);
+    }
+  };
 
   return {
     async put(entry) {
-      const stored: StoredEntry = {
-        bodySha256: entry.bodySha256,
-        body: toBase64(entry.rawBody),
-        timestamp: entry.timestamp,
-        signature: entry.signature,
-        receivedAt: entry.receivedAt,
-        errors: entry.errors,
-      };
-      if (entry.reason === 'handler_failed' || entry.reason === 'in_flight') stored.reason = entry.reason;
-      const kept = await command(['EVAL', PUT, '2', entriesKey, orderKey, entry.bodySha256, String(entry.receivedAt), JSON.stringify(stored), String(maxEntries)]);
-      // The integer reply 0 (a number from ioredis and node-redis; a command function may give text or a bigint).
-      if (String(kept) === '0') {
-        throw new DeadLetterStoreError('dead_letter_store_full',
-          `The Redis dead-letter store ${entriesKey} holds its maxEntries (${maxEntries}) entries; replay them (receiver.replay()), delete the ones you do not need, or raise maxEntries. The delivery is answered 503 and will be retried.`);
-      }
+      await write(PUT, entry);
+    },
+    async replace(entry) {
+      await write(REPLACE, entry);
     },
     async list(limit) {
       const reply = await command(['EVAL', LIST, '2', entriesKey, orderKey, String(limit)]);

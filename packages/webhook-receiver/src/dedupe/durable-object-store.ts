@@ -47,6 +47,7 @@ export type StoreOperation =
   | { op: 'leaveLine'; waiter: SubjectWaiter }
   | { op: 'renewClaim'; token: string; claimTtlMs: number }
   | { op: 'deadLetter.put'; entry: StoredDeadLetter }
+  | { op: 'deadLetter.replace'; entry: StoredDeadLetter }
   | { op: 'deadLetter.list'; limit: number }
   | { op: 'deadLetter.delete'; bodySha256: string };
 
@@ -182,6 +183,12 @@ export class WebhookStoreObject {
         await this.#storage.put(key, kept === undefined ? operation.entry : { ...operation.entry, receivedAt: kept.receivedAt });
         return null;
       }
+      case 'deadLetter.replace':
+        // One storage write over the key: the earlier entry is replaced whole, receivedAt included,
+        // or (should the write fail) left as it was. Answered non-null, unlike an object of the
+        // previous version, which answers null to an operation it does not know.
+        await this.#storage.put(DEAD_LETTER + operation.entry.bodySha256, operation.entry);
+        return { replaced: true };
       case 'deadLetter.list': {
         const entries = [...(await this.#storage.list<StoredDeadLetter>({ prefix: DEAD_LETTER })).values()];
         return entries.sort((a, b) => a.receivedAt - b.receivedAt).slice(0, operation.limit);
@@ -190,6 +197,8 @@ export class WebhookStoreObject {
         await this.#storage.delete(DEAD_LETTER + operation.bodySha256);
         return null;
       default:
+        // An operation of a later adapter: null, as the previous versions answered, which tells
+        // that adapter the operation is not known here (see the dead-letter store's replace).
         return null;
     }
   }

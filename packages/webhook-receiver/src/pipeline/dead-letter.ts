@@ -4,7 +4,7 @@ import { RECEIVER_OUTCOMES, type ReceiverOutcome } from '../status-table.js';
 import { fromStore, isPromiseLike, type Answer, type MaybePromise, type PipelineContext } from './context.js';
 import type { WebhookDelivery } from '../receiver-types.js';
 import type { VerifiedDelivery } from './verify.js';
-import type { DeadLetterEntry, DeadLetterReason } from '../dead-letter/dead-letter-store.js';
+import type { DeadLetterEntry, DeadLetterReason, DeadLetterStore } from '../dead-letter/dead-letter-store.js';
 
 /**
  * Stage 7, dead-letter: an authentic body the schema refuses is never answered 4xx (a retry
@@ -45,10 +45,7 @@ export async function deadLetter(
       // first was answered 202, so the service sends it no more, and this copy is a later event
       // with that content (the user went back to a state), to be replayed after the events kept
       // between the two. Kept in the first one's place, a drift A -> B -> A replayed to B.
-      const removed = context.deadLetters.delete(verified.delivery.bodySha256);
-      if (isPromiseLike(removed)) await removed;
-      const kept = context.deadLetters.put(deadLetterEntry(rawBody, verified, 'invalid_event', errors));
-      if (isPromiseLike(kept)) await kept;
+      await keepInPlaceOfEarlier(context.deadLetters, deadLetterEntry(rawBody, verified, 'invalid_event', errors));
       outcome = 'invalid_event_dead_lettered';
     } catch (error) {
       outcome = 'dead_letter_store_unavailable';
@@ -70,22 +67,20 @@ export async function deadLetter(
  * supersedes it). An entry of the same body is replaced: with no retries after a 202, this copy
  * is a later event with that content (the user went back to a state), and must be replayed after
  * the events kept between the two, not where the earlier one was. A store that fails is
- * reported; the event is then in the `handler_failed` report's context alone (or, when the delete
- * failed, still in its `in_flight` entry, which `replay()` runs once it is older than `claimTtlMs`).
- * A process that stops between the delete and the put leaves no entry.
+ * reported; the event is then in the `handler_failed` report's context alone (or, when the
+ * `in_flight` entry was not deleted, still in it: `replay()` runs it once it is older than `claimTtlMs`).
+ * With a store that has `replace` the `in_flight` entry is replaced in one operation, so it stays
+ * whenever that fails; without, a put that fails after the delete (or a process that stops
+ * between the two) leaves no entry.
  */
 export async function keepForReplay(context: PipelineContext, rawBody: Uint8Array, verified: VerifiedDelivery, subject: string, keptInFlight = false): Promise<void> {
   const { deadLetters } = context;
   if (deadLetters === undefined) return;
   const { delivery } = verified;
-  // Whether the in_flight entry kept before the 202 is still there (a delete that failed).
+  // Whether the in_flight entry kept before the 202 is still there: a replace, or a delete, that failed.
   let inFlightLeft = keptInFlight;
   try {
-    const removed = deadLetters.delete(delivery.bodySha256);
-    if (isPromiseLike(removed)) await removed;
-    inFlightLeft = false;
-    const kept = deadLetters.put(deadLetterEntry(rawBody, verified, 'handler_failed'));
-    if (isPromiseLike(kept)) await kept;
+    await keepInPlaceOfEarlier(deadLetters, deadLetterEntry(rawBody, verified, 'handler_failed'), () => { inFlightLeft = false; });
   } catch (error) {
     context.report(new DeadLetterStoreError(error instanceof DeadLetterStoreError ? error.code : 'dead_letter_store_unavailable',
       `The handlers of ${subject} failed after the delivery was answered 202 acknowledged (acknowledgeEarly), and the dead-letter store could not keep the event for replay() as handler_failed (the store's error is the cause). ` +
@@ -153,11 +148,10 @@ export async function forgetInFlight(context: PipelineContext, delivery: Webhook
  */
 export async function keepFailedBeforeReply(context: PipelineContext, rawBody: Uint8Array, verified: VerifiedDelivery, subject: string): Promise<void> {
   const { delivery } = verified;
+  // Whether an entry of this body kept earlier may have been deleted (by a delete+put whose put failed).
+  let earlierGone = false;
   try {
-    const removed = context.deadLetters!.delete(delivery.bodySha256);
-    if (isPromiseLike(removed)) await removed;
-    const kept = context.deadLetters!.put(deadLetterEntry(rawBody, verified, 'handler_failed'));
-    if (isPromiseLike(kept)) await kept;
+    await keepInPlaceOfEarlier(context.deadLetters!, deadLetterEntry(rawBody, verified, 'handler_failed'), () => { earlierGone = true; });
     const failedHere = context.failedBeforeReply;
     if (failedHere !== undefined) {
       failedHere.add(delivery.bodySha256);
@@ -167,6 +161,9 @@ export async function keepFailedBeforeReply(context: PipelineContext, rawBody: U
   } catch (error) {
     context.report(new DeadLetterStoreError(error instanceof DeadLetterStoreError ? error.code : 'dead_letter_store_unavailable',
       `The handlers of ${subject} failed, and the dead-letter store could not keep the event for replay() (the store's error is the cause). ` +
+        (earlierGone
+          ? 'The store has no replace(): an entry of the same body kept earlier, if any, was deleted before the put failed. '
+          : 'An entry of the same body kept earlier, if any, is still in the store. ') +
         'It is answered 500 all the same, and the service retries it 1, 5 and 15 minutes later; should the handlers still fail then, recover it from the event in the context of the handler_failed report.', { cause: error }),
     { outcome: 'handler_failed', delivery, subject, afterReply: false });
   }
@@ -184,6 +181,25 @@ export async function forgetFailedBeforeReply(context: PipelineContext, delivery
         'Nothing is lost: a later replay() finds the event processed (duplicate) and deletes the entry.', { cause: error }),
     { outcome: 'processed', delivery, subject, afterReply: false });
   }
+}
+
+/**
+ * Keeps `entry` in place of an entry of its digest, in `entry`'s own place (its `receivedAt`):
+ * with the store's `replace` when it has one, one operation that leaves the earlier entry in the
+ * store should it fail; else `delete` then `put` (a store of your own written before `replace`),
+ * calling `deleted` in between, after which a failing put leaves no entry of that body.
+ */
+async function keepInPlaceOfEarlier(deadLetters: DeadLetterStore, entry: DeadLetterEntry, deleted?: () => void): Promise<void> {
+  if (typeof deadLetters.replace === 'function') {
+    const replaced = deadLetters.replace(entry);
+    if (isPromiseLike(replaced)) await replaced;
+    return;
+  }
+  const removed = deadLetters.delete(entry.bodySha256);
+  if (isPromiseLike(removed)) await removed;
+  deleted?.();
+  const kept = deadLetters.put(entry);
+  if (isPromiseLike(kept)) await kept;
 }
 
 /** The entry that keeps a verified delivery for `replay()`: what replay needs to run it (its raw body, timestamp, signature and arrival), and why it was kept. */
