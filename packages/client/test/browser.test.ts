@@ -129,7 +129,8 @@ describe('runs in a real browser against the sandbox (headless Chromium, cross-o
       process.env.CHROMIUM_PATH ?? 'chromium',
       ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
         `--user-data-dir=${profile}`, `http://localhost:${port}/`],
-      { stdio: 'ignore' },
+      // Its own process group, so that the browser and its helpers are stopped together (below).
+      { stdio: 'ignore', detached: true },
     );
     const closed = new Promise<void>((resolve) => chromium.on('close', () => resolve()));
     const exited = new Promise<void>((resolve) => chromium.on('exit', (code) => (reports.push({ failure: `chromium exited (${code})` }), resolve())));
@@ -166,7 +167,9 @@ describe('runs in a real browser against the sandbox (headless Chromium, cross-o
       });
       expect((foreign.limit as { error: { message: string } }).error.message).toContain('CORS');
     } finally {
-      chromium.kill();
+      // The whole group: the helpers (zygote, renderers) write to the profile too, and outlive a
+      // kill of the browser alone long enough for its removal to fail with ENOTEMPTY under load.
+      try { process.kill(-chromium.pid!, 'SIGKILL'); } catch { /* gone already */ }
       await closed; // before the profile folder is removed
     }
   }, 90_000);

@@ -75,7 +75,8 @@ describe('the web build runs in a browser (headless Chromium)', () => {
       process.env.CHROMIUM_PATH ?? 'chromium',
       ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
         `--user-data-dir=${profile}`, `http://127.0.0.1:${(server.address() as AddressInfo).port}/`],
-      { stdio: 'ignore' },
+      // Its own process group, so that the browser and its helpers are stopped together (below).
+      { stdio: 'ignore', detached: true },
     );
     const closed = new Promise<void>((resolve) => chromium.on('close', () => resolve()));
     const exited = new Promise<string>((resolve) => chromium.on('exit', (code) => resolve(JSON.stringify({ failure: `chromium exited (${code})` }))));
@@ -85,7 +86,9 @@ describe('the web build runs in a browser (headless Chromium)', () => {
       const { timestamp, signature, publicKey } = result.signed;
       await expect(nodeBuild.verifyWebhookSignature({ rawBody: BODY, timestamp, signature, publicKey })).resolves.toBeUndefined();
     } finally {
-      chromium.kill();
+      // The whole group: the helpers (zygote, renderers) write to the profile too, and outlive a
+      // kill of the browser alone long enough for its removal to fail with ENOTEMPTY under load.
+      try { process.kill(-chromium.pid!, 'SIGKILL'); } catch { /* gone already */ }
       await closed; // before the profile folder is removed
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }

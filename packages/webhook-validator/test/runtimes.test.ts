@@ -94,13 +94,15 @@ describe('runs in a browser under a Content-Security-Policy without unsafe-eval'
       const chromium = spawn(process.env.CHROMIUM_PATH ?? 'chromium', [
         '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${profile}`,
         '--virtual-time-budget=10000', '--dump-dom', `${origin}/`,
-      ], { stdio: ['ignore', 'pipe', 'ignore'] });
+      ], { stdio: ['ignore', 'pipe', 'ignore'], detached: true });
       let dom = '';
       chromium.stdout.on('data', (chunk: Buffer) => { dom += chunk.toString(); });
       const exitCode = await new Promise<number | null>((resolve, reject) => {
         chromium.on('error', reject);
         chromium.on('close', resolve);
       });
+      // Its helpers (zygote, renderers) may outlive the browser and still write to the profile.
+      try { process.kill(-chromium.pid!, 'SIGKILL'); } catch { /* gone already */ }
       expect(exitCode).toBe(0);
       const result = /RESULT (\[.*?\])</.exec(dom)?.[1];
       expect(result, dom).toBeDefined();
