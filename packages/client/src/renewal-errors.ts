@@ -31,22 +31,26 @@ export function renewalOvertaken(): TokenRenewalError {
 }
 
 /**
- * `session_changed` of a renewal whose `reauthenticate` signed in another account than the
- * session's (`fromToken`'s): its tokens (`toToken`) start a new session, and the requests
- * waiting for it are not sent. The message names both accounts from the tokens' claims.
+ * `session_changed` of a renewal whose `reauthenticate` signed in (or whose `refresh` returned
+ * tokens of) another account than the session's (`fromToken`'s): its tokens (`toToken`) start a
+ * new session, and the requests waiting for it are not sent. The message names both accounts
+ * from the tokens' claims.
  *
  * @example
  * throw signerChanged(sessionToken, newToken);
  */
-export function signerChanged(fromToken: string | undefined, toToken: string): TokenRenewalError {
+export function signerChanged(fromToken: string | undefined, toToken: string, via: 'reauthenticate' | 'refresh' = 'reauthenticate'): TokenRenewalError {
   const [from, to] = [accountOf(fromToken), accountOf(toToken)];
   // One wallet naming another user means another deployment (baseUrl), or a sandbox that
   // restarted, not a switch in the wallet.
   const why = from.wallet.toLowerCase() === to.wallet.toLowerCase()
     ? 'the same wallet, but the service names another user for it now (another deployment at baseUrl, or a sandbox that restarted?)'
-    : 'the account of the session it renewed (the user switched accounts in the wallet?)';
+    : via === 'refresh'
+      ? 'the account of the session it refreshed (another tab or process signed in as that account and stored its tokens where your refresh callback reads them?)'
+      : 'the account of the session it renewed (the user switched accounts in the wallet?)';
+  const what = via === 'refresh' ? 'The refresh callback returned tokens of' : 'The reauthenticate callback signed in';
   return new TokenRenewalError(
-    `The reauthenticate callback signed in ${to.name}, not ${from.name}, ${why}: its tokens start a new session, and the requests waiting for the renewal, made for ${from.name}, were not sent with them. Send them again if they are still wanted for the new account.`,
+    `${what} ${to.name}, not ${from.name}, ${why}: its tokens start a new session, and the requests waiting for the renewal, made for ${from.name}, were not sent with them. Send them again if they are still wanted for the new account.`,
     { code: 'session_changed' },
   );
 }

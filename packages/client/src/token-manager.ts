@@ -577,11 +577,25 @@ export class TokenManager {
       }
       if (this.#session !== session) throw await overtaken();
       if (failure === undefined) {
+        let set: StoredTokens | undefined;
         try {
-          return this.#adopt(tokens);
+          set = readTokenSet(tokens as TokenSet | string, true);
         } catch (refused) {
           failure = refused;
           refusedResult = true;
+        }
+        if (set !== undefined) {
+          // Another account's tokens (a refresh that reads a store the tabs or processes share, where
+          // another one signed in as another user): they start a new session, as a re-sign-in of
+          // another account does, and the requests waiting for this renewal, the earlier account's,
+          // are not sent with them.
+          const sessionToken = this.#sessionTokens.at(-1);
+          if (!sameAccount(sessionToken, set.token)) {
+            this.#newSession();
+            this.#adoptSet(set);
+            throw (await renewalErrors()).signerChanged(sessionToken, set.token, 'refresh');
+          }
+          return this.#adoptSet(set);
         }
       }
       // No answer (fetch's TypeError, this package's ConnectionError: the device is offline, the
@@ -647,10 +661,6 @@ export class TokenManager {
       throw (await renewalErrors()).signerChanged(sessionToken, set.token);
     }
     return this.#adoptSet(set);
-  }
-
-  #adopt(tokens: unknown): string {
-    return this.#adoptSet(readTokenSet(tokens as TokenSet | string, true));
   }
 
   #adoptSet(set: StoredTokens): string {

@@ -462,6 +462,42 @@ describe('a wait begun in a session stops when the session ends (a partner journ
   });
 });
 
+describe('a refresh that returns another account\'s tokens starts that account\'s session (a browser tabs trial)', () => {
+  it("A's request refreshed with B's tokens (another tab signed in as B into the shared store) is not sent with them: session_changed, naming both", async () => {
+    const { baseUrl } = await startTwoUsers();
+    const tokensOfB = await signIn(createPartnerClient({ baseUrl }), walletB); // B signed in in another tab
+    // The bearer token of each limit request this client sent.
+    const limitTokens: (string | null)[] = [];
+    const recordingFetch: FetchFunction = (url, init) => {
+      if (new URL(url).pathname.endsWith('/account/limit')) limitTokens.push(new Headers(init?.headers).get('authorization'));
+      return fetch(url, init);
+    };
+    // The shared store's entry now holds B's tokens: the refresh finds them "already refreshed elsewhere".
+    const client = createPartnerClient({ baseUrl, fetch: recordingFetch, tokenManager: new TokenManager({ refresh: async () => tokensOfB }) });
+    const tokensOfA = await signIn(client, walletA);
+    sandbox!.advanceClock(ACCESS_TOKEN_LIFETIME_MS + 60_000); // A's access token has expired: 401, then the refresh
+
+    const error = await client.getDailyLimit().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TokenRenewalError);
+    expect(error).toMatchObject({ code: 'session_changed', message: expect.stringMatching(new RegExp(`^The refresh callback returned tokens of ${walletB.address}.*, not ${walletA.address}.*another tab or process signed in as that account`)) });
+    // A's request went out with A's token only, never again with B's.
+    expect(limitTokens).toEqual([`Bearer ${tokensOfA.token}`]);
+    // B's tokens are the session now, a new one: the page learns of it from the error.
+    expect(await signerOf(client)).toBe(walletB.address);
+  });
+
+  it('a refresh that returns the same account\'s new tokens renews the session as before', async () => {
+    const { baseUrl } = await startTwoUsers();
+    const { refresh, release } = gatedRefresh(baseUrl);
+    release.open();
+    const client = createPartnerClient({ baseUrl, tokenManager: new TokenManager({ refresh }) });
+    await signIn(client, walletA);
+    sandbox!.advanceClock(ACCESS_TOKEN_LIFETIME_MS + 60_000);
+    await expect(client.getDailyLimit()).resolves.toMatchObject({ amount: 1_000_000 });
+    expect(await signerOf(client)).toBe(walletA.address);
+  });
+});
+
 describe('renewals of the same session still work as before', () => {
   it('reauthenticate through signInWithEthereum (which stores the tokens itself) renews once for concurrent requests', async () => {
     const { baseUrl } = await startTwoUsers();
