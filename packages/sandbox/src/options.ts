@@ -159,17 +159,25 @@ const OPTION_NAMES = Object.keys({
   requirePhone: true, migrationKycSetupMs: true, olderGenerationUsers: true, webhookPrivateKey: true,
 } satisfies { [Name in keyof Required<SandboxOptions>]: true });
 
+/**
+ * Throws {@link SandboxConfigError} for the first name of `options` that is not in `names`,
+ * naming the closest ones (a misspelling) and every name `caller` takes.
+ */
+export function refuseUnknownOptionNames(options: object, names: readonly string[], caller: string): void {
+  for (const name of Object.keys(options)) {
+    if (names.includes(name)) continue;
+    const near = closestWords(name.toLowerCase(), names.map((known) => known.toLowerCase())).map((lower) => names.find((known) => known.toLowerCase() === lower)!);
+    throw new SandboxConfigError('invalid_option', `${caller} has no option ${JSON.stringify(name)}${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : '.'} Its options: ${names.join(', ')}.`);
+  }
+}
+
 /** Checks every option and fills in the defaults; a bad option (or an unknown name) throws {@link SandboxConfigError}. */
 export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSandboxOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new SandboxConfigError('invalid_option', `startSandbox takes an options object (every option is optional: startSandbox() works); got ${JSON.stringify(options)}.`);
   }
-  for (const name of Object.keys(options)) {
-    if (OPTION_NAMES.includes(name)) continue;
-    // As the CLI's flags and the seeds' fields: a misspelt timeScale would keep real 1/5/15-minute retries.
-    const near = closestWords(name.toLowerCase(), OPTION_NAMES.map((known) => known.toLowerCase())).map((lower) => OPTION_NAMES.find((known) => known.toLowerCase() === lower)!);
-    throw new SandboxConfigError('invalid_option', `startSandbox has no option ${JSON.stringify(name)}${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : '.'} Its options: ${OPTION_NAMES.join(', ')}.`);
-  }
+  // As the CLI's flags and the seeds' fields: a misspelt timeScale would keep real 1/5/15-minute retries.
+  refuseUnknownOptionNames(options, OPTION_NAMES, 'startSandbox');
   if (options.host !== undefined && (typeof options.host !== 'string' || options.host.trim() === '')) {
     throw new SandboxConfigError('invalid_option', `host must be the interface to listen on, such as "127.0.0.1" or "localhost"; got ${JSON.stringify(options.host)}.`);
   }

@@ -127,7 +127,7 @@ describe('deliveries(filter) keeps one user\'s, one kind\'s or one state\'s deli
   it('refuses a misspelt filter or a state that is none, instead of listing the whole log', async () => {
     const sandbox = await start({ users: [] });
     expect(() => sandbox.deliveries({ userid: 'x' } as never)).toThrow(SandboxConfigError);
-    expect(() => sandbox.deliveries({ userid: 'x' } as never)).toThrow(/deliveries has no option "userid". Its options: id, userId, url, eventType, state/);
+    expect(() => sandbox.deliveries({ userid: 'x' } as never)).toThrow(/deliveries has no option "userid"; did you mean userId\? Its options: id, userId, url, eventType, state/);
     expect(() => sandbox.deliveries({ state: 'done' as never })).toThrow(/state must be one of delivering, retrying, succeeded, failed; got "done"/);
     expect(() => sandbox.deliveries({ userId: 42 as never })).toThrow(/deliveries's userId must be a string; got 42/);
 

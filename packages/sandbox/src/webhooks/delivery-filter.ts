@@ -1,4 +1,5 @@
 import { SandboxConfigError } from '../errors.js';
+import { refuseUnknownOptionNames } from '../options.js';
 import type { Delivery } from './delivery-scheduler.js';
 
 /**
@@ -63,14 +64,10 @@ export function deliveryMatcher(filter: DeliveryFilter, caller: string): (delive
     (state === undefined || delivery.state === state);
 }
 
-/** Refuses an options object that is not one, or that has a name outside `names`, saying which names there are. */
+/** Refuses an options object that is not one, or that has a name outside `names` (see {@link refuseUnknownOptionNames}). */
 export function checkOptionNames(options: unknown, names: readonly string[], caller: string, example: string): asserts options is Record<string, unknown> {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new SandboxConfigError('invalid_option', `${caller} takes an options object such as ${example}, or nothing; got ${JSON.stringify(options)}.`);
   }
-  for (const name of Object.keys(options)) {
-    if (!names.includes(name)) {
-      throw new SandboxConfigError('invalid_option', `${caller} has no option ${JSON.stringify(name)}. Its options: ${names.join(', ')}.`);
-    }
-  }
+  refuseUnknownOptionNames(options, names, caller);
 }
