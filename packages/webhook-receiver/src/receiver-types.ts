@@ -167,8 +167,9 @@ export interface WebhookReceiverOptions extends SignatureCheckOptions {
    * Called with an event older than the latest processed event of its subject
    * (`<eventType>:<data.id>`): the retry of an event that was not processed (its handler failed,
    * or it was answered 409 after `subjectWaitMs`) or was answered past the service's 30-second
-   * window, when a newer event of its subject was processed after that, an event that reached a receiver before the processed one but was
-   * claimed after it (a key fetch, a Redis outage), or a dead letter replayed after a newer event.
+   * window, when a newer event of its subject was processed after that, an event that reached a receiver before the processed one (or before a copy of
+   * its body that came too soon to be its retry: that state coming back) but was claimed after it
+   * (a key fetch, a Redis outage, two processes), or a dead letter replayed after a newer event.
    * Such an event is answered 200 `superseded` and never given to the handlers: handled last, it
    * would bring back the older state. Use this hook when every transition matters (an audit log); a failure in it is given
    * to `onError` and the delivery is acknowledged all the same.

@@ -98,6 +98,20 @@ async function startRedis() {
   return redis;
 }
 
+/** The service's key endpoint, just deployed: it answers the first request in 300 ms. */
+async function slowFirstKeyServer(): Promise<{ url: string; requests: () => number }> {
+  let requests = 0;
+  const server = await listen((_request, response) => {
+    requests++;
+    setTimeout(() => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ success: true, publicKey: service.publicKey }));
+    }, requests === 1 ? 300 : 0);
+  });
+  cleanups.push(() => server.close());
+  return { url: `${server.url}/api/v1/public-key`, requests: () => requests };
+}
+
 describe('a Redis outage: the claims two receivers queued while Redis was down', () => {
   // The platform: approved (X) while Redis is down, rejected (Y) 300 ms later. X reached
   // receiver B, Y receiver A; both were answered 503 (the service retries them). Redis comes
@@ -154,18 +168,10 @@ describe('a first key fetch after a deploy', () => {
   // must end on rejected: E1 is dispatched before E2, or not at all, never after it.
   it('ends on the later event (rejected) although the earlier one waited for the key', async () => {
     const redis = await startRedis();
-    let keyRequests = 0;
-    const keyServer = await listen((_request, response) => {
-      keyRequests++;
-      setTimeout(() => {
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ success: true, publicKey: service.publicKey }));
-      }, keyRequests === 1 ? 300 : 0);
-    });
-    cleanups.push(() => keyServer.close());
+    const keyServer = await slowFirstKeyServer();
     const { written, superseded, start } = partner();
     const urlA = await start(redisClient(redis.port), service.publicKey);
-    const urlC = await start(redisClient(redis.port), createPublicKeyProvider({ url: `${keyServer.url}/api/v1/public-key` }));
+    const urlC = await start(redisClient(redis.port), createPublicKeyProvider({ url: keyServer.url }));
     expect(answered(await service.deliver(urlA, kyc('deploy-user', 'pending')))).toBe('200 processed');
 
     const schedule = { minRetryDelayMs: MIN_RETRY_DELAY_MS };
@@ -174,10 +180,35 @@ describe('a first key fetch after a deploy', () => {
     const e2 = deliverOnSchedule(service, kyc('deploy-user', 'rejected'), { ...schedule, urlFor: () => urlA });
     const [e1Attempts, e2Attempts] = await Promise.all([e1, e2]);
 
-    expect(keyRequests, 'receiver C fetched the key').toBeGreaterThan(0);
+    expect(keyServer.requests(), 'receiver C fetched the key').toBeGreaterThan(0);
     const story = `E1 (approved) to C: ${attempts(e1Attempts)}; E2 (rejected) to A: ${attempts(e2Attempts)}; handlers wrote ${written.join(' > ')}; onSuperseded saw [${superseded.join(', ')}]`;
     expect(written.at(-1), `the partner's final state (${story})`).toBe('rejected');
     expect(written.lastIndexOf('approved'), `approved dispatched after rejected (${story})`).toBeLessThan(written.indexOf('rejected'));
+  });
+});
+
+describe('a change undone a moment later, the change verified last', () => {
+  // The platform: approved (E1), then rejected (E2), then approved again (E3) 60 ms later (a
+  // flag raised and withdrawn). E1 and E3 reached receiver A, which has the key; E2 reached
+  // receiver C, just deployed, which fetches the key first (the key endpoint answers in 300 ms),
+  // so E3's claim runs before E2's. E3 has E1's bytes, and came far sooner than E1's retry
+  // could. The partner must end on approved, the platform's latest state, not on rejected.
+  it('ends on approved: the event received before the undo is superseded, not dispatched over it', async () => {
+    const redis = await startRedis();
+    const keyServer = await slowFirstKeyServer();
+    const { written, superseded, start } = partner();
+    const urlA = await start(redisClient(redis.port), service.publicKey);
+    const urlC = await start(redisClient(redis.port), createPublicKeyProvider({ url: keyServer.url }));
+    expect(answered(await service.deliver(urlA, kyc('undo-user', 'pending')))).toBe('200 processed');
+
+    expect(answered(await service.deliver(urlA, kyc('undo-user', 'approved')))).toBe('200 processed');
+    const e2 = service.deliver(urlC, kyc('undo-user', 'rejected'));
+    await sleep(60);
+    const e3 = answered(await service.deliver(urlA, kyc('undo-user', 'approved')));
+    const story = `E3 (approved again) to A: ${e3}; E2 (rejected) to C: ${answered(await e2)}; handlers wrote ${written.join(' > ')}; onSuperseded saw [${superseded.join(', ')}]`;
+    expect(keyServer.requests(), 'receiver C fetched the key').toBeGreaterThan(0);
+    expect({ e3, e2: answered(await e2), partnerEndsOn: written.at(-1), superseded }, story)
+      .toEqual({ e3: '200 duplicate', e2: '200 superseded', partnerEndsOn: 'approved', superseded: ['rejected'] });
   });
 });
 

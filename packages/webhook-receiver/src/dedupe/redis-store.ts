@@ -70,8 +70,10 @@ const CLAIM_PREFIX = 'processing:';
 // this attempt arrived; `|e`: its delivery is acknowledged early, so that no retry is due should
 // the claim expire (a process of the previous version reads past it, and drops it when it renews
 // the claim: a retry due then, as before); see SubjectRecord). A processed
-// state's second line is `p<since>:<claimed at>:<failures>:<expires at>` (the first two empty
-// when unknown). The first line is what the previous major wrote and compares, so that its
+// state's second line is `p<since>:<claimed at>:<failures>:<expires at>[:<repeated at>]` (the
+// first two empty when unknown; repeated at: the arrival of the latest copy of its body that came
+// sooner than its retry could, see SubjectRecord.repeatedAt, which a process of the previous
+// version drops when it rewrites the line). The first line is what the previous major wrote and compares, so that its
 // processes, during a rolling upgrade, still answer a retry of the latest event `processed`
 // (they drop the second line; `processed:<digest>` alone reads as place 0, with no claim time).
 // The next lines are the subject's retries due, one per failed event:
@@ -92,9 +94,16 @@ local function split(v)
   return v, ''
 end
 local function processedLine(rest)
-  local line, since, claimedAt, failures, expires = string.match(rest, '^(p(%d+):(%d*):(%d*):(%d+))')
-  if line then return line, tonumber(since), tonumber(claimedAt), tonumber(failures) or 0, tonumber(expires) end
-  return nil, 0, nil, 0, math.huge
+  local line, since, claimedAt, failures, expires, repeated = string.match(rest, '^(p(%d+):(%d*):(%d*):(%d+)):?(%d*)')
+  if line then return line, tonumber(since), tonumber(claimedAt), tonumber(failures) or 0, tonumber(expires), tonumber(repeated) end
+  return nil, 0, nil, 0, math.huge, nil
+end
+-- The latest arrival of a processed state (latestArrivalOf in subject-record.ts): its event's
+-- (its place, or its claim's arrival if earlier), or a later copy's that could not be its retry.
+local function latestArrival(since, claimedAt, repeated)
+  local arrival = math.min(since, claimedAt or since)
+  if repeated and repeated > arrival then return repeated end
+  return arrival
 end
 local function retries(rest, now)
   local live = {}
@@ -174,15 +183,17 @@ local function expiredClaim(state, live, now, window)
   if expires > now then table.insert(live, { 'a', failures, expires, since, claimedAt or 0, digest }) end
 end
 -- The place of a new event that arrived at ms place: that one, or the first after it that no
--- event of the subject holds (taken: the state's place, or nil; the retries due in live), so
--- that events that arrive in the same ms keep the order the store placed them in.
+-- event of the subject holds (taken: the state's place, or nil; the retries due in live) and
+-- whose next ms is not held either, so that events that arrive in the same ms keep the order the
+-- store placed them in, also once the place one of them was moved past is free again (freePlace
+-- in subject-record.ts).
 local function freePlace(place, taken, live)
-  local busy = true
-  while busy do
-    busy = taken == place
-    if not busy then for _, r in ipairs(live) do if r[4] == place then busy = true end end end
-    if busy then place = place + 1 end
+  local function held(p)
+    if taken == p then return true end
+    for _, r in ipairs(live) do if r[4] == p then return true end end
+    return false
   end
+  while held(place) or held(place + 1) do place = place + 1 end
   return place
 end
 -- Tells the process whose delivery is first in the subject's line that the subject may be its
@@ -329,7 +340,7 @@ local now = tonumber(ARGV[4])
 local minDelay = tonumber(ARGV[5])
 local received = now - tonumber(ARGV[6])
 local me = ARGV[8]
-local pdigest, psince, pat, pfailures = nil, 0, nil, 0
+local pdigest, pline, psince, pat, pfailures, prepeated = nil, nil, 0, nil, 0, nil
 local expired = nil
 if v then state, rest = split(v) end
 local line = waiting(rest, now)
@@ -348,11 +359,14 @@ if v then
   elseif state == 'processed' then
     return 'processed'
   elseif string.sub(state, 1, 10) == 'processed:' then
-    local line, expires
-    line, psince, pat, pfailures, expires = processedLine(rest)
+    local expires
+    pline, psince, pat, pfailures, expires, prepeated = processedLine(rest)
     pdigest = string.sub(state, 11)
-    if line then header = state .. NL .. line end
-    if expires <= now then state, pdigest, psince, pat = 'released', nil, 0, nil end
+    if pline then
+      header = state .. NL .. pline
+      if prepeated then header = header .. ':' .. prepeated end
+    end
+    if expires <= now then state, pdigest, psince, pat, prepeated = 'released', nil, 0, nil, nil end
   elseif state ~= 'released' then
     return 'foreign:' .. string.sub(v, 1, 40)
   end
@@ -371,8 +385,9 @@ for _, r in ipairs(live) do
 end
 local others = {}
 for _, r in ipairs(live) do if r ~= due then table.insert(others, r) end end
+local repeated = false
 local function keepOthers()
-  if not due and not first and not expired then return end
+  if not due and not first and not expired and not repeated then return end
   if state == 'released' then
     if #others == 0 and #after == 0 then redis.call('DEL', KEYS[1])
     else redis.call('SET', KEYS[1], joined('released', others, after), 'PX', lastExpiry(others, after) - now) end
@@ -384,12 +399,17 @@ local function keepOthers()
 end
 -- The latest processed body: a retry of it, unless it is the retry of a newer event with the
 -- same body, or a copy sooner than the processed attempt's retry could come while newer events
--- wait for theirs.
+-- wait for theirs. Without them, such a copy's arrival is kept (repeated at): an event received
+-- before it that claims after it is older than that state.
 if pdigest == ARGV[1] then
   local newer = false
   if due then newer = due[1] == 'a' and due[4] > psince
   elseif pat and minDelay > 0 and (pfailures + 1 >= ${DELIVERY_ATTEMPTS} or received - pat < minDelay * WAITS[pfailures + 1]) then
     for _, r in ipairs(live) do if r[1] == 'a' and r[4] > psince then newer = true end end
+    if not newer and received > latestArrival(psince, pat, prepeated) then
+      repeated = true
+      header = state .. NL .. pline .. ':' .. received
+    end
   end
   if not newer then
     keepOthers()
@@ -399,7 +419,7 @@ if pdigest == ARGV[1] then
 end
 -- A retry overtaken by a newer event, or a new event received before the processed one that
 -- claims after it (it waited for a key fetch, or its claim ran late): not dispatched.
-if (due and due[1] == 's') or (not due and pdigest and received < math.min(psince, pat or psince)) then
+if (due and due[1] == 's') or (not due and pdigest and received < latestArrival(psince, pat, prepeated)) then
   keepOthers()
   if first then wake(ARGV[10], ARGV[11], after) end
   return 'superseded'
@@ -443,9 +463,12 @@ if v then
   elseif state == 'processed' then
     return 0
   elseif string.sub(state, 1, 10) == 'processed:' then
-    local line, placed, at, _, expires = processedLine(rest)
-    if line then header = state .. NL .. line end
-    if expires > now then live, since, digest, processed = true, math.min(placed, at or placed), string.sub(state, 11), placed end
+    local line, placed, at, _, expires, repeated = processedLine(rest)
+    if line then
+      header = state .. NL .. line
+      if repeated then header = header .. ':' .. repeated end
+    end
+    if expires > now then live, since, digest, processed = true, latestArrival(placed, at, repeated), string.sub(state, 11), placed end
   elseif state ~= 'released' then
     return 0
   end

@@ -33,7 +33,11 @@ import type { ClaimOptions, DedupeClaim, MarkProcessedOptions, ReleaseOptions, S
  * it. A copy of a failed body that comes sooner is not its retry: it is a newer event, placed
  * after the others. So is a copy of the processed body that comes sooner than the processed
  * attempt's retry could (had its answer been lost) while an event received after it waits for
- * its retry; without such an event, such a copy is answered `processed`.
+ * its retry; without such an event, such a copy is answered `processed` (its state is the one
+ * processed already), and its arrival is kept (`repeatedAt`): should an event that arrived
+ * before it claim after it (two processes: A processed in one, B still being verified in the
+ * other when A's copy claims), that copy was the newer event (A -> B -> A), and B is answered
+ * `superseded`, so that the subject stays on the platform's latest state, A.
  *
  * Deliveries that wait for the subject (it is being handled, or others wait before them) keep
  * their places in its `line`, in the order they first asked: the subject goes to the first of
@@ -57,6 +61,13 @@ export interface SubjectRecord {
   since?: number;
   /** When the attempt of the event being processed (or processed) arrived at a receiver (before it read the body, fetched a key or waited in its subject's line). */
   claimedAt?: number;
+  /**
+   * A processed record's: when the latest copy of its body arrived that came sooner than the
+   * processed attempt's retry could, after that attempt (answered `processed`: a newer event
+   * that brought the same state back, or a copy the service sent at once). An event received
+   * before it is older than that state (see {@link latestArrivalOf}).
+   */
+  repeatedAt?: number;
   /** A claim's: until when its event's retries can come, should it fail or expire (see {@link RetryDue.expiresAt}). */
   dueUntil?: number;
   /**
@@ -211,12 +222,18 @@ export function claimSubject(
   // be), unless it is the retry of a newer event with the same body, or a copy sooner than the
   // processed attempt's retry could come while newer events wait for theirs.
   if (processed?.digest === digest && !(due === undefined ? repeatsWhileNewerWait(processed, retries, receivedAt, minRetryDelayMs) : isNewer(due, processed))) {
-    return { claim: { state: 'processed' }, record: due === undefined && processed.line === rest ? processed : lined({ ...processed, retries: others }, rest) };
+    // A copy sooner than the processed attempt's retry could come, and no retry due: not a
+    // retry (a newer event with the same state, or a copy sent at once). Its arrival is kept.
+    const repeated = due === undefined && receivedAt > latestArrivalOf(processed) && soonerThanItsRetry(processed, receivedAt, minRetryDelayMs)
+      ? { ...processed, repeatedAt: receivedAt }
+      : processed;
+    return { claim: { state: 'processed' }, record: due === undefined && repeated.line === rest ? repeated : lined({ ...repeated, retries: others }, rest) };
   }
-  // A retry overtaken by a newer event, or a new event received before the processed one that
-  // claims after it (it waited for a key fetch, or its claim ran late): older than the state
-  // processed, not dispatched.
-  if (due?.superseded === true || (due === undefined && processed !== undefined && receivedAt < arrivalOf(processed))) {
+  // A retry overtaken by a newer event, or a new event received before the processed one (or
+  // before a copy of its body that came sooner than its retry could) that claims after it (it
+  // waited for a key fetch, or its claim ran late, or ran in another process): older than the
+  // state processed, not dispatched.
+  if (due?.superseded === true || (due === undefined && processed !== undefined && receivedAt < latestArrivalOf(processed))) {
     return { claim: { state: 'superseded' }, record: live ? lined(due === undefined ? record! : { ...record!, retries: others }, rest) : released(others, rest) };
   }
   // A different body (or an expired record, or an expired claim): a new event for this subject,
@@ -320,8 +337,9 @@ export function expectSubjectRetry(stored: SubjectRecord | undefined, digest: st
     if (live && record.state !== 'released' && record.digest === digest) return record;
     // The same arrival again (a 503's give-back after its claim ran and was released): kept already.
     if (retries.some((retry) => retry.digest === digest && retry.since === receivedAt)) return record;
-    // Placed where it arrived; received before the processed event, it is older than it.
-    const superseded = live && record.state === 'processed' && receivedAt < arrivalOf(record);
+    // Placed where it arrived; received before the processed event (or a copy of it that was a
+    // newer event), it is older than it.
+    const superseded = live && record.state === 'processed' && receivedAt < latestArrivalOf(record);
     const since = freePlace(receivedAt, live ? record : undefined, retries);
     next = [...retries, { digest, superseded, failures: 1, since, failedAt, expiresAt: at + retryDueWindow(minRetryDelayMs, replyWindowMs) }];
   }
@@ -350,13 +368,28 @@ function arrivalOf(record: SubjectRecord): number {
 }
 
 /**
+ * The latest arrival of the state a processed record holds: that of its event
+ * ({@link arrivalOf}), or of a later copy of its body that could not be its retry
+ * ({@link SubjectRecord.repeatedAt}). An event of the subject received before it is older.
+ */
+function latestArrivalOf(record: SubjectRecord): number {
+  const arrival = arrivalOf(record);
+  return record.repeatedAt !== undefined && record.repeatedAt > arrival ? record.repeatedAt : arrival;
+}
+
+/**
  * The place of a new event that arrived at `receivedAt`: that ms, or the first one after it that
- * no event of the subject holds (`state`'s, the retries due'), so that events that arrive in the
- * same ms keep the order in which the store placed them.
+ * no event of the subject holds (`state`'s, the retries due') and that the next ms is not held
+ * either, so that events that arrive in the same ms keep the order in which the store placed
+ * them. An event placed in that ms before this one may have been moved to the next free place,
+ * and the place it was moved past be free again (a claim that replaced the processed state and
+ * was released forgets that state's place): this one goes after it. (An event that arrived a ms
+ * later is taken for such a one: within the ms or two that places are measured to.)
  */
 function freePlace(receivedAt: number, state: SubjectRecord | undefined, retries: readonly RetryDue[] | undefined): number {
+  const taken = (place: number) => (state !== undefined && placeOf(state) === place) || retries?.some((retry) => retry.since === place) === true;
   let place = receivedAt;
-  while ((state !== undefined && placeOf(state) === place) || retries?.some((retry) => retry.since === place)) place++;
+  while (taken(place) || taken(place + 1)) place++;
   return place;
 }
 
@@ -389,10 +422,18 @@ function withoutExpiredClaim(record: SubjectRecord | undefined, at: number, minR
  * events it changes nothing, and is answered `processed`, as a replay would be.)
  */
 function repeatsWhileNewerWait(processed: SubjectRecord, retries: RetryDue[] | undefined, at: number, minRetryDelayMs: number): boolean {
+  return soonerThanItsRetry(processed, at, minRetryDelayMs) && retries !== undefined && retries.some((retry) => isNewer(retry, processed));
+}
+
+/**
+ * Whether a copy of the processed body arriving at `at` comes before the service could retry
+ * the processed attempt (the wait after it, counted from its arrival; never after the last
+ * attempt). Unknown (no claim time, or no retry schedule: `minRetryDelayMs` 0): `false`.
+ */
+function soonerThanItsRetry(processed: SubjectRecord, at: number, minRetryDelayMs: number): boolean {
   if (processed.claimedAt === undefined || minRetryDelayMs === 0) return false;
   const attempt = (processed.failures ?? 0) + 1;
-  const soonerThanItsRetry = attempt >= DELIVERY_ATTEMPTS || at - processed.claimedAt < minRetryDelayMs * RETRY_WAIT_FACTORS[attempt - 1]!;
-  return soonerThanItsRetry && retries !== undefined && retries.some((retry) => isNewer(retry, processed));
+  return attempt >= DELIVERY_ATTEMPTS || at - processed.claimedAt < minRetryDelayMs * RETRY_WAIT_FACTORS[attempt - 1]!;
 }
 
 /**

@@ -188,6 +188,51 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect((await store.claim('s', 'later', 0)).state).toBe('claimed');
   });
 
+  it('answers superseded to an event received before a copy of the processed body that came sooner than its retry could, once it claims after that copy (A -> B -> A across two processes)', async () => {
+    // A arrived 300 ms ago and was processed; B arrived 200 ms ago in another process, which
+    // still verifies it; A's body again arrived 100 ms ago, too soon for A's retry: the newer
+    // event, answered processed (the state is A already). B then claims: older than that A.
+    const store = createStore({ minRetryDelayMs: 600_000 });
+    const a = await store.claim('s', 'A', 300);
+    if (a.state !== 'claimed') throw new Error('expected a claim of A');
+    await store.markProcessed('s', a.token);
+    expect(await store.claim('s', 'A', 100)).toEqual({ state: 'processed' });
+    expect(await store.claim('s', 'B', 200)).toEqual({ state: 'superseded' });
+    expect(await store.claim('s', 'A', 0)).toEqual({ state: 'processed' });
+    // An event received after the copy is dispatched.
+    expect((await store.claim('s', 'C', 0)).state).toBe('claimed');
+    // Without the copy, B is the newer event and is dispatched.
+    const alone = createStore({ minRetryDelayMs: 600_000 });
+    const first = await alone.claim('s', 'A', 300);
+    if (first.state !== 'claimed') throw new Error('expected a claim of A');
+    await alone.markProcessed('s', first.token);
+    expect((await alone.claim('s', 'B', 200)).state).toBe('claimed');
+  });
+
+  it('takes a copy of the processed body that comes once its retry could for that retry: an event received before it is still dispatched', async () => {
+    const delay = 2 * shortTtlMs;
+    const store = createStore({ minRetryDelayMs: delay });
+    const a = await store.claim('s', 'A', 0);
+    if (a.state !== 'claimed') throw new Error('expected a claim of A');
+    await store.markProcessed('s', a.token);
+    await sleep(2 * delay);
+    // A's retry (its 2xx was lost), then B, which arrived before it, claims.
+    expect(await store.claim('s', 'A', 0)).toEqual({ state: 'processed' });
+    expect((await store.claim('s', 'B', delay)).state).toBe('claimed');
+  });
+
+  it('keeps the retry due of an event answered 409 after such a copy superseded, when it was received before the copy', async () => {
+    const delay = 4 * shortTtlMs;
+    const store = createStore({ minRetryDelayMs: delay });
+    const a = await store.claim('s', 'A', 100);
+    if (a.state !== 'claimed') throw new Error('expected a claim of A');
+    await store.markProcessed('s', a.token);
+    expect(await store.claim('s', 'A', 20)).toEqual({ state: 'processed' });
+    await store.expectRetry!('s', 'B', 50);
+    await sleep(delay + shortTtlMs);
+    expect(await store.claim('s', 'B', 0)).toEqual({ state: 'superseded' });
+  });
+
   it(`keeps an expired claim's event as a retry due in its place (its process died mid-handler): its retry does not supersede an event received after it`, async () => {
     const store = createStore({ claimTtlMs: shortTtlMs, minRetryDelayMs: 0 });
     expect((await store.claim('s', 'E1')).state).toBe('claimed');
