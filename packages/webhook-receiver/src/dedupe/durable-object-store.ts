@@ -39,10 +39,10 @@ export interface StoredDeadLetter extends Omit<DeadLetterEntry, 'rawBody'> {
  * is the store's option; an adapter of the previous version sends none: 30,000.
  */
 export type StoreOperation =
-  | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number; waitedMs?: number; waiter?: SubjectWaiter; replyWindowMs?: number; acknowledgedEarly?: boolean }
+  | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number; waitedMs?: number; arrivedAt?: number; waiter?: SubjectWaiter; replyWindowMs?: number; acknowledgedEarly?: boolean }
   | { op: 'markProcessed'; key: string; token: string; ttlMs: number; minRetryDelayMs?: number; retryExpected?: boolean; replyWindowMs?: number; sentMsAgo?: number }
   | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number; replyWindowMs?: number; sentMsAgo?: number }
-  | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number; failedMsAgo?: number; replyWindowMs?: number }
+  | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number; arrivedAt?: number; failedMsAgo?: number; replyWindowMs?: number }
   | { op: 'joinLine'; waiter: SubjectWaiter }
   | { op: 'leaveLine'; waiter: SubjectWaiter }
   | { op: 'renewClaim'; token: string; claimTtlMs: number }
@@ -127,7 +127,7 @@ export class WebhookStoreObject {
     let answer: DedupeClaim | { owned: boolean } | null = null;
     switch (operation.op) {
       case 'claim': {
-        const result = claimSubject(record, operation.digest, at, operation.claimTtlMs, `${at.toString(36)}.${++this.#tokens}`, operation.minRetryDelayMs ?? 0, at - (operation.waitedMs ?? 0), operation.waiter, operation.replyWindowMs ?? REPLY_WINDOW_MS, { acknowledgedEarly: operation.acknowledgedEarly === true });
+        const result = claimSubject(record, operation.digest, at, operation.claimTtlMs, `${at.toString(36)}.${++this.#tokens}`, operation.minRetryDelayMs ?? 0, arrivalAt(operation, at), operation.waiter, operation.replyWindowMs ?? REPLY_WINDOW_MS, { acknowledgedEarly: operation.acknowledgedEarly === true });
         answer = result.claim;
         this.#record = result.record;
         break;
@@ -140,7 +140,7 @@ export class WebhookStoreObject {
         this.#record = releaseSubject(record, operation.token, at, { retryExpected: operation.retryExpected === true, sentMsAgo: operation.sentMsAgo }, operation.minRetryDelayMs ?? 0, operation.replyWindowMs ?? REPLY_WINDOW_MS);
         break;
       case 'expectRetry':
-        this.#record = expectSubjectRetry(record, operation.digest, at, operation.minRetryDelayMs, at - (operation.waitedMs ?? 0), at - failedAgo(operation.waitedMs ?? 0, operation.failedMsAgo ?? 0), operation.replyWindowMs ?? REPLY_WINDOW_MS);
+        this.#record = expectSubjectRetry(record, operation.digest, at, operation.minRetryDelayMs, arrivalAt(operation, at), at - failedAgo(operation.waitedMs ?? 0, operation.failedMsAgo ?? 0), operation.replyWindowMs ?? REPLY_WINDOW_MS);
         break;
       case 'joinLine':
         this.#record = joinSubjectLine(record, operation.waiter, at);
@@ -280,7 +280,7 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
       if (waiter !== undefined) checkWaiter(waiter);
       // Sent only when set: an object of the previous version ignores it, and keeps the retry due.
       const early = options?.acknowledgedEarly === true ? { acknowledgedEarly: true } : undefined;
-      const claim = (await send(key, { op: 'claim', digest, claimTtlMs, minRetryDelayMs, waitedMs, waiter, replyWindowMs, ...early })) as DedupeClaim | null;
+      const claim = (await send(key, { op: 'claim', digest, claimTtlMs, minRetryDelayMs, waitedMs, arrivedAt: arrivedAt(waitedMs), waiter, replyWindowMs, ...early })) as DedupeClaim | null;
       if (claim?.state === 'claimed' || claim?.state === 'processing' || claim?.state === 'processed' || claim?.state === 'superseded') return claim;
       throw new DedupeStoreError('unexpected_store_reply',
         `The Durable Object ${keyPrefix + key} answered a claim with ${JSON.stringify(claim)}; is the namespace bound to WebhookStoreObject?`);
@@ -294,7 +294,7 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
       await send(key, { op: 'release', token, retryExpected: options?.retryExpected === true, minRetryDelayMs, replyWindowMs, ...sentMsAgoField(options) });
     },
     async expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): Promise<void> {
-      await send(key, { op: 'expectRetry', digest, minRetryDelayMs, waitedMs, failedMsAgo, replyWindowMs });
+      await send(key, { op: 'expectRetry', digest, minRetryDelayMs, waitedMs, arrivedAt: arrivedAt(waitedMs), failedMsAgo, replyWindowMs });
     },
     async joinLine(key: string, waiter: SubjectWaiter): Promise<void> {
       checkWaiter(waiter);
@@ -365,4 +365,22 @@ export async function sendToObject(
 function sentMsAgoField(options: MarkProcessedOptions | ReleaseOptions | undefined): { sentMsAgo?: number } {
   const sentMsAgo = sentMsAgoOf(options);
   return sentMsAgo === undefined ? {} : { sentMsAgo };
+}
+
+/**
+ * When the delivery reached the receiver, on the receiver's clock (`Date.now()` there, less the
+ * `waitedMs` it measured on that same clock): the event's place in its subject's order. Taken in
+ * the Worker, not in the object: the object's own clock, less a wait measured on another clock,
+ * would add the time the operation took to reach the object (and to wait behind the object's
+ * other operations), which differs from one operation to the next by more than the time between
+ * two events of one subject, and would place a newer event before an older one.
+ */
+function arrivedAt(waitedMs: number): number {
+  return Date.now() - Math.max(0, waitedMs);
+}
+
+/** The arrival an operation carries (see {@link arrivedAt}); an adapter of the previous version sends only `waitedMs`. */
+function arrivalAt(operation: { waitedMs?: number; arrivedAt?: number }, at: number): number {
+  const { arrivedAt } = operation;
+  return typeof arrivedAt === 'number' && Number.isFinite(arrivedAt) ? Math.min(arrivedAt, at) : at - (operation.waitedMs ?? 0);
 }
