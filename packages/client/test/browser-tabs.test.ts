@@ -1,12 +1,15 @@
 // The README's "several tabs" sample, run as written in real tabs: headless Chromium (through
 // playwright-core) opens two pages of one origin, http://localhost:PORT, each running the
 // sample's code block, taken from README.md as it stands, with the built client and the newer
-// generation's sandbox. The free names of the sample (the user's address, the refresh call, the
-// client, the signer, the SIWE domain and URI) are defined around it; the counters of refreshes
-// and sign-ins are the only additions. What the README promises is asserted: an expired access
+// generation's sandbox. The free names of the sample (the refresh call, the client, the signer,
+// the SIWE domain and URI) are defined around it; the counters of refreshes and sign-ins, and the
+// gates that hold a refresh's answer or a wallet prompt, are the only additions. The wallet holds
+// two users' accounts, A and B. What the README promises is asserted: an expired access
 // token in two tabs at once makes one refresh at the service, and both tabs go on in the same
 // session; a session the service ended makes one sign-in (one wallet prompt) for both tabs; a
-// sign-out in one tab signs the other out, even while that one is refreshing. An earlier version
+// sign-out in one tab signs the other out, even while that one is refreshing; after a user switch
+// in one tab, a new tab restores the new account's session, and a tab still showing the first
+// account gets session_changed rather than the new account's tokens. An earlier version
 // of the sample kept the tokens in localStorage: the second case then prompted the wallet in both
 // tabs about one run in five (Chromium updates another tab's copy of localStorage a moment after
 // a write, and the tab next in turn read the tokens just replaced).
@@ -19,6 +22,7 @@ import { startSandbox, type Sandbox } from '@capi/sandbox';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bundleForBrowser } from './support/browser-bundle.js';
+import { privateKeyToAccount } from 'viem/accounts';
 import { registeredAccount, TEST_PRIVATE_KEY } from './support/wallet.js';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -30,22 +34,35 @@ function readmeTabsSample(): string {
   return sample[0]!;
 }
 
+// A second registered user (Anvil's well-known account 2): the account a user switches to.
+const OTHER_PRIVATE_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
+const otherAccount = privateKeyToAccount(OTHER_PRIVATE_KEY);
+
 // Before the sample: its free names. refreshAtService is the README's refresh call (the one of
 // "Newer generation", against the sandbox's refresh endpoint), counted; the signer is the
-// user's wallet, whose signatures (wallet prompts) are counted.
+// wallet, on the account the page's ?wallet= names (0, A, by default) until the test switches it,
+// whose signatures (wallet prompts) are counted.
 const PRELUDE = `
 import { createPartnerClient, signerFromViemAccount } from '@capi/client';
 import { privateKeyToAccount } from 'viem/accounts';
 const config = await (await fetch('/config')).json();
-const account = privateKeyToAccount(config.privateKey);
-const userAddress = account.address;
+const walletAccounts = config.privateKeys.map((privateKey) => privateKeyToAccount(privateKey));
+const walletNow = { account: walletAccounts[Number(new URLSearchParams(location.search).get('wallet') ?? 0)] };
 const counts = { refreshes: 0, walletPrompts: 0 };
-const walletSigner = signerFromViemAccount(account);
-const signer = { ...walletSigner, signMessage: (message) => { counts.walletPrompts += 1; return walletSigner.signMessage(message); } };
+// The test can hold a refresh's answer back (read, the service having rotated the tokens), or a
+// wallet prompt open (counted as shown), to act meanwhile.
+const held = { answer: undefined, release: undefined, prompt: undefined, answerPrompt: undefined };
+const signer = {
+  get address() { return walletNow.account.address; },
+  signMessage: async (message) => {
+    const account = walletNow.account;
+    counts.walletPrompts += 1;
+    await held.prompt;
+    return signerFromViemAccount(account).signMessage(message);
+  },
+};
 const domain = location.host;
 const uri = location.origin;
-// The test can hold a refresh's answer back (read, the service having rotated the tokens) to act meanwhile.
-const held = { answer: undefined, release: undefined };
 async function refreshAtService(refreshToken, signal) {
   counts.refreshes += 1;
   const response = await fetch(config.baseUrl + '/__sandbox/auth/refresh', {
@@ -66,7 +83,9 @@ const outcome = (promise) => promise.then(
 );
 window.tab = {
   counts,
-  signIn: async () => { await save(await client.signInWithEthereum({ ...signer, domain, uri, chainId: 100 })); },
+  signIn: () => signIn(),
+  switchWallet: (index) => { walletNow.account = walletAccounts[index]; },
+  account: () => account,
   getDailyLimit: () => outcome(client.getDailyLimit()),
   signOut: () => signOut(),
   stored: () => stored(),
@@ -85,15 +104,18 @@ beforeAll(async () => {
   const script = await bundleForBrowser(`${PRELUDE}\n${readmeTabsSample()}\n${EPILOGUE}`, 'ts');
   sandbox = await startSandbox({
     generation: 'newer',
-    users: [{ signInWallets: [registeredAccount.address], smartWallets: [{ address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', chainId: '100' }] }],
+    users: [
+      { signInWallets: [registeredAccount.address], smartWallets: [{ address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', chainId: '100' }] },
+      { signInWallets: [otherAccount.address], smartWallets: [{ address: '0x00000000000000000000000000000000000b0B0b', chainId: '100' }] },
+    ],
   });
   pageServer = createServer((request, response) => {
     const pages: Record<string, [string, string]> = {
       '/': ['text/html', '<!doctype html><meta charset="utf-8"><title>partner front end</title><script type="module" src="/tab.js"></script>'],
       '/tab.js': ['text/javascript', script],
-      '/config': ['application/json', JSON.stringify({ baseUrl: sandbox.baseUrl, privateKey: TEST_PRIVATE_KEY })],
+      '/config': ['application/json', JSON.stringify({ baseUrl: sandbox.baseUrl, privateKeys: [TEST_PRIVATE_KEY, OTHER_PRIVATE_KEY] })],
     };
-    const page = pages[request.url ?? ''];
+    const page = pages[new URL(request.url ?? '', 'http://page').pathname];
     response.writeHead(page ? 200 : 404, { 'content-type': `${page?.[0] ?? 'text/plain'}; charset=utf-8` }).end(page?.[1]);
   });
   await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
@@ -114,14 +136,14 @@ afterEach(async () => {
 });
 
 interface TabOutcome { value?: unknown; error?: { name: string; code?: string; status?: number; message: string } }
-interface StoredTokens { token: string; refreshToken?: string }
+interface StoredTokens { token: string; refreshToken?: string; address?: string }
 
-/** A tab of the partner's page, its sample's module loaded (in a browser context of its own per test: one IndexedDB). */
-async function openTab(): Promise<Page> {
+/** A tab of the partner's page, its sample's module loaded (in a browser context of its own per test: one IndexedDB), its wallet on account `wallet` (0: A, 1: B). */
+async function openTab(wallet = 0): Promise<Page> {
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(String(error)));
-  await page.goto(`${origin}/`);
+  await page.goto(`${origin}/?wallet=${wallet}`);
   await page.waitForFunction(() => 'tab' in window, undefined, { timeout: 20_000 }).catch(() => {
     throw new Error(`the tab's module did not load: ${errors.join('; ') || 'no error reported'}`);
   });
@@ -131,6 +153,8 @@ async function openTab(): Promise<Page> {
 type Tab = {
   counts: { refreshes: number; walletPrompts: number };
   signIn(): Promise<void>;
+  switchWallet(index: number): void;
+  account(): string | undefined;
   getDailyLimit(): Promise<TabOutcome>;
   signOut(): Promise<void>;
   stored(): Promise<StoredTokens | undefined>;
@@ -140,6 +164,8 @@ type Tab = {
 // The page functions run in the browser: they name window.tab themselves (no helper of this file reaches them).
 type TabWindow = { tab: Tab };
 const getDailyLimit = (page: Page) => page.evaluate(() => (window as unknown as TabWindow).tab.getDailyLimit());
+/** The account the tab shows (the sample's `account`). */
+const shownAccount = (page: Page) => page.evaluate(() => (window as unknown as TabWindow).tab.account());
 const counts = async (...pages: Page[]) => {
   const all = await Promise.all(pages.map((page) => page.evaluate(() => ({ ...(window as unknown as TabWindow).tab.counts }))));
   return { refreshes: all.reduce((sum, tab) => sum + tab.refreshes, 0), walletPrompts: all.reduce((sum, tab) => sum + tab.walletPrompts, 0) };
@@ -228,5 +254,34 @@ describe("the README's several-tabs sample in two Chromium tabs against the sand
     await expect.poll(async () => (await getDailyLimit(second)).error?.code, { timeout: 10_000 }).toBe('token_renewal_failed');
     expect(await getDailyLimit(second)).toMatchObject({ error: { name: 'TokenRenewalError', message: expect.stringContaining('Signed out') } });
     expect(await counts(first, second)).toEqual({ refreshes: 1, walletPrompts: 1 });
+  }, 90_000);
+
+  it('a user switch in one tab: a new tab with the wallet on the new account restores its session without a prompt, and a tab still showing the first account gets session_changed', async () => {
+    const [first, second] = await twoSignedInTabs();
+    // In the first tab the user switches the wallet to B and signs in (the sample's sign-in button).
+    await first.evaluate(() => {
+      (window as unknown as TabWindow).tab.switchWallet(1);
+      return (window as unknown as TabWindow).tab.signIn();
+    });
+    expect(await shownAccount(first)).toBe(otherAccount.address);
+    // A new tab, its wallet on B: B's session, restored from the entry, without a wallet prompt.
+    const third = await openTab(1);
+    expect(await getDailyLimit(third)).toMatchObject({ value: { amount: 1_000_000 } });
+    expect(await shownAccount(third)).toBe(otherAccount.address);
+    expect(await counts(third)).toEqual({ refreshes: 0, walletPrompts: 0 });
+    // The second tab still shows A, with A's tokens. When they expire, its renewal finds B's in the
+    // entry: its request, made for A, fails with session_changed (naming both accounts) instead
+    // of being answered with B's data, and the tab now shows B.
+    expect(await shownAccount(second)).toBe(registeredAccount.address);
+    await sandbox.advanceClock(16 * 60_000);
+    const inSecond = await getDailyLimit(second);
+    expect(inSecond).toMatchObject({ error: { name: 'TokenRenewalError', code: 'session_changed' } });
+    expect(inSecond.error?.message).toContain(registeredAccount.address);
+    expect(inSecond.error?.message).toContain(otherAccount.address);
+    expect(await shownAccount(second)).toBe(otherAccount.address);
+    // B's session goes on in every tab: one refresh at the service, no wallet prompt since the switch.
+    for (const page of [second, third, first]) expect(await getDailyLimit(page)).toMatchObject({ value: { amount: 1_000_000 } });
+    expect(await counts(first, second, third)).toEqual({ refreshes: 1, walletPrompts: 2 });
+    expect((await third.evaluate(() => (window as unknown as TabWindow).tab.stored()))?.address).toBe(otherAccount.address);
   }, 90_000);
 });
