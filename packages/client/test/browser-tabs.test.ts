@@ -7,7 +7,8 @@
 // two users' accounts, A and B. What the README promises is asserted: an expired access
 // token in two tabs at once makes one refresh at the service, and both tabs go on in the same
 // session; a session the service ended makes one sign-in (one wallet prompt) for both tabs; a
-// sign-out in one tab signs the other out, even while that one is refreshing; after a user switch
+// sign-out in one tab signs the other out at once, even while that one is refreshing or has a
+// wallet prompt open, and what they bring after it is not stored; after a user switch
 // in one tab, a new tab restores the new account's session, and a tab still showing the first
 // account gets session_changed rather than the new account's tokens. An earlier version
 // of the sample kept the tokens in localStorage: the second case then prompted the wallet in both
@@ -77,6 +78,7 @@ async function refreshAtService(refreshToken, signal) {
 // After it: the client of the tab, with the sample's TokenManager, and what the test drives.
 const EPILOGUE = `
 const client = createPartnerClient({ baseUrl: config.baseUrl, tokenManager, retries: 0 });
+const handleSignOutMessage = signOuts.onmessage;
 const outcome = (promise) => promise.then(
   (value) => ({ value }),
   (error) => ({ error: { name: error?.name, code: error?.code, status: error?.status, message: String(error?.message) } }),
@@ -91,6 +93,11 @@ window.tab = {
   stored: () => stored(),
   holdRefreshAnswers: () => { held.answer = new Promise((resolve) => { held.release = resolve; }); },
   releaseRefreshAnswers: () => held.release(),
+  holdWalletPrompts: () => { held.prompt = new Promise((resolve) => { held.answerPrompt = resolve; }); },
+  answerWalletPrompts: () => held.answerPrompt(),
+  // A tab slow to run the sign-out's message (in the background): the sample's handler gets it when the test says.
+  holdSignOutMessages: () => { held.messages = []; signOuts.onmessage = (event) => held.messages.push(event); },
+  deliverSignOutMessages: () => { signOuts.onmessage = handleSignOutMessage; for (const event of held.messages) handleSignOutMessage.call(signOuts, event); },
 };
 `;
 
@@ -160,6 +167,10 @@ type Tab = {
   stored(): Promise<StoredTokens | undefined>;
   holdRefreshAnswers(): void;
   releaseRefreshAnswers(): void;
+  holdWalletPrompts(): void;
+  answerWalletPrompts(): void;
+  holdSignOutMessages(): void;
+  deliverSignOutMessages(): void;
 };
 // The page functions run in the browser: they name window.tab themselves (no helper of this file reaches them).
 type TabWindow = { tab: Tab };
@@ -170,6 +181,50 @@ const counts = async (...pages: Page[]) => {
   const all = await Promise.all(pages.map((page) => page.evaluate(() => ({ ...(window as unknown as TabWindow).tab.counts }))));
   return { refreshes: all.reduce((sum, tab) => sum + tab.refreshes, 0), walletPrompts: all.reduce((sum, tab) => sum + tab.walletPrompts, 0) };
 };
+
+const stored = (page: Page) => page.evaluate(() => (window as unknown as TabWindow).tab.stored());
+const signOut = (page: Page) => page.evaluate(() => (window as unknown as TabWindow).tab.signOut());
+const lockRequests = (page: Page) => page.evaluate(async () => {
+  const { held, pending } = await navigator.locks.query();
+  return { held: held?.length ?? 0, pending: pending?.length ?? 0 };
+});
+
+/**
+ * Whether `action` settles before any tab of the origin waits for the lock, told by the order of
+ * the two events (no time limit): a sign-out that waited behind a renewal would show up as a
+ * pending lock request while the renewal holds the lock.
+ */
+async function settlesBeforeAnyLockWait(page: Page, action: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  void action.then(() => (settled = true), () => (settled = true));
+  while (!settled) if ((await lockRequests(page)).pending > 0) return false;
+  await action;
+  return true;
+}
+
+/** Someone offers the stored refresh token twice (a stale copy): the service ends the session. */
+async function endSessionAtService(page: Page): Promise<void> {
+  const { refreshToken } = (await stored(page))!;
+  const refresh = () => fetch(`${sandbox.baseUrl}/__sandbox/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken }) });
+  expect((await refresh()).status).toBe(200);
+  expect((await refresh()).status).toBe(401);
+}
+
+/**
+ * A wallet prompt open in `page`, held until the test answers it: the session ended at the
+ * service, the tab's request meets it, its refresh is refused, and its reauthenticate prompts the
+ * wallet while holding the lock. Returns that request's outcome, to come (in an object: an async
+ * function's returned promise would be awaited).
+ */
+async function walletPromptOpen(page: Page): Promise<{ request: Promise<TabOutcome> }> {
+  await endSessionAtService(page);
+  const before = (await counts(page)).walletPrompts;
+  await page.evaluate(() => (window as unknown as TabWindow).tab.holdWalletPrompts());
+  const request = getDailyLimit(page);
+  await expect.poll(async () => (await counts(page)).walletPrompts, { timeout: 10_000 }).toBe(before + 1);
+  expect(await lockRequests(page)).toEqual({ held: 1, pending: 0 });
+  return { request };
+}
 
 /** Two tabs of one signed-in user: the first signed in, the second opened after (it restores the stored tokens). */
 async function twoSignedInTabs(): Promise<[Page, Page]> {
@@ -185,7 +240,7 @@ async function twoSignedInTabs(): Promise<[Page, Page]> {
 describe("the README's several-tabs sample in two Chromium tabs against the sandbox", () => {
   it('an access token expired in both tabs at once: one refresh at the service, and both tabs stay in the session', async () => {
     const [first, second] = await twoSignedInTabs();
-    const before = await first.evaluate(() => (window as unknown as TabWindow).tab.stored());
+    const before = await stored(first);
     // The sandbox's clock passes the access token's 15 minutes; the tabs learn it from a 401.
     await sandbox.advanceClock(16 * 60_000);
     const [inFirst, inSecond] = await Promise.all([getDailyLimit(first), getDailyLimit(second)]);
@@ -193,7 +248,7 @@ describe("the README's several-tabs sample in two Chromium tabs against the sand
     expect(inSecond).toMatchObject({ value: { amount: 1_000_000 } });
     expect(await counts(first, second)).toEqual({ refreshes: 1, walletPrompts: 1 });
     // One new pair, stored once: the session was not ended by a reused refresh token.
-    const after = await second.evaluate(() => (window as unknown as TabWindow).tab.stored());
+    const after = await stored(second);
     expect(after?.refreshToken).toBeDefined();
     expect(after?.refreshToken).not.toBe(before?.refreshToken);
     for (const page of [first, second]) expect(await getDailyLimit(page)).toMatchObject({ value: { amount: 1_000_000 } });
@@ -202,11 +257,7 @@ describe("the README's several-tabs sample in two Chromium tabs against the sand
 
   it('a session the service ended: one sign-in for both tabs, not a wallet prompt in each', async () => {
     const [first, second] = await twoSignedInTabs();
-    const { refreshToken } = (await first.evaluate(() => (window as unknown as TabWindow).tab.stored()))!;
-    // Someone offers the stored refresh token twice (a stale copy): the service ends the session.
-    const refresh = () => fetch(`${sandbox.baseUrl}/__sandbox/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken }) });
-    expect((await refresh()).status).toBe(200);
-    expect((await refresh()).status).toBe(401);
+    await endSessionAtService(first);
     // Both tabs meet the ended session, in this order: the first tab's refresh holds the lock
     // (its answer held back) until the second tab's refresh waits for it, so that the second
     // offers its refresh token too (refused: the session has ended) before the first signs in
@@ -226,31 +277,31 @@ describe("the README's several-tabs sample in two Chromium tabs against the sand
 
   it('a sign-out in one tab signs the other out: its next request fails and stores nothing', async () => {
     const [first, second] = await twoSignedInTabs();
-    await first.evaluate(() => (window as unknown as TabWindow).tab.signOut());
+    await signOut(first);
     // The broadcast reaches the other tab (asynchronously): its TokenManager is cleared, and its
     // next request asks reauthenticate, which finds the entry gone and prompts no wallet.
     await expect.poll(async () => (await getDailyLimit(second)).error?.code, { timeout: 10_000 }).toBe('token_renewal_failed');
     expect(await getDailyLimit(second)).toMatchObject({ error: { name: 'TokenRenewalError', message: expect.stringContaining('Signed out: sign in again.') } });
-    expect(await second.evaluate(() => (window as unknown as TabWindow).tab.stored())).toBeUndefined();
-    expect(await first.evaluate(() => (window as unknown as TabWindow).tab.stored())).toBeUndefined();
+    expect(await stored(second)).toBeUndefined();
+    expect(await stored(first)).toBeUndefined();
     expect(await counts(first, second)).toEqual({ refreshes: 0, walletPrompts: 1 });
   }, 90_000);
 
-  it('a sign-out in one tab while the other refreshes: the refresh, answered after it, does not sign the user back in', async () => {
+  it('a sign-out in one tab while the other refreshes: it does not wait for the refresh, whose answer does not sign the user back in', async () => {
     const [first, second] = await twoSignedInTabs();
     await sandbox.advanceClock(16 * 60_000);
+    // The service rotates the tokens, and the answer is held back: the refresh holds the lock.
     await second.evaluate(() => (window as unknown as TabWindow).tab.holdRefreshAnswers());
     const request = getDailyLimit(second);
     await expect.poll(async () => (await counts(second)).refreshes, { timeout: 10_000 }).toBe(1);
-    // The sign-out waits for the lock the refresh holds: it is answered once the refresh has stored its result.
-    const signedOut = first.evaluate(() => (window as unknown as TabWindow).tab.signOut());
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The sign-out is done before the refresh's answer comes: it waits for no lock.
+    expect(await settlesBeforeAnyLockWait(first, signOut(first))).toBe(true);
     await second.evaluate(() => (window as unknown as TabWindow).tab.releaseRefreshAnswers());
-    await signedOut;
-    await request; // answered with the refreshed tokens, or refused if the sign-out's broadcast came first
+    // Refused: session_changed when the sign-out's message came first, else signed out.
+    expect(await request).toMatchObject({ error: { name: 'TokenRenewalError' } });
     // The refresh's result did not outlive the sign-out: the entry is gone for both tabs, the
     // other tab is signed out too, and no wallet was prompted.
-    for (const page of [first, second]) expect(await page.evaluate(() => (window as unknown as TabWindow).tab.stored())).toBeUndefined();
+    for (const page of [first, second]) expect(await stored(page)).toBeUndefined();
     await expect.poll(async () => (await getDailyLimit(second)).error?.code, { timeout: 10_000 }).toBe('token_renewal_failed');
     expect(await getDailyLimit(second)).toMatchObject({ error: { name: 'TokenRenewalError', message: expect.stringContaining('Signed out') } });
     expect(await counts(first, second)).toEqual({ refreshes: 1, walletPrompts: 1 });
@@ -282,6 +333,35 @@ describe("the README's several-tabs sample in two Chromium tabs against the sand
     // B's session goes on in every tab: one refresh at the service, no wallet prompt since the switch.
     for (const page of [second, third, first]) expect(await getDailyLimit(page)).toMatchObject({ value: { amount: 1_000_000 } });
     expect(await counts(first, second, third)).toEqual({ refreshes: 1, walletPrompts: 2 });
-    expect((await third.evaluate(() => (window as unknown as TabWindow).tab.stored()))?.address).toBe(otherAccount.address);
+    expect((await stored(third))?.address).toBe(otherAccount.address);
+  }, 90_000);
+
+  it('a sign-out in one tab while a wallet prompt is open in the other: it does not wait for the prompt, whose answer stores nothing', async () => {
+    const [first, second] = await twoSignedInTabs();
+    const { request: inFirst } = await walletPromptOpen(first);
+    // The second tab signs out while the prompt is still open (it is answered only below).
+    expect(await settlesBeforeAnyLockWait(second, signOut(second))).toBe(true);
+    // Its message reaches the first tab, whose clear() ends the sign-in waiting for the wallet.
+    expect(await inFirst).toMatchObject({ error: { name: 'TokenRenewalError', code: 'session_changed' } });
+    await first.evaluate(() => (window as unknown as TabWindow).tab.answerWalletPrompts());
+    for (const page of [first, second]) expect(await stored(page)).toBeUndefined();
+    expect(await getDailyLimit(first)).toMatchObject({ error: { name: 'TokenRenewalError', message: expect.stringContaining('Signed out: sign in again.') } });
+    expect(await counts(first, second)).toEqual({ refreshes: 1, walletPrompts: 2 });
+  }, 90_000);
+
+  it('a sign-out while a wallet prompt is open in a tab that has not run its message yet: the answer, given then, is not stored', async () => {
+    const [first, second] = await twoSignedInTabs();
+    await first.evaluate(() => (window as unknown as TabWindow).tab.holdSignOutMessages());
+    const { request: inFirst } = await walletPromptOpen(first);
+    expect(await settlesBeforeAnyLockWait(second, signOut(second))).toBe(true);
+    // The user answers the prompt before the first tab runs the sign-out's message (a tab in the
+    // background): the sign-in completes, but the entry it renews is gone, so its tokens are not
+    // stored, and the first tab signs itself out.
+    await first.evaluate(() => (window as unknown as TabWindow).tab.answerWalletPrompts());
+    expect(await inFirst).toMatchObject({ error: { name: 'TokenRenewalError', code: 'session_changed' } });
+    for (const page of [first, second]) expect(await stored(page)).toBeUndefined();
+    await first.evaluate(() => (window as unknown as TabWindow).tab.deliverSignOutMessages());
+    expect(await getDailyLimit(first)).toMatchObject({ error: { name: 'TokenRenewalError', message: expect.stringContaining('Signed out: sign in again.') } });
+    expect(await counts(first, second)).toEqual({ refreshes: 1, walletPrompts: 2 });
   }, 90_000);
 });
