@@ -3,14 +3,15 @@
 // sample's code block, taken from README.md as it stands, with the built client and the newer
 // generation's sandbox. The free names of the sample (the refresh call, the client, the signer,
 // the SIWE domain and URI) are defined around it; the counters of refreshes and sign-ins, and the
-// gates that hold a refresh's answer or a wallet prompt, are the only additions. The wallet holds
-// two users' accounts, A and B. What the README promises is asserted: an expired access
+// gates that hold a refresh's answer, a wallet prompt or a sign-out message, are the only
+// additions. The wallet holds two users' accounts, A and B. What the README promises is asserted: an expired access
 // token in two tabs at once makes one refresh at the service, and both tabs go on in the same
 // session; a session the service ended makes one sign-in (one wallet prompt) for both tabs; a
 // sign-out in one tab signs the other out at once, even while that one is refreshing or has a
 // wallet prompt open, and what they bring after it is not stored; after a user switch
 // in one tab, a new tab restores the new account's session, and a tab still showing the first
-// account gets session_changed rather than the new account's tokens. An earlier version
+// account gets session_changed rather than the new account's tokens; and, a limit the README
+// states, a reload during a refresh costs one wallet prompt. An earlier version
 // of the sample kept the tokens in localStorage: the second case then prompted the wallet in both
 // tabs about one run in five (Chromium updates another tab's copy of localStorage a moment after
 // a write, and the tab next in turn read the tokens just replaced).
@@ -52,7 +53,7 @@ const walletNow = { account: walletAccounts[Number(new URLSearchParams(location.
 const counts = { refreshes: 0, walletPrompts: 0 };
 // The test can hold a refresh's answer back (read, the service having rotated the tokens), or a
 // wallet prompt open (counted as shown), to act meanwhile.
-const held = { answer: undefined, release: undefined, prompt: undefined, answerPrompt: undefined };
+const held = { answer: undefined, release: undefined, answersRead: 0, prompt: undefined, answerPrompt: undefined };
 const signer = {
   get address() { return walletNow.account.address; },
   signMessage: async (message) => {
@@ -70,6 +71,7 @@ async function refreshAtService(refreshToken, signal) {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken }), signal,
   });
   const tokens = response.ok ? await response.json() : undefined;
+  held.answersRead += 1;
   await held.answer;
   if (!response.ok) throw new Error('refresh refused: HTTP ' + response.status);
   return tokens;
@@ -93,6 +95,7 @@ window.tab = {
   stored: () => stored(),
   holdRefreshAnswers: () => { held.answer = new Promise((resolve) => { held.release = resolve; }); },
   releaseRefreshAnswers: () => held.release(),
+  refreshAnswersRead: () => held.answersRead,
   holdWalletPrompts: () => { held.prompt = new Promise((resolve) => { held.answerPrompt = resolve; }); },
   answerWalletPrompts: () => held.answerPrompt(),
   // A tab slow to run the sign-out's message (in the background): the sample's handler gets it when the test says.
@@ -148,13 +151,20 @@ interface StoredTokens { token: string; refreshToken?: string; address?: string 
 /** A tab of the partner's page, its sample's module loaded (in a browser context of its own per test: one IndexedDB), its wallet on account `wallet` (0: A, 1: B). */
 async function openTab(wallet = 0): Promise<Page> {
   const page = await context.newPage();
+  await loaded(page, () => page.goto(`${origin}/?wallet=${wallet}`));
+  return page;
+}
+
+/** Loads the tab (`navigate`: its first load, a reload) and waits for its sample's module. */
+async function loaded(page: Page, navigate: () => Promise<unknown>): Promise<void> {
   const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(String(error)));
-  await page.goto(`${origin}/?wallet=${wallet}`);
+  const onError = (error: Error) => errors.push(String(error));
+  page.on('pageerror', onError);
+  await navigate();
   await page.waitForFunction(() => 'tab' in window, undefined, { timeout: 20_000 }).catch(() => {
     throw new Error(`the tab's module did not load: ${errors.join('; ') || 'no error reported'}`);
   });
-  return page;
+  page.off('pageerror', onError);
 }
 
 type Tab = {
@@ -167,6 +177,7 @@ type Tab = {
   stored(): Promise<StoredTokens | undefined>;
   holdRefreshAnswers(): void;
   releaseRefreshAnswers(): void;
+  refreshAnswersRead(): number;
   holdWalletPrompts(): void;
   answerWalletPrompts(): void;
   holdSignOutMessages(): void;
@@ -363,5 +374,25 @@ describe("the README's several-tabs sample in two Chromium tabs against the sand
     await first.evaluate(() => (window as unknown as TabWindow).tab.deliverSignOutMessages());
     expect(await getDailyLimit(first)).toMatchObject({ error: { name: 'TokenRenewalError', message: expect.stringContaining('Signed out: sign in again.') } });
     expect(await counts(first, second)).toEqual({ refreshes: 1, walletPrompts: 2 });
+  }, 90_000);
+
+  it('a reload during a refresh loses the rotated refresh token: one wallet prompt after it, for both tabs (a limit the README states)', async () => {
+    const [first, second] = await twoSignedInTabs();
+    const before = await stored(first);
+    await sandbox.advanceClock(16 * 60_000);
+    // The service has rotated the tokens, and the answer is held back: the tab reloads meanwhile.
+    await second.evaluate(() => (window as unknown as TabWindow).tab.holdRefreshAnswers());
+    const request = getDailyLimit(second).catch(() => 'its page is gone');
+    await expect.poll(() => second.evaluate(() => (window as unknown as TabWindow).tab.refreshAnswersRead()), { timeout: 10_000 }).toBe(1);
+    await loaded(second, () => second.reload());
+    expect(await request).toBe('its page is gone');
+    // The entry keeps the spent refresh token, which the reloaded tab restored.
+    expect((await stored(second))?.refreshToken).toBe(before?.refreshToken);
+    // Its first request: the refresh is refused (the service ends the session), and the user signs
+    // in again (one wallet prompt); the other tab takes that sign-in's tokens, without a prompt.
+    expect(await getDailyLimit(second)).toMatchObject({ value: { amount: 1_000_000 } });
+    expect(await counts(second)).toEqual({ refreshes: 1, walletPrompts: 1 });
+    expect(await getDailyLimit(first)).toMatchObject({ value: { amount: 1_000_000 } });
+    expect(await counts(first)).toEqual({ refreshes: 0, walletPrompts: 1 });
   }, 90_000);
 });
