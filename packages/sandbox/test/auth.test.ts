@@ -348,6 +348,19 @@ describe('answers 401 on authenticated routes for a missing, foreign or expired 
     expect(expired.body.code).toBe('TokenExpired');
   });
 
+  it('tells an older-generation token that expired to sign in again, never to refresh it (it has no refresh token)', async () => {
+    const used = await tokenFor(sandbox.baseUrl, registered);
+    expect((await authenticatedCall(used)).status).toBe(200);
+    const unused = await tokenFor(sandbox.baseUrl, registered);
+    sandbox.advanceClock(3600 * 1000);
+    for (const [attempt, token] of [['token checked before', used], ['token never checked', unused]] as const) {
+      const expired = await authenticatedCall(token);
+      expect(expired.body.code, attempt).toBe('TokenExpired');
+      expect(expired.body.message, attempt).toMatch(/sign in again/);
+      expect(expired.body.message, attempt).not.toMatch(/refresh it/);
+    }
+  });
+
   it('lets the clock be advanced over HTTP too', async () => {
     const token = await tokenFor(sandbox.baseUrl, registered);
     const advanced = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/clock', { advanceSeconds: 3601 });
@@ -413,7 +426,9 @@ describe('newer generation: 15-minute access tokens and 7-day rotating refresh t
   it('expires access tokens after 15 minutes and refresh tokens after 7 days', async () => {
     const first = (await signIn(newer.baseUrl, registered)).body;
     newer.advanceClock(15 * 60 * 1000);
-    expect((await callOperation(newer.baseUrl, 'getAccountLimit', { token: first.token })).body.code).toBe('TokenExpired');
+    const expired = (await callOperation(newer.baseUrl, 'getAccountLimit', { token: first.token })).body;
+    expect(expired.code).toBe('TokenExpired');
+    expect(expired.message).toMatch(/refresh it/);
     const second = await refresh(first.refreshToken);
     expect(second.status).toBe(200);
     newer.advanceClock(7 * 24 * 3600 * 1000);

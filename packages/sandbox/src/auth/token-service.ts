@@ -94,7 +94,7 @@ export class TokenService {
       claims = result.payload as unknown as AccessTokenClaims;
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) {
-        throw unauthorized('TokenExpired', 'The access token has expired; sign in again (new nonce, sign the SIWE message, POST /api/v1/auth/challenge) or refresh it.');
+        throw this.#expired();
       }
       throw unauthorized('InvalidToken', 'The access token is not one this sandbox issued (bad signature, malformed, or from an earlier sandbox run); sign in again.');
     }
@@ -103,9 +103,18 @@ export class TokenService {
     return this.#checkStillValid(claims);
   }
 
+  // The older generation has no refresh token (reference 5 rule 5): its only way back is a new
+  // sign-in, so only the newer generation's message offers the refresh.
+  #expired(): ApiError {
+    const signInAgain = 'sign in again (new nonce, sign the SIWE message, POST /api/v1/auth/challenge)';
+    return this.generation === 'older'
+      ? unauthorized('TokenExpired', `The access token has expired; ${signInAgain}. The older generation has no refresh token.`)
+      : unauthorized('TokenExpired', `The access token has expired; refresh it with the refresh token of its sign-in, or ${signInAgain}.`);
+  }
+
   #checkStillValid(claims: AccessTokenClaims): AccessTokenClaims {
     if (claims.exp * 1000 <= this.now()) {
-      throw unauthorized('TokenExpired', 'The access token has expired; sign in again (new nonce, sign the SIWE message, POST /api/v1/auth/challenge) or refresh it.');
+      throw this.#expired();
     }
     if (claims.sid !== undefined && this.#revokedSessions.has(claims.sid)) {
       throw unauthorized('SessionRevoked', 'This session was ended because one of its refresh tokens was used twice; sign in again.');
