@@ -305,6 +305,7 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
       await send(key, { op: 'leaveLine', waiter });
     },
     claimTtlMs,
+    minRetryDelayMs,
     async renewClaim(key: string, token: string): Promise<boolean> {
       const answer = (await send(key, { op: 'renewClaim', token, claimTtlMs })) as { owned?: unknown } | null;
       return answer?.owned === true;
