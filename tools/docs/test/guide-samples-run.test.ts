@@ -64,6 +64,10 @@ describe('the self-contained samples of the guides run and print what they say',
     await expectSampleRunsAndPrints('migrating-an-existing-user-1', ['waiting_kyc_setup', 'action_create_account', 'approved true', 'action_complete_kyc']);
   }, 90_000);
 
+  it('the older generation: an unregistered wallet refused, registered out-of-band, the phone verified by SMS, the limit onchain', async () => {
+    await expectSampleRunsAndPrints('older-generation-1', ['false', 'UserNotRegistered', 'true', 'true', '404']);
+  }, 90_000);
+
   it('sandbox: the limit syncs, the key matches, the KYC change is delivered, signed and verified', async () => {
     await expectSampleRunsAndPrints('sandbox-2', ['synced', 'true', "[ 'kyc.status.changed: succeeded' ]", 'rejected']);
   }, 90_000);

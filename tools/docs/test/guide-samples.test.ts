@@ -14,7 +14,7 @@ const samples = guides.flatMap((guide) =>
 describe('the guides cover what partners do', () => {
   it('has a guide for the quick start, sign-in, webhooks with Express, Hono and Next.js, the daily limit and the sandbox', () => {
     const titles = guides.map((guide) => guide.title.toLowerCase()).join(' | ');
-    for (const topic of ['quick start', 'sign-in', 'webhooks', 'daily spending limit', 'sandbox', 'onboarding a user on the newer generation', 'migrating an existing user']) expect(titles).toContain(topic);
+    for (const topic of ['quick start', 'sign-in', 'webhooks', 'daily spending limit', 'sandbox', 'onboarding a user on the newer generation', 'migrating an existing user', "a user's journey on the older generation"]) expect(titles).toContain(topic);
     const webhooks = readFileSync(path.join(repoRoot, 'docs/guides/03-receiving-webhooks.md'), 'utf8');
     for (const framework of ['## Express', '## Hono', '## Next.js']) expect(webhooks).toContain(framework);
   });
@@ -23,7 +23,7 @@ describe('the guides cover what partners do', () => {
 describe('the TypeScript samples of the guides compile against the built packages', () => {
   it('finds samples in every guide that shows code', () => {
     expect(samples.length).toBeGreaterThanOrEqual(8);
-    for (const guide of ['quick-start', 'sign-in', 'receiving-webhooks', 'daily-limit', 'sandbox', 'onboarding-newer-generation', 'migrating-an-existing-user']) {
+    for (const guide of ['quick-start', 'sign-in', 'receiving-webhooks', 'daily-limit', 'sandbox', 'onboarding-newer-generation', 'migrating-an-existing-user', 'older-generation']) {
       expect(samples.some((sample) => sample.name.startsWith(`${guide}-`))).toBe(true);
     }
   });
