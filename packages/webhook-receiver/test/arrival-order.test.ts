@@ -54,7 +54,7 @@ async function until(condition: () => boolean, what: string, timeoutMs = 5_000):
   }
 }
 
-const kyc = (userId: string, kycStatus: 'pending' | 'approved' | 'rejected') => eventBody('kyc.status.changed', userId, { kycStatus });
+const kyc = (userId: string, kycStatus: 'pending' | 'approved' | 'rejected' | 'processing' | 'resubmissionRequested') => eventBody('kyc.status.changed', userId, { kycStatus });
 const answered = (reply: Delivered) => `${reply.status} ${reply.body.code}`;
 const attempts = (results: readonly AttemptResult[]) => results.map(describeAttempt).join(' | ');
 
@@ -218,11 +218,11 @@ describe('a receiver process killed mid-handler', () => {
   afterAll(() => bundle?.remove());
 
   /** Receiver processes A (its handler of `pending` never finishes) and B, over one Redis. */
-  async function startProcesses(recordFile: string): Promise<[ReceiverProcess, ReceiverProcess]> {
+  async function startProcesses(recordFile: string, { claimTtlMs = CLAIM_TTL_MS, minRetryDelayMs = MIN_RETRY_DELAY_MS } = {}): Promise<[ReceiverProcess, ReceiverProcess]> {
     const redis = await startRedis();
     const env = {
       REDIS_PORT: String(redis.port), PUBLIC_KEY: service.publicKey, RECORD_FILE: recordFile,
-      CLAIM_TTL_MS: String(CLAIM_TTL_MS), MIN_RETRY_DELAY_MS: String(MIN_RETRY_DELAY_MS), SUBJECT_WAIT_MS: String(SUBJECT_WAIT_MS),
+      CLAIM_TTL_MS: String(claimTtlMs), MIN_RETRY_DELAY_MS: String(minRetryDelayMs), SUBJECT_WAIT_MS: String(SUBJECT_WAIT_MS),
     };
     const processes = await Promise.all([startReceiverProcess(bundle.bundle, { ...env, HOLD_STATUS: 'pending' }), startReceiverProcess(bundle.bundle, env)]);
     cleanups.push(() => Promise.all(processes.map((child) => child.kill())));
@@ -257,6 +257,42 @@ describe('a receiver process killed mid-handler', () => {
     expect({ partnerEndsOn: written.at(-1), rejectedDispatched: written.includes('rejected') },
       `E1 (pending) retries to B: ${attempts(e1Retries!)}; E2 (rejected) retries to B: ${attempts(e2Retries!)}; handlers wrote ${written.join(' > ')}; onSuperseded saw [${superseded.join(', ')}]`)
       .toEqual({ partnerEndsOn: 'rejected', rejectedDispatched: true });
+  });
+
+  // The platform: approved (processed), pending (E0), processing (E1), resubmissionRequested
+  // (E1b), rejected (E2). E0 reached receiver A, whose handler hangs; E1 and E1b reached A too and
+  // waited behind it in A's line (E1's claim answered processing, E1b joined the line A had); A
+  // was killed (SIGKILL): none was answered. E0's claim expires, E1's and E1b's places lapse; E2
+  // reaches B and is processed; then the service retries E0, E1 and E1b against B on its
+  // schedule. The partner must end on rejected: the retries of the older E1 and E1b are answered
+  // superseded, not dispatched as new events over it. (Here claims expire long before the first
+  // retry comes: CLAIM_TTL_MS 400, MIN_RETRY_DELAY_MS 1,500.)
+  it('ends on the later event (rejected) when the process that died held an event and had two waiting behind it', async () => {
+    const minRetryDelayMs = 1_500;
+    const recordFile = join(workDir, 'killed-with-waiters.jsonl');
+    const [a, b] = await startProcesses(recordFile, { claimTtlMs: 400, minRetryDelayMs });
+    const [before, e0, e1, e1b, e2] = [kyc('waiters-user', 'approved'), kyc('waiters-user', 'pending'), kyc('waiters-user', 'processing'), kyc('waiters-user', 'resubmissionRequested'), kyc('waiters-user', 'rejected')];
+    expect(answered(await service.deliver(b.url, before))).toBe('200 processed');
+
+    const e0First = sendAttempt(service, a.url, e0, 1);
+    await until(() => started(recordFile, 'pending'), "A's handler of pending started");
+    const e1First = sendAttempt(service, a.url, e1, 1);
+    await sleep(20);
+    const e1bFirst = sendAttempt(service, a.url, e1b, 1);
+    await sleep(80); // E1 and E1b wait in A's line (for up to SUBJECT_WAIT_MS)
+    await a.kill('SIGKILL');
+    const killedAt = Date.now();
+    expect((await Promise.all([e0First, e1First, e1bFirst])).map(describeAttempt)).toEqual(['no answer', 'no answer', 'no answer']);
+
+    // E0's claim has expired (its last renewal was before the kill) and the places have lapsed.
+    await sleep(killedAt + 800 - Date.now());
+    const e2Answer = describeAttempt(await sendAttempt(service, b.url, e2, 1));
+    const [e0Retries, e1Retries, e1bRetries] = await retryInRounds(service, [e0, e1, e1b], { url: b.url, nextAttempt: 2, failedAt: killedAt, minRetryDelayMs, staggerMs: 50 });
+    const written = writtenIn(recordFile);
+    const superseded = readRecord(recordFile).filter((entry) => entry.kind === 'superseded').map((entry) => entry.kycStatus);
+    expect({ e2Answer, e1Retries: e1Retries!.map(describeAttempt), e1bRetries: e1bRetries!.map(describeAttempt), partnerEndsOn: written.at(-1) },
+      `E0 (pending) retries to B: ${attempts(e0Retries!)}; handlers wrote ${written.join(' > ')}; onSuperseded saw [${superseded.join(', ')}]`)
+      .toEqual({ e2Answer: '200 processed', e1Retries: ['200 superseded'], e1bRetries: ['200 superseded'], partnerEndsOn: 'rejected' });
   });
 
   // The same with E1 alone: A was killed while handling it. Its retry must be processed once

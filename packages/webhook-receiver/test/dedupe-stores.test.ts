@@ -277,16 +277,21 @@ describe('Redis store shared by many clients', () => {
 });
 
 describe('Redis store and memory store agree', () => {
-  it('answers every run of claims (with and without waiters), settlements, releases (with and without a retry expected), 409s, and places taken and given back, as the memory store does, whatever the reply window', async () => {
+  it('answers every run of claims (with and without waiters), settlements, releases (with and without a retry expected), 409s, places taken, given back and lapsed unanswered, as the memory store does, whatever the reply window', async () => {
     // The memory store applies subject-record.ts, the Redis store its own Lua: any difference in
     // what a claim answers shows up here. No waits: the TTLs are far longer than a run.
     const key = fc.constantFrom('a', 'b');
     // One virtual clock for both; a wait of 61 s lets a copy of a failed body be its retry.
-    // Waiters: none, or one of three, whose places lapse after 30 s or 5 minutes.
-    const waiter = fc.constantFrom(undefined, undefined, { id: 'w1', leftMs: 30_000 }, { id: 'w2', leftMs: 300_000 }, { id: 'w3', leftMs: 30_000 });
+    // Waiters: none, or one of four, whose places lapse after 2 s, 30 s or 5 minutes; a place
+    // that lapses unanswered becomes a retry due of its body (a claim's, or the one joinLine tells).
+    const waiter = fc.constantFrom(undefined, undefined, { id: 'w1', leftMs: 30_000 }, { id: 'w2', leftMs: 300_000 }, { id: 'w3', leftMs: 30_000 }, { id: 'w4', leftMs: 2_000 });
     const operation = fc.oneof(
       fc.record({ kind: fc.constant('claim' as const), key, digest: fc.constantFrom('x', 'y', 'z'), waited: fc.constantFrom(0, 0, 5_000, 40_000), waiter }),
-      fc.record({ kind: fc.constant('joinLine' as const), key, waiter: fc.constantFrom({ id: 'w1', leftMs: 30_000 }, { id: 'w2', leftMs: 300_000 }) }),
+      fc.record({ kind: fc.constant('joinLine' as const), key, waiter: fc.constantFrom({ id: 'w1', leftMs: 30_000 }, { id: 'w2', leftMs: 300_000 }, { id: 'w4', leftMs: 2_000 }),
+        digest: fc.constantFrom(undefined, 'x', 'y', 'z'), waited: fc.constantFrom(0, 3_000) }),
+      // The receiver's 409 of a delivery that waited in line (its place given back first, or not:
+      // a receiver of the previous version), told with the arrival its place has.
+      fc.record({ kind: fc.constant('answer409' as const), nth: fc.nat(6), giveBack: fc.boolean() }),
       fc.record({ kind: fc.constant('leaveLine' as const), key, waiter: fc.constantFrom({ id: 'w1', leftMs: 30_000 }, { id: 'w2', leftMs: 300_000 }, { id: 'w3', leftMs: 30_000 }) }),
       fc.record({ kind: fc.constantFrom('markProcessed' as const, 'release' as const), key, nth: fc.nat(12), retryExpected: fc.boolean() }),
       fc.record({ kind: fc.constant('expectRetry' as const), key, digest: fc.constantFrom('x', 'y', 'z'), waited: fc.constantFrom(0, 10_000) }),
@@ -302,8 +307,19 @@ describe('Redis store and memory store agree', () => {
       const memory = createMemoryDedupeStore({ now, claimTtlMs: 120_000, replyWindowMs: window });
       const inRedis = createRedisDedupeStore({ client: redis.ioredis, keyPrefix: freshPrefix(), now, claimTtlMs: 120_000, replyWindowMs: window });
       const tokens: Array<{ memory: string; redis: string; key: string }> = [];
+      // The places taken that told their body: where a 409 of their delivery finds them.
+      const places: Array<{ key: string; id: string; digest: string; arrivedAt: number }> = [];
       for (const op of operations) {
-        if (op.kind === 'wait') {
+        if (op.kind === 'answer409') {
+          const place = places[op.nth % Math.max(1, places.length)];
+          if (place === undefined) continue;
+          if (op.giveBack) {
+            memory.leaveLine(place.key, { id: place.id, leftMs: 1 });
+            await inRedis.leaveLine!(place.key, { id: place.id, leftMs: 1 });
+          }
+          memory.expectRetry(place.key, place.digest, clock - place.arrivedAt);
+          await inRedis.expectRetry!(place.key, place.digest, clock - place.arrivedAt);
+        } else if (op.kind === 'wait') {
           clock += op.seconds * 1_000;
         } else if (op.kind === 'expectRetry') {
           memory.expectRetry(op.key, op.digest, op.waited);
@@ -312,11 +328,14 @@ describe('Redis store and memory store agree', () => {
           memory.leaveLine(op.key, op.waiter);
           await inRedis.leaveLine!(op.key, op.waiter);
         } else if (op.kind === 'joinLine') {
-          memory.joinLine(op.key, op.waiter);
-          await inRedis.joinLine!(op.key, op.waiter);
+          const told = op.digest === undefined ? op.waiter : { ...op.waiter, digest: op.digest, waitedMs: op.waited };
+          memory.joinLine(op.key, told);
+          await inRedis.joinLine!(op.key, told);
+          if (op.digest !== undefined) places.push({ key: op.key, id: op.waiter.id, digest: op.digest, arrivedAt: clock - op.waited });
         } else if (op.kind === 'claim') {
           const [fromMemory, fromRedis] = [memory.claim(op.key, op.digest, op.waited, op.waiter), await inRedis.claim(op.key, op.digest, op.waited, op.waiter)];
           expect(fromRedis.state).toBe(fromMemory.state);
+          if (fromMemory.state === 'processing' && op.waiter !== undefined) places.push({ key: op.key, id: op.waiter.id, digest: op.digest, arrivedAt: clock - op.waited });
           if (fromMemory.state === 'claimed' && fromRedis.state === 'claimed') tokens.push({ memory: fromMemory.token, redis: fromRedis.token, key: op.key });
         } else {
           // As the receiver does: each claim is settled once, on its own subject.
@@ -344,6 +363,17 @@ describe('Redis store and memory store agree', () => {
           { kind: 'wait', seconds: 31 },
           { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
         ], 2_000],
+        // A 409 with the arrival of a retry due kept already adds nothing, and the claim that had
+        // expired meanwhile is a retry due all the same: its markProcessed finds it no longer its own.
+        [[
+          { kind: 'joinLine', key: 'a', waiter: { id: 'w1', leftMs: 30_000 }, digest: 'z', waited: 0 },
+          { kind: 'answer409', nth: 0, giveBack: true },
+          { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
+          { kind: 'wait', seconds: 301 },
+          { kind: 'answer409', nth: 0, giveBack: false },
+          { kind: 'markProcessed', key: 'a', nth: 0, retryExpected: false },
+          { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
+        ], undefined],
       ],
     });
   });

@@ -160,3 +160,44 @@ describe("the store's line decides when this process's order differs from it", (
     expect(store.leftLine).toHaveLength(1);
   });
 });
+
+describe('what the store is told of a waiting delivery, should its process die', () => {
+  it('tells joinLine the delivery\'s body and arrival, and on a 409 gives the place back before expectRetry records the retry', async () => {
+    const body = bodies('line-5');
+    const inner = createMemoryDedupeStore({ minRetryDelayMs: 0 });
+    const calls: string[] = [];
+    const store: DedupeStore = {
+      claim: (key, digest, waitedMs, waiter) => inner.claim(key, digest, waitedMs, waiter),
+      markProcessed: (key, token) => inner.markProcessed(key, token),
+      release: (key, token, options) => inner.release(key, token, options),
+      expectRetry: (key, digest, waitedMs) => {
+        calls.push(`expectRetry ${digest === sha256(body.approved) ? 'approved' : digest}`);
+        return inner.expectRetry(key, digest, waitedMs);
+      },
+      joinLine: (key, waiter) => {
+        calls.push(`joinLine ${waiter.digest === sha256(body.rejected) ? 'rejected' : waiter.digest} ${typeof waiter.waitedMs}`);
+        return inner.joinLine(key, waiter);
+      },
+      leaveLine: (key, waiter) => {
+        calls.push('leaveLine');
+        return inner.leaveLine(key, waiter);
+      },
+    };
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    const receiver = createWebhookReceiver({ publicKey: service.publicKey, dedupe: store, subjectWaitMs: 300, onError: () => undefined })
+      .on('kyc.status.changed', async (event) => { if (event.data.kycStatus === 'pending') await held; });
+    const server = await listen(toNodeHandler(receiver));
+    running.push(server);
+    const url = `${server.url}/webhooks`;
+    const first = service.deliver(url, body.pending);
+    await sleep(50);
+    const approved = service.deliver(url, body.approved); // waits behind pending: 409
+    await sleep(20);
+    const rejected = service.deliver(url, body.rejected); // joins the line here: 409 too
+    expect((await Promise.all([approved, rejected])).map((reply) => reply.status)).toEqual([409, 409]);
+    release();
+    await first;
+    expect(calls.slice(0, 3)).toEqual(['joinLine rejected number', 'leaveLine', 'expectRetry approved']);
+  });
+});

@@ -74,6 +74,20 @@ export interface SubjectWaiter {
   readonly id: string;
   /** How much longer, in ms, the delivery will wait (above 0, at most a day; it is answered 409 then): its place lapses after that. */
   readonly leftMs: number;
+  /**
+   * Optional, for {@link DedupeStore.joinLine} (a claim tells its own `digest`): the SHA-256 of
+   * the delivery's body. A store that keeps it (the memory, Redis and Durable Object stores do)
+   * keeps the place's delivery as a retry due of that body, in its event's place, should the
+   * place lapse while the delivery still waits for an answer (its process died: the service got
+   * no answer and sends the body again), as it does after a 409 (`expectRetry`). A place without
+   * it lapses and is dropped, as a store of the previous version drops every place.
+   */
+  readonly digest?: string;
+  /**
+   * Optional, with `digest`: how long ago, in ms, the delivery reached the receiver (as `waitedMs`
+   * in {@link DedupeStore.claim}): where its event is placed should its place lapse. Default 0.
+   */
+  readonly waitedMs?: number;
 }
 
 /**
@@ -157,8 +171,12 @@ export interface DedupeStore {
    * waiter whose place has not lapsed: it answers `processing` to every other delivery, with or
    * without a `waiter`, until then. The waiter leaves the line when its claim is answered anything
    * but `processing`. So deliveries of one subject that wait in different processes are handled
-   * in the order they first asked the store (their arrival, give or take the network). A store
-   * without lines ignores it.
+   * in the order they first asked the store (their arrival, give or take the network). A place
+   * that lapses while its delivery still waits for an answer (its process died: it never claimed,
+   * gave its place back nor had its 409 recorded by `expectRetry`) is a delivery the service sends
+   * again: the memory, Redis and Durable Object stores then keep it as a retry due of `digest`, in
+   * its event's place (its arrival, `waitedMs` before the call), as after a 409, so that a newer
+   * event processed before that retry supersedes it. A store without lines ignores it.
    *
    * `options`: optional, passed only when it says something (see {@link ClaimOptions}). With
    * `acknowledgedEarly`, a claim that expires leaves no retry due, since the service got its 2xx
@@ -197,7 +215,11 @@ export interface DedupeStore {
    * it had not fetched yet, an unreachable key endpoint) and verified later, once it had the
    * key: the retry's wait counts from that answer, not from now. A failure told
    * `minRetryDelayMs` or more after it happened is not recorded: its retry may have come and been
-   * handled already, and a later copy of its body would be taken for that retry.
+   * handled already, and a later copy of its body would be taken for that retry. A delivery
+   * that waited in `key`'s line: the receiver gives its place back (`leaveLine`) first; a store
+   * that converts lapsed places records one retry due for it either way (its place, should it
+   * still be there, is marked answered; a place that lapsed already and was converted adds
+   * nothing here).
    */
   expectRetry?(key: string, digest: string, waitedMs?: number, failedMsAgo?: number): void | Promise<void>;
   /**
@@ -213,7 +235,9 @@ export interface DedupeStore {
    * delivery try the claim and relies on the store's line for the order. Puts a
    * delivery in `key`'s line without claiming: the receiver calls it for a delivery that joins
    * deliveries of its subject already waiting in the same process, so that it is not claimed
-   * ahead of them. It keeps its place if it has one.
+   * ahead of them. It keeps its place if it has one. The receiver passes the waiter's `digest`
+   * and `waitedMs`, so that a place that lapses unanswered becomes a retry due (see `waiter` in
+   * {@link DedupeStore.claim}); a store of the previous version ignores them.
    */
   joinLine?(key: string, waiter: SubjectWaiter): void | Promise<void>;
   /**

@@ -2,7 +2,7 @@ import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
-import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, REPLY_WINDOW_MS, sentMsAgoOf, type SubjectRecord } from './subject-record.js';
+import { checkWaiter, claimSubject, deliveryOfWaiter, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, REPLY_WINDOW_MS, sentMsAgoOf, type SubjectRecord } from './subject-record.js';
 import { assertOptionNames, optionNames } from '../option-names.js';
 
 // The members of the Workers runtime this module uses, typed here so that the package needs
@@ -43,8 +43,8 @@ export type StoreOperation =
   | { op: 'markProcessed'; key: string; token: string; ttlMs: number; minRetryDelayMs?: number; retryExpected?: boolean; replyWindowMs?: number; sentMsAgo?: number }
   | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number; replyWindowMs?: number; sentMsAgo?: number }
   | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number; arrivedAt?: number; failedMsAgo?: number; replyWindowMs?: number }
-  | { op: 'joinLine'; waiter: SubjectWaiter }
-  | { op: 'leaveLine'; waiter: SubjectWaiter }
+  | { op: 'joinLine'; waiter: SubjectWaiter; arrivedAt?: number; minRetryDelayMs?: number; replyWindowMs?: number }
+  | { op: 'leaveLine'; waiter: SubjectWaiter; minRetryDelayMs?: number }
   | { op: 'renewClaim'; token: string; claimTtlMs: number }
   | { op: 'deadLetter.put'; entry: StoredDeadLetter }
   | { op: 'deadLetter.replace'; entry: StoredDeadLetter }
@@ -142,11 +142,16 @@ export class WebhookStoreObject {
       case 'expectRetry':
         this.#record = expectSubjectRetry(record, operation.digest, at, operation.minRetryDelayMs, arrivalAt(operation, at), at - failedAgo(operation.waitedMs ?? 0, operation.failedMsAgo ?? 0), operation.replyWindowMs ?? REPLY_WINDOW_MS);
         break;
-      case 'joinLine':
-        this.#record = joinSubjectLine(record, operation.waiter, at);
+      case 'joinLine': {
+        // An adapter of the previous version sends neither the waiter's digest nor the schedule:
+        // its place lapses as before.
+        const minRetryDelayMs = operation.minRetryDelayMs ?? 0;
+        const delivery = deliveryOfWaiter(operation.waiter, arrivalAt({ waitedMs: operation.waiter.waitedMs, arrivedAt: operation.arrivedAt }, at), minRetryDelayMs, operation.replyWindowMs ?? REPLY_WINDOW_MS);
+        this.#record = joinSubjectLine(record, operation.waiter, at, minRetryDelayMs, delivery);
         break;
+      }
       case 'leaveLine':
-        this.#record = leaveSubjectLine(record, operation.waiter, at);
+        this.#record = leaveSubjectLine(record, operation.waiter, at, operation.minRetryDelayMs ?? 0);
         break;
       case 'renewClaim': {
         const result = renewSubjectClaim(record, operation.token, at, operation.claimTtlMs);
@@ -298,11 +303,13 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
     },
     async joinLine(key: string, waiter: SubjectWaiter): Promise<void> {
       checkWaiter(waiter);
-      await send(key, { op: 'joinLine', waiter });
+      // Its arrival on this isolate's clock (see arrivedAt), should its place lapse unanswered.
+      const arrival = waiter.digest === undefined ? undefined : { arrivedAt: arrivedAt(waiter.waitedMs ?? 0) };
+      await send(key, { op: 'joinLine', waiter, minRetryDelayMs, replyWindowMs, ...arrival });
     },
     async leaveLine(key: string, waiter: SubjectWaiter): Promise<void> {
       checkWaiter(waiter);
-      await send(key, { op: 'leaveLine', waiter });
+      await send(key, { op: 'leaveLine', waiter, minRetryDelayMs });
     },
     claimTtlMs,
     minRetryDelayMs,

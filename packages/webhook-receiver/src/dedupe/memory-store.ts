@@ -1,7 +1,7 @@
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
-import { checkWaiter, claimSubject, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
+import { checkWaiter, claimSubject, deliveryOfWaiter, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
 import { assertOptionNames, optionNames } from '../option-names.js';
 
 /** A subject in the memory store: its record, and its neighbours in the least-recently-seen order. */
@@ -184,13 +184,14 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
     joinLine(key: string, waiter: SubjectWaiter): void {
       checkWaiter(waiter);
       const entry = entries.get(key);
-      const next = joinSubjectLine(entry?.record, waiter, now());
+      const at = now();
+      const next = joinSubjectLine(entry?.record, waiter, at, minRetryDelayMs, deliveryOfWaiter(waiter, at - (waiter.waitedMs ?? 0), minRetryDelayMs, replyWindowMs));
       if (next !== entry?.record) keep(key, entry, next);
     },
     leaveLine(key: string, waiter: SubjectWaiter): void {
       checkWaiter(waiter);
       const entry = entries.get(key);
-      const next = leaveSubjectLine(entry?.record, waiter, now());
+      const next = leaveSubjectLine(entry?.record, waiter, now(), minRetryDelayMs);
       if (next !== entry?.record) keep(key, entry, next);
     },
     claimTtlMs,

@@ -1,6 +1,6 @@
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
-import { checkWaiter, DELIVERY_ATTEMPTS, failedAgo, RETRY_WAIT_FACTORS, retryDueWindow, sentMsAgoOf } from './subject-record.js';
+import { checkWaiter, DELIVERY_ATTEMPTS, failedAgo, RETRY_WAIT_FACTORS, retryDueWindow, SAME_ARRIVAL_MS, sentMsAgoOf } from './subject-record.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { toRedisCommand, toRedisSubscribe, withCommandTimeout, type RedisClientLike, type RedisSubscriberLike } from './redis-command.js';
 import { unrefTimer } from '../unref-timer.js';
@@ -80,7 +80,18 @@ const CLAIM_PREFIX = 'processing:';
 // `<a|s><failures>:<expires at>:<since>:<failed at>:<digest>` (ms), `s` once superseded.
 // The last lines are the subject's line, first first: `w<expires at>|<waiter id>` for a place,
 // `l<expires at>|<waiter id>` for one given back (leaveLine; see LinePlace.left). Ids have no
-// `:` or `|`, so that no reading of the lines above can take them for a retry due.
+// `:` or `|`, so that no reading of the lines above can take them for a retry due. A place whose
+// delivery told its body goes on `|<arrived at>|<due until>|<digest>` (LinePlace.digest: should
+// it lapse unanswered, settleLapsed makes it a retry due), and so does the mark it leaves then,
+// `l<due until>|<waiter id>|...`, or when its 409 is recorded (see withLapsedPlaces); the
+// digest comes last, as in a retry due, since it may hold `|`. Rolling upgrade: a process of the
+// previous version reads `([wl])(%d+)|([^\n]+)`, so the whole tail is the id for it, which never
+// equals one of its own waiters': such a place holds its deliveries back until it lapses (it is
+// a real place), a tail it rewrites is kept as it was, and it drops the place once it lapses (the
+// place lapses unconverted, as it did before). Its wake-up for such a place names the tail as
+// the waiter: the waiter it meant is not woken, and claims at its next try (up to 250 ms). A
+// process of this version reads a place without the tail as one that told nothing, and lets it
+// lapse as before. The key lives until the due until of every place that told its body.
 // The key lives as long as its state or its last retry due, whichever is later, and a claim's
 // key for the retry-due window more: a state expires by the time in it, and the release of a claim that
 // outlived claimTtlMs still finds it and keeps its retry due, as the memory store does.
@@ -88,6 +99,7 @@ const CLAIM_PREFIX = 'processing:';
 // retries due and the places in line that are live, and read a claim's fields.
 const SPLIT = `
 local NL = string.char(10)
+local WAITS = { ${RETRY_WAIT_FACTORS.join(', ')} }
 local function split(v)
   local nl = string.find(v, NL, 1, true)
   if nl then return string.sub(v, 1, nl - 1), string.sub(v, nl + 1) end
@@ -107,15 +119,27 @@ local function latestArrival(since, claimedAt, repeated)
 end
 local function retries(rest, now)
   local live = {}
-  for flag, count, expires, since, failed, digest in string.gmatch(rest, '([as])(%d+):(%d+):(%d+):(%d+):([^' .. NL .. ']+)') do
+  -- (At the start of a line: a place's digest, at the end of its line, may hold anything.)
+  for flag, count, expires, since, failed, digest in string.gmatch(NL .. rest, NL .. '([as])(%d+):(%d+):(%d+):(%d+):([^' .. NL .. ']+)') do
     if tonumber(expires) > now then table.insert(live, { flag, tonumber(count), tonumber(expires), tonumber(since), tonumber(failed), digest }) end
   end
   return live
 end
+-- Every place in the line, lapsed or not: { expires, id, kind, extra, arrived, due, digest }, extra
+-- being the text after the id ('' for a place that told no delivery), from which the last three come.
+local function allPlaces(rest)
+  local line = {}
+  for kind, expires, tail in string.gmatch(NL .. rest, NL .. '([wl])(%d+)|([^' .. NL .. ']+)') do
+    local id, arrived, due, digest = string.match(tail, '^([^|]+)|(%d+)|(%d+)|(.+)$')
+    if id then table.insert(line, { tonumber(expires), id, kind, string.sub(tail, #id + 1), tonumber(arrived), tonumber(due), digest })
+    else table.insert(line, { tonumber(expires), tail, kind, '' }) end
+  end
+  return line
+end
 local function waiting(rest, now)
   local line = {}
-  for kind, expires, id in string.gmatch(NL .. rest, NL .. '([wl])(%d+)|([^' .. NL .. ']+)') do
-    if tonumber(expires) > now then table.insert(line, { tonumber(expires), id, kind }) end
+  for _, w in ipairs(allPlaces(rest)) do
+    if w[1] > now then table.insert(line, w) end
   end
   return line
 end
@@ -134,13 +158,17 @@ end
 local function joined(first, live, line)
   local lines = { first }
   for _, r in ipairs(live) do table.insert(lines, r[1] .. r[2] .. ':' .. r[3] .. ':' .. r[4] .. ':' .. r[5] .. ':' .. r[6]) end
-  for _, w in ipairs(line) do table.insert(lines, w[3] .. w[1] .. '|' .. w[2]) end
+  for _, w in ipairs(line) do table.insert(lines, w[3] .. w[1] .. '|' .. w[2] .. w[4]) end
   return table.concat(lines, NL)
 end
+-- (A place that told its delivery may become a retry due once it lapses, until its due until.)
 local function lastExpiry(live, line)
   local last = 0
   for _, r in ipairs(live) do if r[3] > last then last = r[3] end end
-  for _, w in ipairs(line) do if w[1] > last then last = w[1] end end
+  for _, w in ipairs(line) do
+    if w[1] > last then last = w[1] end
+    if w[3] == 'w' and w[6] and w[6] > last then last = w[6] end
+  end
   return last
 end
 -- Whether a state line is one this store writes (a value it did not write is left alone).
@@ -156,13 +184,20 @@ local function readLine()
   if not ours(state) then return nil end
   return v, state, rest
 end
--- Appends a waiter's place to the value v (its lines stay as they are) unless it has one.
-local function join(v, line, id, left, now)
+-- Appends a waiter's place to the value v (its lines stay as they are) unless it has one. With a
+-- delivery (its digest, arrived at ms arrived, its retries due until ms due; digest nil: none),
+-- the key lives until due at least: the place may become a retry due (settleLapsed).
+local function join(v, line, id, left, now, digest, arrived, due)
   if inLine(line, id) then return end
   local ttl = -1
   if v then ttl = redis.call('PTTL', KEYS[1]) end
   if ttl < left then ttl = left end
-  redis.call('SET', KEYS[1], (v or 'released') .. NL .. 'w' .. (now + left) .. '|' .. id, 'PX', ttl)
+  local extra = ''
+  if digest and digest ~= '' then
+    extra = '|' .. arrived .. '|' .. due .. '|' .. digest
+    if ttl < due - now then ttl = due - now end
+  end
+  redis.call('SET', KEYS[1], (v or 'released') .. NL .. 'w' .. (now + left) .. '|' .. id .. extra, 'PX', ttl)
 end
 local function claimFields(state)
   local failures, since, dueUntil, expires, claimedAt = string.match(state, '^processing:[^|]*|(%d+)|(%d+)|(%d+)|(%d+)|?(%d*)')
@@ -222,6 +257,99 @@ local function failedAtOf(claimedAt, now, window, sentAgo)
   if sent + window < now then return sent + window end
   return now
 end
+-- The state as a delivery answered without a claim sees it (expectSubjectRetry): whether it is
+-- live, its digest and place, and a processed state's latest arrival (latestArrivalOf).
+local function stateView(state, rest, now)
+  if string.sub(state, 1, 11) == 'processing:' then
+    local _, since, _, expires = claimFields(state)
+    if expires > now then return { live = true, digest = string.match(state, '^processing:[^:|]*:([^|]*)|'), place = since } end
+  elseif string.sub(state, 1, 10) == 'processed:' then
+    local line, placed, at, _, expires, repeated = processedLine(rest)
+    if expires > now then return { live = true, digest = string.sub(state, 11), place = placed, latest = latestArrival(placed, at, repeated) } end
+  end
+  return { live = false }
+end
+-- The retries due list once a delivery of digest that arrived at ms received failed at ms failed
+-- without a claim (withFailedAttempt in subject-record.ts): one more failure of the retry due it
+-- can be, or a new event placed where it arrived, due until ms expires; nil when nothing is
+-- added (a copy of the live state's body, or an arrival whose retry is due already).
+local function failedAttempt(list, view, digest, received, failed, expires, minDelay)
+  local due = nil
+  for _, r in ipairs(list) do
+    if r[6] == digest and received - r[5] >= minDelay * (WAITS[r[2]] or 1) then
+      if not due or (due[1] == 's' and r[1] == 'a') or (due[1] == r[1] and r[4] < due[4]) then due = r end
+    end
+  end
+  local next = {}
+  if due then
+    for _, r in ipairs(list) do if r ~= due then table.insert(next, r) end end
+    if due[2] + 1 < ${DELIVERY_ATTEMPTS} then table.insert(next, { due[1], due[2] + 1, due[3], due[4], failed, due[6] }) end
+    return next
+  end
+  if view.live and view.digest == digest then return nil end
+  for _, r in ipairs(list) do if r[6] == digest and r[4] == received then return nil end end
+  for _, r in ipairs(list) do table.insert(next, r) end
+  -- Received before the processed event, it is older than it.
+  local flag, place = 'a', nil
+  if view.latest and received < view.latest then flag = 's' end
+  if view.live then place = view.place end
+  table.insert(next, { flag, 1, expires, freePlace(received, place, list), failed, digest })
+  return next
+end
+-- A place that lapsed while its delivery waited for an answer, and whose retries can still come.
+local function lapsedUnanswered(w, now)
+  return w[3] == 'w' and w[1] <= now and w[7] ~= nil and w[6] > now
+end
+-- Whether place w is that of the delivery of digest that arrived at ms received (within 2 ms:
+-- SAME_ARRIVAL_MS in subject-record.ts).
+local function placeOf(w, digest, received)
+  return w[7] == digest and math.abs(w[5] - received) <= ${SAME_ARRIVAL_MS}
+end
+-- The mark of a place whose delivery's failure is recorded: given back, with its delivery, until
+-- its retries stop coming.
+local function answered(w)
+  return { math.max(w[1], w[6]), w[2], 'l', w[4], w[5], w[6], w[7] }
+end
+-- Turns the places of the subject's line that lapsed unanswered into retries due, in their
+-- places, and marks them (withLapsedPlaces in subject-record.ts); every script that reads the
+-- line runs this first. Writes the value only when there is such a place.
+local function settleLapsed(now, minDelay)
+  local v = redis.call('GET', KEYS[1])
+  if not v then return end
+  local state, rest = split(v)
+  if not ours(state) then return end
+  local places = allPlaces(rest)
+  local any = false
+  for _, w in ipairs(places) do if lapsedUnanswered(w, now) then any = true end end
+  if not any then return end
+  local view = stateView(state, rest, now)
+  local list = retries(rest, now)
+  local line = {}
+  for _, w in ipairs(places) do
+    if w[1] > now then table.insert(line, w)
+    elseif lapsedUnanswered(w, now) then
+      local kept = false
+      for _, r in ipairs(list) do if r[6] == w[7] and math.abs(r[4] - w[5]) <= ${SAME_ARRIVAL_MS} then kept = true end end
+      if not kept then list = failedAttempt(list, view, w[7], w[5], w[5], w[6], minDelay) or list end
+      table.insert(line, answered(w))
+    end
+  end
+  -- The state's lines (a processed state's second line) stay as they are.
+  local lines = { state }
+  for l in string.gmatch(rest, '[^' .. NL .. ']+') do
+    local c = string.sub(l, 1, 1)
+    if c ~= 'a' and c ~= 's' and c ~= 'w' and c ~= 'l' then table.insert(lines, l) end
+  end
+  if state == 'released' and #list == 0 and #line == 0 then
+    redis.call('DEL', KEYS[1])
+    return
+  end
+  local ttl = redis.call('PTTL', KEYS[1])
+  local left = lastExpiry(list, line) - now
+  if ttl < left then ttl = left end
+  if ttl > 0 then redis.call('SET', KEYS[1], joined(table.concat(lines, NL), list, line), 'PX', ttl)
+  else redis.call('SET', KEYS[1], joined(table.concat(lines, NL), list, line), 'KEEPTTL') end
+end
 local function lifetime(ms, live, line, now)
   local left = lastExpiry(live, line) - now
   if left > ms then return left end
@@ -235,8 +363,10 @@ end`;
 // when the service saw the attempt fail: now, or the end of its reply window if the handler
 // outlived it (replyWindowMs).
 // ARGV: claim prefix, digest, retry expected, now, retry-due window, DELIVERY_ATTEMPTS, wake-up
-// channel, subject, reply window.
+// channel, subject, reply window, ms since the service sent the attempt ('' when unknown),
+// minRetryDelayMs (for settleLapsed).
 const RELEASE_IF_OWNED = `${SPLIT}
+settleLapsed(tonumber(ARGV[4]), tonumber(ARGV[11]))
 local v = redis.call('GET', KEYS[1])
 if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
 local state, rest = split(v)
@@ -269,8 +399,9 @@ return 1`;
 // subject-record.ts).
 // ARGV: claim prefix, processed state (first line), ttlMs, now, wake-up channel, subject,
 // retry-due window, retry expected, reply window, ms since the service sent the attempt ('' when
-// unknown).
+// unknown), minRetryDelayMs (for settleLapsed).
 const MARK_PROCESSED_IF_NOT_TAKEN = `${SPLIT}
+settleLapsed(tonumber(ARGV[4]), tonumber(ARGV[11]))
 local v = redis.call('GET', KEYS[1])
 local state, rest = '', ''
 if v then state, rest = split(v) end
@@ -326,14 +457,15 @@ return 2`;
 // line, or a dead letter's age). A new event received before the processed one is 'superseded'.
 // While the subject is held, or deliveries wait before this one in its line, the answer is
 // 'processing', and a waiter (ARGV[8], '' for none) keeps or takes a place in the line until
-// ARGV[9] ms from now. Otherwise it leaves the line (it was first, if it was in it).
+// ARGV[9] ms from now, with its digest and arrival (should the place lapse unanswered, see
+// settleLapsed). Otherwise it leaves the line (it was first, if it was in it).
 // The first in line that leaves it without the subject (a duplicate or a superseded retry) wakes
 // the next.
 // A claim acknowledged early (ARGV[12] = '1') is marked `|e`: no retry is due should it expire.
 // ARGV: digest, token, claimTtlMs, now, minRetryDelayMs, waited ms, retry-due window, waiter id,
 // waiter's ms left, wake-up channel, subject, acknowledged early.
 const CLAIM = `${SPLIT}
-local WAITS = { ${RETRY_WAIT_FACTORS.join(', ')} }
+settleLapsed(tonumber(ARGV[4]), tonumber(ARGV[5]))
 local v = redis.call('GET', KEYS[1])
 local state, rest, header = '', '', ''
 local now = tonumber(ARGV[4])
@@ -345,7 +477,7 @@ local expired = nil
 if v then state, rest = split(v) end
 local line = waiting(rest, now)
 local function wait()
-  if me ~= '' then join(v, line, me, tonumber(ARGV[9]), now) end
+  if me ~= '' then join(v, line, me, tonumber(ARGV[9]), now, ARGV[1], received, received + tonumber(ARGV[7])) end
   return 'processing'
 end
 -- A late call of a delivery that gave its place back: it is gone, and changes nothing.
@@ -447,64 +579,54 @@ return 'claimed'`;
 // 503 answered before its body could be verified, see refused-deliveries.ts).
 // ARGV: digest, now, minRetryDelayMs, retry-due window, waited ms, failed ms ago.
 const EXPECT_RETRY = `${SPLIT}
-local WAITS = { ${RETRY_WAIT_FACTORS.join(', ')} }
-local v = redis.call('GET', KEYS[1])
 local now = tonumber(ARGV[2])
 local minDelay = tonumber(ARGV[3])
+settleLapsed(now, minDelay)
+local v = redis.call('GET', KEYS[1])
 local state, rest, header = 'released', '', 'released'
-local live, since, digest, processed, expired = false, 0, nil, false, nil
+local expired = nil
 if v then
   state, rest = split(v)
   header = state
   if string.sub(state, 1, 11) == 'processing:' then
-    local _, claimed, _, expires = claimFields(state)
-    if expires > now then live, since, digest = true, claimed, string.match(state, '^processing:[^:|]*:([^|]*)|')
-    else expired = state end
+    local _, _, _, expires = claimFields(state)
+    if expires <= now then expired = state end
   elseif state == 'processed' then
     return 0
   elseif string.sub(state, 1, 10) == 'processed:' then
-    local line, placed, at, _, expires, repeated = processedLine(rest)
+    local line, _, _, _, _, repeated = processedLine(rest)
     if line then
       header = state .. NL .. line
       if repeated then header = header .. ':' .. repeated end
     end
-    if expires > now then live, since, digest, processed = true, latestArrival(placed, at, repeated), string.sub(state, 11), placed end
   elseif state ~= 'released' then
     return 0
   end
 end
-if not live then header = 'released' end
-local list = retries(rest, now)
-if expired then expiredClaim(expired, list, now, tonumber(ARGV[4])) end
+local view = stateView(state, rest, now)
+if not view.live then header = 'released' end
 local received = now - tonumber(ARGV[5])
 local failed = now - tonumber(ARGV[6])
 -- A failure told late: its retry may have come already (see expectSubjectRetry).
 if failed < now and now - failed >= minDelay then return 0 end
 local line = waiting(rest, now)
-local due = nil
-for _, r in ipairs(list) do
-  if r[6] == ARGV[1] and received - r[5] >= minDelay * (WAITS[r[2]] or 1) then
-    if not due or (due[1] == 's' and r[1] == 'a') or (due[1] == r[1] and r[4] < due[4]) then due = r end
-  end
+-- Its place lapsed and its failure was recorded then: this 409, told after, adds nothing.
+for _, w in ipairs(line) do if w[3] == 'l' and placeOf(w, ARGV[1], received) then return 0 end end
+-- Its place, if it still has one, is answered: it will not become a retry due when it lapses.
+local marked = false
+for i, w in ipairs(line) do
+  if w[3] == 'w' and placeOf(w, ARGV[1], received) then line[i], marked = answered(w), true end
 end
-local next = {}
-if due then
-  for _, r in ipairs(list) do if r ~= due then table.insert(next, r) end end
-  if due[2] + 1 < ${DELIVERY_ATTEMPTS} then table.insert(next, { due[1], due[2] + 1, due[3], due[4], failed, due[6] }) end
-else
-  if live and digest == ARGV[1] then return 0 end
-  -- The same arrival again (a 503's give-back after its claim ran and was released): kept already.
-  for _, r in ipairs(list) do if r[6] == ARGV[1] and r[4] == received then return 0 end end
-  for _, r in ipairs(list) do table.insert(next, r) end
-  -- Placed where it arrived; received before the processed event, it is older than it.
-  local flag, place = 'a', nil
-  if processed then
-    if received < since then flag = 's' end
-    place = processed
-  elseif live then place = since end
-  table.insert(next, { flag, 1, now + tonumber(ARGV[4]), freePlace(received, place, list), failed, ARGV[1] })
+local list = retries(rest, now)
+if expired then expiredClaim(expired, list, now, tonumber(ARGV[4])) end
+local next = failedAttempt(list, view, ARGV[1], received, failed, now + tonumber(ARGV[4]), minDelay)
+-- Nothing to add: written all the same if its place was answered, or a claim that expired is
+-- now a retry due (as the memory store keeps it).
+if not next then
+  if not marked and not expired then return 0 end
+  next = list
 end
-if not live then
+if not view.live then
   if #next == 0 and #line == 0 then return redis.call('DEL', KEYS[1]) end
   redis.call('SET', KEYS[1], joined('released', next, line), 'PX', lastExpiry(next, line) - now)
   return 1
@@ -536,22 +658,28 @@ if ttl < least then ttl = least end
 redis.call('SET', KEYS[1], renewed, 'PX', ttl)
 return 1`;
 
-// A delivery joins the subject's line without claiming (see joinSubjectLine); a value this
-// store did not write is left alone (the claim that follows reports it).
-// ARGV: waiter id, waiter's ms left, now.
+// A delivery joins the subject's line without claiming (see joinSubjectLine), with the digest
+// of its body and its arrival when the receiver tells them (ARGV[6], '' when it does not: its
+// place lapses as it is); a value this store did not write is left alone (the claim that follows
+// reports it).
+// ARGV: waiter id, waiter's ms left, now, minRetryDelayMs, retry-due window, digest, waited ms.
 const JOIN_LINE = `${SPLIT}
 local now = tonumber(ARGV[3])
+settleLapsed(now, tonumber(ARGV[4]))
 local v, state, rest = readLine()
 if not state then return 0 end
-join(v, waiting(rest, now), ARGV[1], tonumber(ARGV[2]), now)
+local digest, arrived = nil, nil
+if ARGV[6] ~= '' then digest, arrived = ARGV[6], now - tonumber(ARGV[7]) end
+join(v, waiting(rest, now), ARGV[1], tonumber(ARGV[2]), now, digest, arrived, (arrived or 0) + tonumber(ARGV[5]))
 return 1`;
 
 // A delivery that stopped waiting without a claim answer (the store failed) gives its place
 // back, and leaves a mark until the place would have lapsed, so that a late call of it takes no
 // place again (see leaveSubjectLine); if it was first, the next may claim now.
-// ARGV: waiter id, waiter's ms left, now, wake-up channel, subject.
+// ARGV: waiter id, waiter's ms left, now, wake-up channel, subject, minRetryDelayMs.
 const LEAVE_LINE = `${SPLIT}
 local now = tonumber(ARGV[3])
+settleLapsed(now, tonumber(ARGV[6]))
 local v, state, rest = readLine()
 if not state then return 0 end
 local line = waiting(rest, now)
@@ -559,13 +687,15 @@ local found = nil
 for _, w in ipairs(line) do if w[2] == ARGV[1] then found = w end end
 if found and found[3] == 'l' then return 0 end
 local wasFirst = found ~= nil and firstPlace(line) == found
-if found then found[3] = 'l' else table.insert(line, { now + tonumber(ARGV[2]), ARGV[1], 'l' }) end
+-- (A place given back is no retry due: it keeps no delivery.)
+if found then found[3], found[4], found[5], found[6], found[7] = 'l', '', nil, nil, nil
+else table.insert(line, { now + tonumber(ARGV[2]), ARGV[1], 'l', '' }) end
 local kept = { state }
 for l in string.gmatch(rest, '[^' .. NL .. ']+') do
   local c = string.sub(l, 1, 1)
   if c ~= 'w' and c ~= 'l' then table.insert(kept, l) end
 end
-for _, w in ipairs(line) do table.insert(kept, w[3] .. w[1] .. '|' .. w[2]) end
+for _, w in ipairs(line) do table.insert(kept, w[3] .. w[1] .. '|' .. w[2] .. w[4]) end
 local ttl = -1
 if v then ttl = redis.call('PTTL', KEYS[1]) end
 local left = lastExpiry({}, line) - now
@@ -628,7 +758,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
 
   const releaseClaim = async (key: string, token: string, options?: ReleaseOptions): Promise<void> => {
     await command(['EVAL', RELEASE_IF_OWNED, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`, digestOfToken(token),
-      options?.retryExpected === true ? '1' : '0', clock(), dueWindow, String(DELIVERY_ATTEMPTS), channel, key, replyWindow, String(sentMsAgoOf(options) ?? '')]);
+      options?.retryExpected === true ? '1' : '0', clock(), dueWindow, String(DELIVERY_ATTEMPTS), channel, key, replyWindow, String(sentMsAgoOf(options) ?? ''), minRetryDelay]);
   };
 
   const store: DedupeStore = {
@@ -655,17 +785,18 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
     },
     async markProcessed(key: string, token: string, options?: MarkProcessedOptions): Promise<boolean> {
       return Number(await command(['EVAL', MARK_PROCESSED_IF_NOT_TAKEN, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`,
-        PROCESSED + digestOfToken(token), ttl, clock(), channel, key, dueWindow, options?.retryExpected === true ? '1' : '0', replyWindow, String(sentMsAgoOf(options) ?? '')])) === 1;
+        PROCESSED + digestOfToken(token), ttl, clock(), channel, key, dueWindow, options?.retryExpected === true ? '1' : '0', replyWindow, String(sentMsAgoOf(options) ?? ''), minRetryDelay])) === 1;
     },
     release: releaseClaim,
     async expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): Promise<void> {
       await command(['EVAL', EXPECT_RETRY, '1', keyPrefix + key, digest, clock(), minRetryDelay, dueWindow, String(Math.floor(waitedMs)), String(Math.floor(failedAgo(waitedMs, failedMsAgo)))]);
     },
     async joinLine(key: string, waiter: SubjectWaiter): Promise<void> {
-      await command(['EVAL', JOIN_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock()]);
+      const [digest, waited] = waiter.digest === undefined ? ['', '0'] : [waiter.digest, String(Math.floor(waiter.waitedMs ?? 0))];
+      await command(['EVAL', JOIN_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock(), minRetryDelay, dueWindow, digest, waited]);
     },
     async leaveLine(key: string, waiter: SubjectWaiter): Promise<void> {
-      await command(['EVAL', LEAVE_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock(), channel, key]);
+      await command(['EVAL', LEAVE_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock(), channel, key, minRetryDelay]);
     },
     claimTtlMs: Number(claimTtl),
     minRetryDelayMs,

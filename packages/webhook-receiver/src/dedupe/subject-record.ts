@@ -43,6 +43,14 @@ import type { ClaimOptions, DedupeClaim, MarkProcessedOptions, ReleaseOptions, S
  * their places in its `line`, in the order they first asked: the subject goes to the first of
  * them, so that deliveries waiting in different processes are handled in the order they
  * arrived. A place lapses when its delivery stops waiting (it is answered 409 then).
+ *
+ * A place whose delivery told its body (`digest`, and its arrival: see {@link SubjectWaiter})
+ * and that lapses without its delivery having claimed, given its place back (`leaveLine`) or
+ * been answered 409 with its retry recorded (`expectRetry`) is a delivery that got no answer:
+ * its process died while it waited. The service sends it again, so it becomes a retry due of its
+ * body, in its place, as if it had been answered 409 ({@link expectSubjectRetry}'s rules), failed
+ * at its arrival (see {@link withLapsedPlaces}). Without this, its retry would be placed as a new
+ * event, after the events received since, and bring an older state back over them.
  */
 export interface SubjectRecord {
   /** `released`: no event in progress and none processed, only retries due. */
@@ -89,9 +97,39 @@ export interface LinePlace {
   /**
    * Given back (`leaveLine`: a call of that delivery to the store failed): not a place any more,
    * but a mark that a late call of that delivery (sent before, run after) takes no place and
-   * claims nothing.
+   * claims nothing. A mark that keeps `digest` is a place whose delivery's failure is recorded
+   * already (it lapsed, or its 409 was: see {@link withLapsedPlaces}): a 409 of that delivery told
+   * after it adds nothing.
    */
   left?: true;
+  /** Digest of its delivery's body, when the receiver told it: should the place lapse, that body's retry is due. */
+  digest?: string;
+  /** With `digest`: when its delivery arrived at a receiver (its event's place, should it be a new one). */
+  arrivedAt?: number;
+  /** With `digest`: until when its delivery's retries can come (as {@link SubjectRecord.dueUntil}); a place that lapses later is only dropped. */
+  dueUntil?: number;
+}
+
+/** What a place in line knows of its delivery (see {@link LinePlace.digest}). */
+export interface WaitingDelivery {
+  readonly digest: string;
+  readonly arrivedAt: number;
+  readonly dueUntil: number;
+}
+
+/** The delivery of a place: `digest`, arrived at `arrivedAt`, whose retries can come for the retry-due window after that. */
+export function waitingDelivery(digest: string, arrivedAt: number, minRetryDelayMs: number, replyWindowMs: number): WaitingDelivery {
+  return { digest, arrivedAt, dueUntil: arrivedAt + retryDueWindow(minRetryDelayMs, replyWindowMs) };
+}
+
+/**
+ * Arrivals of one delivery computed in two calls (each `now` less the `waitedMs` the receiver
+ * measured from one `receivedAt`, on clocks read microseconds apart) are within this many ms.
+ */
+export const SAME_ARRIVAL_MS = 2;
+
+function sameArrival(a: number, b: number): boolean {
+  return Math.abs(a - b) <= SAME_ARRIVAL_MS;
 }
 
 /** A body of the subject whose delivery failed and whose retry the service will send. */
@@ -183,7 +221,7 @@ function canBeRetry(retry: RetryDue, at: number, minRetryDelayMs: number): boole
  * {@link SubjectRecord}.
  */
 export function claimSubject(
-  stored: SubjectRecord | undefined,
+  before: SubjectRecord | undefined,
   digest: string,
   at: number,
   claimTtlMs: number,
@@ -200,12 +238,13 @@ export function claimSubject(
   // taking it for the superseded one would lose the newer one if its own copy never came),
   // then the earliest in the subject's order.
   // Deliveries that wait before this one (in any process) have the subject first.
+  const stored = withLapsedPlaces(before, at, minRetryDelayMs);
   const line = liveList(stored?.line, at);
   // A call of a delivery that gave its place back: it is gone, and its late call changes nothing.
   if (waiter !== undefined && line?.some((place) => place.left && place.id === waiter.id)) return { claim: { state: 'processing' }, record: stored };
   const first = line?.find((place) => !place.left);
   if ((stored !== undefined && stored.state === 'processing' && stored.expiresAt > at) || (first !== undefined && first.id !== waiter?.id)) {
-    return { claim: { state: 'processing' }, record: waiter === undefined ? stored : joinSubjectLine(stored, waiter, at) };
+    return { claim: { state: 'processing' }, record: waiter === undefined ? stored : joinLine(stored, waiter, at, digest === '' ? undefined : waitingDelivery(digest, receivedAt, minRetryDelayMs, replyWindowMs)) };
   }
   // No live claim: an expired one is now a retry due.
   const record = withoutExpiredClaim(stored, at, minRetryDelayMs, replyWindowMs);
@@ -257,13 +296,29 @@ export function claimSubject(
 }
 
 /**
- * The record after `joinLine(key, waiter)` (or a claim that answered `processing`): the waiter
- * keeps its place in the subject's line, or takes the last one, until `waiter.leftMs` from `at`.
+ * The record after `joinLine(key, waiter)`: the waiter keeps its place in the subject's line, or
+ * takes the last one, until `waiter.leftMs` from `at`. `delivery`: what the waiter told of its
+ * delivery (see {@link deliveryOfWaiter}), kept in its place; none: the place lapses as it is.
  */
-export function joinSubjectLine(record: SubjectRecord | undefined, waiter: SubjectWaiter, at: number): SubjectRecord {
+export function joinSubjectLine(record: SubjectRecord | undefined, waiter: SubjectWaiter, at: number, minRetryDelayMs = 0, delivery?: WaitingDelivery): SubjectRecord {
+  return joinLine(withLapsedPlaces(record, at, minRetryDelayMs), waiter, at, delivery);
+}
+
+/**
+ * What `joinLine`'s waiter tells of its delivery (its `digest`, and `waitedMs` before `at`, or the
+ * arrival a Durable Object's adapter computed: `arrivedAt`), or `undefined` when it tells no digest.
+ */
+export function deliveryOfWaiter(waiter: SubjectWaiter, arrivedAt: number, minRetryDelayMs: number, replyWindowMs: number): WaitingDelivery | undefined {
+  return waiter.digest === undefined ? undefined : waitingDelivery(waiter.digest, arrivedAt, minRetryDelayMs, replyWindowMs);
+}
+
+/** `record` with `waiter` in its line (a claim answered `processing`, or `joinLine`), its lapsed places converted already. */
+function joinLine(record: SubjectRecord | undefined, waiter: SubjectWaiter, at: number, delivery: WaitingDelivery | undefined): SubjectRecord {
   const line = liveList(record?.line, at);
   if (line !== undefined && line.some((place) => place.id === waiter.id)) return line === record!.line ? record! : lined(record!, line);
-  const joined = [...(line ?? []), { id: waiter.id, expiresAt: at + waiter.leftMs }];
+  const place: LinePlace = { id: waiter.id, expiresAt: at + waiter.leftMs };
+  if (delivery !== undefined) Object.assign(place, delivery);
+  const joined = [...(line ?? []), place];
   return record === undefined ? released(undefined, joined)! : lined(record, joined);
 }
 
@@ -271,7 +326,8 @@ export function joinSubjectLine(record: SubjectRecord | undefined, waiter: Subje
  * The record after `leaveLine(key, waiter)`: the waiter's place is given back, and marked, until
  * it would have lapsed, so that a call of that delivery that runs late takes no place again.
  */
-export function leaveSubjectLine(record: SubjectRecord | undefined, waiter: SubjectWaiter, at: number): SubjectRecord {
+export function leaveSubjectLine(before: SubjectRecord | undefined, waiter: SubjectWaiter, at: number, minRetryDelayMs = 0): SubjectRecord {
+  const record = withLapsedPlaces(before, at, minRetryDelayMs);
   const line = liveList(record?.line, at) ?? [];
   const mine = line.find((place) => place.id === waiter.id);
   if (mine?.left) return line === record!.line ? record! : lined(record!, line);
@@ -285,9 +341,13 @@ const MAX_WAITER_LEFT_MS = 86_400_000;
 
 /** Refuses a waiter whose place could never lapse, or that a store could not keep. */
 export function checkWaiter(waiter: SubjectWaiter): void {
-  const { id, leftMs } = waiter;
+  const { id, leftMs, digest, waitedMs } = waiter;
   if (typeof leftMs !== 'number' || !(leftMs > 0 && leftMs <= MAX_WAITER_LEFT_MS) || typeof id !== 'string' || id === '') {
     throw new DedupeStoreError('invalid_waiter', `A waiter needs a non-empty id and a leftMs in ms above 0 and at most ${MAX_WAITER_LEFT_MS}, got ${JSON.stringify({ id, leftMs: String(leftMs) })}.`);
+  }
+  // (A line holds one place a line: a digest with a line break could not be kept.)
+  if ((digest !== undefined && (typeof digest !== 'string' || digest === '' || digest.includes('\n'))) || (waitedMs !== undefined && (typeof waitedMs !== 'number' || !(waitedMs >= 0 && waitedMs <= MAX_WAITER_LEFT_MS)))) {
+    throw new DedupeStoreError('invalid_waiter', `A waiter's digest must be a non-empty string on one line and its waitedMs a number of ms from 0 to ${MAX_WAITER_LEFT_MS}, got ${JSON.stringify({ digest: String(digest).slice(0, 80), waitedMs: String(waitedMs) })}.`);
   }
 }
 
@@ -319,34 +379,114 @@ export function renewSubjectClaim(record: SubjectRecord | undefined, token: stri
  * newer event processed before that retry supersedes it, an older one does not. A copy of the
  * body in progress (or of the latest processed one) adds nothing: with no other event between
  * them it is a duplicate the service sent (reference 6: duplicates are possible), answered
- * `duplicate` once that event is processed, and the state is the same either way.
+ * `duplicate` once that event is processed, and the state is the same either way. The
+ * delivery's place in line, if it still has one (its receiver did not give it back first), is
+ * marked answered, and a delivery whose place lapsed and was converted already (see
+ * {@link withLapsedPlaces}) adds nothing.
  */
-export function expectSubjectRetry(stored: SubjectRecord | undefined, digest: string, at: number, minRetryDelayMs = 0, receivedAt = at, failedAt = at, replyWindowMs = REPLY_WINDOW_MS): SubjectRecord | undefined {
+export function expectSubjectRetry(before: SubjectRecord | undefined, digest: string, at: number, minRetryDelayMs = 0, receivedAt = at, failedAt = at, replyWindowMs = REPLY_WINDOW_MS): SubjectRecord | undefined {
+  const stored = withLapsedPlaces(before, at, minRetryDelayMs);
   // A failure told late (a refusal verified once the key came): its retry may have come and been
   // handled already, and recording it now would supersede a later copy of its body, a new event.
   if (failedAt < at && at - failedAt >= minRetryDelayMs) return stored;
-  const record = withoutExpiredClaim(stored, at, minRetryDelayMs, replyWindowMs);
+  // This delivery's place lapsed and its failure was recorded then: its 409, told after, adds nothing.
+  const line = liveList(stored?.line, at);
+  if (line?.some((place) => place.left && isPlaceOf(place, digest, receivedAt))) return stored;
+  // Its place, if it still has one (a receiver that did not give it back first), is answered:
+  // it will not become a retry due when it lapses.
+  const answered = line?.map((place) => (!place.left && isPlaceOf(place, digest, receivedAt) ? answeredMark(place) : place));
+  const marked = answered !== undefined && answered.some((place, index) => place !== line![index]) ? lined(stored!, answered) : stored;
+  const record = withoutExpiredClaim(marked, at, minRetryDelayMs, replyWindowMs);
   const live = record !== undefined && record.expiresAt > at;
-  const retries = liveRetries(record, at) ?? [];
+  const next = withFailedAttempt(record, liveRetries(record, at) ?? [], digest, at, minRetryDelayMs, receivedAt, failedAt, at + retryDueWindow(minRetryDelayMs, replyWindowMs));
+  if (next === undefined) return record;
+  const kept = liveList(record?.line, at);
+  if (!live) return released(withoutEmpty(next), kept);
+  const { retries: _, ...state } = record;
+  return lined(next.length === 0 ? state : { ...state, retries: next }, kept);
+}
+
+/**
+ * `retries` once a delivery of `digest` that arrived at `receivedAt` failed at `failedAt`
+ * without a claim (a 409, or a place that lapsed), `record` being the subject's state: if it was
+ * the retry of a retry due, that event counts one more failed attempt, in its place (none is
+ * kept after the last attempt); otherwise it is a newer event, placed where it arrived, due until
+ * `expiresAt`. `undefined` when nothing is added: a copy of the body in progress or of the
+ * latest processed one (a duplicate the service sent), or an arrival whose retry is due already.
+ */
+function withFailedAttempt(record: SubjectRecord | undefined, retries: RetryDue[], digest: string, at: number, minRetryDelayMs: number, receivedAt: number, failedAt: number, expiresAt: number): RetryDue[] | undefined {
+  const live = record !== undefined && record.expiresAt > at;
   const due = retryDueOf(retries, digest, receivedAt, minRetryDelayMs);
-  let next: RetryDue[];
   if (due !== undefined) {
     const others = retries.filter((retry) => retry !== due);
-    next = due.failures + 1 < DELIVERY_ATTEMPTS ? [...others, { ...due, failures: due.failures + 1, failedAt }] : others;
-  } else {
-    if (live && record.state !== 'released' && record.digest === digest) return record;
-    // The same arrival again (a 503's give-back after its claim ran and was released): kept already.
-    if (retries.some((retry) => retry.digest === digest && retry.since === receivedAt)) return record;
-    // Placed where it arrived; received before the processed event (or a copy of it that was a
-    // newer event), it is older than it.
-    const superseded = live && record.state === 'processed' && receivedAt < latestArrivalOf(record);
-    const since = freePlace(receivedAt, live ? record : undefined, retries);
-    next = [...retries, { digest, superseded, failures: 1, since, failedAt, expiresAt: at + retryDueWindow(minRetryDelayMs, replyWindowMs) }];
+    return due.failures + 1 < DELIVERY_ATTEMPTS ? [...others, { ...due, failures: due.failures + 1, failedAt }] : others;
   }
-  const line = liveList(record?.line, at);
-  if (!live) return released(withoutEmpty(next), line);
-  const { retries: _, ...state } = record;
-  return lined(next.length === 0 ? state : { ...state, retries: next }, line);
+  if (live && record.state !== 'released' && record.digest === digest) return undefined;
+  // The same arrival again (a 503's give-back after its claim ran and was released): kept already.
+  if (retries.some((retry) => retry.digest === digest && retry.since === receivedAt)) return undefined;
+  // Placed where it arrived; received before the processed event (or a copy of it that was a
+  // newer event), it is older than it.
+  const superseded = live && record.state === 'processed' && receivedAt < latestArrivalOf(record);
+  const since = freePlace(receivedAt, live ? record : undefined, retries);
+  return [...retries, { digest, superseded, failures: 1, since, failedAt, expiresAt }];
+}
+
+/**
+ * `stored` with each place in line that lapsed unanswered turned into what the service will do
+ * about it (see {@link SubjectRecord}): its delivery never had a claim nor an answer (its process
+ * died while it waited), so the service sends its body again. Every transition that reads the
+ * line applies this first, before the lapsed places are dropped, so that no operation on the
+ * subject sees the line without them, however late it runs. Such a place, unless its delivery
+ * claimed, gave it back or had its 409 recorded (`expectRetry`, which marks it), and while its
+ * delivery's retries can still come (`dueUntil`), becomes a retry due as a 409 would
+ * ({@link withFailedAttempt}: one more failure of the retry due it was the retry of, or a new
+ * event in its place, superseded if the processed event arrived after it), and is kept as a mark
+ * until then, so that a 409 of that delivery told after it adds nothing. None is added when a
+ * retry due of its body and its arrival is kept already (its 409 recorded before its place
+ * could be marked).
+ *
+ * When it failed is unknown: between its arrival and its place's lapse. It is counted failed at
+ * its arrival, the early side (see {@link attemptFailedAt} on why early is safe). And it is
+ * recorded however late this runs, unlike a failure told late to `expectRetry`: its retry cannot
+ * have come before, since a retry comes at least `minRetryDelayMs` after the failure, the place
+ * lapses within the receiver's wait (at most the reply window) after the arrival, and any call
+ * about the subject, that retry's claim included, converts the place first.
+ */
+export function withLapsedPlaces(stored: SubjectRecord | undefined, at: number, minRetryDelayMs: number): SubjectRecord | undefined {
+  const line = stored?.line;
+  if (line === undefined || !line.some((place) => lapsedUnanswered(place, at))) return stored;
+  let retries = liveRetries(stored, at) ?? [];
+  const next: LinePlace[] = [];
+  for (const place of line) {
+    if (place.expiresAt > at) {
+      next.push(place);
+    } else if (lapsedUnanswered(place, at)) {
+      const { digest, arrivedAt, dueUntil } = place;
+      if (!retries.some((retry) => retry.digest === digest && sameArrival(retry.since, arrivedAt))) {
+        retries = withFailedAttempt(stored, retries, digest, at, minRetryDelayMs, arrivedAt, arrivedAt, dueUntil) ?? retries;
+      }
+      next.push(answeredMark(place));
+    }
+  }
+  const { retries: _, line: __, ...state } = stored!;
+  if (state.state === 'released') return released(withoutEmpty(retries), withoutEmpty(next));
+  const record: SubjectRecord = retries.length === 0 ? state : { ...state, retries };
+  return lined(record, withoutEmpty(next));
+}
+
+/** A place that lapsed while its delivery still waited for an answer, and whose retries can still come (see {@link withLapsedPlaces}). */
+function lapsedUnanswered(place: LinePlace, at: number): place is LinePlace & WaitingDelivery {
+  return place.expiresAt <= at && place.left !== true && place.digest !== undefined && place.arrivedAt !== undefined && (place.dueUntil ?? 0) > at;
+}
+
+/** Whether `place` is that of the delivery of `digest` that arrived at `receivedAt`. */
+function isPlaceOf(place: LinePlace, digest: string, receivedAt: number): boolean {
+  return place.digest === digest && place.arrivedAt !== undefined && sameArrival(place.arrivedAt, receivedAt);
+}
+
+/** The mark of a place whose delivery's failure is recorded: given back, with its delivery, until its retries stop coming. */
+function answeredMark(place: LinePlace): LinePlace {
+  return { ...place, left: true, expiresAt: Math.max(place.expiresAt, place.dueUntil ?? 0) };
 }
 
 /** A retry due of an event received after the processed one (not superseded by it). */
@@ -446,7 +586,8 @@ function soonerThanItsRetry(processed: SubjectRecord, at: number, minRetryDelayM
  * and bring the older state back. `replyWindowMs`: the service's wait for an answer (the store's
  * option), from whose end a retry's wait counts when the attempt outlived it.
  */
-export function markSubjectProcessed(stored: SubjectRecord | undefined, key: string, token: string, at: number, ttlMs: number, minRetryDelayMs = 0, options?: MarkProcessedOptions, replyWindowMs = REPLY_WINDOW_MS): SubjectRecord {
+export function markSubjectProcessed(before: SubjectRecord | undefined, key: string, token: string, at: number, ttlMs: number, minRetryDelayMs = 0, options?: MarkProcessedOptions, replyWindowMs = REPLY_WINDOW_MS): SubjectRecord {
+  const stored = withLapsedPlaces(before, at, minRetryDelayMs);
   if (stored !== undefined && stored.token !== token && stored.expiresAt > at) return stored;
   // Another delivery's claim that expired: its event's retry is due (not this one's own claim,
   // which this settles).
@@ -480,7 +621,8 @@ export function markSubjectProcessed(stored: SubjectRecord | undefined, key: str
  * token's; otherwise no processed record (see {@link SubjectRecord}), and the body among the
  * retries due when the service will send it again. `replyWindowMs`: see {@link markSubjectProcessed}.
  */
-export function releaseSubject(record: SubjectRecord | undefined, token: string, at: number, options?: ReleaseOptions, minRetryDelayMs = 0, replyWindowMs = REPLY_WINDOW_MS): SubjectRecord | undefined {
+export function releaseSubject(before: SubjectRecord | undefined, token: string, at: number, options?: ReleaseOptions, minRetryDelayMs = 0, replyWindowMs = REPLY_WINDOW_MS): SubjectRecord | undefined {
+  const record = withLapsedPlaces(before, at, minRetryDelayMs);
   if (record?.token !== token) return record;
   const retries = liveRetries(record, at);
   return released(options?.retryExpected === true ? withRetryDue(retries, record, at, minRetryDelayMs, replyWindowMs, sentMsAgoOf(options)) : retries, liveList(record.line, at));
@@ -525,12 +667,16 @@ export function attemptFailedAt(claimedAt: number, at: number, replyWindowMs: nu
   return Math.min(at, sentAt + replyWindowMs);
 }
 
-/** When the record may be deleted: its state, every retry due and every place in line have expired. */
+/**
+ * When the record may be deleted: its state, every retry due and every place in line have
+ * expired, and no place that lapses could still become a retry due.
+ */
 export function recordExpiry(record: SubjectRecord): number {
   // A claim that expires becomes a retry due (see withoutExpiredClaim) until `dueUntil`.
   let expiresAt = record.state === 'processing' ? Math.max(record.expiresAt, record.dueUntil ?? 0) : record.expiresAt;
   for (const retry of record.retries ?? []) expiresAt = Math.max(expiresAt, retry.expiresAt);
-  for (const place of record.line ?? []) expiresAt = Math.max(expiresAt, place.expiresAt);
+  // So does a place that lapses unanswered (see withLapsedPlaces), until its own `dueUntil`.
+  for (const place of record.line ?? []) expiresAt = Math.max(expiresAt, place.expiresAt, place.left || place.digest === undefined ? 0 : place.dueUntil ?? 0);
   return expiresAt;
 }
 

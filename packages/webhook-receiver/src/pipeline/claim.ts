@@ -1,4 +1,4 @@
-import type { ClaimOptions, DedupeClaim } from '../dedupe/dedupe-store.js';
+import type { ClaimOptions, DedupeClaim, SubjectWaiter } from '../dedupe/dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
 import type { WebhookDelivery } from '../receiver-types.js';
 import { fromStore, type Answer, type MaybePromise, type PipelineContext } from './context.js';
@@ -96,11 +96,15 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
   // than claim ahead. With a store that keeps lines, take the store's place first and this
   // process's place when the store has answered: a claim sent before (its answer not back yet)
   // is ahead in the store's line, and must be ahead here too.
+  // The store is told the delivery's body and arrival with its place (a claim tells them
+  // itself), so that the place, should it lapse unanswered (this process dies), becomes a retry
+  // due: the service sends the body again. (Not for a replay, which the service does not send.)
   if (context.lines.has(subject)) {
-    if (waiter === undefined || dedupe.joinLine === undefined) return waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed, waiter?.id);
-    return fromStore(() => dedupe.joinLine!(subject, waiter), () => waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed, waiter.id), storeFailed);
+    if (waiter === undefined || dedupe.joinLine === undefined) return waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed, waiter);
+    const place: SubjectWaiter = retryExpected ? { ...waiter, digest: delivery.bodySha256, waitedMs: sinceReceived(delivery, arrivedAt) } : waiter;
+    return fromStore(() => dedupe.joinLine!(subject, place), () => waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed, waiter), storeFailed);
   }
-  return fromStore(claim, (answer) => (answer.state === 'processing' ? waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed, waiter?.id) : claimOf(subject, answer)), storeFailed);
+  return fromStore(claim, (answer) => (answer.state === 'processing' ? waitInLine(context, subject, delivery, retryExpected, arrivedAt, claim, storeFailed, waiter) : claimOf(subject, answer)), storeFailed);
 }
 
 /**
@@ -109,8 +113,18 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
  * processed before that retry supersedes it. A store that fails here is reported; the answer is
  * 409 all the same. After a wait (`subjectWaitMs` above 0), `onError` hears of it: the
  * partner's handlers outlast the wait, and the event comes late.
+ *
+ * The delivery's place in the store's line (`waiter`) is given back first (`leaveLine`), then
+ * the retry recorded (`expectRetry`), one after the other and before the reply: a place that
+ * lapses unanswered becomes a retry due by itself (its process died), and a place given back is
+ * not one, so the store records one retry due for this delivery, not two. (Should the place
+ * lapse just before its give-back runs, the store converts it and the `expectRetry` after adds
+ * nothing.) Before the reply, not after it: on Workers, work after the reply lives only as long
+ * as `waitUntil` keeps it, and an `expectRetry` lost there would leave no retry due but the
+ * lapsed place's, failed at the arrival rather than at the 409. It costs a 409 one round trip to
+ * the store more.
  */
-function inProgress(context: PipelineContext, subject: string, delivery: WebhookDelivery, retryExpected: boolean, waitedMs: number): MaybePromise<Answer> {
+function inProgress(context: PipelineContext, subject: string, delivery: WebhookDelivery, retryExpected: boolean, waitedMs: number, waiter: SubjectWaiter | undefined): MaybePromise<Answer> {
   const answer: Answer = { outcome: 'duplicate_in_progress' };
   if (context.subjectWaitMs > 0) {
     context.report(new WebhookReceiverError('subject_wait_exceeded',
@@ -118,11 +132,17 @@ function inProgress(context: PipelineContext, subject: string, delivery: Webhook
     { outcome: 'duplicate_in_progress', delivery, subject, afterReply: false });
   }
   const { dedupe } = context;
-  if (!retryExpected || dedupe?.expectRetry === undefined) return answer;
-  return fromStore(() => dedupe.expectRetry!(subject, delivery.bodySha256, sinceReceived(delivery, Date.now())), () => answer, (error) => {
-    context.report(error, { outcome: 'dedupe_store_unavailable', delivery, subject, afterReply: false });
-    return answer;
-  });
+  const expectRetry = (): MaybePromise<Answer> => {
+    if (!retryExpected || dedupe?.expectRetry === undefined) return answer;
+    return fromStore(() => dedupe.expectRetry!(subject, delivery.bodySha256, sinceReceived(delivery, Date.now())), () => answer, (error) => {
+      context.report(error, { outcome: 'dedupe_store_unavailable', delivery, subject, afterReply: false });
+      return answer;
+    });
+  };
+  if (waiter === undefined || dedupe?.leaveLine === undefined) return expectRetry();
+  // Best effort: a place that is not given back lapses by itself, and the store records its
+  // retry once (see above); the retry's expectRetry is sent all the same.
+  return fromStore(() => dedupe.leaveLine!(subject, { id: waiter.id, leftMs: 1 }), expectRetry, expectRetry);
 }
 
 /** Ms from when `delivery` reached the receiver to `at` (see {@link DedupeStore.claim}'s `waitedMs`). */
@@ -143,14 +163,14 @@ function waitInLine(
   arrivedAt: number,
   claim: (waitedMs?: number) => DedupeClaim | Promise<DedupeClaim>,
   storeFailed: (error: unknown) => ClaimAnswer,
-  waiterId: string | undefined,
+  waiter: SubjectWaiter | undefined,
 ): MaybePromise<SubjectClaim | ClaimAnswer> {
-  const tooLong = () => inProgress(context, subject, delivery, retryExpected, Date.now() - arrivedAt);
+  const tooLong = () => inProgress(context, subject, delivery, retryExpected, Date.now() - arrivedAt, waiter);
   if (context.subjectWaitMs === 0) return tooLong();
   // Claims after a wait tell the store how long the delivery waited: whether it can be a retry
   // is judged by when it arrived.
   const storeKeepsLine = context.dedupe?.joinLine !== undefined;
-  return waitForClaim(context.lines.join(subject, waiterId), arrivedAt + context.subjectWaitMs, subject, () => claim(Date.now() - arrivedAt), storeFailed, tooLong, storeKeepsLine);
+  return waitForClaim(context.lines.join(subject, waiter?.id), arrivedAt + context.subjectWaitMs, subject, () => claim(Date.now() - arrivedAt), storeFailed, tooLong, storeKeepsLine);
 }
 
 /**

@@ -570,6 +570,96 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect((await store.claim('s', 'C', 0, { id: 'next', leftMs: 60_000 })).state).toBe('claimed');
   });
 
+  // A place that lapses unanswered: its delivery's process died while it waited in line (a
+  // crash, kill -9), so it never claimed and was never answered 409. The service sends it again.
+  it('keeps the delivery of a place that lapses unanswered (its process died while it waited) as a retry due in its place: a newer event processed before its retry supersedes it', async () => {
+    const lapse = { leftMs: 2 * shortTtlMs };
+    const store = createStore({ minRetryDelayMs: 0 });
+    const e0 = await claimed(store, 's', 'E0');
+    // E1 waited behind E0 in the process that died (a claim answered processing); F1 joined
+    // deliveries waiting in that process (joinLine, telling its body and arrival).
+    expect(await store.claim('s', 'E1', 0, { id: 'dead-e1', ...lapse })).toEqual({ state: 'processing' });
+    await store.joinLine!('s', { id: 'dead-f1', ...lapse, digest: 'F1', waitedMs: 0 });
+    await sleep(3 * shortTtlMs); // their places lapse
+    await store.markProcessed('s', e0); // (E0's process lived long enough: it arrived first)
+    await processes(store, 's', 'E2'); // a newer event, processed before their retries came
+    expect(await store.claim('s', 'E1')).toEqual({ state: 'superseded' });
+    expect(await store.claim('s', 'F1')).toEqual({ state: 'superseded' });
+    // A place that told no body (a receiver of the previous version's joinLine) lapses as before:
+    // its retry is a new event.
+    const untold = createStore({ minRetryDelayMs: 0 });
+    const held = await claimed(untold, 's', 'E0');
+    await untold.joinLine!('s', { id: 'dead-g1', ...lapse });
+    await sleep(3 * shortTtlMs);
+    await untold.markProcessed('s', held);
+    await processes(untold, 's', 'E2');
+    expect((await untold.claim('s', 'G1')).state).toBe('claimed');
+  });
+
+  it('keeps such a retry due in the place of its event, not superseded by an older processed event: an event received after it and before its retry is not superseded by it', async () => {
+    const store = createStore({ minRetryDelayMs: 0 });
+    const e0 = await claimed(store, 's', 'E0');
+    expect(await store.claim('s', 'E1', 0, { id: 'dead-e1', leftMs: 2 * shortTtlMs })).toEqual({ state: 'processing' });
+    await sleep(3 * shortTtlMs); // E1's place lapses
+    await store.markProcessed('s', e0);
+    await fails(store, 's', 'E3'); // E3, received after E1, fails: its retry is due
+    // E1's retry: dispatched in E1's place, before E3's, so E3's retry is still handled.
+    expect(await processes(store, 's', 'E1')).not.toBe(false);
+    expect((await store.claim('s', 'E3')).state).toBe('claimed');
+  });
+
+  it('records one retry due for a delivery whose place lapsed unanswered, or was given back (leaveLine) or answered 409 (expectRetry) before or after it lapsed, and one more failure for such a retry of a retry due', async () => {
+    // How many retries of E1 are due: after a newer event is processed, each copy of E1 takes
+    // one (answered superseded), and a copy once none is left is a new event (claimed).
+    const copiesOfE1 = async (answer: (store: DedupeStore, waiter: { id: string; leftMs: number }, arrived: number) => unknown, lapseFirst: boolean) => {
+      const store = createStore({ minRetryDelayMs: 0 });
+      const e0 = await claimed(store, 's', 'E0');
+      const waiter = { id: 'e1', leftMs: 2 * shortTtlMs };
+      const arrived = Date.now();
+      expect(await store.claim('s', 'E1', 0, waiter)).toEqual({ state: 'processing' });
+      if (lapseFirst) await sleep(3 * shortTtlMs);
+      await answer(store, waiter, arrived);
+      if (!lapseFirst) await sleep(3 * shortTtlMs);
+      await store.markProcessed('s', e0);
+      await processes(store, 's', 'E2');
+      return [(await store.claim('s', 'E1')).state, (await store.claim('s', 'E1')).state];
+    };
+    const giveBack = (store: DedupeStore, waiter: { id: string }) => store.leaveLine!('s', { id: waiter.id, leftMs: 1 });
+    const answer409 = (store: DedupeStore, arrived: number) => store.expectRetry!('s', 'E1', Date.now() - arrived);
+    const one = ['superseded', 'claimed'];
+    // No answer at all (its process died).
+    expect(await copiesOfE1(async () => undefined, true)).toEqual(one);
+    // The receiver's 409: its place given back, then its retry recorded; before or after the lapse.
+    for (const lapseFirst of [false, true]) {
+      expect(await copiesOfE1(async (store, waiter, arrived) => { await giveBack(store, waiter); await answer409(store, arrived); }, lapseFirst)).toEqual(one);
+      // A receiver that records the 409 without giving the place back (the previous version).
+      expect(await copiesOfE1((store, _waiter, arrived) => answer409(store, arrived), lapseFirst)).toEqual(one);
+    }
+    // A retry that waited in line and was answered 409 (by a receiver that does not give its place
+    // back) counts one failed attempt, not two: after 3 failed attempts and a 4th answered 409, no
+    // retry is due; after 2 and a 3rd answered 409, one is.
+    const afterAnswer = async (failedBefore: number, lapseFirst: boolean) => {
+      const store = createStore({ minRetryDelayMs: 0 });
+      for (let attempt = 1; attempt <= failedBefore; attempt++) await fails(store, 's', 'E1');
+      // (The retry arrives later than its event: a retry due whose event arrived within 2 ms of
+      // a place's delivery is taken for that delivery's 409, recorded already.)
+      await sleep(10);
+      const e0 = await claimed(store, 's', 'E0');
+      const arrived = Date.now();
+      expect(await store.claim('s', 'E1', 0, { id: 'e1-retry', leftMs: 2 * shortTtlMs })).toEqual({ state: 'processing' });
+      if (lapseFirst) await sleep(3 * shortTtlMs);
+      await store.expectRetry!('s', 'E1', Date.now() - arrived);
+      if (!lapseFirst) await sleep(3 * shortTtlMs);
+      await store.markProcessed('s', e0);
+      await processes(store, 's', 'E2');
+      return (await store.claim('s', 'E1')).state;
+    };
+    for (const lapseFirst of [false, true]) {
+      expect(await afterAnswer(2, lapseFirst)).toBe('superseded');
+      expect(await afterAnswer(3, lapseFirst)).toBe('claimed');
+    }
+  });
+
   it('refuses a waiter whose place could never lapse with invalid_waiter', async () => {
     const store = createStore({});
     for (const leftMs of [Number.POSITIVE_INFINITY, Number.NaN, 0, -5, 1e14, '5' as never]) {
