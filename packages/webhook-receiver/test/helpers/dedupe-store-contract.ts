@@ -189,24 +189,26 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
   });
 
   it('answers superseded to an event received before a copy of the processed body that came sooner than its retry could, once it claims after that copy (A -> B -> A across two processes)', async () => {
-    // A arrived 300 ms ago and was processed; B arrived 200 ms ago in another process, which
-    // still verifies it; A's body again arrived 100 ms ago, too soon for A's retry: the newer
+    // A arrived 30 s ago and was processed; B arrived 20 s ago in another process, which
+    // still verifies it; A's body again arrived 10 s ago, too soon for A's retry: the newer
     // event, answered processed (the state is A already). B then claims: older than that A.
+    // (Seconds apart, so that the calls' own round trips, each placing by its own clock, never
+    // change the order: a Durable Object over HTTP on a loaded machine takes tens of ms.)
     const store = createStore({ minRetryDelayMs: 600_000 });
-    const a = await store.claim('s', 'A', 300);
+    const a = await store.claim('s', 'A', 30_000);
     if (a.state !== 'claimed') throw new Error('expected a claim of A');
     await store.markProcessed('s', a.token);
-    expect(await store.claim('s', 'A', 100)).toEqual({ state: 'processed' });
-    expect(await store.claim('s', 'B', 200)).toEqual({ state: 'superseded' });
+    expect(await store.claim('s', 'A', 10_000)).toEqual({ state: 'processed' });
+    expect(await store.claim('s', 'B', 20_000)).toEqual({ state: 'superseded' });
     expect(await store.claim('s', 'A', 0)).toEqual({ state: 'processed' });
     // An event received after the copy is dispatched.
     expect((await store.claim('s', 'C', 0)).state).toBe('claimed');
     // Without the copy, B is the newer event and is dispatched.
     const alone = createStore({ minRetryDelayMs: 600_000 });
-    const first = await alone.claim('s', 'A', 300);
+    const first = await alone.claim('s', 'A', 30_000);
     if (first.state !== 'claimed') throw new Error('expected a claim of A');
     await alone.markProcessed('s', first.token);
-    expect((await alone.claim('s', 'B', 200)).state).toBe('claimed');
+    expect((await alone.claim('s', 'B', 20_000)).state).toBe('claimed');
   });
 
   it('takes a copy of the processed body that comes once its retry could for that retry: an event received before it is still dispatched', async () => {
@@ -222,13 +224,14 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
   });
 
   it('keeps the retry due of an event answered 409 after such a copy superseded, when it was received before the copy', async () => {
-    const delay = 4 * shortTtlMs;
+    // Arrivals 600 ms apart (A, B, then the copy of A), well within the retry wait.
+    const delay = Math.max(4 * shortTtlMs, 2_000);
     const store = createStore({ minRetryDelayMs: delay });
-    const a = await store.claim('s', 'A', 100);
+    const a = await store.claim('s', 'A', 1_800);
     if (a.state !== 'claimed') throw new Error('expected a claim of A');
     await store.markProcessed('s', a.token);
-    expect(await store.claim('s', 'A', 20)).toEqual({ state: 'processed' });
-    await store.expectRetry!('s', 'B', 50);
+    expect(await store.claim('s', 'A', 600)).toEqual({ state: 'processed' });
+    await store.expectRetry!('s', 'B', 1_200);
     await sleep(delay + shortTtlMs);
     expect(await store.claim('s', 'B', 0)).toEqual({ state: 'superseded' });
   });
