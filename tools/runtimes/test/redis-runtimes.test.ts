@@ -128,10 +128,10 @@ describe('the Redis stores on Bun and Deno (and Node 20): four receiver processe
       await until(async () => (await dispatched(holder)).some((each) => each.bodySha256 === sha256(first)), 'the first handler to start');
       secondReply = deliver(waiter, second);
       secondReply.catch(() => undefined);
-      // The second has its place in the store's line: a `w<expires at>|<waiter id>` line in the
+      // The second has its place in the store's line: a `w<expires at>|<waiter id>[|...]` line in the
       // subject's value (README, "A claim is one Lua script").
       await until(async () => {
-        waiterId = /\nw\d+\|([^\n]+)/.exec((await inspector.get(`${keyPrefix}kyc.status.changed:${user}`)) ?? '')?.[1];
+        waiterId = /\nw\d+\|([^|\n]+)/.exec((await inspector.get(`${keyPrefix}kyc.status.changed:${user}`)) ?? '')?.[1];
         return waiterId !== undefined;
       }, 'the second delivery to wait in the store');
     } finally {
