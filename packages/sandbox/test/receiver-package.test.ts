@@ -4,12 +4,11 @@ import { createMemoryDedupeStore, createWebhookReceiver, toNodeHandler } from '@
 import { createPublicKeyProvider } from '@capi/webhook-signature';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/index.js';
-import { serveWebhookEndpoint } from './support/webhook-receiver.js';
 
 let sandbox: Sandbox;
 const handled: { eventType: string; userId: unknown }[] = [];
 let failNext = false;
-let endpoint: { close(): Promise<void> };
+const server = createServer();
 
 beforeAll(async () => {
   sandbox = await startSandbox({ users: [], timeScale: 600 });
@@ -24,11 +23,14 @@ beforeAll(async () => {
     }
     handled.push({ eventType: event.eventType, userId: (event.data as { id?: unknown }).id });
   });
-  endpoint = await serveWebhookEndpoint(sandbox, toNodeHandler(receiver));
+  server.on('request', toNodeHandler(receiver));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  sandbox.addWebhookEndpoint(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`);
 });
 afterAll(async () => {
   await sandbox.close();
-  await endpoint.close();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
 });
 
 describe('deliveries are accepted by @capi/webhook-receiver', () => {

@@ -223,13 +223,6 @@ export interface DedupeStore {
    */
   expectRetry?(key: string, digest: string, waitedMs?: number, failedMsAgo?: number): void | Promise<void>;
   /**
-   * Optional, read-only: the store's `minRetryDelayMs`, its first wait before a retry. The
-   * receiver reads it for the deliveries it refused for the key and verified too late for
-   * `expectRetry` to record (see {@link DedupeStore.expectRetry}): a copy of such a body that
-   * arrives in this process once its retry could come is taken for that retry, in its place.
-   */
-  readonly minRetryDelayMs?: number;
-  /**
    * Optional, for stores that keep lines (see `waiter` in {@link DedupeStore.claim}): a store
    * that has it must honour `claim`'s `waiter`, since the receiver then lets every waiting
    * delivery try the claim and relies on the store's line for the order. Puts a

@@ -312,7 +312,6 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
       await send(key, { op: 'leaveLine', waiter, minRetryDelayMs });
     },
     claimTtlMs,
-    minRetryDelayMs,
     async renewClaim(key: string, token: string): Promise<boolean> {
       const answer = (await send(key, { op: 'renewClaim', token, claimTtlMs })) as { owned?: unknown } | null;
       return answer?.owned === true;

@@ -69,8 +69,6 @@ export interface MemoryDedupeStore extends DedupeStore {
   leaveLine(key: string, waiter: SubjectWaiter): void;
   /** The store's `claimTtlMs`: see {@link DedupeStore.claimTtlMs}. */
   readonly claimTtlMs: number;
-  /** The store's `minRetryDelayMs`: see {@link DedupeStore.minRetryDelayMs}. */
-  readonly minRetryDelayMs: number;
   renewClaim(key: string, token: string): boolean;
 }
 
@@ -195,7 +193,6 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
       if (next !== entry?.record) keep(key, entry, next);
     },
     claimTtlMs,
-    minRetryDelayMs,
     renewClaim(key: string, token: string): boolean {
       const entry = entries.get(key);
       const { record, renewed } = renewSubjectClaim(entry?.record, token, now(), claimTtlMs);

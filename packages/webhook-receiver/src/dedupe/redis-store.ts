@@ -799,7 +799,6 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
       await command(['EVAL', LEAVE_LINE, '1', keyPrefix + key, ...waiterArguments(waiter), clock(), channel, key, minRetryDelay]);
     },
     claimTtlMs: Number(claimTtl),
-    minRetryDelayMs,
     async renewClaim(key: string, token: string): Promise<boolean> {
       return Number(await command(['EVAL', RENEW_CLAIM, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`, clock(), claimTtl, dueWindow])) === 1;
     },

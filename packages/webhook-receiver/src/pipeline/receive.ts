@@ -48,10 +48,7 @@ export async function receiveDelivery(context: PipelineContext, source: Delivery
     if ('outcome' in verified) return { reply: replyFor(verified.outcome, verified.detail) };
     // Before this delivery claims (it may be a retry of one of them): refused deliveries that the key now shows authentic.
     if (context.refused !== undefined && context.refused.pending) await context.refused.recheck();
-    // The retry of an event refused here for the key, shown authentic too late to be recorded: in its event's place.
-    const place = context.refused?.placeOfRetry(verified.delivery.bodySha256, receivedAt);
-    const placed = place === undefined ? verified : { ...verified, delivery: { ...verified.delivery, receivedAt: place } };
-    const processing = processVerified(context, rawBody, placed, { replay: false, workDroppedAfterReply });
+    const processing = processVerified(context, rawBody, verified, { replay: false, workDroppedAfterReply });
     const { outcome, detail, afterReply } = isPromiseLike(processing) ? await processing : processing;
     return { reply: replyFor(outcome, detail), afterReply };
   } catch (error) {

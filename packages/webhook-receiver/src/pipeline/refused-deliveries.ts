@@ -31,16 +31,6 @@ export const REFUSED_KEEP_MS = 2 * 60 * 1000;
 /** While deliveries are kept, how often the receiver asks its provider for the key (the provider fetches at most once per its `minRefreshIntervalMs` once it has a key). */
 export const REFUSED_RECHECK_INTERVAL_MS = 1_000;
 
-/**
- * A kept delivery shown authentic too late for the store to record it (`minRetryDelayMs` or
- * more after it was answered): its retry may come to this process about then.
- */
-interface LateRefusal {
-  readonly digest: string;
-  readonly receivedAt: number;
-  readonly answeredAt: number;
-}
-
 /** What the receiver does with a kept delivery shown authentic: its body, when it arrived, when it was answered. */
 export type AuthenticRefusal = (rawBody: Uint8Array, receivedAt: number, answeredAt: number) => Promise<void>;
 
@@ -70,8 +60,6 @@ export class RefusedDeliveries {
   #checking: Promise<void> | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #authentic: AuthenticRefusal = async () => {};
-  #minRetryDelayMs: number | undefined;
-  #late: LateRefusal[] = [];
 
   constructor(
     private readonly provider: PublicKeyProvider,
@@ -79,27 +67,8 @@ export class RefusedDeliveries {
   ) {}
 
   /** Where the authentic ones go (the receiver's store, see {@link recordAuthenticRefusals}). */
-  onAuthentic(authentic: AuthenticRefusal, minRetryDelayMs?: number): void {
+  onAuthentic(authentic: AuthenticRefusal): void {
     this.#authentic = authentic;
-    this.#minRetryDelayMs = minRetryDelayMs;
-  }
-
-  /**
-   * The place (arrival) of the event a verified delivery is the retry of, when that event was
-   * refused here and shown authentic too late for the store: the store would take the retry for
-   * a new event, placed after the events that arrived after it, whose retries it would then
-   * supersede (the subject ending on the older state). The first copy of its body that arrives
-   * once its retry could come (`minRetryDelayMs` after its answer, and before a second wait is
-   * over) is taken for that retry, as the store takes copies of the bodies it records.
-   */
-  placeOfRetry(digest: string, receivedAt: number): number | undefined {
-    const wait = this.#minRetryDelayMs;
-    if (wait === undefined) return undefined;
-    this.#late = this.#late.filter((late) => receivedAt - late.answeredAt < 2 * wait);
-    const index = this.#late.findIndex((late) => late.digest === digest && receivedAt - late.answeredAt >= wait);
-    if (index === -1) return undefined;
-    const [late] = this.#late.splice(index, 1);
-    return late!.receivedAt;
   }
 
   /** How many are kept (those being checked are not). */
@@ -187,16 +156,8 @@ export class RefusedDeliveries {
         // A forgery, or a body changed in transit: dropped.
       }
     }
-    // Too late for the store (its retry may be the delivery that ran this check): kept here.
-    const checkedAt = Date.now();
-    const wait = this.#minRetryDelayMs;
-    const isLate = (entry: RefusedDelivery) => wait !== undefined && checkedAt - entry.answeredAt >= wait;
-    for (const entry of authentic.filter(isLate)) {
-      this.#late.push({ digest: await sha256Hex(entry.rawBody), receivedAt: entry.receivedAt, answeredAt: entry.answeredAt });
-      if (this.#late.length > MAX_REFUSED_DELIVERIES) this.#late.shift();
-    }
     // Told to the store at once, not one after another: deliveries wait for this.
-    await Promise.all(authentic.filter((entry) => !isLate(entry)).map((entry) => this.#authentic(entry.rawBody, entry.receivedAt, entry.answeredAt)));
+    await Promise.all(authentic.map((entry) => this.#authentic(entry.rawBody, entry.receivedAt, entry.answeredAt)));
   }
 
   #dropExpired(now: number): void {
@@ -232,5 +193,5 @@ export function recordAuthenticRefusals(context: PipelineContext, refused: Refus
       // Never the failure of the delivery that happened to run the check.
       context.report(error, { outcome: 'dedupe_store_unavailable', ...(subject === undefined ? {} : { subject }), afterReply: false });
     }
-  }, store.minRetryDelayMs);
+  });
 }
