@@ -154,7 +154,7 @@ export interface Sandbox {
    * receiver README's advice under a time scale N): `minRetryDelayMs` 60,000 / N, `claimTtlMs`
    * 120,000 / N and `replyWindowMs` the sandbox's `deliveryTimeoutMs`. Spread them into
    * `createMemoryDedupeStore` (or the Redis store); give a `createPublicKeyProvider`
-   * `minRefreshIntervalMs: minRetryDelayMs` too.
+   * `minRefreshIntervalMs: 15_000 / timeScale` too.
    */
   receiverOptions(): SandboxReceiverOptions;
   /** Moves the sandbox clock forward (nonces, tokens, one-time passwords, a migration's `waiting_kyc_setup`), e.g. past a token's expiry; anything but milliseconds >= 0 throws {@link SandboxConfigError}. */

@@ -238,7 +238,7 @@ describe('the delivery timing, to configure a receiver with', () => {
     const latest = new Map<string, string>();
     let failNext = false;
     const receiver = createWebhookReceiver({
-      publicKey: createPublicKeyProvider({ url: `${sandbox.webhooksUrl}/api/v1/public-key`, minRefreshIntervalMs: sandbox.receiverOptions().minRetryDelayMs }),
+      publicKey: createPublicKeyProvider({ url: `${sandbox.webhooksUrl}/api/v1/public-key`, minRefreshIntervalMs: 15_000 / sandbox.timeScale }),
       dedupe: createMemoryDedupeStore({ ...sandbox.receiverOptions() }),
       onError: () => {},
     }).on('kyc.status.changed', (event) => {

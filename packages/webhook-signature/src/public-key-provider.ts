@@ -46,7 +46,11 @@ export interface PublicKeyProviderOptions {
   fetch?: typeof fetch;
   /** How long a fetched key is used before it is fetched again (default 1 hour). */
   cacheTtlMs?: number;
-  /** The least time between two fetches triggered by `refresh()` (default 1 minute). */
+  /**
+   * The least time between two fetches triggered by `refresh()` (default 15 seconds: a quarter of
+   * the service's first wait before a retry, so that a receiver shown a delivery signed with a
+   * rotated key fetches that key well before the delivery's retry comes).
+   */
   minRefreshIntervalMs?: number;
   /** How long one fetch may take, answer included (default 10 seconds). */
   timeoutMs?: number;
@@ -119,7 +123,7 @@ export function createPublicKeyProvider(options: PublicKeyProviderOptions): Publ
   const fetchImpl = options.fetch ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') throw new TypeError(`Pass options.fetch, a fetch function (needed where there is no global fetch); got ${describeValue(fetchImpl)}.`);
   const cacheTtlMs = numberOption(options.cacheTtlMs, 3_600_000, 'cacheTtlMs');
-  const minRefreshIntervalMs = numberOption(options.minRefreshIntervalMs, 60_000, 'minRefreshIntervalMs');
+  const minRefreshIntervalMs = numberOption(options.minRefreshIntervalMs, 15_000, 'minRefreshIntervalMs');
   // Whole milliseconds up to what a timer holds (about 24.8 days): AbortSignal.timeout refuses a
   // fraction or Infinity, and fires at once beyond 2^31 - 1.
   const timeoutMs = Math.min(Math.ceil(numberOption(options.timeoutMs, 10_000, 'timeoutMs', false)), 2 ** 31 - 1);

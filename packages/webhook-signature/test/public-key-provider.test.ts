@@ -221,6 +221,19 @@ describe.each(implementations)('verifyWebhookSignature with a provider (%s build
     expect(server.requests()).toBe(2);
   });
 
+  it('by default refetches 15 s after the last fetch, a quarter of the first retry wait: a delivery signed with a rotated key verifies well before its retry', async () => {
+    const keys = provider();
+    await keys.get();
+    server.serveKey(second.publicKey);
+    const signed = await sign(second.privateKey);
+    clock += 15_000 - 1;
+    await rejectsWithCode(verify(keys, signed), 'invalid_signature');
+    expect(server.requests()).toBe(1);
+    clock += 1;
+    await expect(verify(keys, signed)).resolves.toBeUndefined();
+    expect(server.requests()).toBe(2);
+  });
+
   it('rate-limits refetches: a flood of forged webhooks causes one fetch per minRefreshIntervalMs', async () => {
     const keys = provider({ minRefreshIntervalMs: MINUTE });
     await keys.get();
