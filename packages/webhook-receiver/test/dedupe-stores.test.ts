@@ -77,6 +77,15 @@ describe('refuses a replyWindowMs that is not a whole number of ms above 0, with
       expect(create(undefined).replyWindowMs).toBe(30_000);
     });
   });
+
+  it.each([
+    ['memory store', (minRetryDelayMs?: number) => createMemoryDedupeStore({ minRetryDelayMs })],
+    ['Redis store', (minRetryDelayMs?: number) => createRedisDedupeStore({ client: redis.ioredis, keyPrefix: freshPrefix(), minRetryDelayMs })],
+    ['Durable Object store', (minRetryDelayMs?: number) => createDurableObjectDedupeStore({ namespace, minRetryDelayMs })],
+  ])('the %s says its minRetryDelayMs too, 60,000 without one (the receiver reads it to pace its key rechecks)', (_name, create) => {
+    expect(create(1_000).minRetryDelayMs).toBe(1_000);
+    expect(create(undefined).minRetryDelayMs).toBe(60_000);
+  });
 });
 
 describe('memory store bounds', () => {

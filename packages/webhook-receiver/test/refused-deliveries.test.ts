@@ -115,6 +115,32 @@ describe('several processes sharing one store', () => {
     expect(handled).toEqual(['approved']);
   });
 
+  it('under a time scale (a store whose first retry wait is 800 ms), the refusing process asks for the key every fifteenth of that wait, not every second: the retry that reaches another process is superseded', async () => {
+    let served = before.publicKey;
+    const keyEndpoint = async () => Response.json({ success: true, publicKey: served });
+    // A sandbox at time scale 75: minRetryDelayMs 60_000 / 75, minRefreshIntervalMs 15_000 / 75.
+    const store = createMemoryDedupeStore({ minRetryDelayMs: 800 });
+    expect(store.minRetryDelayMs).toBe(800);
+    const handled: string[] = [];
+    const processOf = () =>
+      createWebhookReceiver({
+        publicKey: createPublicKeyProvider({ url: 'https://keys.example/api/v1/public-key', fetch: keyEndpoint, minRefreshIntervalMs: 200 }),
+        dedupe: store,
+        onError: () => {},
+      }).on('kyc.status.changed', (event) => void handled.push(event.data.kycStatus));
+    const [first, second] = [processOf(), processOf()];
+    await before.receive(first, eventBody('user.created', 'usr_1'));
+    served = after.publicKey;
+    expect(await after.receive(first, kyc('pending'))).toMatchObject({ status: 401 });
+    await later();
+    expect(await after.receive(second, kyc('approved'))).toEqual({ status: 200, code: 'processed' });
+    // The first process may refetch 200 ms after its fetch and asks every 54 ms: it records the
+    // refusal within about 300 ms. Asking every second, it had not by the time the retry came.
+    await sleep(850);
+    expect(await after.receive(second, kyc('pending'))).toEqual({ status: 200, code: 'superseded' });
+    expect(handled).toEqual(['approved']);
+  });
+
   it('a refusal verified only after its retry could have come is not recorded: a later copy of its body, a new event, is dispatched', async () => {
     // The first process starts while the key endpoint is down (503); the second has the key.
     let down = true;

@@ -143,6 +143,15 @@ export interface DedupeStore {
    */
   readonly replyWindowMs?: number;
   /**
+   * Optional, read-only: the service's first wait before a retry, in ms (60,000, reference 6.3;
+   * 60,000 / N against a sandbox with a time scale N). The memory, Redis and Durable Object
+   * stores have it, from their `minRetryDelayMs` option. The receiver reads it once, when it is
+   * created: while it keeps deliveries it refused for the key, it asks its key provider for the
+   * key every `minRetryDelayMs / 15` ms, at most every second, so that it verifies them well
+   * before their retries come. A store without it counts as 60,000.
+   */
+  readonly minRetryDelayMs?: number;
+  /**
    * Atomically claims `key` (the receiver passes the subject, `<eventType>:<data.id>`) for a
    * delivery whose body has SHA-256 `digest` (default: `key` itself). The answer is `processed`
    * only when `digest` is the digest of the LATEST processed body for `key` (a retry of it);

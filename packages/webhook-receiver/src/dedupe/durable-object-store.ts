@@ -281,6 +281,7 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
 
   return {
     replyWindowMs,
+    minRetryDelayMs,
     async claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter, options?: ClaimOptions): Promise<DedupeClaim> {
       if (waiter !== undefined) checkWaiter(waiter);
       // Sent only when set: an object of the previous version ignores it, and keeps the retry due.

@@ -60,6 +60,8 @@ export interface MemoryDedupeStoreOptions {
 export interface MemoryDedupeStore extends DedupeStore {
   /** The store's `replyWindowMs` option (30,000 by default): see {@link DedupeStore.replyWindowMs}. */
   readonly replyWindowMs: number;
+  /** The store's `minRetryDelayMs` option (60,000 by default): see {@link DedupeStore.minRetryDelayMs}. */
+  readonly minRetryDelayMs: number;
   claim(key: string, digest?: string, waitedMs?: number, waiter?: SubjectWaiter, options?: ClaimOptions): DedupeClaim;
   /** `false` when another delivery took the subject after this claim expired (see {@link DedupeStore.markProcessed}). */
   markProcessed(key: string, token: string, options?: MarkProcessedOptions): boolean;
@@ -151,6 +153,7 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
 
   return {
     replyWindowMs,
+    minRetryDelayMs,
     claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter, options?: ClaimOptions): DedupeClaim {
       if (waiter !== undefined) checkWaiter(waiter);
       const entry = entries.get(key);

@@ -763,6 +763,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
 
   const store: DedupeStore = {
     replyWindowMs,
+    minRetryDelayMs,
     async claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter, options?: ClaimOptions): Promise<DedupeClaim> {
       const token = `${crypto.randomUUID()}:${digest}`;
       const [id, leftMs] = waiter === undefined ? ['', '0'] : waiterArguments(waiter);

@@ -28,8 +28,16 @@ export const MAX_REFUSED_BYTES = 16 * 1_048_576;
  * `DedupeStore.expectRetry`).
  */
 export const REFUSED_KEEP_MS = 2 * 60 * 1000;
-/** While deliveries are kept, how often the receiver asks its provider for the key (the provider fetches at most once per its `minRefreshIntervalMs` once it has a key). */
-export const REFUSED_RECHECK_INTERVAL_MS = 1_000;
+/**
+ * While deliveries are kept, how often the receiver asks its provider for the key (the provider
+ * fetches at most once per its `minRefreshIntervalMs` once it has a key): every second, or every
+ * fifteenth of the store's first wait before a retry when that is shorter (a sandbox's time
+ * scale N above 4: 67 ms at N = 60), so that the kept deliveries are verified well before their
+ * retries come.
+ */
+export function refusedRecheckIntervalMs(minRetryDelayMs: number | undefined): number {
+  return typeof minRetryDelayMs === 'number' && minRetryDelayMs > 0 ? Math.min(1_000, Math.ceil(minRetryDelayMs / 15)) : 1_000;
+}
 
 /** What the receiver does with a kept delivery shown authentic: its body, when it arrived, when it was answered. */
 export type AuthenticRefusal = (rawBody: Uint8Array, receivedAt: number, answeredAt: number) => Promise<void>;
@@ -45,8 +53,9 @@ export type AuthenticRefusal = (rawBody: Uint8Array, receivedAt: number, answere
  *
  * So the receiver keeps each such delivery here, in memory, for {@link REFUSED_KEEP_MS} (at most
  * {@link MAX_REFUSED_DELIVERIES}, {@link MAX_REFUSED_BYTES}), and asks the provider for the key
- * every second meanwhile. Once the provider's key is not the one a kept delivery failed with, at
- * that check or before the next verified delivery claims, the kept one is verified with it (its
+ * every second meanwhile (sooner under a time scale, see {@link refusedRecheckIntervalMs}).
+ * Once the provider's key is not the one a kept delivery failed with, at that check or before
+ * the next verified delivery claims, the kept one is verified with it (its
  * timestamp checked as at its arrival). An authentic one is told to the store as a retry due
  * (`expectRetry`), in the place where it arrived and counted from when it was answered, as if it
  * had been answered 409: a newer event processed before its retry supersedes it. The others are
@@ -64,6 +73,8 @@ export class RefusedDeliveries {
   constructor(
     private readonly provider: PublicKeyProvider,
     private readonly toleranceSeconds: number | undefined,
+    /** See {@link refusedRecheckIntervalMs}. */
+    private readonly recheckIntervalMs = 1_000,
   ) {}
 
   /** Where the authentic ones go (the receiver's store, see {@link recordAuthenticRefusals}). */
@@ -94,8 +105,8 @@ export class RefusedDeliveries {
   }
 
   /**
-   * While deliveries are kept, asks the provider for the key every second and checks them when it
-   * changed: a process that receives nothing else (others behind the same load balancer took the
+   * While deliveries are kept, asks the provider for the key every second (or sooner, see
+   * {@link refusedRecheckIntervalMs}) and checks them when it changed: a process that receives nothing else (others behind the same load balancer took the
    * later deliveries) still records them before their retries come, which may reach another
    * process. Best effort: the timer does not keep a process alive (Node, Bun, Deno), an edge
    * runtime may not run it between requests, and a verified delivery checks them too.
@@ -113,7 +124,7 @@ export class RefusedDeliveries {
           this.#dropExpired(Date.now());
           if (this.#entries.length > 0) this.#schedule();
         });
-    }, REFUSED_RECHECK_INTERVAL_MS);
+    }, this.recheckIntervalMs);
     this.#timer = timer;
     unrefTimer(timer);
   }
@@ -174,8 +185,8 @@ export class RefusedDeliveries {
 /**
  * The receiver's {@link RefusedDeliveries}: the deliveries the key shows authentic become retries
  * due in the store (checked after a verified delivery, before it claims its subject: it may be
- * one of their retries, and every second while any are kept). A body today's schema refuses is
- * left to its retry (dead-lettered then). A store failure is reported.
+ * one of their retries, and at each recheck interval while any are kept). A body today's schema
+ * refuses is left to its retry (dead-lettered then). A store failure is reported.
  */
 export function recordAuthenticRefusals(context: PipelineContext, refused: RefusedDeliveries): void {
   const store = context.dedupe;
