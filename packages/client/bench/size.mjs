@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import { bundleSize, printTable, record } from '@capi/bench-kit';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const main = await bundleSize(join(here, '../dist/index.js'), { external: ['viem', 'viem/*', './sign-in-*', './webhook-public-key-*', './limit-sync-*', './renewal-errors-*', './limit-errors-*'] });
-record({ name: 'main entry min+gzip, without the lazy sign-in, webhook-key, limit-sync, renewal-error and limit-error chunks (openapi-fetch included)', value: main.gzipBytes, unit: 'bytes', goal: '<= 10240', met: main.gzipBytes <= 10_240 });
+const main = await bundleSize(join(here, '../dist/index.js'), { external: ['viem', 'viem/*', './sign-in-*', './webhook-public-key-*', './limit-sync-*', './renewal-errors-*', './limit-errors-*', './request-errors-*'] });
+record({ name: 'main entry min+gzip, without the lazy sign-in, webhook-key, limit-sync, renewal-error, limit-error and request-error chunks (openapi-fetch included)', value: main.gzipBytes, unit: 'bytes', goal: '<= 10240', met: main.gzipBytes <= 10_240 });
 const withSignIn = await bundleSize(join(here, '../dist/index.js'), { external: ['viem', 'viem/*'] });
 record({ name: 'main entry min+gzip, with the lazy chunks (viem excluded)', value: withSignIn.gzipBytes, unit: 'bytes' });
 const onboarding = await bundleSize(join(here, '../dist/onboarding.js'), { external: ['viem', 'viem/*'] });

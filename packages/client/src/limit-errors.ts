@@ -6,7 +6,7 @@ import { DEFAULT_MAX_DAILY_LIMIT_CENTS } from './daily-limit-input.js';
 import { describeValue, previewBody } from './describe-value.js';
 import { readErrorBody } from './error-body.js';
 import { ConnectionError, InvalidArgumentError, TimeoutError, UnexpectedResponseError } from './errors.js';
-import { describeCause, offlineOrCheck } from './transport.js';
+import { describeCause, offlineOrCheck } from './request-errors.js';
 import { unauthorizedAdvice, type TokenState } from './unauthorized-advice.js';
 
 /**

@@ -7,7 +7,7 @@ import { abortableSleep } from './abortable-sleep.js';
 import { readAnswerBody } from './answer-body.js';
 import { describeValue } from './describe-value.js';
 import { readErrorBody } from './error-body.js';
-import { AbortError, ConnectionError, InvalidArgumentError, isPermissionDenial, TimeoutError } from './errors.js';
+import { AbortError, ConnectionError, InvalidArgumentError, isPermissionDenial, loadChunk, TimeoutError } from './errors.js';
 import { parseRetryAfter } from './retry-after.js';
 import { assertMilliseconds } from './milliseconds-option.js';
 import { assertRetryCount, backoffDelay, isRetriedByDefault, isRetryableStatus, type RetryPolicy } from './retry-policy.js';
@@ -138,8 +138,27 @@ export interface Transport {
 }
 
 const NULL_BODY_STATUSES = new Set([204, 205, 304]);
-// Every name of RequestOptions: the compiler refuses a list that misses or adds one.
-const REQUEST_OPTION_NAMES = new Set(Object.keys({ signal: true, timeoutMs: true, retries: true, auth: true } satisfies { [Name in keyof Required<RequestOptions>]: true }));
+/** Every name of RequestOptions: the compiler refuses a list that misses or adds one. Internal. */
+export const REQUEST_OPTION_NAMES = new Set(Object.keys({ signal: true, timeoutMs: true, retries: true, auth: true } satisfies { [Name in keyof Required<RequestOptions>]: true }));
+
+// The errors of a request that got no complete answer, and of per-call options refused, are
+// worded in a chunk of their own, loaded only when one is thrown (never for an attempt that is
+// retried): their messages stay out of the main entry. When the chunk cannot load (the network
+// is down, as it may well be when a request got no answer, or a deploy replaced it), each is
+// built here instead: the same class, `code`, `cause`, `timeoutMs` and argument, a short message.
+const requestErrors = () => loadChunk(() => import('./request-errors.js'), withoutChunk);
+
+const withoutChunk: Pick<typeof import('./request-errors.js'), 'requestFailed' | 'refusedOptions'> = {
+  requestFailed: (request, error, timedOut, timeoutMs) =>
+    timedOut
+      ? new TimeoutError(`No complete response to ${describeRequest(request)} within ${timeoutMs} ms.`, { code: 'request_timeout', timeoutMs })
+      : new ConnectionError(`Could not get a response to ${describeRequest(request)}.`, { code: isPermissionDenial(error) ? 'network_permission_denied' : 'connection_failed', cause: error }),
+  refusedOptions: (call) => {
+    // refusedOptions's checks, in its order: an object, the names, then auth.
+    const argument = typeof call !== 'object' || call === null ? 'options' : Object.keys(call).find((key) => !REQUEST_OPTION_NAMES.has(key)) ?? 'auth';
+    return new InvalidArgumentError(argument, `A request's options refused ${argument} (invalid_option).`, 'invalid_option');
+  },
+};
 
 /**
  * Creates the transport behind `client.raw` and every client method.
@@ -154,23 +173,14 @@ export function createTransport(options: TransportOptions): Transport {
   const raceExchange = options.fetchHonoursSignal !== true;
 
   async function send(request: OutgoingRequest, call: RequestOptions = {}): Promise<BufferedAnswer> {
-    if (typeof call !== 'object' || call === null) {
-      throw new InvalidArgumentError('options', `A request's options must be an object such as { signal, timeoutMs, retries }, or left out; got ${describeValue(call)}.`, 'invalid_option');
-    }
-    // An option this client does not take (a per-call `headers` with another user's token) would
-    // otherwise be ignored, and the request sent with the TokenManager's token instead.
-    for (const name of Object.keys(call)) {
-      if (!REQUEST_OPTION_NAMES.has(name)) {
-        const hint = name === 'headers' ? ' To send your own Authorization header (a server acting for several users), use client.raw with headers, or a client per user.' : '';
-        throw new InvalidArgumentError(name, `A request's options are signal, timeoutMs, retries and auth; ${JSON.stringify(name)} is not one of them, and nothing was sent.${hint}`, 'invalid_option');
-      }
-    }
+    // Not an object, or an option this client does not take (a per-call `headers` with another
+    // user's token would otherwise be ignored, and the request sent with the TokenManager's token
+    // instead): refused, and nothing is sent.
+    if (typeof call !== 'object' || call === null || Object.keys(call).some((name) => !REQUEST_OPTION_NAMES.has(name))) throw (await requestErrors()).refusedOptions(call);
     if (call.retries !== undefined) assertRetryCount(call.retries, 'retries');
     if (call.timeoutMs !== undefined) assertMilliseconds(call.timeoutMs, 'timeoutMs', { allowInfinity: true });
     assertSignalOption(call.signal, 'signal');
-    if (call.auth !== undefined && typeof call.auth !== 'boolean') {
-      throw new InvalidArgumentError('auth', `auth must be true or false, got ${describeValue(call.auth)}.`, 'invalid_option');
-    }
+    if (call.auth !== undefined && typeof call.auth !== 'boolean') throw (await requestErrors()).refusedOptions(call);
     const callerSignal = call.signal ?? undefined;
     const timeoutMs = call.timeoutMs ?? options.timeoutMs;
     const useAuth = call.auth !== false;
@@ -186,17 +196,18 @@ export function createTransport(options: TransportOptions): Transport {
     let retry = 0;
 
     for (;;) {
-      let answer: BufferedAnswer | undefined;
       let reason: RetryEvent['reason'] = 'status';
       let retryAfterMs: number | undefined;
-      try {
-        answer = await sendAttempt(fetchOnce, raceExchange, request, token, timeoutMs, callerSignal);
-      } catch (error) {
-        if (error instanceof AbortError || error instanceof InvalidArgumentError || (error as ConnectionError).code === 'network_permission_denied' || retry >= retryBudget(request.method, call, retryPolicy)) throw error;
-        reason = error instanceof TimeoutError ? 'timeout' : 'connection';
-      }
-
-      if (answer) {
+      let answer: BufferedAnswer | undefined;
+      const attempt = await sendAttempt(fetchOnce, raceExchange, request, token, timeoutMs, callerSignal);
+      if (Array.isArray(attempt)) {
+        // No complete answer. The error is worded only when it is thrown: a runtime that refused
+        // to send (nothing was sent, and a retry is refused the same), or no retry left.
+        const [error, timedOut] = attempt;
+        if ((!timedOut && isPermissionDenial(error)) || retry >= retryBudget(request.method, call, retryPolicy)) throw (await requestErrors()).requestFailed(request, error, timedOut, timeoutMs);
+        reason = timedOut ? 'timeout' : 'connection';
+      } else {
+        answer = attempt;
         if (answer.status === 401 && useAuth && !renewedAfterUnauthorized) {
           renewedAfterUnauthorized = true;
           const rejected = token;
@@ -247,6 +258,8 @@ export function createTransport(options: TransportOptions): Transport {
   return { send, fetch: fetchForRaw };
 }
 
+// One attempt: its answer, or (no complete answer) what failed and whether `timeoutMs` ran out,
+// which the caller words only when it gives up. The caller's abort and a refused fetch throw.
 async function sendAttempt(
   fetchOnce: FetchFunction,
   raceExchange: boolean,
@@ -254,7 +267,7 @@ async function sendAttempt(
   token: string | undefined,
   timeoutMs: number,
   callerSignal: AbortSignal | undefined,
-): Promise<BufferedAnswer> {
+): Promise<BufferedAnswer | [error: unknown, timedOut: boolean]> {
   if (callerSignal?.aborted) throw abortError(request, callerSignal);
   // The headers are this call's own, so the token of this attempt can be set on them.
   if (token !== undefined) {
@@ -285,28 +298,7 @@ async function sendAttempt(
   } catch (error) {
     if (callerSignal?.aborted) throw abortError(request, callerSignal);
     if (error instanceof InvalidArgumentError) throw error;
-    if (timedOut) {
-      // A write (PUT, POST, ...) may have reached the service before the time ran out, and is
-      // not retried by default: the caller must find out whether it applied before sending it again.
-      throw new TimeoutError(
-        `No complete response to ${describe(request)} within ${timeoutMs} ms. ${
-          isRetriedByDefault(request.method)
-            ? 'Raise timeoutMs (per client or per call), or check that the service is reachable.'
-            : `It may have been applied: ${mayHaveApplied(request)} Raise timeoutMs (per client or per call) if the service is slow.`
-        }`,
-        { code: 'request_timeout', timeoutMs },
-      );
-    }
-    if (isPermissionDenial(error)) {
-      // Deno without --allow-net for this host: nothing was sent, and a retry is refused the same.
-      throw new ConnectionError(`${describe(request)} was not sent: ${(error as Error).message}. Allow this host's network access (Deno: --allow-net).`, { code: 'network_permission_denied', cause: error });
-    }
-    const reason = error instanceof Error ? describeCause(error) : `${String(error)}.`;
-    // A write whose connection failed after it was sent (a reset) may have been applied too.
-    throw new ConnectionError(
-      `Could not get a response to ${describe(request)}: ${reason} ${offlineOrCheck('Check baseUrl/webhooksUrl and the network (in a browser, also CORS).')}${isRetriedByDefault(request.method) ? '' : ` If it was sent, it may have been applied: ${mayHaveApplied(request)}`}`,
-      { code: 'connection_failed', cause: error },
-    );
+    return [error, timedOut];
   } finally {
     clearTimeout(timer);
     callerSignal?.removeEventListener('abort', forwardAbort);
@@ -342,28 +334,15 @@ function retryBudget(method: string, call: RequestOptions, policy: RetryPolicy):
 
 // The caller's reason (its AbortSignal.timeout, a DOMException of its own) is the cause.
 function abortError(request: { method: string; url: string }, signal: AbortSignal | undefined): AbortError {
-  return new AbortError(`${describe(request)} was cancelled by the caller's AbortSignal.`, { code: 'aborted', cause: signal?.reason });
+  return new AbortError(`${describeRequest(request)} was cancelled by the caller's AbortSignal.`, { code: 'aborted', cause: signal?.reason });
 }
 
-// What a write without a complete answer needs (it is not retried by default).
-function mayHaveApplied(request: { method: string }): string {
-  return `a ${request.method} is not retried by default, so check whether it took effect before sending it again.`;
-}
-
-function describe(request: { method: string; url: string }): string {
+/**
+ * A request as error messages name it: `GET https://...`. Internal.
+ *
+ * @example
+ * describeRequest({ method: 'GET', url }) // 'GET https://api.example.com/user-api/user/account/limit'
+ */
+export function describeRequest(request: { method: string; url: string }): string {
   return `${request.method} ${request.url}`;
-}
-
-/** What a request that got no response tells: the device is offline, or else `advice`. */
-export function offlineOrCheck(advice: string): string {
-  return (globalThis.navigator as { onLine?: boolean } | undefined)?.onLine === false ? 'The device is offline (navigator.onLine is false).' : advice;
-}
-
-/** An error of `fetch` with its cause's message (undici's "fetch failed" keeps ECONNREFUSED... there), ended as a sentence. */
-export function describeCause(error: Error): string {
-  const cause = (error as { cause?: unknown }).cause;
-  const text = cause instanceof Error && cause.message ? `${error.message} (${cause.message})` : error.message;
-  // Ended as a sentence, for the caller's next one: Bun's ends with "?" ("Is the computer able to
-  // access the url?"), which a "." after it would double.
-  return /[.?!]$/.test(text) ? text : `${text}.`;
 }

@@ -10,13 +10,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signerFromViemAccount } from '../src/index.js';
-import { REFRESH_PATH, startPartnerService, type PartnerService } from './support/partner-service.js';
+import { LIMIT_PATH, REFRESH_PATH, startPartnerService, type PartnerService } from './support/partner-service.js';
 import { registeredAccount, SIGN_IN_PAGE } from './support/wallet.js';
 
 type Client = typeof import('../src/index.js');
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
-const LAZY_CHUNK = /^(sign-in|limit-sync|webhook-public-key|renewal-errors|limit-errors)-.*\.js$/;
+const LAZY_CHUNK = /^(sign-in|limit-sync|webhook-public-key|renewal-errors|limit-errors|request-errors)-.*\.js$/;
 let copy: string;
 let client: Client;
 let service: PartnerService | undefined;
@@ -26,7 +26,7 @@ beforeAll(async () => {
   cpSync(join(packageDir, 'dist'), join(copy, 'dist'), { recursive: true });
   symlinkSync(join(packageDir, 'node_modules'), join(copy, 'node_modules'), 'dir'); // openapi-fetch, viem
   const removed = readdirSync(join(copy, 'dist')).filter((file) => LAZY_CHUNK.test(file));
-  expect(removed.map((file) => file.replace(/-[A-Z0-9]+\.js$/, '')).sort()).toEqual(['limit-errors', 'limit-sync', 'renewal-errors', 'sign-in', 'webhook-public-key']);
+  expect(removed.map((file) => file.replace(/-[A-Z0-9]+\.js$/, '')).sort()).toEqual(['limit-errors', 'limit-sync', 'renewal-errors', 'request-errors', 'sign-in', 'webhook-public-key']);
   for (const file of removed) rmSync(join(copy, 'dist', file));
   client = (await import(pathToFileURL(join(copy, 'dist', 'index.js')).href)) as Client;
 });
@@ -82,6 +82,35 @@ describe('errors built by a chunk that cannot load are built without its advice,
     expect(failed).toMatchObject({ code: 'token_renewal_failed', cause: rejected });
     expect(service.count('POST', REFRESH_PATH)).toBe(0);
   });
+
+  it('a request without an answer is still a ConnectionError connection_failed (its cause the network error), or a TimeoutError request_timeout with its timeoutMs', async () => {
+    const lost = new TypeError('fetch failed');
+    const offline = client.createPartnerClient({ baseUrl: 'http://127.0.0.1:1', retries: 0, fetch: () => Promise.reject(lost) });
+    const unreachable = await caught(offline.getDailyLimit());
+    expect(unreachable).toBeInstanceOf(client.ConnectionError);
+    expect(unreachable).toMatchObject({ code: 'connection_failed', cause: lost, message: expect.stringContaining('GET http://127.0.0.1:1/user-api/user/account/limit') });
+    const denied = Object.assign(new Error('Requires net access'), { name: 'NotCapable' });
+    const deno = client.createPartnerClient({ baseUrl: 'http://127.0.0.1:1', fetch: () => Promise.reject(denied) });
+    expect(await caught(deno.getDailyLimit())).toMatchObject({ name: 'ConnectionError', code: 'network_permission_denied', cause: denied });
+
+    const { partnerClient } = await signedInClient();
+    service!.script('GET', LIMIT_PATH, { hang: true });
+    const timedOut = await caught(partnerClient.getDailyLimit({ timeoutMs: 50 }));
+    expect(timedOut).toBeInstanceOf(client.TimeoutError);
+    expect(timedOut).toMatchObject({ code: 'request_timeout', timeoutMs: 50 });
+  });
+
+  it.each([
+    [null, 'options'],
+    [{ headers: { authorization: 'Bearer other' } }, 'headers'],
+    [{ auth: 'no' }, 'auth'],
+  ])('per-call options %o are still refused with InvalidArgumentError invalid_option, argument %s, and nothing is sent', async (options, argument) => {
+    const { partnerClient } = await signedInClient();
+    const error = await caught(partnerClient.getDailyLimit(options as never));
+    expect(error).toBeInstanceOf(client.InvalidArgumentError);
+    expect(error).toMatchObject({ argument, code: 'invalid_option' });
+    expect(service!.requests).toHaveLength(0);
+  });
 });
 
 describe('an operation whose code is in a chunk that cannot load fails with PartnerClientError client_code_unavailable', () => {
@@ -106,8 +135,8 @@ describe('an error is not held up by its chunk when the network holds the chunk\
     heldCopy = mkdtempSync(join(tmpdir(), 'capi-client-held-'));
     cpSync(join(packageDir, 'dist'), join(heldCopy, 'dist'), { recursive: true });
     symlinkSync(join(packageDir, 'node_modules'), join(heldCopy, 'node_modules'), 'dir');
-    const chunks = readdirSync(join(heldCopy, 'dist')).filter((file) => /^(renewal-errors|limit-errors)-.*\.js$/.test(file));
-    expect(chunks).toHaveLength(2);
+    const chunks = readdirSync(join(heldCopy, 'dist')).filter((file) => /^(renewal-errors|limit-errors|request-errors)-.*\.js$/.test(file));
+    expect(chunks).toHaveLength(3);
     // An import of it never settles, as a request the network never answers.
     for (const file of chunks) writeFileSync(join(heldCopy, 'dist', file), 'await new Promise(() => {});\n');
     held = (await import(pathToFileURL(join(heldCopy, 'dist', 'index.js')).href)) as Client;
@@ -138,5 +167,9 @@ describe('an error is not held up by its chunk when the network holds the chunk\
     const refused = await caught(held.createPartnerClient({ baseUrl: service.url, tokenManager, retries: 0 }).getDailyLimit());
     expect(refused).toBeInstanceOf(held.AuthenticationError);
     expect(refused).toMatchObject({ status: 401 });
+
+    const lost = new TypeError('fetch failed');
+    const offline = held.createPartnerClient({ baseUrl: service.url, retries: 0, fetch: () => Promise.reject(lost) });
+    expect(await caught(offline.getDailyLimit())).toMatchObject({ name: 'ConnectionError', code: 'connection_failed', cause: lost });
   });
 });
