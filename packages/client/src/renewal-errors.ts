@@ -168,23 +168,17 @@ export function renewalTimedOut(callback: 'refresh' | 'reauthenticate', ms: numb
 }
 
 /**
- * Why a `refresh` result would be misread, if it would: no new `refreshToken` (refresh tokens
- * rotate; one read from `refresh_token` in snake case), or `expiresAt` a number of epoch
- * seconds (as milliseconds, a date in 1970). Checked here, loaded with the renewal's errors, so
- * that the main entry stays within its size budget.
+ * The refusal of a `refresh` result that would be misread (the TokenManager checks which field):
+ * no new `refreshToken` (refresh tokens rotate; one read from `refresh_token` in snake case), or
+ * `expiresAt` a number of epoch seconds (as milliseconds, a date in 1970).
  *
  * @example
- * const misread = misreadRefreshResult({ token, refresh_token }); // InvalidArgumentError, argument 'refreshToken'
+ * throw misreadRefreshResult('expiresAt', 1_700_000_000); // InvalidArgumentError, argument 'expiresAt'
  */
-export function misreadRefreshResult(value: unknown): InvalidArgumentError | undefined {
-  const { refreshToken, expiresAt } = (value ?? {}) as { refreshToken?: unknown; expiresAt?: unknown };
-  if (typeof refreshToken !== 'string' || refreshToken === '') {
-    return new InvalidArgumentError('refreshToken', 'refresh must resolve to { token, refreshToken, expiresAt? } with the new refreshToken (refresh tokens rotate: each refresh brings a new one), not refresh_token or none.', 'invalid_tokens');
-  }
-  if (typeof expiresAt === 'number' && expiresAt < 1e11) {
-    return new InvalidArgumentError('expiresAt', `expiresAt must be a Date, an ISO string or epoch milliseconds; ${expiresAt} looks like epoch seconds (as milliseconds, a date in 1970): multiply it by 1000.`, 'invalid_tokens');
-  }
-  return undefined;
+export function misreadRefreshResult(field: 'refreshToken' | 'expiresAt', expiresAt: unknown): InvalidArgumentError {
+  return field === 'refreshToken'
+    ? new InvalidArgumentError('refreshToken', 'refresh must resolve to { token, refreshToken, expiresAt? } with the new refreshToken (refresh tokens rotate: each refresh brings a new one), not refresh_token or none.', 'invalid_tokens')
+    : new InvalidArgumentError('expiresAt', `expiresAt must be a Date, an ISO string or epoch milliseconds; ${String(expiresAt)} looks like epoch seconds (as milliseconds, a date in 1970): multiply it by 1000.`, 'invalid_tokens');
 }
 
 /**

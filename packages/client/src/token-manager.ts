@@ -170,8 +170,9 @@ export function storeSignIn(tokenManager: TokenManager, tokens: StoredTokens, se
 // The errors of a renewal overtaken by a session change, whose callback failed, timed out or
 // gave something that is not tokens, and of a wait a caller ended, are built in a chunk of their
 // own, loaded only then: their messages stay out of the main entry. Each is awaited only right
-// before it is thrown (the check of a refresh result, before the session check that follows
-// it), so that no check of the session is ever separated by an await from what it guards.
+// before it is thrown (a refresh result refused as misread, before the session check that
+// follows it), so that no check of the session is ever separated by an await from what it
+// guards, and a renewal that succeeds never waits for the chunk.
 // When the chunk cannot load (the network is down, as it may well be when a refresh got no
 // answer, or a deploy replaced it), each error is built here instead: the same class, `code` and
 // `cause`, with a short message.
@@ -186,7 +187,7 @@ const withoutChunk: Pick<typeof import('./renewal-errors.js'), 'requestOvertaken
   renewalFailed: (error) => shortError('token_renewal_failed', error),
   refreshUnreachable: (error) => shortError('token_refresh_unreachable', error),
   renewalTimedOut: () => shortError('token_renewal_timeout'),
-  misreadRefreshResult: () => undefined,
+  misreadRefreshResult: (field) => new InvalidArgumentError(field, `refresh resolved to tokens whose ${field} would be misread (invalid_tokens).`, 'invalid_tokens'),
   waitEnded: () => new AbortError('Cancelled while waiting for a token renewal.', { code: 'aborted' }),
 };
 
@@ -565,12 +566,13 @@ export class TokenManager {
       try {
         tokens = await this.#bounded('refresh', (options) => this.#refresh!(refreshToken, options));
         // Refused rather than misread: no new refresh token (they rotate), expiresAt in seconds.
-        // A chunk that cannot load (a deploy replaced it) must not cost a good refresh, whose
-        // refresh token is already spent: the result is then only checked as any tokens are.
-        const misread = (await renewalErrors()).misreadRefreshResult(tokens);
+        // Checked here, so that a good refresh never waits for the chunk: only a misread result
+        // loads the words of its refusal.
+        const { refreshToken: rotated, expiresAt } = (tokens ?? {}) as { refreshToken?: unknown; expiresAt?: unknown };
+        const misread = typeof rotated !== 'string' || rotated === '' ? 'refreshToken' : typeof expiresAt === 'number' && expiresAt < 1e11 ? 'expiresAt' : undefined;
         if (misread) {
           refusedResult = true;
-          throw misread;
+          throw (await renewalErrors()).misreadRefreshResult(misread, expiresAt);
         }
       } catch (error) {
         failure = error;

@@ -83,6 +83,18 @@ describe('errors built by a chunk that cannot load are built without its advice,
     expect(service.count('POST', REFRESH_PATH)).toBe(0);
   });
 
+  it.each([
+    [{ token: 'next', refresh_token: 'rotated' }, 'refreshToken'],
+    [{ token: 'next', refreshToken: 'rotated', expiresAt: 1_700_000_000 }, 'expiresAt'],
+  ])('a refresh result that would be misread (%o) is still refused: TokenRenewalError, its cause InvalidArgumentError %s invalid_tokens', async (result, argument) => {
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
+    const tokenManager = new client.TokenManager({ tokens: { token: service.issueAccessToken(registeredAccount.address, 900), refreshToken: 'kept' }, refresh: async () => result as never });
+    service.revokeAccessTokens();
+    const error = await caught(client.createPartnerClient({ baseUrl: service.url, tokenManager, retries: 0 }).getDailyLimit());
+    expect(error).toBeInstanceOf(client.TokenRenewalError);
+    expect(error).toMatchObject({ code: 'token_renewal_failed', cause: { name: 'InvalidArgumentError', argument, code: 'invalid_tokens' } });
+  });
+
   it('a request without an answer is still a ConnectionError connection_failed (its cause the network error), or a TimeoutError request_timeout with its timeoutMs', async () => {
     const lost = new TypeError('fetch failed');
     const offline = client.createPartnerClient({ baseUrl: 'http://127.0.0.1:1', retries: 0, fetch: () => Promise.reject(lost) });
@@ -137,11 +149,27 @@ describe('an error is not held up by its chunk when the network holds the chunk\
     symlinkSync(join(packageDir, 'node_modules'), join(heldCopy, 'node_modules'), 'dir');
     const chunks = readdirSync(join(heldCopy, 'dist')).filter((file) => /^(renewal-errors|limit-errors|request-errors)-.*\.js$/.test(file));
     expect(chunks).toHaveLength(3);
-    // An import of it never settles, as a request the network never answers.
-    for (const file of chunks) writeFileSync(join(heldCopy, 'dist', file), 'await new Promise(() => {});\n');
+    // An import of it never settles, as a request the network never answers; each says it was asked for.
+    for (const file of chunks) writeFileSync(join(heldCopy, 'dist', file), `(globalThis.capiHeldChunks ??= []).push(${JSON.stringify(file.replace(/-[A-Z0-9]+\.js$/, ''))});\nawait new Promise(() => {});\n`);
     held = (await import(pathToFileURL(join(heldCopy, 'dist', 'index.js')).href)) as Client;
   });
   afterAll(() => rmSync(heldCopy, { recursive: true, force: true }));
+  const requested = () => (globalThis as { capiHeldChunks?: string[] }).capiHeldChunks ?? [];
+
+  // First in this block: a chunk asked for once is not asked for again.
+  it('a good refresh asks for no chunk (its result is checked in the main entry): the request it renewed for succeeds', async () => {
+    service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
+    const refreshedWith: string[] = [];
+    const tokenManager = new held.TokenManager({
+      tokens: { token: service.issueAccessToken(registeredAccount.address, 900), refreshToken: 'kept' },
+      refresh: async (refreshToken) => (refreshedWith.push(refreshToken), { token: service!.issueAccessToken(registeredAccount.address, 900), refreshToken: 'rotated' }),
+    });
+    service.revokeAccessTokens();
+    expect(requested()).toEqual([]);
+    await expect(held.createPartnerClient({ baseUrl: service.url, tokenManager, retries: 0 }).getDailyLimit()).resolves.toMatchObject({ amount: expect.any(Number) });
+    expect(refreshedWith).toEqual(['kept']);
+    expect(requested()).toEqual([]);
+  });
 
   it('a refresh that outlives refreshTimeoutMs fails the renewal (TokenRenewalError, its cause token_renewal_timeout); a caller\'s signal ends its wait with AbortError; a 401 of the limit is an AuthenticationError', async () => {
     service = await startPartnerService({ generation: 'newer', registeredAddresses: [registeredAccount.address] });
