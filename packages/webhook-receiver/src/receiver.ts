@@ -10,7 +10,7 @@ import { createClaimRenewal } from './pipeline/claim-renewal.js';
 import { createHandlerRegistry } from './pipeline/dispatch.js';
 import { createRejectedSignatureReport } from './pipeline/rejected-signatures.js';
 import { receiveDelivery } from './pipeline/receive.js';
-import { recordAuthenticRefusals, RefusedDeliveries, refusedRecheckIntervalMs } from './pipeline/refused-deliveries.js';
+import { recordAuthenticRefusals, RefusedDeliveries, refusedTiming } from './pipeline/refused-deliveries.js';
 import { maxSubjectWaitMs } from './pipeline/reply-window.js';
 import { replayDeadLetters } from './pipeline/replay.js';
 import { createSubjectLines } from './pipeline/subject-lines.js';
@@ -203,7 +203,7 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
     // Only a provider's key can change, and only a store that keeps retries due can use what the
     // deliveries refused for it turn out to be.
     refused: typeof (options.publicKey as { get?: unknown } | null)?.get === 'function' && typeof (options.publicKey as { refresh?: unknown }).refresh === 'function' && typeof dedupe?.expectRetry === 'function'
-      ? new RefusedDeliveries(options.publicKey as PublicKeyProvider, options.toleranceSeconds, refusedRecheckIntervalMs(dedupe.minRetryDelayMs))
+      ? new RefusedDeliveries(options.publicKey as PublicKeyProvider, options.toleranceSeconds, refusedTiming(dedupe.minRetryDelayMs))
       : undefined,
     onSuperseded: options.onSuperseded,
     onUnknownEvent: options.onUnknownEvent,

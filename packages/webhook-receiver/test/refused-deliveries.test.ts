@@ -8,7 +8,7 @@
 import { createPublicKeyProvider, importPublicKey } from '@capi/webhook-signature';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryDedupeStore, createWebhookReceiver } from '../src/index.js';
-import { MAX_REFUSED_BYTES, MAX_REFUSED_DELIVERIES, RefusedDeliveries } from '../src/pipeline/refused-deliveries.js';
+import { MAX_REFUSED_BYTES, MAX_REFUSED_DELIVERIES, RefusedDeliveries, refusedTiming } from '../src/pipeline/refused-deliveries.js';
 import { eventBody } from './helpers/events.js';
 import { createFakeService, type FakeService } from './helpers/service.js';
 
@@ -203,6 +203,24 @@ describe('what the receiver keeps of refused deliveries', () => {
     const refused = new RefusedDeliveries(provider, undefined);
     for (let index = 0; index < 20; index++) refused.keep(new Uint8Array(1_048_576), '1', 'c2ln', Date.now(), Date.now());
     expect(refused.size).toBe(MAX_REFUSED_BYTES / 1_048_576);
+  });
+
+  it('keeps them twice the store\'s first retry wait and asks for the key every fifteenth of it (at most every second): under a time scale, not 2 minutes of asking', async () => {
+    expect(refusedTiming(undefined)).toEqual({ keepMs: 120_000, recheckIntervalMs: 1_000 });
+    expect(refusedTiming(60_000)).toEqual({ keepMs: 120_000, recheckIntervalMs: 1_000 });
+    expect(refusedTiming(6_000)).toEqual({ keepMs: 12_000, recheckIntervalMs: 400 });
+    let asked = 0;
+    const refused = new RefusedDeliveries({ get: async () => { throw new Error('no key'); }, refresh: async () => { asked++; throw new Error('no key'); } }, undefined, refusedTiming(150));
+    refused.keep(new Uint8Array(10), '1', 'c2ln', Date.now(), Date.now());
+    await sleep(100);
+    expect(refused.size).toBe(1);
+    expect(asked).toBeGreaterThanOrEqual(2); // every 10 ms
+    await sleep(500); // past its 300 ms: dropped, and no more asking
+    expect(refused.size).toBe(0);
+    expect(refused.pending).toBe(false);
+    const askedThen = asked;
+    await sleep(100);
+    expect(asked).toBe(askedThen);
   });
 
   it('stays pending while a check runs, so that a delivery verified meanwhile waits for it before it claims', async () => {

@@ -23,20 +23,17 @@ interface RefusedDelivery {
 export const MAX_REFUSED_DELIVERIES = 1_000;
 export const MAX_REFUSED_BYTES = 16 * 1_048_576;
 /**
- * How long a refused delivery is kept: two minutes, twice the service's first wait before a retry.
- * It is only of use until that retry comes (the store records no failure told later, see
- * `DedupeStore.expectRetry`).
+ * How long a refused delivery is kept, and how often the receiver asks its provider for the key
+ * meanwhile (the provider fetches at most once per its `minRefreshIntervalMs` once it has a
+ * key), from the store's first wait before a retry (`minRetryDelayMs`, 60,000 without one):
+ * kept twice that wait (2 minutes by default), since it is only of use until its retry comes
+ * (the store records no failure told later, see `DedupeStore.expectRetry`); asked every
+ * fifteenth of it, at most every second (67 ms under a sandbox's time scale 60), so that the
+ * kept deliveries are verified well before their retries come.
  */
-export const REFUSED_KEEP_MS = 2 * 60 * 1000;
-/**
- * While deliveries are kept, how often the receiver asks its provider for the key (the provider
- * fetches at most once per its `minRefreshIntervalMs` once it has a key): every second, or every
- * fifteenth of the store's first wait before a retry when that is shorter (a sandbox's time
- * scale N above 4: 67 ms at N = 60), so that the kept deliveries are verified well before their
- * retries come.
- */
-export function refusedRecheckIntervalMs(minRetryDelayMs: number | undefined): number {
-  return typeof minRetryDelayMs === 'number' && minRetryDelayMs > 0 ? Math.min(1_000, Math.ceil(minRetryDelayMs / 15)) : 1_000;
+export function refusedTiming(minRetryDelayMs: number | undefined): { keepMs: number; recheckIntervalMs: number } {
+  const wait = typeof minRetryDelayMs === 'number' && minRetryDelayMs > 0 ? minRetryDelayMs : 60_000;
+  return { keepMs: 2 * wait, recheckIntervalMs: Math.min(1_000, Math.ceil(wait / 15)) };
 }
 
 /** What the receiver does with a kept delivery shown authentic: its body, when it arrived, when it was answered. */
@@ -51,9 +48,9 @@ export type AuthenticRefusal = (rawBody: Uint8Array, receivedAt: number, answere
  * the new key meanwhile, must not be undone by that retry. The store never saw the refused
  * attempt, so it kept no retry due, and it could not have: an unverified body proves nothing.
  *
- * So the receiver keeps each such delivery here, in memory, for {@link REFUSED_KEEP_MS} (at most
+ * So the receiver keeps each such delivery here, in memory, for twice the store's first retry wait (at most
  * {@link MAX_REFUSED_DELIVERIES}, {@link MAX_REFUSED_BYTES}), and asks the provider for the key
- * every second meanwhile (sooner under a time scale, see {@link refusedRecheckIntervalMs}).
+ * every second meanwhile (sooner under a time scale; see {@link refusedTiming}).
  * Once the provider's key is not the one a kept delivery failed with, at that check or before
  * the next verified delivery claims, the kept one is verified with it (its
  * timestamp checked as at its arrival). An authentic one is told to the store as a retry due
@@ -73,8 +70,8 @@ export class RefusedDeliveries {
   constructor(
     private readonly provider: PublicKeyProvider,
     private readonly toleranceSeconds: number | undefined,
-    /** See {@link refusedRecheckIntervalMs}. */
-    private readonly recheckIntervalMs = 1_000,
+    /** See {@link refusedTiming}. */
+    private readonly timing = refusedTiming(undefined),
   ) {}
 
   /** Where the authentic ones go (the receiver's store, see {@link recordAuthenticRefusals}). */
@@ -106,7 +103,7 @@ export class RefusedDeliveries {
 
   /**
    * While deliveries are kept, asks the provider for the key every second (or sooner, see
-   * {@link refusedRecheckIntervalMs}) and checks them when it changed: a process that receives nothing else (others behind the same load balancer took the
+   * {@link refusedTiming}) and checks them when it changed: a process that receives nothing else (others behind the same load balancer took the
    * later deliveries) still records them before their retries come, which may reach another
    * process. Best effort: the timer does not keep a process alive (Node, Bun, Deno), an edge
    * runtime may not run it between requests, and a verified delivery checks them too.
@@ -124,7 +121,7 @@ export class RefusedDeliveries {
           this.#dropExpired(Date.now());
           if (this.#entries.length > 0) this.#schedule();
         });
-    }, this.recheckIntervalMs);
+    }, this.timing.recheckIntervalMs);
     this.#timer = timer;
     unrefTimer(timer);
   }
@@ -172,7 +169,7 @@ export class RefusedDeliveries {
   }
 
   #dropExpired(now: number): void {
-    const live = this.#entries.filter((entry) => now - entry.receivedAt < REFUSED_KEEP_MS);
+    const live = this.#entries.filter((entry) => now - entry.receivedAt < this.timing.keepMs);
     if (live.length !== this.#entries.length) this.#keepOnly(live);
   }
 
