@@ -4,36 +4,144 @@ import { redactTokens, redactTokensDeep } from './redact-tokens.js';
 import { parseRetryAfter } from './retry-after.js';
 
 /**
- * Options shared by every error of this package.
+ * Options shared by every error of this package. `Code` is the codes the error's class can
+ * carry (`ConnectionErrorCode` for a `ConnectionError`): a code the class never carries does not
+ * compile.
  *
  * @example
  * new ConnectionError('Could not reach the service.', { code: 'connection_failed', cause });
  */
-export interface PartnerClientErrorOptions {
+export interface PartnerClientErrorOptions<Code extends string = string> {
   /** Machine-readable reason, stable across versions. */
-  code: string;
+  code: Code;
   /** The underlying error, when there is one. */
   cause?: unknown;
 }
 
 /**
- * Base class of every error thrown by `@capi/client`: catch this to handle them all.
+ * The `code` of an error thrown as a `PartnerClientError` itself, not as one of its subclasses:
+ * `client_code_unavailable`, a lazily loaded chunk of this package could not load. (A
+ * `PartnerClientError`'s `code` stays `string`: its subclasses carry their own codes, and an
+ * `ApiError` the service's.)
  *
+ * @example
+ * const advice: Record<PartnerClientErrorOwnCode, string> = { client_code_unavailable: 'Reload the page.' };
+ */
+export type PartnerClientErrorOwnCode = 'client_code_unavailable';
+
+/**
+ * The `code` of an {@link InvalidArgumentError}: which argument or option was refused, and why.
+ *
+ * @example
+ * if (error instanceof InvalidArgumentError && error.code === 'amount_out_of_range') showMaximum();
+ */
+export type InvalidArgumentErrorCode =
+  // Client and call options (createPartnerClient, the methods, the onboarding functions, the waits, TokenManager).
+  | 'invalid_option'
+  | 'invalid_base_url'
+  | 'missing_webhooks_url'
+  // Sign-in: its fields, its signer, its signature, one sign-in at a time.
+  | 'invalid_address'
+  | 'invalid_signer'
+  | 'invalid_domain'
+  | 'invalid_uri'
+  | 'invalid_chain_id'
+  | 'invalid_statement'
+  | 'invalid_siwe_field'
+  | 'domain_blocked_by_waf'
+  | 'ttl_out_of_range'
+  | 'invalid_signature'
+  | 'sign_in_in_progress'
+  // Tokens given to the TokenManager (setTokens, the tokens option, what refresh resolved to).
+  | 'invalid_tokens'
+  // setDailyLimit.
+  | 'amount_not_integer'
+  | 'amount_out_of_range'
+  | 'currency_not_supported'
+  // The onboarding functions (@capi/client/onboarding) and readTokenClaims.
+  | 'invalid_client'
+  | 'invalid_body'
+  | 'invalid_email'
+  | 'invalid_phone'
+  | 'invalid_otp'
+  | 'invalid_answers'
+  | 'invalid_target'
+  | 'invalid_token';
+
+/**
+ * The `code` of an {@link UnexpectedResponseError}: which 2xx answer the client could not use.
+ *
+ * @example
+ * if (error instanceof UnexpectedResponseError && error.code === 'unexpected_limit_body') checkBaseUrl();
+ */
+export type UnexpectedResponseErrorCode =
+  | 'invalid_nonce'
+  | 'missing_token'
+  | 'invalid_token'
+  | 'unexpected_limit_body'
+  | 'unexpected_onboarding_body'
+  | 'public_key_unavailable';
+
+/**
+ * The `code` of a {@link ConnectionError}: `network_permission_denied` when the runtime refused
+ * to send (Deno without `--allow-net`), else `connection_failed`.
+ *
+ * @example
+ * if (error instanceof ConnectionError && error.code === 'network_permission_denied') console.error('allow the network');
+ */
+export type ConnectionErrorCode = 'connection_failed' | 'network_permission_denied';
+
+/**
+ * The `code` of a {@link TimeoutError}: a request's `timeoutMs` (`request_timeout`), or the
+ * deadline of `waitForLimitSync` (`limit_sync_timeout`) or `waitForOnboardingStatus`
+ * (`onboarding_wait_timeout`).
+ *
+ * @example
+ * if (error instanceof TimeoutError && error.code === 'limit_sync_timeout') showStillPending();
+ */
+export type TimeoutErrorCode = 'request_timeout' | 'limit_sync_timeout' | 'onboarding_wait_timeout';
+
+/**
+ * The `code` of an {@link AbortError}.
+ *
+ * @example
+ * if (error instanceof AbortError && error.code === 'aborted') return;
+ */
+export type AbortErrorCode = 'aborted';
+
+/**
+ * The `code` of a {@link LimitSupersededError}.
+ *
+ * @example
+ * if (error instanceof LimitSupersededError && error.code === 'limit_superseded') showLimit(error.limit.amount);
+ */
+export type LimitSupersededErrorCode = 'limit_superseded';
+
+/**
+ * Base class of every error thrown by `@capi/client`: catch this to handle them all. Its `code`
+ * is a `string`; each subclass the client words itself narrows it to the codes it can carry
+ * (`TimeoutError`'s is a {@link TimeoutErrorCode}, ...), so that a misspelt code does not
+ * compile, while an `ApiError`'s is the service's own, an open set.
+ *
+ * @typeParam Code - the codes of a subclass (`PartnerClientError<TimeoutErrorCode>`), which its
+ * constructor takes and its `code` has; left out, `string`.
  * @example
  * try { await client.getDailyLimit(); } catch (error) {
  *   if (error instanceof PartnerClientError) console.error(error.code, error.message);
  * }
  */
-export class PartnerClientError extends Error {
+export class PartnerClientError<Code extends string = string> extends Error {
   override name = 'PartnerClientError';
   // The fields set in a constructor are `declare`d here and in the subclasses: no field
   // definition (emitted as `code;` and kept by the minifier) before the constructor assigns
   // them, which keeps the main entry within its size budget. The properties are the same, in
   // the same order.
+  // Types only (nothing of it is emitted): `instanceof PartnerClientError` narrows to
+  // `PartnerClientError<any>`, whose `code` must be `string` too, not `any`: hence the condition.
   /** Machine-readable reason, stable across versions. */
-  declare readonly code: string;
+  declare readonly code: string extends Code ? string : Code;
 
-  constructor(message: string, options: PartnerClientErrorOptions) {
+  constructor(message: string, options: PartnerClientErrorOptions<Code>) {
     // Error reads `cause` only from its options, and sets it only when the key is there.
     super(redactTokens(message), options.cause === undefined ? undefined : options);
     this.code = options.code;
@@ -52,12 +160,14 @@ export class PartnerClientError extends Error {
  * @example
  * await client.setDailyLimit({ amount: 0 }); // throws InvalidArgumentError, code 'amount_out_of_range'
  */
-export class InvalidArgumentError extends PartnerClientError {
+export class InvalidArgumentError extends PartnerClientError<InvalidArgumentErrorCode> {
   override name = 'InvalidArgumentError';
+  /** Why the argument was rejected (see {@link InvalidArgumentErrorCode}). */
+  declare readonly code: InvalidArgumentErrorCode;
   /** The name of the argument or option that was rejected. */
   declare readonly argument: string;
 
-  constructor(argument: string, message: string, code: string) {
+  constructor(argument: string, message: string, code: InvalidArgumentErrorCode) {
     super(message, { code });
     this.argument = argument;
   }
@@ -75,8 +185,10 @@ export class InvalidArgumentError extends PartnerClientError {
  * @example
  * if (error instanceof UnexpectedResponseError) reportToSupport(error.toJSON());
  */
-export class UnexpectedResponseError extends PartnerClientError {
+export class UnexpectedResponseError extends PartnerClientError<UnexpectedResponseErrorCode> {
   override name = 'UnexpectedResponseError';
+  /** Which answer could not be used (see {@link UnexpectedResponseErrorCode}). */
+  declare readonly code: UnexpectedResponseErrorCode;
 }
 
 /**
@@ -99,7 +211,9 @@ export interface ApiErrorInit {
 
 /**
  * The service answered with an error status. Subclasses narrow it by status family; `code` is
- * the service's own code when its body carries one (for example `WAFForbidden`). `message` says
+ * the service's own code when its body carries one (for example `WAFForbidden`), else the
+ * class's default (`conflict`, ...): a `string`, since the service's codes are an open set that
+ * the reference does not list. `message` says
  * what happened and what to do in this package's terms (method names); `serviceMessage` is the
  * service's own sentence, word for word (it may name raw HTTP paths).
  *
@@ -246,8 +360,10 @@ export class ServerError extends ApiErrorWithRetryAfter {
  * @example
  * catch (error) { if (error instanceof ConnectionError) showOffline(); }
  */
-export class ConnectionError extends PartnerClientError {
+export class ConnectionError extends PartnerClientError<ConnectionErrorCode> {
   override name = 'ConnectionError';
+  /** `connection_failed`, or `network_permission_denied` (see {@link ConnectionErrorCode}). */
+  declare readonly code: ConnectionErrorCode;
 }
 
 /**
@@ -256,12 +372,14 @@ export class ConnectionError extends PartnerClientError {
  * @example
  * await client.getDailyLimit({ timeoutMs: 2000 }); // may throw TimeoutError, code 'request_timeout'
  */
-export class TimeoutError extends PartnerClientError {
+export class TimeoutError extends PartnerClientError<TimeoutErrorCode> {
   override name = 'TimeoutError';
+  /** Which time limit ran out (see {@link TimeoutErrorCode}). */
+  declare readonly code: TimeoutErrorCode;
   /** The time limit that was exceeded. */
   declare readonly timeoutMs: number;
 
-  constructor(message: string, options: PartnerClientErrorOptions & { timeoutMs: number }) {
+  constructor(message: string, options: PartnerClientErrorOptions<TimeoutErrorCode> & { timeoutMs: number }) {
     super(message, options);
     this.timeoutMs = options.timeoutMs;
   }
@@ -279,8 +397,10 @@ export class TimeoutError extends PartnerClientError {
  * const pending = client.getDailyLimit({ signal: controller.signal });
  * controller.abort(); // pending rejects with AbortError
  */
-export class AbortError extends PartnerClientError {
+export class AbortError extends PartnerClientError<AbortErrorCode> {
   override name = 'AbortError';
+  /** Always `aborted`. */
+  declare readonly code: AbortErrorCode;
 }
 
 /**
@@ -291,8 +411,10 @@ export class AbortError extends PartnerClientError {
  * @example
  * catch (error) { if (error instanceof LimitSupersededError) showLimit(error.limit.amount); }
  */
-export class LimitSupersededError extends PartnerClientError {
+export class LimitSupersededError extends PartnerClientError<LimitSupersededErrorCode> {
   override name = 'LimitSupersededError';
+  /** Always `limit_superseded`. */
+  declare readonly code: LimitSupersededErrorCode;
   // Set by waitForLimitSync (a lazily loaded chunk), which keeps the main entry small.
   /** The limit synced instead, now in force. */
   declare readonly limit: DailyLimit & { syncStatus: 'synced' };
@@ -417,7 +539,7 @@ const CHUNK_GRACE_MS = 1_000;
 export function loadChunk<M>(load: () => Promise<M>, fallback: M | string): Promise<M> {
   const loading = load().catch((cause: unknown) => {
     if (typeof fallback != 'string') return fallback;
-    throw new PartnerClientError(`The client's code for ${fallback} could not be loaded (a deploy replaced it, or the network is down): reload the page.`, { code: 'client_code_unavailable', cause });
+    throw new PartnerClientError<PartnerClientErrorOwnCode>(`The client's code for ${fallback} could not be loaded (a deploy replaced it, or the network is down): reload the page.`, { code: 'client_code_unavailable', cause });
   });
   if (typeof fallback == 'string') return loading;
   return new Promise((resolve) => {

@@ -11,7 +11,7 @@
  * @packageDocumentation
  */
 export { createPartnerClient, type PartnerClient, type PartnerClientOptions } from './partner-client.js';
-export { createTokenManager, receivedTokensExpiry, TokenManager, TokenRenewalError, type TokenGeneration, type TokenManagerOptions, type TokenSet, type TokenWaitOptions } from './token-manager.js';
+export { createTokenManager, receivedTokensExpiry, TokenManager, TokenRenewalError, type TokenGeneration, type TokenRenewalErrorCode, type TokenManagerOptions, type TokenSet, type TokenWaitOptions } from './token-manager.js';
 export { signerFromViemAccount, signerFromWalletClient, type MessageSigningAccount, type MessageSigningWalletClient, type SignMessage, type SiweSigner } from './signers.js';
 export type { SignInResult, SignInWithEthereumParams } from './sign-in.js';
 export type { DailyLimit, PendingDailyLimit, SetDailyLimitParams, WaitForLimitSyncOptions } from './daily-limit.js';
@@ -36,9 +36,16 @@ export {
   UnexpectedResponseError,
   ValidationError,
   WafForbiddenError,
+  type AbortErrorCode,
   type ApiErrorInit,
+  type ConnectionErrorCode,
   type ErrorFromResponseOptions,
+  type InvalidArgumentErrorCode,
+  type LimitSupersededErrorCode,
   type PartnerClientErrorOptions,
+  type PartnerClientErrorOwnCode,
+  type TimeoutErrorCode,
+  type UnexpectedResponseErrorCode,
 } from './errors.js';
 export { readJwtExpiry } from './jwt-expiry.js';
 export type { AccountLimit, WebhookPublicKey } from '@capi/openapi-types';

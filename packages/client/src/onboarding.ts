@@ -251,7 +251,7 @@ function bodyObject(operation: string, body: unknown, example: string): Record<s
   return body as Record<string, unknown>;
 }
 
-function requireText(operation: string, body: Record<string, unknown>, field: string, example: string): void {
+function requireText(operation: string, body: Record<string, unknown>, field: 'email' | 'phone', example: string): void {
   const value = body[field];
   if (typeof value !== 'string' || value.trim() === '') {
     throw new InvalidArgumentError(field, `${operation} needs ${field} as a non-empty string, e.g. ${example}; got ${value === undefined ? 'none' : JSON.stringify(value)}.`, `invalid_${field}`);

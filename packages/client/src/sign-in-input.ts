@@ -1,5 +1,5 @@
 import { describeValue as describe } from './describe-value.js';
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError, type InvalidArgumentErrorCode } from './errors.js';
 
 /**
  * The bounds of `ttlInSeconds` (reference section 8: 1 hour to 24 hours).
@@ -76,6 +76,6 @@ export function assertSignInInput(input: SignInInput): void {
   }
 }
 
-function fail(argument: string, message: string, code: string): never {
+function fail(argument: string, message: string, code: InvalidArgumentErrorCode): never {
   throw new InvalidArgumentError(argument, `${message}.`, code);
 }

@@ -106,6 +106,17 @@ export interface TokenManagerOptions {
 }
 
 /**
+ * The `code` of a {@link TokenRenewalError}: the callback failed or gave no tokens
+ * (`token_renewal_failed`), `refresh` got no answer (`token_refresh_unreachable`, the refresh
+ * token is kept), the callback did not settle in time (`token_renewal_timeout`), or the session
+ * was replaced meanwhile (`session_changed`).
+ *
+ * @example
+ * if (error instanceof TokenRenewalError && error.code === 'session_changed') return;
+ */
+export type TokenRenewalErrorCode = 'token_renewal_failed' | 'token_refresh_unreachable' | 'token_renewal_timeout' | 'session_changed';
+
+/**
  * A token could not be renewed. Code `token_renewal_failed`: `reauthenticate` or `refresh`
  * failed with an error of its own (for example the user rejected the wallet prompt, or the
  * service refused the refresh; `cause` holds that error), or resolved to something that is not
@@ -126,8 +137,10 @@ export interface TokenManagerOptions {
  *   if (error instanceof TokenRenewalError) showSignInButton();
  * }
  */
-export class TokenRenewalError extends PartnerClientError {
+export class TokenRenewalError extends PartnerClientError<TokenRenewalErrorCode> {
   override name = 'TokenRenewalError';
+  /** Why the renewal failed (see {@link TokenRenewalErrorCode}). */
+  declare readonly code: TokenRenewalErrorCode;
 }
 
 // The sign-in's access to a TokenManager of this copy of the package (a TypeError for any other
@@ -178,7 +191,7 @@ export function storeSignIn(tokenManager: TokenManager, tokens: StoredTokens, se
 // `cause`, with a short message.
 export const renewalErrors = () => loadChunk(() => import('./renewal-errors.js'), withoutChunk);
 
-const shortError = (code: string, cause?: unknown) => new TokenRenewalError(`The token could not be renewed (${code}).`, { code, cause });
+const shortError = (code: TokenRenewalErrorCode, cause?: unknown) => new TokenRenewalError(`The token could not be renewed (${code}).`, { code, cause });
 const withoutChunk: Pick<typeof import('./renewal-errors.js'), 'requestOvertaken' | 'waitOvertaken' | 'renewalOvertaken' | 'signerChanged' | 'renewalFailed' | 'refreshUnreachable' | 'renewalTimedOut' | 'misreadRefreshResult' | 'waitEnded'> = {
   requestOvertaken: () => shortError('session_changed'),
   waitOvertaken: () => shortError('session_changed'),
