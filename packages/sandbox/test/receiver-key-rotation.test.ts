@@ -8,16 +8,15 @@
 // events, and the partner ended on `pending` while the platform said `approved`. The default is
 // now a quarter of that wait (15_000 / N here, as the READMEs say). Real @capi/webhook-receiver
 // over loopback HTTP, real sandbox, at a time scale whose windows stay seconds wide under load.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createMemoryDedupeStore, createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
 import { createPublicKeyProvider } from '@capi/webhook-signature';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/index.js';
+import { serveWebhookEndpoint } from './support/webhook-receiver.js';
 
 const timeScale = 10; // retries after 6, 30 and 90 s; the provider may refetch every 1.5 s
 let sandbox: Sandbox;
-let server: Server;
+let endpoint: { close(): Promise<void> };
 let provider: ReturnType<typeof createPublicKeyProvider>;
 let keyFetches = 0;
 const kycStatus = new Map<string, string>();
@@ -34,14 +33,11 @@ beforeAll(async () => {
     dedupe: createMemoryDedupeStore(sandbox.receiverOptions()),
     onError: () => {},
   }).on('kyc.status.changed', (event) => void kycStatus.set(event.data.id, event.data.kycStatus));
-  server = createServer(toNodeHandler(receiver));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  sandbox.addWebhookEndpoint(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`);
+  endpoint = await serveWebhookEndpoint(sandbox, toNodeHandler(receiver));
 });
 afterAll(async () => {
   await sandbox.close();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await endpoint.close();
 });
 
 describe('a receiver that refused events for a rotated key ends on the platform state', () => {

@@ -1,14 +1,13 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createMemoryDedupeStore, createWebhookReceiver, toNodeHandler } from '@capi/webhook-receiver';
 import { createPublicKeyProvider } from '@capi/webhook-signature';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/index.js';
+import { serveWebhookEndpoint } from './support/webhook-receiver.js';
 
 let sandbox: Sandbox;
 const handled: { eventType: string; userId: unknown }[] = [];
 let failNext = false;
-const server = createServer();
+let endpoint: { close(): Promise<void> };
 
 beforeAll(async () => {
   sandbox = await startSandbox({ users: [], timeScale: 600 });
@@ -23,14 +22,11 @@ beforeAll(async () => {
     }
     handled.push({ eventType: event.eventType, userId: (event.data as { id?: unknown }).id });
   });
-  server.on('request', toNodeHandler(receiver));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  sandbox.addWebhookEndpoint(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`);
+  endpoint = await serveWebhookEndpoint(sandbox, toNodeHandler(receiver));
 });
 afterAll(async () => {
   await sandbox.close();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await endpoint.close();
 });
 
 describe('deliveries are accepted by @capi/webhook-receiver', () => {
@@ -100,9 +96,7 @@ describe("a sandbox's shorter delivery timeout, given to the receiver's store as
         slowDone();
       }
     });
-    const slowServer = createServer(toNodeHandler(receiver));
-    await new Promise<void>((resolve) => slowServer.listen(0, '127.0.0.1', resolve));
-    short.addWebhookEndpoint(`http://127.0.0.1:${(slowServer.address() as AddressInfo).port}/webhooks`);
+    const slowEndpoint = await serveWebhookEndpoint(short, toNodeHandler(receiver));
     try {
       const user = short.users.create({ email: 'ada@example.com' });
       short.users.setKycStatus(user.id, 'pending');
@@ -118,8 +112,7 @@ describe("a sandbox's shorter delivery timeout, given to the receiver's store as
       expect(pending.attempts[1]!.responseBody).toMatch(/superseded/);
     } finally {
       await short.close();
-      slowServer.closeAllConnections();
-      await new Promise((resolve) => slowServer.close(resolve));
+      await slowEndpoint.close();
     }
   });
 });
@@ -134,9 +127,7 @@ describe('a key rotation the receiver has not fetched yet', () => {
       dedupe: createMemoryDedupeStore({ minRetryDelayMs: 1_000 }),
       onError: () => {},
     }).on('kyc.status.changed', (event) => void statuses.push(event.data.kycStatus));
-    const rotatingServer = createServer(toNodeHandler(receiver));
-    await new Promise<void>((resolve) => rotatingServer.listen(0, '127.0.0.1', resolve));
-    rotating.addWebhookEndpoint(`http://127.0.0.1:${(rotatingServer.address() as AddressInfo).port}/webhooks`);
+    const rotatingEndpoint = await serveWebhookEndpoint(rotating, toNodeHandler(receiver));
     try {
       const user = rotating.users.create({ email: 'grace@example.com' }); // user.created: the receiver fetches the key
       await rotating.whenDeliveriesSettled();
@@ -156,8 +147,7 @@ describe('a key rotation the receiver has not fetched yet', () => {
       expect(pending.attempts[1]!.responseBody).toMatch(/superseded/);
     } finally {
       await rotating.close();
-      rotatingServer.closeAllConnections();
-      await new Promise((resolve) => rotatingServer.close(resolve));
+      await rotatingEndpoint.close();
     }
   });
 });

@@ -55,3 +55,22 @@ export async function startPlainReceiver(options: {
       }),
   };
 }
+
+/**
+ * Serves `handle` (a `toNodeHandler` of @capi/webhook-receiver) on a loopback port and registers
+ * it as one of the sandbox's webhook endpoints. `close()` drops its connections and stops it.
+ */
+export async function serveWebhookEndpoint(
+  sandbox: { addWebhookEndpoint(url: string): unknown },
+  handle: (request: IncomingMessage, response: ServerResponse) => unknown,
+): Promise<{ close(): Promise<void> }> {
+  const server = createServer((request, response) => void handle(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  sandbox.addWebhookEndpoint(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`);
+  return {
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
