@@ -146,9 +146,9 @@ export interface DedupeStore {
    * Optional, read-only: the service's first wait before a retry, in ms (60,000, reference 6.3;
    * 60,000 / N against a sandbox with a time scale N). The memory, Redis and Durable Object
    * stores have it, from their `minRetryDelayMs` option. The receiver reads it once, when it is
-   * created: while it keeps deliveries it refused for the key, it asks its key provider for the
-   * key every `minRetryDelayMs / 15` ms, at most every second, so that it verifies them well
-   * before their retries come. A store without it counts as 60,000.
+   * created: it keeps deliveries it refused for the key for twice this wait, and meanwhile asks
+   * its key provider for the key every `minRetryDelayMs / 15` ms, at most every second, so that
+   * it verifies them well before their retries come. A store without it counts as 60,000.
    */
   readonly minRetryDelayMs?: number;
   /**

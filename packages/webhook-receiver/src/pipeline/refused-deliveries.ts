@@ -48,12 +48,12 @@ export type AuthenticRefusal = (rawBody: Uint8Array, receivedAt: number, answere
  * the new key meanwhile, must not be undone by that retry. The store never saw the refused
  * attempt, so it kept no retry due, and it could not have: an unverified body proves nothing.
  *
- * So the receiver keeps each such delivery here, in memory, for twice the store's first retry wait (at most
- * {@link MAX_REFUSED_DELIVERIES}, {@link MAX_REFUSED_BYTES}), and asks the provider for the key
- * every second meanwhile (sooner under a time scale; see {@link refusedTiming}).
- * Once the provider's key is not the one a kept delivery failed with, at that check or before
- * the next verified delivery claims, the kept one is verified with it (its
- * timestamp checked as at its arrival). An authentic one is told to the store as a retry due
+ * So the receiver keeps each such delivery here, in memory, for twice the store's first retry
+ * wait (at most {@link MAX_REFUSED_DELIVERIES}, {@link MAX_REFUSED_BYTES}), and asks the provider
+ * for the key every second meanwhile (sooner under a time scale; see {@link refusedTiming}). Once
+ * the provider's key is not the one a kept delivery failed with, at that check or before the next
+ * verified delivery claims, the kept one is verified with it (its timestamp checked as at its
+ * arrival). An authentic one is told to the store as a retry due
  * (`expectRetry`), in the place where it arrived and counted from when it was answered, as if it
  * had been answered 409: a newer event processed before its retry supersedes it. The others are
  * forgeries (or bodies changed in transit) and are dropped. Nothing is dispatched from here: the
@@ -103,8 +103,8 @@ export class RefusedDeliveries {
 
   /**
    * While deliveries are kept, asks the provider for the key every second (or sooner, see
-   * {@link refusedTiming}) and checks them when it changed: a process that receives nothing else (others behind the same load balancer took the
-   * later deliveries) still records them before their retries come, which may reach another
+   * {@link refusedTiming}) and checks them when it changed: a process that receives nothing else
+   * (others behind the same load balancer took the later deliveries) still records them before their retries come, which may reach another
    * process. Best effort: the timer does not keep a process alive (Node, Bun, Deno), an edge
    * runtime may not run it between requests, and a verified delivery checks them too.
    */
