@@ -5,7 +5,7 @@
 // the refused deliveries it kept, and tells its store to expect the authentic ones' retries in
 // their place. Forgeries refused the same way leave no trace. The stores' first wait before a
 // retry (minRetryDelayMs) is a few hundred ms here, a sandbox's schedule sped up.
-import { createPublicKeyProvider, importPublicKey } from '@capi/webhook-signature';
+import { createPublicKeyProvider, importPublicKey, PREVIOUS_KEY_GRACE_MS } from '@capi/webhook-signature';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryDedupeStore, createWebhookReceiver } from '../src/index.js';
 import { MAX_REFUSED_BYTES, MAX_REFUSED_DELIVERIES, RefusedDeliveries, refusedTiming } from '../src/pipeline/refused-deliveries.js';
@@ -84,6 +84,55 @@ describe('a delivery refused 401 for a key the receiver had not fetched yet', ()
     // The user really returns to pending: not taken for a retry of the forged copy.
     expect(await after.receive(receiver, kyc('pending'))).toEqual({ status: 200, code: 'processed' });
     expect(handled).toEqual(['approved', 'pending']);
+  });
+});
+
+// An attempt the service signed just before it rotated its key can arrive after the receiver
+// fetched the new key (another subject's delivery made it refetch): it fails with the new key.
+// The provider keeps the key it replaced for 5 minutes (previousKey), and the receiver checks
+// such a refusal with it, only to keep the attempt's place: the attempt is answered 401 all the
+// same, and its retry, signed with the new key, is what gets dispatched or superseded.
+describe('an attempt signed with the key before a rotation, arriving after the new key was fetched', () => {
+  function receiverSeeingTheRotation() {
+    const rotating = rotatingReceiver();
+    return {
+      ...rotating,
+      async rotate() {
+        await before.receive(rotating.receiver, eventBody('user.created', 'usr_1'));
+        rotating.state.served = after.publicKey;
+        rotating.state.clockMs += 61_000;
+        // Another user's event, signed with the new key: the receiver fetches it and processes the event.
+        expect(await after.receive(rotating.receiver, eventBody('user.created', 'usr_2'))).toEqual({ status: 200, code: 'processed' });
+      },
+    };
+  }
+
+  it.each([
+    ['keeps its place: its retry, signed with the new key, is superseded by the newer event processed meanwhile', () => before, 0, 'superseded', ['approved']],
+    ['no longer 5 minutes after the rotation: such an attempt leaves no trace, and the same body later is a new event', () => before, PREVIOUS_KEY_GRACE_MS, 'processed', ['approved', 'pending']],
+    ['leaves no trace when it was a forgery under neither key', () => forger, 0, 'processed', ['approved', 'pending']],
+  ] as const)('%s', async (_, sender, sinceRotationMs, retryCode, expected) => {
+    const { receiver, handled, state, rotate } = receiverSeeingTheRotation();
+    await rotate();
+    state.clockMs += sinceRotationMs;
+    // Sent before the rotation (or forged), arriving now: refused, never dispatched under the key the service left.
+    expect(await sender().receive(receiver, kyc('pending'))).toEqual({ status: 401, code: 'invalid_signature' });
+    await later();
+    expect(await after.receive(receiver, kyc('approved'))).toEqual({ status: 200, code: 'processed' });
+    await sleep(RETRY_MS + 50);
+    expect(await after.receive(receiver, kyc('pending'))).toEqual({ status: 200, code: retryCode });
+    expect(handled).toEqual(expected);
+  });
+
+  it('is dispatched by its retry, in its turn, when no newer event came', async () => {
+    const { receiver, handled, rotate } = receiverSeeingTheRotation();
+    await rotate();
+    expect(await before.receive(receiver, kyc('pending'))).toMatchObject({ status: 401 });
+    await sleep(RETRY_MS + 50);
+    expect(await after.receive(receiver, kyc('pending'))).toEqual({ status: 200, code: 'processed' });
+    await later();
+    expect(await after.receive(receiver, kyc('approved'))).toEqual({ status: 200, code: 'processed' });
+    expect(handled).toEqual(['pending', 'approved']);
   });
 });
 

@@ -16,7 +16,7 @@ import { webEngine } from './web-engine.js';
 export { PublicKeyFetchError, type PublicKeyFetchErrorCode, WebhookSignatureError, type WebhookSignatureErrorCode } from './errors.js';
 export type { PrivateKeyInput, PublicKeyInput } from './key-material.js';
 export type { WebhookKeyPair } from './key-pair.js';
-export { type PublicKeyProvider, type PublicKeyProviderOptions, createPublicKeyProvider } from './public-key-provider.js';
+export { type PublicKeyProvider, type PublicKeyProviderOptions, PREVIOUS_KEY_GRACE_MS, createPublicKeyProvider } from './public-key-provider.js';
 export type { SignWebhookOptions, SignedWebhook } from './sign-webhook.js';
 export type { RawBody } from './signed-message.js';
 export type { VerifyWebhookSignatureOptions } from './verify-webhook.js';

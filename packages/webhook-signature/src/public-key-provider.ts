@@ -29,7 +29,28 @@ export interface PublicKeyProvider {
    * that an outage of the endpoint does not stop verification. Optional for your own providers.
    */
   lastKey?(): WebCryptoKey | undefined;
+  /**
+   * The key this provider held before {@link lastKey}, for {@link PREVIOUS_KEY_GRACE_MS} (5
+   * minutes) after it fetched that one; `undefined` before a rotation and after those 5 minutes.
+   * Never used to verify a delivery: `@capi/webhook-receiver` uses it only to recognise an
+   * attempt the service signed just before rotating its key that arrives after the new key was
+   * fetched (answered 401 all the same), so that its retry, signed with the new key, keeps the
+   * attempt's place among its subject's events. Optional for your own providers.
+   */
+  previousKey?(): WebCryptoKey | undefined;
 }
+
+/**
+ * How long, in ms, a provider's {@link PublicKeyProvider.previousKey} is kept after the key
+ * rotated: 5 minutes, the timestamp tolerance receivers use by default (an attempt signed before
+ * the rotation that arrives later than that is refused for its timestamp anyway).
+ *
+ * @example
+ * ```ts
+ * const stillPrevious = Date.now() - rotatedAt < PREVIOUS_KEY_GRACE_MS;
+ * ```
+ */
+export const PREVIOUS_KEY_GRACE_MS = 300_000;
 
 /**
  * Options of {@link createPublicKeyProvider}.
@@ -132,6 +153,8 @@ export function createPublicKeyProvider(options: PublicKeyProviderOptions): Publ
 
   let key: CryptoKey | undefined;
   let keyText: string | undefined;
+  // The key before `key`, and when `key` replaced it (see previousKey).
+  let previous: { key: CryptoKey; replacedAt: number } | undefined;
   let fetchedAt = 0;
   let lastFetchStartedAt = -Infinity;
   let lastFailure: { at: number; error: unknown } | undefined;
@@ -143,9 +166,11 @@ export function createPublicKeyProvider(options: PublicKeyProviderOptions): Publ
       const text = await fetchPublicKeyText(url, fetchImpl, timeoutMs);
       // Same text, same CryptoKey: callers compare identities to see whether the key rotated.
       if (text !== keyText) {
-        key = await importPublicKeyWithWebCrypto(text).catch((cause: Error) => {
+        const fetched = await importPublicKeyWithWebCrypto(text).catch((cause: Error) => {
           throw new PublicKeyFetchError('malformed_response', `GET ${url} answered an unusable publicKey. ${cause.message}`, { url, status: 200, cause });
         });
+        if (key !== undefined) previous = { key, replacedAt: now() };
+        key = fetched;
         keyText = text;
       }
       fetchedAt = now();
@@ -173,5 +198,6 @@ export function createPublicKeyProvider(options: PublicKeyProviderOptions): Publ
       return inFlight ?? (key && now() - lastFetchStartedAt < minRefreshIntervalMs ? key : load());
     },
     lastKey: () => key,
+    previousKey: () => (previous !== undefined && now() - previous.replacedAt < PREVIOUS_KEY_GRACE_MS ? previous.key : undefined),
   };
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPublicKeyProvider, PublicKeyFetchError, type WebhookKeyPair } from '../src/index.js';
+import { createPublicKeyProvider, PREVIOUS_KEY_GRACE_MS, PublicKeyFetchError, type WebhookKeyPair } from '../src/index.js';
 import { implementations, rejectsWithCode, rejectsWithFetchCode } from './implementations.js';
 import { type KeyServer, closedPortUrl, json, startKeyServer } from './key-server.js';
 
@@ -57,6 +57,28 @@ describe('fetches { success, publicKey } once and serves it from the cache', () 
     const keys = provider({ fetch: (input, init) => (seen.push(String(input)), fetch(input, init)) });
     await keys.get();
     expect(seen).toEqual([server.url]);
+  });
+});
+
+describe('keeps the key before a rotation as previousKey() for 5 minutes (PREVIOUS_KEY_GRACE_MS)', () => {
+  it('has none before a rotation, nor when a refetch brings the same key; after one, the replaced key until 5 minutes have passed', async () => {
+    const keys = provider({ cacheTtlMs: MINUTE });
+    expect(keys.previousKey!()).toBeUndefined();
+    const before = await keys.get();
+    clock += MINUTE;
+    expect(await keys.get()).toBe(before); // refetched, unchanged
+    expect(keys.previousKey!()).toBeUndefined();
+    server.serveKey(second.publicKey);
+    clock += MINUTE;
+    const after = await keys.get();
+    expect(after).not.toBe(before);
+    expect(keys.lastKey!()).toBe(after);
+    expect(keys.previousKey!()).toBe(before);
+    clock += PREVIOUS_KEY_GRACE_MS - 1;
+    expect(keys.previousKey!()).toBe(before);
+    clock += 1;
+    expect(PREVIOUS_KEY_GRACE_MS).toBe(5 * MINUTE);
+    expect(keys.previousKey!()).toBeUndefined();
   });
 });
 

@@ -17,6 +17,8 @@ interface RefusedDelivery {
   readonly answeredAt: number;
   /** The key it failed with (`undefined`: none was at hand): it is checked again only with another. */
   readonly triedWith: unknown;
+  /** The provider's previous key it was checked with, and failed (see {@link RefusedDeliveries}). */
+  triedPrevious?: unknown;
 }
 
 /** The most refused deliveries a receiver keeps, and their bodies' total size: a flood of forgeries evicts the oldest, and costs no more. */
@@ -55,8 +57,12 @@ export type AuthenticRefusal = (rawBody: Uint8Array, receivedAt: number, answere
  * verified delivery claims, the kept one is verified with it (its timestamp checked as at its
  * arrival). An authentic one is told to the store as a retry due
  * (`expectRetry`), in the place where it arrived and counted from when it was answered, as if it
- * had been answered 409: a newer event processed before its retry supersedes it. The others are
- * forgeries (or bodies changed in transit) and are dropped. Nothing is dispatched from here: the
+ * had been answered 409: a newer event processed before its retry supersedes it. A kept delivery
+ * that failed with the provider's current key is also checked with the key it replaced, while the
+ * provider keeps it (`previousKey()`, 5 minutes after the rotation): an attempt signed just before
+ * the rotation that arrived after the new key was fetched. Only to place it: it was answered 401,
+ * and its retry, signed with the new key, is what is dispatched. The others are forgeries (or
+ * bodies changed in transit) and are dropped. Nothing is dispatched from here: the
  * retry is. Kept per process, so a delivery refused by a process that then stops is not
  * recovered.
  */
@@ -145,27 +151,45 @@ export class RefusedDeliveries {
     let key: unknown = this.provider.lastKey?.();
     if (key === undefined) key = await Promise.resolve().then(() => this.provider.get()).catch(() => undefined);
     if (key === undefined) return;
+    // Failed with the key the provider held before this one, and not checked with it yet: an
+    // attempt signed just before a rotation that arrived after the new key was fetched.
+    const previous: unknown = this.provider.previousKey?.();
+    const beforeRotation = previous === undefined ? [] : this.#entries.filter((entry) => entry.triedWith === key && entry.triedPrevious !== previous);
     const due = this.#entries.filter((entry) => entry.triedWith !== key);
-    if (due.length === 0) return;
+    if (due.length === 0 && beforeRotation.length === 0) return;
     this.#keepOnly(this.#entries.filter((entry) => entry.triedWith === key));
     const authentic: RefusedDelivery[] = [];
     for (const entry of due) {
-      try {
-        await verifyWebhookSignature({
-          rawBody: entry.rawBody,
-          timestamp: entry.timestamp,
-          signature: entry.signature,
-          publicKey: key as WebCryptoKey,
-          toleranceSeconds: this.toleranceSeconds,
-          now: () => entry.checkedAt,
-        });
+      // A forgery, or a body changed in transit: dropped.
+      if (await this.#verifies(entry, key)) authentic.push(entry);
+    }
+    for (const entry of beforeRotation) {
+      if (await this.#verifies(entry, previous)) {
         authentic.push(entry);
-      } catch {
-        // A forgery, or a body changed in transit: dropped.
+        this.#keepOnly(this.#entries.filter((kept) => kept !== entry));
+      } else {
+        // Kept for a newer key, not checked with this one again.
+        entry.triedPrevious = previous;
       }
     }
     // Told to the store at once, not one after another: deliveries wait for this.
     await Promise.all(authentic.map((entry) => this.#authentic(entry.rawBody, entry.receivedAt, entry.answeredAt)));
+  }
+
+  async #verifies(entry: RefusedDelivery, key: unknown): Promise<boolean> {
+    try {
+      await verifyWebhookSignature({
+        rawBody: entry.rawBody,
+        timestamp: entry.timestamp,
+        signature: entry.signature,
+        publicKey: key as WebCryptoKey,
+        toleranceSeconds: this.toleranceSeconds,
+        now: () => entry.checkedAt,
+      });
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   #dropExpired(now: number): void {
