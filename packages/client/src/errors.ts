@@ -344,7 +344,8 @@ export class RateLimitError extends ApiErrorWithRetryAfter {
 }
 
 /**
- * 5xx: the service failed. Idempotent requests have already been retried when this is thrown.
+ * 5xx: the service failed. Idempotent requests answered 500, 502, 503 or 504 have already been
+ * retried when this is thrown (other 5xx statuses are not retried).
  * `retryAfterMs` is the service's `Retry-After` (a 503 for maintenance), when it sent one.
  *
  * @example

@@ -32,7 +32,7 @@ export interface PartnerClientOptions {
   tokenManager?: TokenManager | undefined;
   /** Time allowed for each request attempt, to the last byte. Default 30 000 ms. */
   timeoutMs?: number | undefined;
-  /** Retries of idempotent requests on connection errors, timeouts, 408, 429 and 5xx. Default 2. */
+  /** Retries of idempotent requests (GET, HEAD, OPTIONS) on connection errors, timeouts, 408, 429, 500, 502, 503 and 504. Default 2. */
   retries?: RetriesOption | undefined;
   /** The highest daily limit `setDailyLimit` accepts, in cents: the maximum agreed with the platform at onboarding when it is not the service's 1,000,000 (higher or lower). Default 1,000,000. */
   maxDailyLimitCents?: number | undefined;
