@@ -41,7 +41,7 @@ export function buildSiweMessage(fields: SiweMessageFields): string {
   if (bad) {
     throw new InvalidArgumentError(
       'statement',
-      `statement must be one line of the characters EIP-4361 allows (letters, digits, spaces and - . _ ~ : / ? # [ ] @ ! $ & ' ( ) * + , ; =): ${JSON.stringify(bad[0])} at position ${bad.index} is not one of them (no quotes, %, line breaks or non-ASCII), and a service verifying SIWE would refuse the signed message. Rephrase the statement.`,
+      `statement must be one line of the characters EIP-4361 allows (letters, digits, spaces and - . _ ~ : / ? # [ ] @ ! $ & ' ( ) * + , ; =): ${JSON.stringify(bad[0])} at position ${bad.index} is not one of them (no double quotes, %, line breaks or non-ASCII), and a service verifying SIWE would refuse the signed message. Rephrase the statement.`,
       'invalid_statement',
     );
   }

@@ -77,7 +77,7 @@ function grammarProblem(message: string): string | undefined {
       const at = offset < message.length ? `at ${JSON.stringify(message[offset])}` : 'at its end';
       where = ` at line ${line} (${JSON.stringify((message.split('\n')[line - 1] ?? '').slice(0, 120))}), ${at}`;
     }
-    return `message does not follow the EIP-4361 grammar${where}: the statement is one line of letters, digits, spaces and - . _ ~ : / ? # [ ] @ ! $ & ' ( ) * + , ; = only (no quotes, %, or non-ASCII), and only the EIP-4361 fields follow it, in order, with nothing after them. Build it with viem's createSiweMessage or the siwe package.`;
+    return `message does not follow the EIP-4361 grammar${where}: the statement is one line of letters, digits, spaces and - . _ ~ : / ? # [ ] @ ! $ & ' ( ) * + , ; = only (no double quotes, %, or non-ASCII), and only the EIP-4361 fields follow it, in order, with nothing after them. Build it with viem's createSiweMessage or the siwe package.`;
   }
 }
 
