@@ -9,8 +9,7 @@
 export type SandboxConfigErrorCode =
   | 'invalid_option'
   | 'invalid_users_file'
-  | 'invalid_user'
-  | 'missing_spec';
+  | 'invalid_user';
 
 /**
  * Thrown when the sandbox is given an option, a users file, a user, or an `advanceClock`, `setWebhookKeySuccess`, `whenDeliveriesSettled` or `oneTimePasswords` value it cannot use.
