@@ -344,6 +344,8 @@ describe('Redis store and memory store agree', () => {
         } else if (op.kind === 'claim') {
           const [fromMemory, fromRedis] = [memory.claim(op.key, op.digest, op.waited, op.waiter), await inRedis.claim(op.key, op.digest, op.waited, op.waiter)];
           expect(fromRedis.state).toBe(fromMemory.state);
+          // And the same place, when it is not the delivery's arrival (a retry due's).
+          expect((fromRedis as { place?: number }).place).toBe((fromMemory as { place?: number }).place);
           if (fromMemory.state === 'processing' && op.waiter !== undefined) places.push({ key: op.key, id: op.waiter.id, digest: op.digest, arrivedAt: clock - op.waited });
           if (fromMemory.state === 'claimed' && fromRedis.state === 'claimed') tokens.push({ memory: fromMemory.token, redis: fromRedis.token, key: op.key });
         } else {

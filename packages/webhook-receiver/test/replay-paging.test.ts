@@ -5,8 +5,7 @@
 // are done (processed, duplicate, superseded, unknown type); those that stay are run and reported,
 // once per call, and the call goes on past them. Memory stores, and Redis stores on a real redis-server.
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createMemoryDeadLetterStore,
   createMemoryDedupeStore,
@@ -21,30 +20,12 @@ import {
   type WebhookReceiverOptions,
 } from '../src/index.js';
 import { storeKinds, type Stores } from './helpers/drift-stores.js';
-import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
-import { createFakeService, type FakeService } from './helpers/service.js';
-import { listen, type RunningServer } from './helpers/servers.js';
+import { redis, running, service, useServiceAndRedis } from './helpers/service-and-redis.js';
+import { listen } from './helpers/servers.js';
 import { driftedBodies, upgradedValidator } from './helpers/upgraded-validator.js';
 
-let service: FakeService;
-let redisServer: RedisServer;
-let redis: Redis;
 let userCounter = 0;
-const running: RunningServer[] = [];
-
-beforeAll(async () => {
-  [service, redisServer] = await Promise.all([createFakeService(), startRedisServer()]);
-  redis = new Redis({ host: '127.0.0.1', port: redisServer.port });
-});
-
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((server) => server.close()));
-});
-
-afterAll(async () => {
-  redis?.disconnect();
-  await redisServer?.close();
-});
+useServiceAndRedis();
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const nextUser = () => `paging-${process.pid}-${++userCounter}`;

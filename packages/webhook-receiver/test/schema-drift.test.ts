@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createMemoryDeadLetterStore,
   createMemoryDedupeStore,
@@ -18,30 +17,12 @@ import {
 } from '../src/index.js';
 import { storeKinds, type Stores } from './helpers/drift-stores.js';
 import { eventBody } from './helpers/events.js';
-import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
-import { createFakeService, type FakeService } from './helpers/service.js';
+import { redis, running, service, useServiceAndRedis } from './helpers/service-and-redis.js';
 import { listen, listenFetch, type RunningServer } from './helpers/servers.js';
 import { driftedBodies, upgradedValidator } from './helpers/upgraded-validator.js';
 
-let service: FakeService;
-let redisServer: RedisServer;
-let redis: Redis;
 let userCounter = 0;
-const running: RunningServer[] = [];
-
-beforeAll(async () => {
-  [service, redisServer] = await Promise.all([createFakeService(), startRedisServer()]);
-  redis = new Redis({ host: '127.0.0.1', port: redisServer.port });
-});
-
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((server) => server.close()));
-});
-
-afterAll(async () => {
-  redis?.disconnect();
-  await redisServer?.close();
-});
+useServiceAndRedis();
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const nextUser = () => `drift-${process.pid}-${++userCounter}`;

@@ -20,9 +20,11 @@ export interface DeadLetterEntry {
   /** `X-Webhook-Signature` of that delivery, kept so that the entry can be re-verified by hand. */
   readonly signature: string;
   /**
-   * When the receiver received the delivery, in ms since the epoch (its `delivery.receivedAt`):
-   * replay runs the oldest first, and the deduplication store places the event there, so that an
-   * event of its subject processed since supersedes it.
+   * The event's place, in ms since the epoch: when the receiver received the delivery (its
+   * `delivery.receivedAt`), or, for the retry of an event that failed before, when that event's
+   * first attempt was received (the deduplication store's claim says so). Replay runs the oldest
+   * first, and the deduplication store places the event there, so that an event of its subject
+   * received after it and processed since supersedes it.
    */
   readonly receivedAt: number;
   /** What the validator found wrong (paths, keywords, messages; never the values); none for a `handler_failed` entry. */

@@ -12,7 +12,18 @@
  * ```
  */
 export type DedupeClaim =
-  | { readonly state: 'claimed'; readonly token: string }
+  | {
+    readonly state: 'claimed';
+    readonly token: string;
+    /**
+     * The claimed event's place in its subject's order (ms since the epoch, the receivers'
+     * clocks), when it is not this delivery's arrival: the retry of an event that failed before
+     * keeps the place of that event's first attempt. The receiver keeps a dead letter of the
+     * delivery there (so that `replay()` does not take a late retry of an older event for a
+     * newer one). Optional for a store of your own: without it, the delivery's arrival.
+     */
+    readonly place?: number;
+  }
   | { readonly state: 'processing' }
   | { readonly state: 'processed' }
   | { readonly state: 'superseded' };

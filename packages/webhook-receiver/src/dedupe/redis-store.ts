@@ -462,6 +462,7 @@ return 2`;
 // The first in line that leaves it without the subject (a duplicate or a superseded retry) wakes
 // the next.
 // A claim acknowledged early (ARGV[12] = '1') is marked `|e`: no retry is due should it expire.
+// Claimed: 'claimed', or 'claimed:<place>' when the event's place is not the arrival.
 // ARGV: digest, token, claimTtlMs, now, minRetryDelayMs, waited ms, retry-due window, waiter id,
 // waiter's ms left, wake-up channel, subject, acknowledged early.
 const CLAIM = `${SPLIT}
@@ -569,6 +570,8 @@ local claimTtl = tonumber(ARGV[3])
 local first = 'processing:' .. ARGV[2] .. '|' .. failures .. '|' .. since .. '|' .. dueUntil .. '|' .. (now + claimTtl) .. '|' .. received
 if ARGV[12] == '1' then first = first .. '|e' end
 redis.call('SET', KEYS[1], joined(first, others, after), 'PX', lifetime(claimTtl + tonumber(ARGV[7]), others, after, now))
+-- The event's place, when it is not the arrival (a retry due's, or one moved past a tie).
+if since ~= received then return 'claimed:' .. since end
 return 'claimed'`;
 
 // A delivery answered 409 without a claim: keep its retry due (see expectSubjectRetry). The
@@ -780,6 +783,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
       }
       const text = String(reply);
       if (text === 'claimed') return { state: 'claimed', token };
+      if (text.startsWith('claimed:')) return { state: 'claimed', token, place: Number(text.slice(8)) };
       if (text === 'processed' || text === 'processing' || text === 'superseded') return { state: text };
       throw new DedupeStoreError('unexpected_store_reply',
         `Redis key ${keyPrefix + key} holds "${text.replace(/^foreign:/, '')}", which this store did not write; use a keyPrefix of its own.`);

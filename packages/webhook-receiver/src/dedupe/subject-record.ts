@@ -292,7 +292,9 @@ export function claimSubject(
   if (options?.acknowledgedEarly === true) claimed.acknowledgedEarly = true;
   if (others !== undefined) claimed.retries = others;
   if (rest !== undefined) claimed.line = rest;
-  return { claim: { state: 'claimed', token }, record: claimed };
+  // The event's place, when it is not this delivery's arrival (see DedupeClaim).
+  const place = claimed.since;
+  return { claim: place === undefined || place === receivedAt ? { state: 'claimed', token } : { state: 'claimed', token, place }, record: claimed };
 }
 
 /**

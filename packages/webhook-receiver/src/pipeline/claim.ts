@@ -15,6 +15,8 @@ export interface SubjectClaim {
   readonly subject: string;
   /** `''` without a store. */
   readonly token: string;
+  /** The event's place, when the store says it is not the delivery's arrival (see {@link DedupeClaim}'s `place`). */
+  readonly place?: number;
 }
 
 /** First and longest pause before the first in line tries the claim again, in ms. */
@@ -151,7 +153,10 @@ function sinceReceived(delivery: WebhookDelivery, at: number): number {
 }
 
 function claimOf(subject: string, answer: DedupeClaim): SubjectClaim | Answer {
-  if (answer.state === 'claimed') return { subject, token: answer.token };
+  if (answer.state === 'claimed') {
+    const { place } = answer;
+    return typeof place === 'number' && Number.isFinite(place) ? { subject, token: answer.token, place } : { subject, token: answer.token };
+  }
   return { outcome: answer.state === 'superseded' ? 'superseded' : 'duplicate' };
 }
 

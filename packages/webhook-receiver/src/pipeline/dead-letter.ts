@@ -4,6 +4,7 @@ import { RECEIVER_OUTCOMES, type ReceiverOutcome } from '../status-table.js';
 import { fromStore, isPromiseLike, type Answer, type MaybePromise, type PipelineContext } from './context.js';
 import type { WebhookDelivery } from '../receiver-types.js';
 import type { VerifiedDelivery } from './verify.js';
+import type { SubjectClaim } from './claim.js';
 import type { DeadLetterEntry, DeadLetterReason, DeadLetterStore } from '../dead-letter/dead-letter-store.js';
 
 /**
@@ -45,7 +46,7 @@ export async function deadLetter(
       // first was answered 202, so the service sends it no more, and this copy is a later event
       // with that content (the user went back to a state), to be replayed after the events kept
       // between the two. Kept in the first one's place, a drift A -> B -> A replayed to B.
-      await keepInPlaceOfEarlier(context.deadLetters, deadLetterEntry(rawBody, verified, 'invalid_event', errors));
+      await keepInPlaceOfEarlier(context.deadLetters, deadLetterEntry(rawBody, verified, 'invalid_event', undefined, errors));
       outcome = 'invalid_event_dead_lettered';
     } catch (error) {
       outcome = 'dead_letter_store_unavailable';
@@ -73,14 +74,15 @@ export async function deadLetter(
  * whenever that fails; without, a put that fails after the delete (or a process that stops
  * between the two) leaves no entry.
  */
-export async function keepForReplay(context: PipelineContext, rawBody: Uint8Array, verified: VerifiedDelivery, subject: string, keptInFlight = false): Promise<void> {
+export async function keepForReplay(context: PipelineContext, rawBody: Uint8Array, verified: VerifiedDelivery, claim: SubjectClaim, keptInFlight = false): Promise<void> {
+  const { subject } = claim;
   const { deadLetters } = context;
   if (deadLetters === undefined) return;
   const { delivery } = verified;
   // Whether the in_flight entry kept before the 202 is still there: a replace, or a delete, that failed.
   let inFlightLeft = keptInFlight;
   try {
-    await keepInPlaceOfEarlier(deadLetters, deadLetterEntry(rawBody, verified, 'handler_failed'), () => { inFlightLeft = false; });
+    await keepInPlaceOfEarlier(deadLetters, deadLetterEntry(rawBody, verified, 'handler_failed', claim.place), () => { inFlightLeft = false; });
   } catch (error) {
     context.report(new DeadLetterStoreError(error instanceof DeadLetterStoreError ? error.code : 'dead_letter_store_unavailable',
       `The handlers of ${subject} failed after the delivery was answered 202 acknowledged (acknowledgeEarly), and the dead-letter store could not keep the event for replay() as handler_failed (the store's error is the cause). ` +
@@ -104,9 +106,9 @@ export async function keepForReplay(context: PipelineContext, rawBody: Uint8Arra
  * `acknowledgeEarly`, so that nothing is acknowledged that no store keeps. Synchronous when the
  * store is.
  */
-export function keepInFlight(context: PipelineContext, rawBody: Uint8Array, verified: VerifiedDelivery): MaybePromise<{ readonly error: unknown } | undefined> {
+export function keepInFlight(context: PipelineContext, rawBody: Uint8Array, verified: VerifiedDelivery, claim: SubjectClaim): MaybePromise<{ readonly error: unknown } | undefined> {
   const deadLetters = context.deadLetters!;
-  return fromStore(() => deadLetters.put(deadLetterEntry(rawBody, verified, 'in_flight')), () => undefined, (error) => ({ error }));
+  return fromStore(() => deadLetters.put(deadLetterEntry(rawBody, verified, 'in_flight', claim.place)), () => undefined, (error) => ({ error }));
 }
 
 /** Reports a delivery answered after its handlers, not 202, because the dead-letter store could not keep it in flight (see {@link keepInFlight}). */
@@ -146,12 +148,13 @@ export async function forgetInFlight(context: PipelineContext, delivery: Webhook
  * (`duplicate`) and deletes it. A store that fails is reported; the delivery is answered 500 all
  * the same (the service retries it).
  */
-export async function keepFailedBeforeReply(context: PipelineContext, rawBody: Uint8Array, verified: VerifiedDelivery, subject: string): Promise<void> {
+export async function keepFailedBeforeReply(context: PipelineContext, rawBody: Uint8Array, verified: VerifiedDelivery, claim: SubjectClaim): Promise<void> {
   const { delivery } = verified;
+  const { subject } = claim;
   // Whether an entry of this body kept earlier may have been deleted (by a delete+put whose put failed).
   let earlierGone = false;
   try {
-    await keepInPlaceOfEarlier(context.deadLetters!, deadLetterEntry(rawBody, verified, 'handler_failed'), () => { earlierGone = true; });
+    await keepInPlaceOfEarlier(context.deadLetters!, deadLetterEntry(rawBody, verified, 'handler_failed', claim.place), () => { earlierGone = true; });
     const failedHere = context.failedBeforeReply;
     if (failedHere !== undefined) {
       failedHere.add(delivery.bodySha256);
@@ -202,8 +205,14 @@ async function keepInPlaceOfEarlier(deadLetters: DeadLetterStore, entry: DeadLet
   if (isPromiseLike(kept)) await kept;
 }
 
-/** The entry that keeps a verified delivery for `replay()`: what replay needs to run it (its raw body, timestamp, signature and arrival), and why it was kept. */
-function deadLetterEntry(rawBody: Uint8Array, verified: VerifiedDelivery, reason: DeadLetterReason, errors: readonly WebhookEventValidationError[] = []): DeadLetterEntry {
+/**
+ * The entry that keeps a verified delivery for `replay()`: what replay needs to run it (its raw
+ * body, timestamp, signature and its event's place), and why it was kept. The place is the
+ * delivery's arrival, or the one its claim answered (`place`): the retry of an event that failed
+ * before is kept where that event's first attempt arrived, not after the events received since
+ * (a replay would otherwise take it for newer than them, and bring an older state back).
+ */
+function deadLetterEntry(rawBody: Uint8Array, verified: VerifiedDelivery, reason: DeadLetterReason, place?: number, errors: readonly WebhookEventValidationError[] = []): DeadLetterEntry {
   const { delivery } = verified;
-  return { bodySha256: delivery.bodySha256, rawBody, timestamp: delivery.timestamp, signature: verified.signature, receivedAt: delivery.receivedAt, errors, reason };
+  return { bodySha256: delivery.bodySha256, rawBody, timestamp: delivery.timestamp, signature: verified.signature, receivedAt: place ?? delivery.receivedAt, errors, reason };
 }

@@ -118,7 +118,7 @@ function claimAndDispatch(
       // (Claimed acknowledgedEarly all the same: should this process then die mid-handler, the
       // service retries a body for which no retry is due, and that retry is dispatched as a new
       // event; a failure or a late answer still says retryExpected. See claimSubject.)
-      return andThen(keepInFlight(context, rawBody, verified), (notKept): MaybePromise<Processed> => notKept === undefined
+      return andThen(keepInFlight(context, rawBody, verified, claim), (notKept): MaybePromise<Processed> => notKept === undefined
         ? acknowledgeEarly(context, rawBody, verified, claim, event, true)
         : andThen(dispatchAndSettle(context, claim, event, delivery, BEFORE_REPLY), (outcome) => {
           reportInFlightNotKept(context, notKept.error, outcome, delivery, claim.subject);
@@ -131,7 +131,7 @@ function claimAndDispatch(
       if (failedHere === undefined) return { outcome };
       // Kept before the 500: the service retries it 3 times, and then the event is gone, however
       // long the handler bug lasts. Its retry that succeeds in this process deletes the entry.
-      if (outcome === 'handler_failed') return keepFailedBeforeReply(context, rawBody, verified, claim.subject).then(() => ({ outcome }));
+      if (outcome === 'handler_failed') return keepFailedBeforeReply(context, rawBody, verified, claim).then(() => ({ outcome }));
       if (outcome === 'processed' && failedHere.has(delivery.bodySha256)) return forgetFailedBeforeReply(context, delivery, claim.subject).then(() => ({ outcome }));
       return { outcome };
     });
@@ -159,7 +159,7 @@ function acknowledgeEarly(
   const afterReply = new Promise<void>((resolve) => { setTimeout(resolve, 0); })
     .then(() => dispatchAndSettle(context, claim, event, delivery, AFTER_REPLY))
     .then((outcome) => {
-      if (outcome === 'handler_failed') return keepForReplay(context, rawBody, verified, claim.subject, keptInFlight);
+      if (outcome === 'handler_failed') return keepForReplay(context, rawBody, verified, claim, keptInFlight);
       return keptInFlight ? forgetInFlight(context, delivery, claim.subject) : undefined;
     })
     // Never rejects (see WebhookReceipt.afterReply): an unexpected failure is reported.

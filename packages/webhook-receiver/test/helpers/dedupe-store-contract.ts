@@ -281,6 +281,19 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect(await store.claim('s', 'A')).toEqual({ state: 'processed' });
   });
 
+  it('answers the claim of a retry with its event\'s place (where its first attempt arrived), and a new event\'s claim with none (its own arrival)', async () => {
+    const store = createStore({ minRetryDelayMs: 0 });
+    const first = await store.claim('s', 'A', 5_000);
+    if (first.state !== 'claimed') throw new Error('expected a claim');
+    expect(first).not.toHaveProperty('place');
+    const firstArrived = Date.now() - 5_000;
+    await store.release('s', first.token, { retryExpected: true });
+    const retry = await store.claim('s', 'A');
+    if (retry.state !== 'claimed') throw new Error('expected a claim');
+    // Placed by the store's clock (a Durable Object's, here the same machine's): within a few ms.
+    expect(Math.abs(retry.place! - firstArrived)).toBeLessThan(1_000);
+  });
+
   it('answers superseded to the retry of a failed body once a newer body of the subject was processed, and only to the first', async () => {
     const store = createStore({ minRetryDelayMs: 0 });
     await fails(store, 's', 'A');
