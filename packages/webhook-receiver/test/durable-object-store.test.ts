@@ -198,11 +198,12 @@ describe('Durable Object dead-letter store', () => {
     await store.put(entry('b', 2_000));
     await store.put(entry('a', 1_000, notUtf8));
     await store.put(entry('c', 3_000));
-    await store.put(entry('a', 9_000, notUtf8));
+    // A second copy leaves the first entry as it is: its place, its reason, its timestamp.
+    await store.put({ ...entry('a', 9_000, notUtf8), timestamp: 1_700_000_060, reason: 'in_flight', errors: [] });
     const listed = await store.list(10);
     expect(listed.map((kept) => kept.bodySha256)).toEqual(['a', 'b', 'c']);
     expect([...listed[0]!.rawBody]).toEqual([...notUtf8]);
-    expect(listed[0]!.receivedAt).toBe(1_000);
+    expect(listed[0]).toMatchObject({ receivedAt: 1_000, timestamp: 1_700_000_000, reason: 'invalid_event' });
     expect(listed[1]).toEqual({ ...entry('b', 2_000), rawBody: expect.any(Uint8Array) });
     expect((await store.list(2)).map((kept) => kept.bodySha256)).toEqual(['a', 'b']);
     await store.delete('a');

@@ -183,9 +183,9 @@ export class WebhookStoreObject {
     switch (operation.op) {
       case 'deadLetter.put': {
         const key = DEAD_LETTER + operation.entry.bodySha256;
-        const kept = await this.#storage.get<StoredDeadLetter>(key);
-        // A second copy of the body keeps the first copy's place in the order.
-        await this.#storage.put(key, kept === undefined ? operation.entry : { ...operation.entry, receivedAt: kept.receivedAt });
+        // A second copy of the body leaves the first entry as it is (the DeadLetterStore contract,
+        // as the memory and Redis stores keep it): its place, and why and how it was kept.
+        if ((await this.#storage.get<StoredDeadLetter>(key)) === undefined) await this.#storage.put(key, operation.entry);
         return null;
       }
       case 'deadLetter.replace':
