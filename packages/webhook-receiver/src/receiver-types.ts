@@ -187,8 +187,9 @@ export interface WebhookReceiverOptions extends SignatureCheckOptions {
    * Where authentic deliveries that fail the schema are kept for {@link WebhookReceiver.replay}
    * ({@link createMemoryDeadLetterStore}, {@link createRedisDeadLetterStore}, or your own). With a
    * store, such a delivery is answered 202 `invalid_event_dead_lettered` once it is kept, 503 when
-   * the store fails. With `acknowledgeEarly`, it also keeps the events whose handlers failed after
-   * the 202 (`reason: 'handler_failed'`), which the service does not send again, and each event
+   * the store fails. It also keeps every event whose handlers failed (`reason: 'handler_failed'`):
+   * before its 500, since the service gives it up after its third retry, and with `acknowledgeEarly`
+   * after the 202, since the service does not send it again. With `acknowledgeEarly`, it keeps each event
    * from before its 202 until its handlers succeed (`reason: 'in_flight'`: one put and one delete
    * per delivery acknowledged early). Default: none.
    */
@@ -275,8 +276,8 @@ export interface WebhookReceiver {
    */
   receive(source: DeliverySource): Promise<WebhookReceipt>;
   /**
-   * Runs the entries of the `deadLetters` store (events the schema refused, and events whose
-   * handlers failed after an early 202, or had not finished when their process stopped:
+   * Runs the entries of the `deadLetters` store (events the schema refused, events whose
+   * handlers failed, and events acknowledged early whose handlers had not finished when their process stopped:
    * `in_flight` entries, left alone until they are older than the dedupe store's `claimTtlMs`,
    * as their handlers may still be running), oldest first, through the pipeline after the
    * signature check (they were verified when they arrived): validate, claim, dispatch, settle.

@@ -1,8 +1,8 @@
 import type { WebhookEventValidationError } from '@capi/webhook-validator';
 
 /**
- * One authentic delivery that this SDK version could not validate (or whose handlers failed
- * after an early 202, or had not finished yet), as the receiver keeps it for a later {@link WebhookReceiver.replay}: the
+ * One authentic delivery that this SDK version could not validate (or whose handlers failed,
+ * or had not finished yet after an early 202), as the receiver keeps it for a later {@link WebhookReceiver.replay}: the
  * raw bytes exactly as signed, and why they were kept.
  *
  * @example
@@ -31,8 +31,9 @@ export interface DeadLetterEntry {
   readonly errors: readonly WebhookEventValidationError[];
   /**
    * Why it was kept: `invalid_event` (the default when absent) for a body this SDK version's
-   * schema refused; `handler_failed` for a valid event whose handlers failed after an early 202
-   * (`acknowledgeEarly`), which the service does not send again; `in_flight` for a valid event
+   * schema refused; `handler_failed` for a valid event whose handlers failed: before its 500 (the
+   * service gives it up after its third retry), or after an early 202 (`acknowledgeEarly`), which
+   * the service does not send again; `in_flight` for a valid event
    * answered with an early 202 whose handlers had not finished when it was listed: kept before
    * the 202 and deleted once they succeed, it stays only when its process stopped first (or is
    * still running them). A store must keep `reason` as put: `replay()` leaves an `in_flight`
@@ -53,7 +54,7 @@ export type DeadLetterReason = 'invalid_event' | 'handler_failed' | 'in_flight';
 
 /**
  * Where the receiver keeps authentic deliveries that fail this SDK's schema (a new enum value,
- * an omitted field), so that none is lost: `createMemoryDeadLetterStore()`,
+ * an omitted field), and events whose handlers failed, so that none is lost: `createMemoryDeadLetterStore()`,
  * `createRedisDeadLetterStore({ client })`, or your own. Three operations, and an optional
  * fourth (`replace`); each may answer synchronously or with a promise, and throws (or rejects)
  * when the store cannot answer.
