@@ -32,8 +32,9 @@ export type WebhookReceiverErrorCode =
   | 'claim_lost'
   /**
    * Reported to `onError`, not thrown, at most once a minute: deliveries were answered 401 for a
-   * signature that does not verify with the configured key, or a timestamp outside
-   * `toleranceSeconds`. Forgeries give it, and so does a wrong or rotated key, or a clock off:
+   * signature that does not verify with the configured key, a timestamp outside
+   * `toleranceSeconds`, or missing or malformed `X-Webhook-*` headers. Forgeries and scanners give
+   * it, and so does a wrong or rotated key, a clock off, or a proxy that drops those headers:
    * the message says how many, and what to check.
    */
   | 'signatures_rejected'

@@ -216,7 +216,11 @@ export interface WebhookReceiverOptions extends SignatureCheckOptions {
  */
 export interface WebhookReceipt {
   readonly reply: ReceiverReply;
-  /** With `acknowledgeEarly`: resolves when the handlers (and the store update) have finished; never rejects. */
+  /**
+   * The work that runs after the reply: with `acknowledgeEarly`, the handlers (and the store
+   * update); after a 503 because the deduplication store failed, the store calls that keep the
+   * delivery's place (best effort). Resolves when it has finished; never rejects.
+   */
   readonly afterReply?: Promise<void>;
 }
 
