@@ -36,7 +36,8 @@ export type WebhookSignatureErrorCode =
  * try {
  *   await verifyWebhookSignature({ rawBody, timestamp, signature, publicKey });
  * } catch (error) {
- *   if (error instanceof WebhookSignatureError) return new Response(error.code, { status: 401 });
+ *   // invalid_public_key and body_not_raw are the receiver's own configuration: 500, not 401.
+ *   if (error instanceof WebhookSignatureError) return new Response(error.code, { status: error.code === 'invalid_public_key' || error.code === 'body_not_raw' ? 500 : 401 });
  *   throw error;
  * }
  * ```
