@@ -42,7 +42,8 @@ let utf8Decoder: TextDecoder | undefined;
  * @example
  * const result = parseWebhookEvent(await request.text());
  * if (!result.ok) {
- *   return new Response(null, { status: result.unknownEventType ? 204 : 400 });
+ *   // Authentic but refused (schema drift): never 4xx; 500 so that the service retries.
+ *   return new Response(null, { status: result.unknownEventType ? 204 : 500 });
  * }
  * handle(result.event);
  */
