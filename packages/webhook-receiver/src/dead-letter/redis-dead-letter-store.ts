@@ -25,8 +25,8 @@ export interface RedisDeadLetterStoreOptions {
    * answered 503 and retried; `onError` gets a `DeadLetterStoreError` `dead_letter_store_full`)
    * rather than forgetting an older one; a redelivery of a body already kept is not refused, nor a `replace` of one.
    * Checked in the put's script, so the bound holds across processes. Entries never expire, so
-   * this is what bounds the store's memory: about 1.6 KB an entry for a typical event, some
-   * 160 MB at the default (larger bodies take more, up to the receiver's `maxBodyBytes` each).
+   * this is what bounds the store's memory: about 2.4 KB an entry for a typical event (a 1 KB
+   * body), some 240 MB at the default (larger bodies take more, up to the receiver's `maxBodyBytes` each).
    * Ten times the memory store's default: Redis is durable and shared, the place for drift that
    * lasts days (a day of one drifted event type at one event a second is 86,400 entries), and
    * the bound still stops that growth before it fills the Redis the deduplication store needs.
