@@ -1,9 +1,16 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryDeadLetterStore } from '../src/dead-letter/memory-dead-letter-store.js';
 import { createRedisDeadLetterStore } from '../src/dead-letter/redis-dead-letter-store.js';
 import { DeadLetterStoreError, WebhookReceiverError } from '../src/errors.js';
 import { deadLetterEntry, describeDeadLetterReplaceContract, type DeadLetterStoreFactory } from './helpers/dead-letter-store-contract.js';
+import { eventBody } from './helpers/events.js';
 import { startRedisWithClients, type RedisWithClients } from './helpers/redis-server.js';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 let redis: RedisWithClients;
 let prefixCounter = 0;
@@ -131,5 +138,41 @@ describe('refuses what it cannot keep, with a typed error', () => {
     const failure = Promise.resolve(store.put(entry('a', 1)));
     await expect(failure).rejects.toBeInstanceOf(DeadLetterStoreError);
     await expect(failure).rejects.toMatchObject({ code: 'dead_letter_store_unavailable' });
+  });
+});
+
+// The README (and the maxEntries TSDoc) size the Redis store's memory by its entries: keep that
+// figure in step with what an entry of a typical event takes on a real redis-server.
+describe('the README\'s Redis memory per dead letter', () => {
+  it('matches what entries of a typical user event take (within 15%)', async () => {
+    const stated = (text: string, pattern: RegExp) => Number(pattern.exec(text)?.[1]) * 1_000;
+    const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
+    const tsdoc = readFileSync(join(packageDir, 'src/dead-letter/redis-dead-letter-store.ts'), 'utf8');
+    const readmeBytes = stated(readme, /An entry takes about ([\d.]+) KB of Redis memory for a typical\s+event/);
+    expect(stated(tsdoc, /about ([\d.]+) KB an entry for a typical event/)).toBe(readmeBytes);
+    const keyPrefix = freshPrefix();
+    const store = createRedisDeadLetterStore({ client: redis.ioredis, keyPrefix });
+    const count = 2_000;
+    for (let index = 0; index < count; index++) {
+      // As the receiver keeps a schema-refused delivery (its body, digest, signature and problems)
+      // of an onboarded user with two cards: a body of about 1 KB.
+      const rawBody = new TextEncoder().encode(eventBody('kyc.status.changed', `usr_${index}`, {
+        kycStatus: 'verifiedByPartner' as never,
+        phone: '+4915112345678',
+        bankingDetails: { providerIban: 'DE89370400440532013000', providerBic: 'COBADEFFXXX', providerIbanStatus: 'active', address: '1 Bank Street, 10115 Berlin' },
+        cards: ['virtual', 'physical'].map((kind) => ({ id: `card-${kind}-${index}`, cardToken: `tok-${kind}-${index}`, lastFourDigits: '4242', embossedName: 'ADA LOVELACE', activatedAt: '2026-03-01T10:15:00.000Z', virtual: kind === 'virtual' })),
+      }));
+      expect(rawBody.byteLength).toBeGreaterThan(1_000);
+      await store.put({
+        ...entry(createHash('sha256').update(rawBody).digest('hex'), 1_700_000_000_000 + index, rawBody),
+        signature: `${'A'.repeat(85)}w==`,
+        errors: [{ path: '/data/kycStatus', keyword: 'enum', message: '/data/kycStatus must be one of: notStarted, documentsRequested, pending, processing, approved, resubmissionRequested, rejected, requiresAction' }],
+      });
+    }
+    // Both keys, every element counted (SAMPLES 0).
+    const keyBytes = async (key: string) => Number(await redis.ioredis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
+    const perEntry = ((await keyBytes(`${keyPrefix}dead-letters`)) + (await keyBytes(`${keyPrefix}dead-letters:order`))) / count;
+    expect(perEntry).toBeGreaterThan(readmeBytes * 0.85);
+    expect(perEntry).toBeLessThan(readmeBytes * 1.15);
   });
 });
