@@ -151,8 +151,9 @@ export interface Sandbox {
   readonly deliveryTimeoutMs: number;
   /**
    * The `@capi/webhook-receiver` store settings that match this sandbox's delivery timing (the
-   * receiver README's advice under a time scale N): `minRetryDelayMs` 60,000 / N, `claimTtlMs`
-   * 120,000 / N and `replyWindowMs` the sandbox's `deliveryTimeoutMs`. Spread them into
+   * receiver README's advice under a time scale N): `minRetryDelayMs` 60,000 / N (rounded down),
+   * `claimTtlMs` 120,000 / N (rounded up), in whole ms as the stores take them, and
+   * `replyWindowMs` the sandbox's `deliveryTimeoutMs`. Spread them into
    * `createMemoryDedupeStore` (or the Redis store); give a `createPublicKeyProvider`
    * `minRefreshIntervalMs: 15_000 / timeScale` too.
    */
@@ -435,9 +436,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     syncLimits,
     timeScale: config.timeScale,
     deliveryTimeoutMs: config.deliveryTimeoutMs,
+    // In whole ms, as the stores take them: the first wait rounded down (a retry that comes on
+    // time is never sooner than it), the claim's life rounded up; at least 1 ms each.
     receiverOptions: () => ({
-      minRetryDelayMs: RETRY_DELAYS_MS[0] / config.timeScale,
-      claimTtlMs: 120_000 / config.timeScale,
+      minRetryDelayMs: Math.max(1, Math.floor(RETRY_DELAYS_MS[0] / config.timeScale)),
+      claimTtlMs: Math.max(1, Math.ceil(120_000 / config.timeScale)),
       replyWindowMs: config.deliveryTimeoutMs,
     }),
     advanceClock: (ms) => clock.advance(ms),

@@ -231,6 +231,10 @@ describe('the delivery timing, to configure a receiver with', () => {
     const defaults = await start({ users: [] });
     expect([defaults.timeScale, defaults.deliveryTimeoutMs]).toEqual([1, 30_000]);
     expect(defaults.receiverOptions()).toEqual({ minRetryDelayMs: 60_000, claimTtlMs: 120_000, replyWindowMs: 30_000 });
+    // A time scale that does not divide them: whole ms, which the stores take (they refuse fractions).
+    const sevenfold = await start({ users: [], timeScale: 7 });
+    expect(sevenfold.receiverOptions()).toEqual({ minRetryDelayMs: 8_571, claimTtlMs: 17_143, replyWindowMs: 30_000 });
+    expect(createMemoryDedupeStore({ ...sevenfold.receiverOptions() }).minRetryDelayMs).toBe(8_571);
   });
 
   it('a @capi/webhook-receiver given receiverOptions() ends on the last KYC state when a failed earlier event is retried after a later one', async () => {
