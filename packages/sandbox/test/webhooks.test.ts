@@ -316,6 +316,27 @@ describe('keeps a delivery log of every delivery and attempt under /__sandbox/de
     expect(sandbox.deliveries()).toEqual([]);
   });
 
+  it('GET /__sandbox/deliveries/settled answers once the deliveries have settled, those a cleared log no longer shows included; 504 naming them after timeoutMs', async () => {
+    let failures = 1;
+    const flaky = await receiver({ publicKey: () => sandbox.publicKey, answer: () => (failures-- > 0 ? 500 : 204) });
+    const sandbox = await sandboxWith({ webhookUrls: [flaky.url], timeScale: 60 });
+    await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'user.created' });
+    while (sandbox.deliveries()[0]?.state !== 'retrying') await new Promise((resolve) => setTimeout(resolve, 10));
+    // Cleared while its retry is due (a second away): the log is empty, the retry goes on.
+    await callAdmin(sandbox.baseUrl, 'DELETE', '/__sandbox/deliveries');
+    const tooSoon = await callAdmin<{ code: string; message: string; unsettled: Delivery[] }>(sandbox.baseUrl, 'GET', '/__sandbox/deliveries/settled?timeoutMs=20');
+    expect(tooSoon.status).toBe(504);
+    expect(tooSoon.body.code).toBe('deliveries_not_settled');
+    expect(tooSoon.body.unsettled.map((delivery) => [delivery.eventType, delivery.state])).toEqual([['user.created', 'retrying']]);
+    expect(tooSoon.body.message).toMatch(/user\.created to .*: retrying, 1 attempt, last failed \(HTTP 500\), next attempt at /);
+    const settled = await callAdmin(sandbox.baseUrl, 'GET', `/__sandbox/deliveries/settled?timeoutMs=10000&eventType=user.created&url=${encodeURIComponent(flaky.url)}`);
+    expect(settled).toMatchObject({ status: 200, body: { settled: true } });
+    expect(flaky.received).toHaveLength(2);
+    for (const query of ['timeoutMs=0', 'timeoutMs=1.5', 'timeoutMs=600001', 'state=failed']) {
+      expect((await callAdmin(sandbox.baseUrl, 'GET', `/__sandbox/deliveries/settled?${query}`)).status).toBe(422);
+    }
+  });
+
   it('shows a delivery waiting for its retry as retrying, with the time of the next attempt', async () => {
     const failing = await receiver({ publicKey: () => sandbox.publicKey, answer: () => 500 });
     const sandbox = await sandboxWith({ webhookUrls: [failing.url] });

@@ -12,6 +12,7 @@ import type { DeliveryScheduler } from '../webhooks/delivery-scheduler.js';
 import { DELIVERY_FILTER_NAMES, deliveryMatcher } from '../webhooks/delivery-filter.js';
 import { EventPublishError, unknownEventTypeMessage, type EventPublisher } from '../webhooks/event-publisher.js';
 import { sampleEventData, SANDBOX_EVENT_TYPES } from '../webhooks/sample-event-data.js';
+import { DeliveriesNotSettledError, whenDeliveriesSettled } from '../webhooks/settle-wait.js';
 import type { WebhookKey } from '../webhooks/webhook-key.js';
 
 export interface AdminApiDependencies {
@@ -31,6 +32,10 @@ export interface AdminApiDependencies {
 }
 
 const invalid = (message: string) => new ApiError(422, { code: 'ValidationError', message });
+
+/** How long `GET /__sandbox/deliveries/settled` waits without a `timeoutMs`, and at most. */
+const DEFAULT_SETTLE_WAIT_MS = 30_000;
+const MAX_SETTLE_WAIT_MS = 600_000;
 
 /** Maps the registry's and the publisher's refusals to HTTP answers. */
 function asApiError(error: unknown): unknown {
@@ -231,6 +236,33 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
       throw invalid((error as Error).message);
     }
     return { status: 200, json: { deliveries: deps.scheduler.list().filter(matches) } };
+  });
+  // sandbox.whenDeliveriesSettled over HTTP, for a sandbox run from the command line: a long poll
+  // that answers once no delivery its filters pick is in flight or waiting for a retry (those a
+  // cleared log no longer shows included), or 504 after timeoutMs (30 s by default, at most 10
+  // minutes: an HTTP client waits that long at most) naming the deliveries still open.
+  router.on('GET', '/__sandbox/deliveries/settled', async (request) => {
+    const options: { timeoutMs: number; userId?: string; url?: string; eventType?: string } = { timeoutMs: DEFAULT_SETTLE_WAIT_MS };
+    for (const [name, value] of request.url.searchParams) {
+      if (name === 'timeoutMs') {
+        const timeoutMs = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+        if (!(timeoutMs > 0 && timeoutMs <= MAX_SETTLE_WAIT_MS)) throw invalid(`GET /__sandbox/deliveries/settled: timeoutMs must be whole milliseconds from 1 to ${MAX_SETTLE_WAIT_MS}; got ${JSON.stringify(value)}.`);
+        options.timeoutMs = timeoutMs;
+      } else if (name === 'userId' || name === 'url' || name === 'eventType') {
+        options[name] = value;
+      } else {
+        throw invalid(`GET /__sandbox/deliveries/settled has no parameter ${JSON.stringify(name)}. Its parameters: timeoutMs, userId, url, eventType.`);
+      }
+    }
+    try {
+      await whenDeliveriesSettled(deps.scheduler, options);
+    } catch (error) {
+      if (error instanceof DeliveriesNotSettledError) {
+        return { status: 504, json: { code: error.code, message: error.message, unsettled: error.unsettled } };
+      }
+      throw invalid((error as Error).message);
+    }
+    return { status: 200, json: { settled: true } };
   });
   router.on('DELETE', '/__sandbox/deliveries', () => {
     deps.scheduler.clear();
