@@ -18,8 +18,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * `acknowledgeEarly` handler that calls a slow service, or one that outlives the reply window,
  * keeps its subject while it runs, while the claim of a process that died (no renewal comes)
  * still expires `claimTtlMs` after its last renewal. A claim is renewed once a quarter of
- * `claimTtlMs` has passed since its last renewal, checked every sixth of it, so that two missed
- * renewals in a row still leave it alive; and for at most {@link MAX_RENEWED_CLAIM_TTLS} times
+ * `claimTtlMs` has passed since its last renewal, checked every sixth of it: each try comes a
+ * quarter to five twelfths of `claimTtlMs` after the one before, so a claim outlives one renewal
+ * that failed (the next try comes at most five sixths of it after the last success), and may
+ * expire once two in a row have failed; and for at most {@link MAX_RENEWED_CLAIM_TTLS} times
  * `claimTtlMs` (20 minutes by default): a handler that never settles then loses its subject as
  * before, and the events that waited for it are told (`subject_wait_exceeded`) meanwhile.
  *
