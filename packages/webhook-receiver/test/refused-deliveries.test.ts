@@ -34,7 +34,7 @@ function rotatingReceiver() {
   const handled: string[] = [];
   const receiver = createWebhookReceiver({ publicKey: provider, dedupe: createMemoryDedupeStore({ minRetryDelayMs: RETRY_MS }), onError: () => {} })
     .on('kyc.status.changed', (event) => void handled.push(event.data.kycStatus));
-  return { receiver, handled, state };
+  return { receiver, handled, state, provider };
 }
 
 const kyc = (kycStatus: 'pending' | 'approved') => eventBody('kyc.status.changed', 'usr_1', { kycStatus });
@@ -133,6 +133,31 @@ describe('an attempt signed with the key before a rotation, arriving after the n
     await later();
     expect(await after.receive(receiver, kyc('approved'))).toEqual({ status: 200, code: 'processed' });
     expect(handled).toEqual(['pending', 'approved']);
+  });
+});
+
+// The provider fetches the key at its first get(): at the process's first delivery. A process
+// that received nothing between its start and a rotation has no previous key to check such an
+// attempt with, exactly like one started after the rotation; one whose provider fetched the key
+// when it started holds it.
+describe('an attempt signed just before a rotation, reaching a process that had no delivery before it', () => {
+  it.each([
+    ['its provider fetched the key when the process started: the attempt keeps its place, its retry is superseded', true, 'superseded', ['approved']],
+    ['its provider fetches at the first delivery, after the rotation: the attempt leaves no trace, its retry is dispatched after the newer event', false, 'processed', ['approved', 'pending']],
+  ] as const)('%s', async (_, fetchedAtStart, retryCode, expected) => {
+    const { receiver, handled, state, provider } = rotatingReceiver();
+    if (fetchedAtStart) await provider.get();
+    state.served = after.publicKey; // the service rotates its key; nothing was delivered yet
+    state.clockMs += 61_000;
+    // Another user's event, signed with the new key: the provider fetches it (its first fetch, or a refetch).
+    expect(await after.receive(receiver, eventBody('user.created', 'usr_2'))).toEqual({ status: 200, code: 'processed' });
+    // Signed before the rotation, arriving now.
+    expect(await before.receive(receiver, kyc('pending'))).toEqual({ status: 401, code: 'invalid_signature' });
+    await later();
+    expect(await after.receive(receiver, kyc('approved'))).toEqual({ status: 200, code: 'processed' });
+    await sleep(RETRY_MS + 50);
+    expect(await after.receive(receiver, kyc('pending'))).toEqual({ status: 200, code: retryCode });
+    expect(handled).toEqual(expected);
   });
 });
 
