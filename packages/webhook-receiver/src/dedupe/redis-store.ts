@@ -286,7 +286,14 @@ local function failedAttempt(list, view, digest, received, failed, expires, minD
     if due[2] + 1 < ${DELIVERY_ATTEMPTS} then table.insert(next, { due[1], due[2] + 1, due[3], due[4], failed, due[6] }) end
     return next
   end
-  if view.live and view.digest == digest then return nil end
+  if view.live and view.digest == digest then
+    -- Unless another event's retry due was received between the two (the user went back).
+    local between = false
+    for _, r in ipairs(list) do
+      if r[6] ~= digest and view.place and r[4] > view.place and r[4] < received then between = true end
+    end
+    if not between then return nil end
+  end
   for _, r in ipairs(list) do if r[6] == digest and r[4] == received then return nil end end
   for _, r in ipairs(list) do table.insert(next, r) end
   -- Received before the processed event, it is older than it.

@@ -414,7 +414,8 @@ export function expectSubjectRetry(before: SubjectRecord | undefined, digest: st
  * the retry of a retry due, that event counts one more failed attempt, in its place (none is
  * kept after the last attempt); otherwise it is a newer event, placed where it arrived, due until
  * `expiresAt`. `undefined` when nothing is added: a copy of the body in progress or of the
- * latest processed one (a duplicate the service sent), or an arrival whose retry is due already.
+ * latest processed one with no retry due of another event received between the two (a
+ * duplicate the service sent), or an arrival whose retry is due already.
  */
 function withFailedAttempt(record: SubjectRecord | undefined, retries: RetryDue[], digest: string, at: number, minRetryDelayMs: number, receivedAt: number, failedAt: number, expiresAt: number): RetryDue[] | undefined {
   const live = record !== undefined && record.expiresAt > at;
@@ -423,7 +424,11 @@ function withFailedAttempt(record: SubjectRecord | undefined, retries: RetryDue[
     const others = retries.filter((retry) => retry !== due);
     return due.failures + 1 < DELIVERY_ATTEMPTS ? [...others, { ...due, failures: due.failures + 1, failedAt }] : others;
   }
-  if (live && record.state !== 'released' && record.digest === digest) return undefined;
+  // A copy of the body in progress or processed, with no other event of the subject received
+  // between the two, is a duplicate the service sent. With one between (a 409 kept as its retry
+  // due), it is the user going back to that state: kept like any newer event, or its retry would
+  // be taken for a new event, after the events received since, and bring the older state back.
+  if (live && record.state !== 'released' && record.digest === digest && !retries.some((retry) => retry.digest !== digest && retry.since > placeOf(record) && retry.since < receivedAt)) return undefined;
   // The same arrival again (a 503's give-back after its claim ran and was released): kept already.
   if (retries.some((retry) => retry.digest === digest && retry.since === receivedAt)) return undefined;
   // Placed where it arrived; received before the processed event (or a copy of it that was a

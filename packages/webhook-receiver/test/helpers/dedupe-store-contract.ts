@@ -495,6 +495,27 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect((await last.claim('s', 'B')).state).toBe('claimed');
   });
 
+  it('keeps the 409 of a copy of the body in progress when another event of the subject came between them (the user went back to that state): a newer event processed before its retry supersedes it', async () => {
+    // R is handled (slowly); A2, then R again (the user went back to R), then A3 arrive, wait
+    // and are answered 409. The second R is not a duplicate of the first: A2 came between them.
+    // A3's retry is processed first; R's retry is then older than A3, not a new event.
+    // (A Workers trial: R's 409 was dropped, its retry dispatched after A3, the user left on R.)
+    const store = createStore({ minRetryDelayMs: 50 });
+    const holder = await store.claim('s', 'R');
+    if (holder.state !== 'claimed') throw new Error('expected a claim of R');
+    await sleep(5);
+    await store.expectRetry!('s', 'A2');
+    await sleep(5);
+    await store.expectRetry!('s', 'R');
+    await sleep(5);
+    await store.expectRetry!('s', 'A3');
+    await store.markProcessed('s', holder.token);
+    await sleep(70);
+    await processes(store, 's', 'A3');
+    expect(await store.claim('s', 'R')).toEqual({ state: 'superseded' });
+    expect(await store.claim('s', 'A2')).toEqual({ state: 'superseded' });
+  });
+
   it('keeps retries due for 25 times minRetryDelayMs (the schedule of a sandbox with timeScale N shrinks it N times)', async () => {
     // (At least 25 ms: the retries due then last 625 ms, well over a pause of a loaded machine.)
     const delay = Math.max(shortTtlMs / 4, 25);
