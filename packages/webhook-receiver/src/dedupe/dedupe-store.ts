@@ -313,3 +313,35 @@ export const DEFAULT_DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
  * ```
  */
 export const DEFAULT_CLAIM_TTL_MS = 2 * 60 * 1000;
+
+/**
+ * The options every store of this package takes (memory, Redis, Durable Object, transactional):
+ * how long it remembers, and the service's timing that tells a retry from a newer event.
+ *
+ * @example
+ * ```ts
+ * const timing: DedupeStoreTimingOptions = { minRetryDelayMs: 60_000 / 10 }; // a sandbox at timeScale 10
+ * createMemoryDedupeStore(timing);
+ * ```
+ */
+export interface DedupeStoreTimingOptions {
+  /** How long a processed body is remembered, in ms. Default 24 h (retries span 21 minutes). */
+  ttlMs?: number;
+  /** How long an unfinished claim lives, in ms (a process that died mid-handler). Default 2 minutes; the receiver renews it while the handlers run. */
+  claimTtlMs?: number;
+  /**
+   * The least time, in ms, the service waits after a failed attempt before it retries it; it
+   * waits 5 and 15 times as long before the second and third retry (reference 6.3). A copy of a
+   * failed body that arrives sooner is a newer event with the same content, not the retry (see
+   * Duplicates in the README). Default 60,000; against a sandbox with `timeScale` N, 60,000 / N.
+   */
+  minRetryDelayMs?: number;
+  /**
+   * How long, in ms, the service waits for an answer before it counts the attempt failed and
+   * retries it (reference 6.3). The receiver reads it from the store: a delivery answered later
+   * is reported (`handler_outlived_reply_window`) and its retry kept due, and `subjectWaitMs` may
+   * not exceed it. Default 30,000; against a sandbox with `--delivery-timeout` (`deliveryTimeoutMs`)
+   * T, T.
+   */
+  replyWindowMs?: number;
+}

@@ -1,6 +1,6 @@
 import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
-import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeStoreTimingOptions, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { checkWaiter, claimSubject, deliveryOfWaiter, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, REPLY_WINDOW_MS, sentMsAgoOf, type SubjectRecord } from './subject-record.js';
 import { assertOptionNames, optionNames } from '../option-names.js';
@@ -227,30 +227,11 @@ export class WebhookStoreObject {
  * createDurableObjectDedupeStore({ namespace: env.WEBHOOK_STORE, keyPrefix: 'shop-eu:' });
  * ```
  */
-export interface DurableObjectDedupeStoreOptions {
+export interface DurableObjectDedupeStoreOptions extends DedupeStoreTimingOptions {
   /** The binding of the {@link WebhookStoreObject} namespace (`env.WEBHOOK_STORE`). */
   namespace: DurableObjectNamespaceLike;
   /** Prefix of every object name, to share one namespace between receivers. Default `capi:webhook:`. */
   keyPrefix?: string;
-  /** How long a processed body is remembered, in ms. Default 24 h (retries span 21 minutes). */
-  ttlMs?: number;
-  /** How long an unfinished claim lives, in ms (an isolate that died mid-handler). Default 2 minutes; the receiver renews it while the handlers run. */
-  claimTtlMs?: number;
-  /**
-   * The least time, in ms, the service waits after a failed attempt before it retries it; it
-   * waits 5 and 15 times as long before the second and third retry (reference 6.3). A copy of a
-   * failed body that arrives sooner is a newer event with the same content, not the retry (see
-   * Duplicates in the README). Default 60,000; against a sandbox with `timeScale` N, 60,000 / N.
-   */
-  minRetryDelayMs?: number;
-  /**
-   * How long, in ms, the service waits for an answer before it counts the attempt failed and
-   * retries it (reference 6.3). The receiver reads it from the store: a delivery answered later
-   * is reported (`handler_outlived_reply_window`) and its retry kept due, and `subjectWaitMs` may
-   * not exceed it. Default 30,000; against a sandbox with `--delivery-timeout` (`deliveryTimeoutMs`)
-   * T, T.
-   */
-  replyWindowMs?: number;
 }
 
 // Every option: any other name is refused (see assertOptionNames).

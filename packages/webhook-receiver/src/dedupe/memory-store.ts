@@ -1,4 +1,4 @@
-import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeStoreTimingOptions, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { checkWaiter, claimSubject, deliveryOfWaiter, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
@@ -22,26 +22,7 @@ interface Entry {
  * createMemoryDedupeStore({ ttlMs: 48 * 3600_000, maxEntries: 10_000 });
  * ```
  */
-export interface MemoryDedupeStoreOptions {
-  /** How long a processed body is remembered, in ms. Default 24 h (retries span 21 minutes). */
-  ttlMs?: number;
-  /** How long an unfinished claim lives, in ms. Default 2 minutes; the receiver renews it while the handlers run. */
-  claimTtlMs?: number;
-  /**
-   * The least time, in ms, the service waits after a failed attempt before it retries it; it
-   * waits 5 and 15 times as long before the second and third retry (reference 6.3). A copy of a
-   * failed body that arrives sooner is a newer event with the same content, not the retry (see
-   * Duplicates in the README). Default 60,000; against a sandbox with `timeScale` N, 60,000 / N.
-   */
-  minRetryDelayMs?: number;
-  /**
-   * How long, in ms, the service waits for an answer before it counts the attempt failed and
-   * retries it (reference 6.3). The receiver reads it from the store: a delivery answered later
-   * is reported (`handler_outlived_reply_window`) and its retry kept due, and `subjectWaitMs` may
-   * not exceed it. Default 30,000; against a sandbox with `--delivery-timeout` (`deliveryTimeoutMs`)
-   * T, T.
-   */
-  replyWindowMs?: number;
+export interface MemoryDedupeStoreOptions extends DedupeStoreTimingOptions {
   /** Most subjects remembered; the least recently seen is forgotten first, in constant time. Default 100,000 (about 40 MB of heap: some 400 bytes a subject, `pnpm bench` measures it). */
   maxEntries?: number;
   /** Clock in ms, injectable for tests. Default `Date.now`. */

@@ -1,5 +1,5 @@
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
-import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeStoreTimingOptions, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { checkWaiter, DELIVERY_ATTEMPTS, failedAgo, RETRY_WAIT_FACTORS, retryDueWindow, SAME_ARRIVAL_MS, sentMsAgoOf } from './subject-record.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { toRedisCommand, toRedisSubscribe, withCommandTimeout, type RedisClientLike, type RedisSubscriberLike } from './redis-command.js';
@@ -14,30 +14,11 @@ import { assertOptionNames, optionNames } from '../option-names.js';
  * createRedisDedupeStore({ client: redis, keyPrefix: 'shop-eu:webhooks:', commandTimeoutMs: 1_000 });
  * ```
  */
-export interface RedisDedupeStoreOptions {
+export interface RedisDedupeStoreOptions extends DedupeStoreTimingOptions {
   /** An ioredis client, a connected node-redis client, or a command function (see {@link RedisClientLike}). */
   client: RedisClientLike;
   /** Prefix of every key. Default `capi:webhook:`. */
   keyPrefix?: string;
-  /** How long a processed body is remembered, in ms. Default 24 h (retries span 21 minutes). */
-  ttlMs?: number;
-  /** How long an unfinished claim lives, in ms (a process that died mid-handler). Default 2 minutes; the receiver renews it while the handlers run. */
-  claimTtlMs?: number;
-  /**
-   * The least time, in ms, the service waits after a failed attempt before it retries it; it
-   * waits 5 and 15 times as long before the second and third retry (reference 6.3). A copy of a
-   * failed body that arrives sooner is a newer event with the same content, not the retry (see
-   * Duplicates in the README). Default 60,000; against a sandbox with `timeScale` N, 60,000 / N.
-   */
-  minRetryDelayMs?: number;
-  /**
-   * How long, in ms, the service waits for an answer before it counts the attempt failed and
-   * retries it (reference 6.3). The receiver reads it from the store: a delivery answered later
-   * is reported (`handler_outlived_reply_window`) and its retry kept due, and `subjectWaitMs` may
-   * not exceed it. Default 30,000; against a sandbox with `--delivery-timeout` (`deliveryTimeoutMs`)
-   * T, T.
-   */
-  replyWindowMs?: number;
   /** Clock in ms, injectable for tests. Default `Date.now`. */
   now?: () => number;
   /**

@@ -33,8 +33,8 @@ export async function bundleReceiverProcess(entry = join(packageDir, 'test', 'fi
     format: 'esm',
     target: 'node20',
     outfile,
-    // Everything but the Redis client is bundled in: the children run exactly the code under test.
-    external: ['ioredis'],
+    // Everything but the Redis and PostgreSQL clients is bundled in: the children run exactly the code under test.
+    external: ['ioredis', 'pg'],
     logLevel: 'silent',
   });
   return outfile;

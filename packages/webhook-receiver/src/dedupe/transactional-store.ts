@@ -1,0 +1,223 @@
+import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
+import { assertOptionNames, optionNames } from '../option-names.js';
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeStoreTimingOptions, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
+import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
+import { checkWaiter, claimSubject, deliveryOfWaiter, expectSubjectRetry, failedAgo, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, renewSubjectClaim, type SubjectRecord } from './subject-record.js';
+
+/**
+ * What one call of a {@link TransactionalDedupeStoreOptions.transact} `change` answers: what to
+ * keep under the key afterwards.
+ */
+export interface DedupeRecordChange {
+  /** The text to keep under the key (JSON, at most a few KB); `undefined`: delete the key. */
+  readonly value: string | undefined;
+  /**
+   * With a `value`: when it may be deleted, in ms since the epoch (nothing needs it after then:
+   * a job of yours may delete such rows; a row kept longer is harmless). `0` without one.
+   */
+  readonly expiresAt: number;
+  /** `false` when `value` is the text that was read: nothing to write. */
+  readonly changed: boolean;
+}
+
+/**
+ * Runs `change` on the value kept under `key`, atomically: reads it (`undefined` when there is
+ * none), calls `change` with it, and writes what it answers (see {@link DedupeRecordChange}), with
+ * no other write of `key` in between, in this process or any other. In SQL, a transaction that
+ * reads the row `FOR UPDATE`; in a store with conditional writes (DynamoDB, Firestore, etcd), a
+ * write conditioned on the value read, tried again when it loses. `change` is synchronous and
+ * pure: call it again for each try (only the answer of the try that was written counts). A
+ * rejection (the database unreachable) answers the delivery 503, and the service retries it.
+ */
+export type DedupeTransact = (key: string, change: (stored: string | undefined) => DedupeRecordChange) => Promise<void> | void;
+
+/**
+ * Options of {@link createTransactionalDedupeStore}.
+ *
+ * @example
+ * ```ts
+ * createTransactionalDedupeStore({ transact: (key, change) => db.transaction(...), keyPrefix: 'capi:' });
+ * ```
+ */
+export interface TransactionalDedupeStoreOptions extends DedupeStoreTimingOptions {
+  /** Your database's atomic read-modify-write of one key: see {@link DedupeTransact}. */
+  transact: DedupeTransact;
+  /** Prefix of every key passed to `transact`, to share one table between receivers. Default `''`. */
+  keyPrefix?: string;
+  /**
+   * Clock in ms, read inside each `change`. Default `Date.now`. Every process sharing the table
+   * places events by its own clock: keep their clocks in step (NTP), closer than the time
+   * between two events of one user.
+   */
+  now?: () => number;
+}
+
+// Every option: any other name is refused (see assertOptionNames).
+const OPTION_NAMES = optionNames<TransactionalDedupeStoreOptions>({ transact: true, keyPrefix: true, ttlMs: true, claimTtlMs: true, minRetryDelayMs: true, replyWindowMs: true, now: true });
+
+/** The version of the stored text's layout: a later one is refused, not misread. */
+const FORMAT = 1;
+
+const STATES: ReadonlySet<unknown> = new Set(['processing', 'processed', 'released']);
+
+/**
+ * A deduplication store on any database that can update one key atomically (PostgreSQL, MySQL,
+ * SQLite, DynamoDB, ...): you give it {@link DedupeTransact}, it keeps one JSON text per subject
+ * (`<eventType>:<data.id>`) and applies the same rules as the memory, Redis and Durable Object
+ * stores (duplicates, retries in their place, superseded late retries, one line per subject
+ * across processes), so that several processes sharing the table agree. It has no wake-ups: a
+ * delivery waiting for its subject in another process claims it at its next try (up to 250 ms).
+ * One `transact` per store call: a delivery makes two (claim, then settle), three with a renewal.
+ *
+ * @example
+ * ```ts
+ * // PostgreSQL with `pg`: CREATE TABLE capi_dedupe (key text PRIMARY KEY, value text NOT NULL, expires_at bigint NOT NULL)
+ * const dedupe = createTransactionalDedupeStore({
+ *   async transact(key, change) {
+ *     const db = await pool.connect();
+ *     try {
+ *       await db.query('BEGIN');
+ *       await db.query('INSERT INTO capi_dedupe VALUES ($1, $2, 0) ON CONFLICT DO NOTHING', [key, '']);
+ *       const { rows } = await db.query('SELECT value FROM capi_dedupe WHERE key = $1 FOR UPDATE', [key]);
+ *       const next = change(rows[0].value === '' ? undefined : rows[0].value);
+ *       if (next.value === undefined) await db.query('DELETE FROM capi_dedupe WHERE key = $1', [key]);
+ *       else if (next.changed) await db.query('UPDATE capi_dedupe SET value = $2, expires_at = $3 WHERE key = $1', [key, next.value, next.expiresAt]);
+ *       await db.query('COMMIT');
+ *     } catch (error) {
+ *       await db.query('ROLLBACK').catch(() => {});
+ *       throw error;
+ *     } finally {
+ *       db.release();
+ *     }
+ *   },
+ * });
+ * ```
+ */
+export function createTransactionalDedupeStore(options: TransactionalDedupeStoreOptions): DedupeStore {
+  if (typeof options !== 'object' || options === null || typeof options.transact !== 'function') {
+    throw new WebhookReceiverError('invalid_options',
+      'createTransactionalDedupeStore needs { transact(key, change) }: a function that reads the text kept under key, calls change(text or undefined) and writes what it answers, atomically (a transaction, or a conditional write).');
+  }
+  assertOptionNames('createTransactionalDedupeStore', options, OPTION_NAMES);
+  if (options.now !== undefined && typeof options.now !== 'function') {
+    throw new WebhookReceiverError('invalid_options', 'now must be a function returning milliseconds, like Date.now.');
+  }
+  if (options.keyPrefix !== undefined && typeof options.keyPrefix !== 'string') {
+    throw new WebhookReceiverError('invalid_options', `keyPrefix must be a string such as 'shop-eu:', got ${typeof options.keyPrefix}.`);
+  }
+  const { transact } = options;
+  const keyPrefix = options.keyPrefix ?? '';
+  const ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
+  const minRetryDelayMs = minRetryDelayOption(options.minRetryDelayMs);
+  const replyWindowMs = replyWindowOption(options.replyWindowMs);
+  const claimTtlMs = positiveIntegerOption('claimTtlMs', options.claimTtlMs, DEFAULT_CLAIM_TTL_MS);
+  const now = options.now ?? Date.now;
+
+  /**
+   * Runs `step` on the subject's record inside one `transact`, and answers what the try that was
+   * written answered (each try of `transact` calls `change` again, on the value it read then).
+   */
+  async function update<T>(key: string, operation: string, step: (record: SubjectRecord | undefined, at: number) => { record: SubjectRecord | undefined; answer: T }): Promise<T> {
+    const name = keyPrefix + key;
+    let answered: { answer: T } | undefined;
+    let refused: DedupeStoreError | undefined;
+    const change = (stored: string | undefined): DedupeRecordChange => {
+      let before: SubjectRecord | undefined;
+      try {
+        before = readRecord(name, stored);
+      } catch (error) {
+        // Thrown to `transact` (which rolls back), and again below, should it swallow it.
+        refused = error as DedupeStoreError;
+        throw error;
+      }
+      const { record, answer } = step(before, now());
+      answered = { answer };
+      if (record === undefined) return { value: undefined, expiresAt: 0, changed: stored !== undefined };
+      if (record === before) return { value: stored, expiresAt: recordExpiry(record), changed: false };
+      return { value: JSON.stringify({ v: FORMAT, record }), expiresAt: recordExpiry(record), changed: true };
+    };
+    try {
+      await transact(name, change);
+    } catch (cause) {
+      // A value this store did not write: its own error, whatever transact made of it.
+      if (refused !== undefined) throw refused;
+      throw new DedupeStoreError('dedupe_store_unavailable',
+        `The store's transact failed ${operation} of ${name}: ${cause instanceof Error ? cause.message : String(cause)}. The delivery is answered 503 and will be retried.`, { cause });
+    }
+    if (refused !== undefined) throw refused;
+    if (answered === undefined) {
+      throw new DedupeStoreError('unexpected_store_reply',
+        `The store's transact returned without calling change for ${operation} of ${name}: it must read the value kept under the key, call change(value) and write what it answers.`);
+    }
+    return answered.answer;
+  }
+
+  return {
+    replyWindowMs,
+    minRetryDelayMs,
+    claimTtlMs,
+    claim(key: string, digest: string = key, waitedMs = 0, waiter?: SubjectWaiter, claimOptions?: ClaimOptions): Promise<DedupeClaim> {
+      if (waiter !== undefined) checkWaiter(waiter);
+      // Unique across processes: a claim's token tells whose the subject is.
+      const tokenId = globalThis.crypto.randomUUID();
+      return update(key, 'a claim', (record, at) => {
+        const result = claimSubject(record, digest, at, claimTtlMs, tokenId, minRetryDelayMs, at - waitedMs, waiter, replyWindowMs, claimOptions);
+        return { record: result.record, answer: result.claim };
+      });
+    },
+    markProcessed(key: string, token: string, settleOptions?: MarkProcessedOptions): Promise<boolean> {
+      return update(key, 'markProcessed', (record, at) => ({
+        record: markSubjectProcessed(record, key, token, at, ttlMs, minRetryDelayMs, settleOptions, replyWindowMs),
+        // Tokens are unique: the record still holds this one unless another delivery took the subject.
+        answer: record?.token === token,
+      }));
+    },
+    release(key: string, token: string, settleOptions?: ReleaseOptions): Promise<void> {
+      return update(key, 'release', (record, at) => ({ record: releaseSubject(record, token, at, settleOptions, minRetryDelayMs, replyWindowMs), answer: undefined }));
+    },
+    expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): Promise<void> {
+      return update(key, 'expectRetry', (record, at) => ({
+        record: expectSubjectRetry(record, digest, at, minRetryDelayMs, at - waitedMs, at - failedAgo(waitedMs, failedMsAgo), replyWindowMs),
+        answer: undefined,
+      }));
+    },
+    joinLine(key: string, waiter: SubjectWaiter): Promise<void> {
+      checkWaiter(waiter);
+      return update(key, 'joinLine', (record, at) => ({
+        record: joinSubjectLine(record, waiter, at, minRetryDelayMs, deliveryOfWaiter(waiter, at - (waiter.waitedMs ?? 0), minRetryDelayMs, replyWindowMs)),
+        answer: undefined,
+      }));
+    },
+    leaveLine(key: string, waiter: SubjectWaiter): Promise<void> {
+      checkWaiter(waiter);
+      return update(key, 'leaveLine', (record, at) => ({ record: leaveSubjectLine(record, waiter, at, minRetryDelayMs), answer: undefined }));
+    },
+    renewClaim(key: string, token: string): Promise<boolean> {
+      return update(key, 'renewClaim', (record, at) => {
+        const { record: renewed, renewed: owned } = renewSubjectClaim(record, token, at, claimTtlMs);
+        return { record: renewed, answer: owned };
+      });
+    },
+  };
+}
+
+/** The record kept as `stored` under `name` (none: `undefined`), or the store's typed error for a text it did not write. */
+function readRecord(name: string, stored: string | undefined): SubjectRecord | undefined {
+  if (stored === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = typeof stored === 'string' ? JSON.parse(stored) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  const { v, record } = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as { v?: unknown; record?: Partial<SubjectRecord> };
+  if (typeof v === 'number' && v > FORMAT) {
+    throw new DedupeStoreError('unexpected_store_reply',
+      `The value under ${name} has layout ${v}, written by a later @capi/webhook-receiver; this one reads layout ${FORMAT}. Upgrade every process that shares the table.`);
+  }
+  if (v !== FORMAT || typeof record !== 'object' || record === null || !STATES.has(record.state) || typeof record.token !== 'string' || typeof record.digest !== 'string' || typeof record.expiresAt !== 'number') {
+    throw new DedupeStoreError('unexpected_store_reply',
+      `transact read ${JSON.stringify(String(stored).slice(0, 80))} under ${name}, which this store did not write: give it a table (or key prefix) of its own, and pass change the text exactly as it was written (or undefined when there is none).`);
+  }
+  return record as SubjectRecord;
+}

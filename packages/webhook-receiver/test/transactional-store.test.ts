@@ -1,0 +1,199 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTransactionalDedupeStore, DedupeStoreError, WebhookReceiverError, type DedupeRecordChange, type DedupeTransact } from '../src/index.js';
+import { createPostgresDedupeStore, DEDUPE_TABLE } from '../examples/postgres-dedupe-store.js';
+import { describeDedupeStoreContract } from './helpers/dedupe-store-contract.js';
+import { startPostgresServer, type PostgresServer } from './helpers/postgres-server.js';
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** `transact` over a Map, one key at a time (a lock per key), with a pause between read and write as a database's round trips make. */
+function lockingTransact(rows = new Map<string, string>()): DedupeTransact & { rows: Map<string, string> } {
+  const locks = new Map<string, Promise<void>>();
+  const transact = async (key: string, change: (stored: string | undefined) => DedupeRecordChange) => {
+    const before = locks.get(key) ?? Promise.resolve();
+    let unlock!: () => void;
+    const mine = new Promise<void>((resolve) => (unlock = resolve));
+    locks.set(key, before.then(() => mine));
+    await before;
+    try {
+      await tick();
+      const next = change(rows.get(key));
+      await tick();
+      if (next.value === undefined) rows.delete(key);
+      else if (next.changed) rows.set(key, next.value);
+    } finally {
+      unlock();
+    }
+  };
+  return Object.assign(transact, { rows });
+}
+
+/**
+ * `transact` with conditional writes (as DynamoDB's or etcd's): read, change, write only if the
+ * value is still the one read, else try again. Every other try of every key loses once to a
+ * write slipped in between (the same value written again), so the store sees `change` called twice.
+ */
+function conditionalTransact(): DedupeTransact & { retries: number } {
+  const rows = new Map<string, string>();
+  let tries = 0;
+  const transact = async (key: string, change: (stored: string | undefined) => DedupeRecordChange) => {
+    for (;;) {
+      const read = rows.get(key);
+      await tick();
+      const next = change(read);
+      await tick();
+      if (++tries % 2 === 0 && read !== undefined) {
+        // Another process wrote the key meanwhile: a fresh string, as a database returns.
+        rows.set(key, `${read} `.trimEnd());
+        transact.retries++;
+        if (rows.get(key) !== read) continue;
+      }
+      if (rows.get(key) !== read) continue;
+      if (next.value === undefined) rows.delete(key);
+      else if (next.changed) rows.set(key, next.value);
+      return;
+    }
+  };
+  transact.retries = 0;
+  return transact;
+}
+
+describe('transactional store over a Map, one key at a time: the store contract', () => {
+  describeDedupeStoreContract((options) => createTransactionalDedupeStore({ transact: lockingTransact(), ...options }));
+});
+
+describe('transactional store over conditional writes that are tried again: the store contract', () => {
+  describeDedupeStoreContract((options) => createTransactionalDedupeStore({ transact: conditionalTransact(), ...options }));
+});
+
+describe('transactional store on a real PostgreSQL server (examples/postgres-dedupe-store.ts)', () => {
+  let server: PostgresServer;
+  let pool: pg.Pool;
+  beforeAll(async () => {
+    server = await startPostgresServer();
+    pool = new pg.Pool({ connectionString: server.url, max: 20 });
+    await pool.query(`CREATE TABLE ${DEDUPE_TABLE} (key text PRIMARY KEY, value text NOT NULL, expires_at bigint NOT NULL)`);
+  }, 60_000);
+  afterAll(async () => {
+    await pool?.end();
+    await server?.close();
+  });
+  let prefix = 0;
+
+  describe('the store contract', () => {
+    describeDedupeStoreContract((options) => createPostgresDedupeStore(pool, { keyPrefix: `contract:${++prefix}:`, ...options }), { shortTtlMs: 200 });
+  });
+
+  it('gives a subject to exactly one of 50 concurrent claims over 20 connections, and keeps one row per subject with its expiry', async () => {
+    const store = createPostgresDedupeStore(pool, { keyPrefix: 'race:' });
+    const claims = await Promise.all(Array.from({ length: 50 }, () => store.claim('kyc.status.changed:u1', 'digest-a')));
+    expect(claims.filter((claim) => claim.state === 'claimed')).toHaveLength(1);
+    expect(claims.filter((claim) => claim.state === 'processing')).toHaveLength(49);
+    const claimed = claims.find((claim) => claim.state === 'claimed')!;
+    if (claimed.state !== 'claimed') throw new Error('unreachable');
+    expect(await store.markProcessed('kyc.status.changed:u1', claimed.token)).toBe(true);
+    const { rows } = await pool.query<{ key: string; value: string; expires_at: string }>(`SELECT * FROM ${DEDUPE_TABLE} WHERE key LIKE 'race:%'`);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.key).toBe('race:kyc.status.changed:u1');
+    expect(JSON.parse(rows[0]!.value)).toMatchObject({ v: 1, record: { state: 'processed', digest: 'digest-a' } });
+    // Kept 24 hours by default.
+    expect(Number(rows[0]!.expires_at) - Date.now()).toBeGreaterThan(23 * 3600_000);
+    expect(await store.claim('kyc.status.changed:u1', 'digest-a')).toEqual({ state: 'processed' });
+  });
+
+  it('answers a claim dedupe_store_unavailable when the database is unreachable (the receiver answers 503)', async () => {
+    const unreachable = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:1/postgres`, connectionTimeoutMillis: 2_000 });
+    const store = createPostgresDedupeStore(unreachable);
+    const error = await Promise.resolve(store.claim('kyc.status.changed:u2', 'digest')).then(() => undefined, (caught: unknown) => caught);
+    await unreachable.end();
+    expect(error).toBeInstanceOf(DedupeStoreError);
+    expect(error).toMatchObject({ code: 'dedupe_store_unavailable', message: expect.stringMatching(/^The store's transact failed a claim of kyc\.status\.changed:u2: .*ECONNREFUSED.* The delivery is answered 503 and will be retried\.$/) });
+  });
+});
+
+describe('transactional store: what it refuses', () => {
+  it.each([
+    ['no options', undefined, /createTransactionalDedupeStore needs \{ transact\(key, change\) \}/],
+    ['no transact', {}, /createTransactionalDedupeStore needs \{ transact\(key, change\) \}/],
+    ['a misspelt option', { transact: lockingTransact(), claimTtl: 5 }, /createTransactionalDedupeStore has no option "claimTtl"; did you mean claimTtlMs\?/],
+    ['a clock that is not a function', { transact: lockingTransact(), now: 5 }, /now must be a function returning milliseconds/],
+    ['a keyPrefix that is not a string', { transact: lockingTransact(), keyPrefix: 7 }, /keyPrefix must be a string .* got number/],
+    ['a claimTtlMs of 0', { transact: lockingTransact(), claimTtlMs: 0 }, /claimTtlMs must be a positive integer, got 0/],
+  ])('refuses %s with invalid_options', (_what, options, message) => {
+    const create = () => createTransactionalDedupeStore(options as never);
+    expect(create).toThrow(WebhookReceiverError);
+    expect(create).toThrow(message);
+  });
+
+  it('refuses a value it did not write with unexpected_store_reply, and writes nothing over it', async () => {
+    for (const foreign of ['not json', '{"state":"processed"}', '{"v":1,"record":{"state":"done","token":"","digest":"","expiresAt":0}}', '[]']) {
+      const transact = lockingTransact(new Map([['k', foreign]]));
+      const store = createTransactionalDedupeStore({ transact });
+      await expect(store.claim('k', 'd')).rejects.toMatchObject({ code: 'unexpected_store_reply', message: expect.stringContaining('which this store did not write: give it a table (or key prefix) of its own') });
+      expect(transact.rows.get('k')).toBe(foreign);
+    }
+  });
+
+  it('refuses a value of a later layout, saying to upgrade every process that shares the table', async () => {
+    const transact = lockingTransact(new Map([['k', '{"v":2,"subject":{}}']]));
+    const store = createTransactionalDedupeStore({ transact });
+    await expect(store.markProcessed('k', 'token')).rejects.toMatchObject({
+      code: 'unexpected_store_reply',
+      message: 'The value under k has layout 2, written by a later @capi/webhook-receiver; this one reads layout 1. Upgrade every process that shares the table.',
+    });
+  });
+
+  it('keeps its refusal of a foreign value when transact wraps what change threw', async () => {
+    const store = createTransactionalDedupeStore({
+      transact: (_key, change) => {
+        try {
+          change('foreign');
+        } catch (error) {
+          throw new Error('transaction rolled back', { cause: error });
+        }
+      },
+    });
+    await expect(store.claim('k')).rejects.toMatchObject({ code: 'unexpected_store_reply' });
+  });
+
+  it('refuses a transact that returned without calling change', async () => {
+    const store = createTransactionalDedupeStore({ transact: async () => {} });
+    await expect(store.claim('k', 'd')).rejects.toMatchObject({
+      code: 'unexpected_store_reply',
+      message: "The store's transact returned without calling change for a claim of k: it must read the value kept under the key, call change(value) and write what it answers.",
+    });
+  });
+
+  it('hands transact the key with its prefix, asks for no write when nothing changed, and a delete when the subject is left with nothing', async () => {
+    const seen: Array<{ key: string; change: DedupeRecordChange }> = [];
+    const rows = new Map<string, string>();
+    const store = createTransactionalDedupeStore({
+      keyPrefix: 'shop-eu:',
+      transact: (key, change) => {
+        const next = change(rows.get(key));
+        seen.push({ key, change: next });
+        if (next.value === undefined) rows.delete(key);
+        else rows.set(key, next.value);
+      },
+    });
+    const claim = await store.claim('s', 'd');
+    if (claim.state !== 'claimed') throw new Error('expected a claim');
+    expect(seen[0]).toMatchObject({ key: 'shop-eu:s', change: { changed: true, expiresAt: expect.any(Number) } });
+    // A renewal of another token changes nothing: nothing to write.
+    expect(await store.renewClaim!('s', 'other')).toBe(false);
+    expect(seen[1]!.change).toEqual({ value: rows.get('shop-eu:s'), expiresAt: seen[0]!.change.expiresAt, changed: false });
+    // Released without a retry due: the subject keeps nothing, the row is deleted.
+    await store.release('s', claim.token);
+    expect(seen[2]!.change).toEqual({ value: undefined, expiresAt: 0, changed: true });
+    expect(rows.size).toBe(0);
+  });
+
+  it('answers what the try that was written answered, when change is called more than once', async () => {
+    const transact = conditionalTransact();
+    const store = createTransactionalDedupeStore({ transact });
+    const claims = await Promise.all(Array.from({ length: 20 }, () => store.claim('k', 'd')));
+    expect(transact.retries).toBeGreaterThan(0);
+    expect(claims.filter((claim) => claim.state === 'claimed')).toHaveLength(1);
+  });
+});
