@@ -135,6 +135,16 @@ describe('transactional store: what it refuses', () => {
     }
   });
 
+  it('refuses a value that is not text (a jsonb column hands back an object), saying to keep it as text', async () => {
+    for (const [value, what] of [[{ v: 1, record: {} }, 'a value of type object'], [null, 'null']] as const) {
+      const store = createTransactionalDedupeStore({ transact: (_key, change) => void change(value as never) });
+      await expect(store.claim('k', 'd')).rejects.toMatchObject({
+        code: 'unexpected_store_reply',
+        message: `transact passed change ${what} for k, not the text it wrote: keep the value as text (a json or jsonb column gives an object: use text, or pass JSON.stringify of it), and pass undefined when there is none.`,
+      });
+    }
+  });
+
   it('refuses a value of a later layout, saying to upgrade every process that shares the table', async () => {
     const transact = lockingTransact(new Map([['k', '{"v":2,"subject":{}}']]));
     const store = createTransactionalDedupeStore({ transact });

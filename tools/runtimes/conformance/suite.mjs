@@ -4,7 +4,7 @@
 // (node.mjs, bun.mjs, deno.mjs, worker.mjs) supplies the HTTP server and prints the results.
 import { createPartnerClient, signerFromViemAccount, TokenManager } from '@capi/client';
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from '@capi/event-types';
-import { createWebhookReceiver } from '@capi/webhook-receiver';
+import { createTransactionalDedupeStore, createWebhookReceiver } from '@capi/webhook-receiver';
 import {
   generateWebhookKeyPair,
   isValidWebhookSignature,
@@ -92,15 +92,43 @@ export function validatorChecks() {
 /**
  * A receiver whose handlers count dispatches per KYC status, and which keeps what its onError
  * hears (`<code> <outcome>`; the default would print to stderr, which fails the run), for
- * `receiveChecks`.
+ * `receiveChecks`. Its dedupe store: the default memory store, or `dedupe`.
  * @param {string} publicKey
+ * @param {import('@capi/webhook-receiver').DedupeStore} [dedupe]
  */
-export function createCountingReceiver(publicKey) {
+export function createCountingReceiver(publicKey, dedupe) {
   const dispatched = [];
   const reported = [];
-  const receiver = createWebhookReceiver({ publicKey, onError: (error, { outcome }) => { reported.push(`${error?.code} ${outcome}`); } })
+  const receiver = createWebhookReceiver({ publicKey, ...(dedupe ? { dedupe } : {}), onError: (error, { outcome }) => { reported.push(`${error?.code} ${outcome}`); } })
     .on('kyc.status.changed', (event) => { dispatched.push(event.data.kycStatus); });
   return { receiver, dispatched, reported };
+}
+
+/**
+ * The transactional store (`createTransactionalDedupeStore`) over a `transact` that keeps the
+ * values in a Map, one key at a time, with a pause between the read and the write as a
+ * database's round trips make: the store's own code (its JSON records, its tokens from
+ * `crypto.randomUUID`) run on each runtime, as a partner's database client would drive it.
+ */
+export function createMapTransactionalStore() {
+  const rows = new Map();
+  const turns = new Map();
+  return createTransactionalDedupeStore({
+    async transact(key, change) {
+      const before = turns.get(key) ?? Promise.resolve();
+      let done;
+      turns.set(key, before.then(() => new Promise((resolve) => { done = resolve; })));
+      await before;
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        const next = change(rows.get(key));
+        if (next.value === undefined) rows.delete(key);
+        else if (next.changed) rows.set(key, next.value);
+      } finally {
+        done();
+      }
+    },
+  });
 }
 
 /**

@@ -29,17 +29,24 @@ export function expectConformance(results: Record<string, any>, sandboxPublicKey
     publicKey: sandboxPublicKey,
     unauthenticated: 'AuthenticationError 401',
   });
+  expectReceived(results.receive);
+  // The same on the transactional store (createTransactionalDedupeStore).
+  expectReceived(results.receiveTransactional);
+}
+
+/** What `receiveChecks` must see on every runtime and store. */
+export function expectReceived(receive: { replies: Record<string, string>; dispatched: string[]; reported: string[] }): void {
   // A -> B -> A: three dispatches; the retry of the latest (re-signed) none; a forgery refused.
-  expect(results.receive.replies).toEqual({
+  expect(receive.replies).toEqual({
     first: '200 processed',
     second: '200 processed',
     third: '200 processed',
     retryOfLatest: '200 duplicate',
     forged: '401 invalid_signature',
   });
-  expect(results.receive.dispatched).toEqual(['pending', 'resubmissionRequested', 'pending']);
+  expect(receive.dispatched).toEqual(['pending', 'resubmissionRequested', 'pending']);
   // The forgery's 401 is reported once: a wrong key looks the same.
-  expect(results.receive.reported).toEqual(['signatures_rejected invalid_signature']);
+  expect(receive.reported).toEqual(['signatures_rejected invalid_signature']);
 }
 
 /**

@@ -47,8 +47,14 @@ describe('the packages conform on workerd (bundled as wrangler bundles, no nodej
       dispatched: async () => (await fetch(`${worker.url}/dispatched`)).json(),
       reported: async () => (await fetch(`${worker.url}/reported`)).json(),
     });
+    const receiveTransactional = await receiveChecks({
+      url: `${worker.url}/webhooks-transactional`,
+      privateKey: receiverKeys.privateKey,
+      dispatched: async () => (await fetch(`${worker.url}/transactional-dispatched`)).json(),
+      reported: async () => (await fetch(`${worker.url}/transactional-reported`)).json(),
+    });
     expect(checks.version).toBe('Cloudflare-Workers');
-    expectConformance({ ...checks, receive }, sandbox.publicKey);
+    expectConformance({ ...checks, receive, receiveTransactional }, sandbox.publicKey);
     expect(worker.stderr()).toBe('');
   }, 60_000);
 

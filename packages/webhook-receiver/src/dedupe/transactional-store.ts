@@ -204,9 +204,13 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
 /** The record kept as `stored` under `name` (none: `undefined`), or the store's typed error for a text it did not write. */
 function readRecord(name: string, stored: string | undefined): SubjectRecord | undefined {
   if (stored === undefined) return undefined;
+  if (typeof stored !== 'string') {
+    throw new DedupeStoreError('unexpected_store_reply',
+      `transact passed change ${stored === null ? 'null' : `a value of type ${typeof stored}`} for ${name}, not the text it wrote: keep the value as text (a json or jsonb column gives an object: use text, or pass JSON.stringify of it), and pass undefined when there is none.`);
+  }
   let parsed: unknown;
   try {
-    parsed = typeof stored === 'string' ? JSON.parse(stored) : undefined;
+    parsed = JSON.parse(stored);
   } catch {
     parsed = undefined;
   }
@@ -217,7 +221,7 @@ function readRecord(name: string, stored: string | undefined): SubjectRecord | u
   }
   if (v !== FORMAT || typeof record !== 'object' || record === null || !STATES.has(record.state) || typeof record.token !== 'string' || typeof record.digest !== 'string' || typeof record.expiresAt !== 'number') {
     throw new DedupeStoreError('unexpected_store_reply',
-      `transact read ${JSON.stringify(String(stored).slice(0, 80))} under ${name}, which this store did not write: give it a table (or key prefix) of its own, and pass change the text exactly as it was written (or undefined when there is none).`);
+      `transact read ${JSON.stringify(stored.slice(0, 80))} under ${name}, which this store did not write: give it a table (or key prefix) of its own, and pass change the text exactly as it was written (or undefined when there is none).`);
   }
   return record as SubjectRecord;
 }
