@@ -4,9 +4,10 @@
 // installs it with apt), or REDIS_SERVER_BIN.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.mjs';
 
 const binary = process.env.REDIS_SERVER_BIN ?? 'redis-server';
 
@@ -14,17 +15,6 @@ const binary = process.env.REDIS_SERVER_BIN ?? 'redis-server';
 export function hasRedisServer() {
   const probe = spawnSync(binary, ['--version'], { encoding: 'utf8' });
   return probe.error === undefined && probe.status === 0;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** @param {number} port */

@@ -4,7 +4,7 @@
 // 2. receiver.receive on ~1 MB bodies against a hand-written verify + parse + validate (and the
 //    same plus the SHA-256 that deduplication by content needs);
 // 3. the memory store at its limit (every new subject makes it forget one) against the same
-//    store under its limit;
+//    store under its limit; the transactional store on PostgreSQL against the Redis store;
 // 4. HTTP throughput with autocannon on loopback: toNodeHandler against a bare node:http
 //    server that only verifies (and, for reference, against one that verifies, parses and
 //    validates by hand), and receiver.handle in Hono (@hono/node-server) against the same Hono
@@ -23,6 +23,7 @@ import { validateWebhookEvent } from '@capi/webhook-validator';
 import { createMemoryDedupeStore, createWebhookReceiver } from '../dist/index.js';
 import { createKeys, signDeliveries, signLargeDeliveries } from './deliveries.mjs';
 import { measureHandOver } from './handover.mjs';
+import { measureSharedStores } from './shared-stores.mjs';
 
 const { publicKeyPem, privateKeyPem } = createKeys();
 const publicKey = createPublicKey(publicKeyPem);
@@ -254,6 +255,14 @@ if (handOver === undefined) {
 } else {
   record({ name: 'hand-over of a subject between two receivers on one Redis, with a subscriber (wake-ups), median of 40', value: Number(handOver.with.median.toFixed(1)), unit: 'ms', baseline: `the same without a subscriber (tries every 10-250 ms): ${handOver.without.median.toFixed(1)} ms`, ratio: handOver.without.median / handOver.with.median });
   record({ name: `  the same, p90: ${handOver.with.p90.toFixed(1)} ms with, ${handOver.without.p90.toFixed(1)} ms without`, value: Number(handOver.with.p90.toFixed(1)), unit: 'ms' });
+}
+
+// --- 3c. the stores several processes share ------------------------------------------------------
+const shared = await measureSharedStores();
+if (shared === undefined) {
+  console.log('PostgreSQL against Redis: skipped (no redis-server on the PATH, or no PostgreSQL under /usr/lib/postgresql)');
+} else {
+  record({ name: `transactional store on PostgreSQL (examples/postgres-dedupe-store.ts, 16 connections): claim + markProcessed of new subjects, ${shared.inFlight} in flight, median of ${shared.rounds} rounds`, value: shared.postgres, unit: 'deliveries/s', baseline: `the Redis store (ioredis, one connection): ${Math.round(shared.redis).toLocaleString('en-US')} deliveries/s`, ratio: shared.ratio });
 }
 
 // --- 4. HTTP throughput ---------------------------------------------------------------------
