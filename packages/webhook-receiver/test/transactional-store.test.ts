@@ -112,6 +112,43 @@ describe('transactional store on a real PostgreSQL server (examples/postgres-ded
   });
 });
 
+describe('transactional store: places on the receiver\'s clock', () => {
+  // A transaction may wait for the subject's row (another process holds it) or for a connection
+  // of the pool: the event's place must be its arrival at the receiver, not the store's clock
+  // less the wait the receiver measured, which would add that wait to it.
+  it('keeps a newer event whose older one waited for the row: claimed, not superseded', async () => {
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    let held = true;
+    const locking = lockingTransact();
+    const store = createTransactionalDedupeStore({
+      transact: async (key, change) => {
+        if (held) {
+          held = false;
+          await gate;
+        }
+        await locking(key, change);
+      },
+    });
+    const waitPast = async (ms: number) => {
+      const until = Date.now() + ms;
+      while (Date.now() <= until) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    // A arrives and claims at once; its transaction still waits for the row when B arrives.
+    const claimOfA = store.claim('kyc.status.changed:usr_wait', 'digest-a', 0);
+    await waitPast(20);
+    const arrivalOfB = Date.now();
+    await waitPast(50);
+    openGate();
+    const a = await claimOfA;
+    expect(a.state).toBe('claimed');
+    await store.markProcessed('kyc.status.changed:usr_wait', (a as { token: string }).token);
+    // B, which waited behind A in its receiver, claims now: it arrived after A, so it is the newer state.
+    const b = await store.claim('kyc.status.changed:usr_wait', 'digest-b', Date.now() - arrivalOfB);
+    expect(b.state).toBe('claimed');
+  });
+});
+
 describe('transactional store: what it refuses', () => {
   it.each([
     ['no options', undefined, /createTransactionalDedupeStore needs \{ transact\(key, change\) \}/],

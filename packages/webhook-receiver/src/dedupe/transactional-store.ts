@@ -114,6 +114,15 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
   const now = options.now ?? Date.now;
 
   /**
+   * When a delivery that waited `waitedMs` reached the receiver: the event's place in its
+   * subject's order, taken when the store is called, not inside `transact`. A transaction may
+   * wait for the subject's row (another process holds it) or for a connection: the store's clock
+   * then, less a wait measured before, would add that wait to the arrival, and place an older
+   * event after a newer one that did not wait.
+   */
+  const arrivedAt = (waitedMs: number): number => now() - Math.max(0, waitedMs);
+
+  /**
    * Runs `step` on the subject's record inside one `transact`, and answers what the try that was
    * written answered (each try of `transact` calls `change` again, on the value it read then).
    */
@@ -160,8 +169,9 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
       if (waiter !== undefined) checkWaiter(waiter);
       // Unique across processes: a claim's token tells whose the subject is.
       const tokenId = globalThis.crypto.randomUUID();
+      const arrived = arrivedAt(waitedMs);
       return update(key, 'a claim', (record, at) => {
-        const result = claimSubject(record, digest, at, claimTtlMs, tokenId, minRetryDelayMs, at - waitedMs, waiter, replyWindowMs, claimOptions);
+        const result = claimSubject(record, digest, at, claimTtlMs, tokenId, minRetryDelayMs, Math.min(arrived, at), waiter, replyWindowMs, claimOptions);
         return { record: result.record, answer: result.claim };
       });
     },
@@ -176,15 +186,19 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
       return update(key, 'release', (record, at) => ({ record: releaseSubject(record, token, at, settleOptions, minRetryDelayMs, replyWindowMs), answer: undefined }));
     },
     expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): Promise<void> {
+      const arrived = arrivedAt(waitedMs);
+      // The failure, as the Durable Object store counts it: how long before the store runs the
+      // call (a failure told late, verified once the key came, is judged by that; see expectSubjectRetry).
       return update(key, 'expectRetry', (record, at) => ({
-        record: expectSubjectRetry(record, digest, at, minRetryDelayMs, at - waitedMs, at - failedAgo(waitedMs, failedMsAgo), replyWindowMs),
+        record: expectSubjectRetry(record, digest, at, minRetryDelayMs, Math.min(arrived, at), at - failedAgo(waitedMs, failedMsAgo), replyWindowMs),
         answer: undefined,
       }));
     },
     joinLine(key: string, waiter: SubjectWaiter): Promise<void> {
       checkWaiter(waiter);
+      const arrived = arrivedAt(waiter.waitedMs ?? 0);
       return update(key, 'joinLine', (record, at) => ({
-        record: joinSubjectLine(record, waiter, at, minRetryDelayMs, deliveryOfWaiter(waiter, at - (waiter.waitedMs ?? 0), minRetryDelayMs, replyWindowMs)),
+        record: joinSubjectLine(record, waiter, at, minRetryDelayMs, deliveryOfWaiter(waiter, Math.min(arrived, at), minRetryDelayMs, replyWindowMs)),
         answer: undefined,
       }));
     },
