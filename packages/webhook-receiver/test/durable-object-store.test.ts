@@ -5,7 +5,7 @@ import { createDurableObjectDeadLetterStore } from '../src/dead-letter/durable-o
 import { createDurableObjectDedupeStore } from '../src/dedupe/durable-object-store.js';
 import { DeadLetterStoreError, DedupeStoreError, WebhookReceiverError } from '../src/errors.js';
 import { deadLetterEntry, describeDeadLetterReplaceContract } from './helpers/dead-letter-store-contract.js';
-import { describeDedupeStoreContract } from './helpers/dedupe-store-contract.js';
+import { describeDedupeStoreContract, expectPlacesOnTheReceiversClock } from './helpers/dedupe-store-contract.js';
 import { eventBody } from './helpers/events.js';
 import { createFakeService, type FakeService } from './helpers/service.js';
 
@@ -50,39 +50,23 @@ describe('Durable Object store: places on the receiver\'s clock', () => {
   // event's place must be its arrival at the receiver, not the object's clock less the wait the
   // receiver measured, which would add that transit to it.
   it('keeps a newer event whose older one took longer to reach the object: claimed, not superseded', async () => {
-    let openGate!: () => void;
-    const gate = new Promise<void>((resolve) => (openGate = resolve));
-    let held = true;
-    // The namespace as Node sees it, with the first operation (A's claim) held on its way to the object.
-    const slowFirstHop = {
-      idFromName: (name: string) => name,
-      get: (id: never) => ({
-        fetch: async (_url: string, init: { method: string; body: string }) => {
-          if (held) {
-            held = false;
-            await gate;
-          }
-          return fetch(`${worker.url}/object/${encodeURIComponent(id)}`, init);
-        },
-      }),
-    };
-    const store = createDurableObjectDedupeStore({ namespace: slowFirstHop, keyPrefix: `transit:${++prefixCounter}:` });
-    const waitPast = async (ms: number) => {
-      const until = Date.now() + ms;
-      while (Date.now() <= until) await new Promise((resolve) => setTimeout(resolve, 5));
-    };
-    // A arrives and claims at once; its claim is still on its way when B arrives.
-    const claimOfA = store.claim('kyc.status.changed:usr_transit', 'digest-a', 0);
-    await waitPast(20);
-    const arrivalOfB = Date.now();
-    await waitPast(50);
-    openGate();
-    const a = await claimOfA;
-    expect(a.state).toBe('claimed');
-    await store.markProcessed('kyc.status.changed:usr_transit', (a as { token: string }).token);
-    // B, which waited behind A in its receiver, claims now: it arrived after A, so it is the newer state.
-    const b = await store.claim('kyc.status.changed:usr_transit', 'digest-b', Date.now() - arrivalOfB);
-    expect(b.state).toBe('claimed');
+    await expectPlacesOnTheReceiversClock((firstCall) => {
+      let held = true;
+      // The namespace as Node sees it, with the first operation (A's claim) held on its way to the object.
+      const slowFirstHop = {
+        idFromName: (name: string) => name,
+        get: (id: never) => ({
+          fetch: async (_url: string, init: { method: string; body: string }) => {
+            if (held) {
+              held = false;
+              await firstCall;
+            }
+            return fetch(`${worker.url}/object/${encodeURIComponent(id)}`, init);
+          },
+        }),
+      };
+      return createDurableObjectDedupeStore({ namespace: slowFirstHop, keyPrefix: `transit:${++prefixCounter}:` });
+    }, 'kyc.status.changed:usr_transit');
   });
 });
 

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTransactionalDedupeStore, DedupeStoreError, WebhookReceiverError, type DedupeRecordChange, type DedupeTransact } from '../src/index.js';
 import { createPostgresDedupeStore, DEDUPE_TABLE } from '../examples/postgres-dedupe-store.js';
-import { describeDedupeStoreContract } from './helpers/dedupe-store-contract.js';
+import { describeDedupeStoreContract, expectPlacesOnTheReceiversClock } from './helpers/dedupe-store-contract.js';
 import { startPostgresServer, type PostgresServer } from './helpers/postgres-server.js';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -117,35 +117,20 @@ describe('transactional store: places on the receiver\'s clock', () => {
   // of the pool: the event's place must be its arrival at the receiver, not the store's clock
   // less the wait the receiver measured, which would add that wait to it.
   it('keeps a newer event whose older one waited for the row: claimed, not superseded', async () => {
-    let openGate!: () => void;
-    const gate = new Promise<void>((resolve) => (openGate = resolve));
-    let held = true;
-    const locking = lockingTransact();
-    const store = createTransactionalDedupeStore({
-      transact: async (key, change) => {
-        if (held) {
-          held = false;
-          await gate;
-        }
-        await locking(key, change);
-      },
-    });
-    const waitPast = async (ms: number) => {
-      const until = Date.now() + ms;
-      while (Date.now() <= until) await new Promise((resolve) => setTimeout(resolve, 5));
-    };
-    // A arrives and claims at once; its transaction still waits for the row when B arrives.
-    const claimOfA = store.claim('kyc.status.changed:usr_wait', 'digest-a', 0);
-    await waitPast(20);
-    const arrivalOfB = Date.now();
-    await waitPast(50);
-    openGate();
-    const a = await claimOfA;
-    expect(a.state).toBe('claimed');
-    await store.markProcessed('kyc.status.changed:usr_wait', (a as { token: string }).token);
-    // B, which waited behind A in its receiver, claims now: it arrived after A, so it is the newer state.
-    const b = await store.claim('kyc.status.changed:usr_wait', 'digest-b', Date.now() - arrivalOfB);
-    expect(b.state).toBe('claimed');
+    await expectPlacesOnTheReceiversClock((firstCall) => {
+      let held = true;
+      const locking = lockingTransact();
+      // A's transaction waits (for the row, or a connection) before it reads.
+      return createTransactionalDedupeStore({
+        transact: async (key, change) => {
+          if (held) {
+            held = false;
+            await firstCall;
+          }
+          await locking(key, change);
+        },
+      });
+    }, 'kyc.status.changed:usr_wait');
   });
 });
 

@@ -711,3 +711,28 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect(() => createStore({ claimTtlMs: 1.5 })).toThrow(/claimTtlMs must be a positive integer, got 1.5/);
   });
 }
+
+/**
+ * A store whose first call is held on its way (`holdFirstCall` gives a gate that lets it go)
+ * must place an event where it reached the receiver, not where the store ran its call: A
+ * arrives and claims at once, its call held while B arrives; B, which waited behind A in its
+ * receiver, claims after A was processed, and is the newer state: claimed, not superseded.
+ */
+export async function expectPlacesOnTheReceiversClock(createStore: (firstCall: Promise<void>) => DedupeStore, key: string): Promise<void> {
+  let openGate!: () => void;
+  const store = createStore(new Promise<void>((resolve) => (openGate = resolve)));
+  const waitPast = async (ms: number) => {
+    const until = Date.now() + ms;
+    while (Date.now() <= until) await sleep(5);
+  };
+  const claimOfA = store.claim(key, 'digest-a', 0);
+  await waitPast(20);
+  const arrivalOfB = Date.now();
+  await waitPast(50);
+  openGate();
+  const a = await claimOfA;
+  expect(a.state).toBe('claimed');
+  await store.markProcessed(key, (a as { token: string }).token);
+  const b = await store.claim(key, 'digest-b', Date.now() - arrivalOfB);
+  expect(b.state).toBe('claimed');
+}
