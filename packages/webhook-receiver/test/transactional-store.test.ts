@@ -134,6 +134,42 @@ describe('transactional store: places on the receiver\'s clock', () => {
   });
 });
 
+describe('transactional store: a settlement that waited for the row', () => {
+  it('places the failure of an attempt that outlived the reply window when the service saw it, not later by the wait', async () => {
+    let holdMs = 0;
+    const locking = lockingTransact();
+    const store = createTransactionalDedupeStore({
+      minRetryDelayMs: 1_000,
+      replyWindowMs: 500,
+      transact: async (key, change) => {
+        // The release's transaction waits for the row (another process holds it).
+        if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, holdMs));
+        await locking(key, change);
+      },
+    });
+    // The service sent the attempt 300 ms before it arrived (a slow network): it counted it failed
+    // at sentAt + 500, 200 ms after the arrival.
+    const sentAt = Date.now() - 300;
+    const a = await store.claim('s', 'digest-a', 0);
+    if (a.state !== 'claimed') throw new Error('expected a claim');
+    // The handler outlives the window; its release then waits 300 ms for the row.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    holdMs = 300;
+    await store.release('s', a.token, { retryExpected: true, sentMsAgo: Date.now() - sentAt });
+    holdMs = 0;
+    // A newer event of the subject is processed.
+    const b = await store.claim('s', 'digest-b', 0);
+    if (b.state !== 'claimed') throw new Error('expected a claim');
+    await store.markProcessed('s', b.token);
+    // The service's retry of A comes 1,000 ms after it saw the attempt fail: it is that retry
+    // (superseded by B), not a newer event with A's body, which a failure placed 300 ms late
+    // (counted from the end of the transaction's wait) would make it.
+    const retryAt = sentAt + 500 + 1_000 + 50;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, retryAt - Date.now())));
+    expect(await store.claim('s', 'digest-a', 0)).toEqual({ state: 'superseded' });
+  });
+});
+
 describe('transactional store: what it refuses', () => {
   it.each([
     ['no options', undefined, /createTransactionalDedupeStore needs \{ transact\(key, change\) \}/],

@@ -123,6 +123,18 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
   const arrivedAt = (waitedMs: number): number => now() - Math.max(0, waitedMs);
 
   /**
+   * A settlement's options as of a later `at` inside `transact`: its `sentMsAgo` (counted by the
+   * receiver when it called the store) grown by the time the transaction waited, so that the
+   * attempt's failure is not placed later than the service saw it (see attemptFailedAt).
+   */
+  function sentAt<Options extends MarkProcessedOptions | ReleaseOptions>(options: Options | undefined): (at: number) => Options | undefined {
+    const calledAt = now();
+    const sentMsAgo = options?.sentMsAgo;
+    if (options === undefined || typeof sentMsAgo !== 'number') return () => options;
+    return (at) => ({ ...options, sentMsAgo: sentMsAgo + Math.max(0, at - calledAt) });
+  }
+
+  /**
    * Runs `step` on the subject's record inside one `transact`, and answers what the try that was
    * written answered (each try of `transact` calls `change` again, on the value it read then).
    */
@@ -176,14 +188,16 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
       });
     },
     markProcessed(key: string, token: string, settleOptions?: MarkProcessedOptions): Promise<boolean> {
+      const sent = sentAt(settleOptions);
       return update(key, 'markProcessed', (record, at) => ({
-        record: markSubjectProcessed(record, key, token, at, ttlMs, minRetryDelayMs, settleOptions, replyWindowMs),
+        record: markSubjectProcessed(record, key, token, at, ttlMs, minRetryDelayMs, sent(at), replyWindowMs),
         // Tokens are unique: the record still holds this one unless another delivery took the subject.
         answer: record?.token === token,
       }));
     },
     release(key: string, token: string, settleOptions?: ReleaseOptions): Promise<void> {
-      return update(key, 'release', (record, at) => ({ record: releaseSubject(record, token, at, settleOptions, minRetryDelayMs, replyWindowMs), answer: undefined }));
+      const sent = sentAt(settleOptions);
+      return update(key, 'release', (record, at) => ({ record: releaseSubject(record, token, at, sent(at), minRetryDelayMs, replyWindowMs), answer: undefined }));
     },
     expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): Promise<void> {
       const arrived = arrivedAt(waitedMs);
