@@ -4,6 +4,9 @@
 //
 //   CREATE TABLE capi_webhook_dedupe (key text PRIMARY KEY, value text NOT NULL, expires_at bigint NOT NULL);
 //   -- now and then (a cron job): DELETE FROM capi_webhook_dedupe WHERE expires_at < <now in ms>;
+//
+// Any isolation level works (the row lock does the work); READ COMMITTED, PostgreSQL's default,
+// never needs a retry.
 import { createTransactionalDedupeStore, type DedupeStore, type DedupeTransact, type TransactionalDedupeStoreOptions } from '@capi/webhook-receiver';
 import type pg from 'pg';
 
@@ -11,32 +14,47 @@ import type pg from 'pg';
 export const DEDUPE_TABLE = 'capi_webhook_dedupe';
 
 /**
- * `transact` on PostgreSQL: one transaction that locks the subject's row (inserted empty first
- * when there is none, so that two processes that see no row still take turns), hands its value
- * to `change`, and writes or deletes what `change` answers.
+ * `transact` on PostgreSQL: one transaction that takes the subject's row locked, in one
+ * statement (an upsert: an empty row when there is none, so that two processes that find no row
+ * still take turns, and a row deleted meanwhile by another transaction is simply made again),
+ * hands its value to `change`, and writes or deletes what `change` answers.
  */
 export function postgresTransact(pool: pg.Pool, table = DEDUPE_TABLE): DedupeTransact {
   return async (key, change) => {
     const client = await pool.connect();
+    // A connection the server ends while it is checked out emits 'error': without a listener,
+    // Node ends the process. Its query fails too, so the delivery is answered 503 and retried.
+    let failure: Error | undefined;
+    const onError = (error: Error) => { failure = error; };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
-      await client.query(`INSERT INTO ${table} (key, value, expires_at) VALUES ($1, '', 0) ON CONFLICT (key) DO NOTHING`, [key]);
-      const { rows } = await client.query<{ value: string }>(`SELECT value FROM ${table} WHERE key = $1 FOR UPDATE`, [key]);
+      const { rows } = await client.query<{ value: string }>(
+        `INSERT INTO ${table} (key, value, expires_at) VALUES ($1, '', 0) ON CONFLICT (key) DO UPDATE SET key = EXCLUDED.key RETURNING value`, [key]);
       const stored = rows[0]!.value;
       const next = change(stored === '' ? undefined : stored);
       if (next.value === undefined) await client.query(`DELETE FROM ${table} WHERE key = $1`, [key]);
       else if (next.changed) await client.query(`UPDATE ${table} SET value = $2, expires_at = $3 WHERE key = $1`, [key, next.value, next.expiresAt]);
       await client.query('COMMIT');
     } catch (error) {
+      failure ??= error as Error;
       await client.query('ROLLBACK').catch(() => {});
       throw error;
     } finally {
-      client.release();
+      client.off('error', onError);
+      // A connection that failed is closed, not put back in the pool.
+      client.release(failure);
     }
   };
 }
 
-/** A deduplication store in `table` of the database behind `pool`. */
-export function createPostgresDedupeStore(pool: pg.Pool, options: Omit<TransactionalDedupeStoreOptions, 'transact'> = {}): DedupeStore {
-  return createTransactionalDedupeStore({ transact: postgresTransact(pool), ...options });
+/** Options of {@link createPostgresDedupeStore}: the store's, and the table's name. */
+export interface PostgresDedupeStoreOptions extends Omit<TransactionalDedupeStoreOptions, 'transact'> {
+  /** The table (see the CREATE TABLE above). Default {@link DEDUPE_TABLE}. */
+  table?: string;
+}
+
+/** A deduplication store in a table of the database behind `pool`. */
+export function createPostgresDedupeStore(pool: pg.Pool, { table, ...options }: PostgresDedupeStoreOptions = {}): DedupeStore {
+  return createTransactionalDedupeStore({ transact: postgresTransact(pool, table), ...options });
 }

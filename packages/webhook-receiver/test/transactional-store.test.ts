@@ -102,6 +102,47 @@ describe('transactional store on a real PostgreSQL server (examples/postgres-ded
     expect(await store.claim('kyc.status.changed:u1', 'digest-a')).toEqual({ state: 'processed' });
   });
 
+  it('takes the row again when another transaction deleted it while this one waited for it (a release racing a claim), 50 times in a row', async () => {
+    const store = createPostgresDedupeStore(pool, { keyPrefix: 'delete-race:' });
+    for (let round = 0; round < 50; round++) {
+      const key = `kyc.status.changed:race-${round}`;
+      const first = await store.claim(key, 'digest-a', 0, undefined, { acknowledgedEarly: true });
+      if (first.state !== 'claimed') throw new Error('expected a claim');
+      // Released without a retry due, the subject keeps nothing: its row is deleted while the claim below waits for it.
+      const [, next] = await Promise.all([store.release(key, first.token), store.claim(key, 'digest-b')]);
+      expect(['claimed', 'processing']).toContain(next.state);
+    }
+  });
+
+  it('answers dedupe_store_unavailable, and keeps the process up, when the server ends the connection of a transaction', async () => {
+    const store = createPostgresDedupeStore(pool, { keyPrefix: 'terminated:' });
+    const holder = await pool.connect();
+    try {
+      // Another transaction holds the row: the store's transaction waits for it, and the server
+      // ends that connection meanwhile (a restart, a failover, an administrator).
+      await store.claim('kyc.status.changed:held', 'digest-a');
+      await holder.query('BEGIN');
+      await holder.query(`SELECT value FROM ${DEDUPE_TABLE} WHERE key = $1 FOR UPDATE`, ['terminated:kyc.status.changed:held']);
+      const claim = Promise.resolve(store.claim('kyc.status.changed:held', 'digest-b')).then(() => undefined, (error: unknown) => error);
+      for (let tries = 0; ; tries++) {
+        // From another connection: inside a transaction, pg_stat_activity keeps its first snapshot.
+        const { rows } = await pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO %'");
+        if (rows.length > 0) {
+          await pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+          break;
+        }
+        if (tries > 500) throw new Error('the store\'s transaction never waited for the row');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(await claim).toMatchObject({ code: 'dedupe_store_unavailable', message: expect.stringMatching(/^The store's transact failed a claim of terminated:kyc\.status\.changed:held: /) });
+      await holder.query('ROLLBACK');
+    } finally {
+      holder.release();
+    }
+    // The pool dropped the ended connection: the next call works.
+    expect(await store.claim('kyc.status.changed:held', 'digest-b')).toEqual({ state: 'processing' });
+  });
+
   it('answers a claim dedupe_store_unavailable when the database is unreachable (the receiver answers 503)', async () => {
     const unreachable = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:1/postgres`, connectionTimeoutMillis: 2_000 });
     const store = createPostgresDedupeStore(unreachable);
@@ -167,6 +208,33 @@ describe('transactional store: a settlement that waited for the row', () => {
     const retryAt = sentAt + 500 + 1_000 + 50;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, retryAt - Date.now())));
     expect(await store.claim('s', 'digest-a', 0)).toEqual({ state: 'superseded' });
+  });
+});
+
+describe('transactional store: its clock', () => {
+  it('reads its clock as a call starts: a transaction slowed by its database (a wait for the row\'s lock) agrees with the earlier call on the arrival of a delivery answered 409 whose place lapsed', async () => {
+    // The store's clock, moved by the test alone: by the database's latency before change runs, and by the waits.
+    let clock = 1_800_000_000_000;
+    let latencyMs = 0;
+    const transact = lockingTransact();
+    const store = createTransactionalDedupeStore({ now: () => clock, minRetryDelayMs: 0, transact: (key, change) => { clock += latencyMs; return transact(key, change); } });
+    const e0 = await store.claim('s', 'E0');
+    if (e0.state !== 'claimed') throw new Error('expected a claim of E0');
+    clock += 10;
+    const arrived = clock;
+    expect(await store.claim('s', 'E1', 0, { id: 'e1', leftMs: 50 })).toEqual({ state: 'processing' });
+    // E1 is answered 409 and its retry recorded (by a receiver that does not give its place back),
+    // in a transaction the database takes 20 ms to get to; then its place lapses.
+    latencyMs = 20;
+    await store.expectRetry!('s', 'E1', clock - arrived);
+    latencyMs = 0;
+    clock += 150;
+    await store.markProcessed('s', e0.token);
+    const e2 = await store.claim('s', 'E2');
+    if (e2.state !== 'claimed') throw new Error('expected a claim of E2');
+    await store.markProcessed('s', e2.token);
+    // One retry of E1 is due, not two: its copy is superseded, the next copy is a new event.
+    expect([(await store.claim('s', 'E1')).state, (await store.claim('s', 'E1')).state]).toEqual(['superseded', 'claimed']);
   });
 });
 

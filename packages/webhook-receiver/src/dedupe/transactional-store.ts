@@ -45,9 +45,9 @@ export interface TransactionalDedupeStoreOptions extends DedupeStoreTimingOption
   /** Prefix of every key passed to `transact`, to share one table between receivers. Default `''`. */
   keyPrefix?: string;
   /**
-   * Clock in ms, read inside each `change`. Default `Date.now`. Every process sharing the table
-   * places events by its own clock: keep their clocks in step (NTP), closer than the time
-   * between two events of one user.
+   * Clock in ms, read once as each store call starts (before `transact`). Default `Date.now`.
+   * Every process sharing the table places events by its own clock: keep their clocks in step
+   * (NTP), closer than the time between two events of one user.
    */
   now?: () => number;
 }
@@ -71,23 +71,30 @@ const STATES: ReadonlySet<unknown> = new Set(['processing', 'processed', 'releas
  *
  * @example
  * ```ts
- * // PostgreSQL with `pg`: CREATE TABLE capi_dedupe (key text PRIMARY KEY, value text NOT NULL, expires_at bigint NOT NULL)
+ * // PostgreSQL with `pg` (the whole example: examples/postgres-dedupe-store.ts):
+ * // CREATE TABLE capi_webhook_dedupe (key text PRIMARY KEY, value text NOT NULL, expires_at bigint NOT NULL)
  * const dedupe = createTransactionalDedupeStore({
  *   async transact(key, change) {
  *     const db = await pool.connect();
+ *     let failure: Error | undefined;
+ *     const onError = (error: Error) => { failure = error; }; // a connection the server ends
+ *     db.on('error', onError);
  *     try {
  *       await db.query('BEGIN');
- *       await db.query('INSERT INTO capi_dedupe VALUES ($1, $2, 0) ON CONFLICT DO NOTHING', [key, '']);
- *       const { rows } = await db.query('SELECT value FROM capi_dedupe WHERE key = $1 FOR UPDATE', [key]);
+ *       // The row, locked (made empty when there is none, or when another transaction deleted it meanwhile).
+ *       const { rows } = await db.query(`INSERT INTO capi_webhook_dedupe VALUES ($1, '', 0)
+ *         ON CONFLICT (key) DO UPDATE SET key = EXCLUDED.key RETURNING value`, [key]);
  *       const next = change(rows[0].value === '' ? undefined : rows[0].value);
- *       if (next.value === undefined) await db.query('DELETE FROM capi_dedupe WHERE key = $1', [key]);
- *       else if (next.changed) await db.query('UPDATE capi_dedupe SET value = $2, expires_at = $3 WHERE key = $1', [key, next.value, next.expiresAt]);
+ *       if (next.value === undefined) await db.query('DELETE FROM capi_webhook_dedupe WHERE key = $1', [key]);
+ *       else if (next.changed) await db.query('UPDATE capi_webhook_dedupe SET value = $2, expires_at = $3 WHERE key = $1', [key, next.value, next.expiresAt]);
  *       await db.query('COMMIT');
  *     } catch (error) {
+ *       failure ??= error as Error;
  *       await db.query('ROLLBACK').catch(() => {});
  *       throw error;
  *     } finally {
- *       db.release();
+ *       db.off('error', onError);
+ *       db.release(failure);
  *     }
  *   },
  * });
@@ -114,32 +121,19 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
   const now = options.now ?? Date.now;
 
   /**
-   * When a delivery that waited `waitedMs` reached the receiver: the event's place in its
-   * subject's order, taken when the store is called, not inside `transact`. A transaction may
-   * wait for the subject's row (another process holds it) or for a connection: the store's clock
-   * then, less a wait measured before, would add that wait to the arrival, and place an older
-   * event after a newer one that did not wait.
-   */
-  const arrivedAt = (waitedMs: number): number => now() - Math.max(0, waitedMs);
-
-  /**
-   * A settlement's options as of a later `at` inside `transact`: its `sentMsAgo` (counted by the
-   * receiver when it called the store) grown by the time the transaction waited, so that the
-   * attempt's failure is not placed later than the service saw it (see attemptFailedAt).
-   */
-  function sentAt<Options extends MarkProcessedOptions | ReleaseOptions>(options: Options | undefined): (at: number) => Options | undefined {
-    const calledAt = now();
-    const sentMsAgo = options?.sentMsAgo;
-    if (options === undefined || typeof sentMsAgo !== 'number') return () => options;
-    return (at) => ({ ...options, sentMsAgo: sentMsAgo + Math.max(0, at - calledAt) });
-  }
-
-  /**
    * Runs `step` on the subject's record inside one `transact`, and answers what the try that was
-   * written answered (each try of `transact` calls `change` again, on the value it read then).
+   * written answered (each try of `transact` calls `change` again, on the value it read then, at
+   * the same time).
    */
   async function update<T>(key: string, operation: string, step: (record: SubjectRecord | undefined, at: number) => { record: SubjectRecord | undefined; answer: T }): Promise<T> {
     const name = keyPrefix + key;
+    // The clock, read once as the call starts, as the Redis store reads it before it sends its
+    // script: the receiver measured waitedMs (and a settlement's sentMsAgo) just before. Read
+    // inside change, after the database's round trips, a wait for a connection or for the row's
+    // lock, it would add that latency to the arrivals computed from them: an older event placed
+    // after a newer one, a failure placed later than the service saw it, and two calls of one
+    // delivery no longer agreeing on its arrival (within SAME_ARRIVAL_MS).
+    const at = now();
     let answered: { answer: T } | undefined;
     let refused: DedupeStoreError | undefined;
     const change = (stored: string | undefined): DedupeRecordChange => {
@@ -151,7 +145,7 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
         refused = error as DedupeStoreError;
         throw error;
       }
-      const { record, answer } = step(before, now());
+      const { record, answer } = step(before, at);
       answered = { answer };
       if (record === undefined) return { value: undefined, expiresAt: 0, changed: stored !== undefined };
       if (record === before) return { value: stored, expiresAt: recordExpiry(record), changed: false };
@@ -181,38 +175,31 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
       if (waiter !== undefined) checkWaiter(waiter);
       // Unique across processes: a claim's token tells whose the subject is.
       const tokenId = globalThis.crypto.randomUUID();
-      const arrived = arrivedAt(waitedMs);
       return update(key, 'a claim', (record, at) => {
-        const result = claimSubject(record, digest, at, claimTtlMs, tokenId, minRetryDelayMs, Math.min(arrived, at), waiter, replyWindowMs, claimOptions);
+        const result = claimSubject(record, digest, at, claimTtlMs, tokenId, minRetryDelayMs, at - waitedMs, waiter, replyWindowMs, claimOptions);
         return { record: result.record, answer: result.claim };
       });
     },
     markProcessed(key: string, token: string, settleOptions?: MarkProcessedOptions): Promise<boolean> {
-      const sent = sentAt(settleOptions);
       return update(key, 'markProcessed', (record, at) => ({
-        record: markSubjectProcessed(record, key, token, at, ttlMs, minRetryDelayMs, sent(at), replyWindowMs),
+        record: markSubjectProcessed(record, key, token, at, ttlMs, minRetryDelayMs, settleOptions, replyWindowMs),
         // Tokens are unique: the record still holds this one unless another delivery took the subject.
         answer: record?.token === token,
       }));
     },
     release(key: string, token: string, settleOptions?: ReleaseOptions): Promise<void> {
-      const sent = sentAt(settleOptions);
-      return update(key, 'release', (record, at) => ({ record: releaseSubject(record, token, at, sent(at), minRetryDelayMs, replyWindowMs), answer: undefined }));
+      return update(key, 'release', (record, at) => ({ record: releaseSubject(record, token, at, settleOptions, minRetryDelayMs, replyWindowMs), answer: undefined }));
     },
     expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): Promise<void> {
-      const arrived = arrivedAt(waitedMs);
-      // The failure, as the Durable Object store counts it: how long before the store runs the
-      // call (a failure told late, verified once the key came, is judged by that; see expectSubjectRetry).
       return update(key, 'expectRetry', (record, at) => ({
-        record: expectSubjectRetry(record, digest, at, minRetryDelayMs, Math.min(arrived, at), at - failedAgo(waitedMs, failedMsAgo), replyWindowMs),
+        record: expectSubjectRetry(record, digest, at, minRetryDelayMs, at - waitedMs, at - failedAgo(waitedMs, failedMsAgo), replyWindowMs),
         answer: undefined,
       }));
     },
     joinLine(key: string, waiter: SubjectWaiter): Promise<void> {
       checkWaiter(waiter);
-      const arrived = arrivedAt(waiter.waitedMs ?? 0);
       return update(key, 'joinLine', (record, at) => ({
-        record: joinSubjectLine(record, waiter, at, minRetryDelayMs, deliveryOfWaiter(waiter, Math.min(arrived, at), minRetryDelayMs, replyWindowMs)),
+        record: joinSubjectLine(record, waiter, at, minRetryDelayMs, deliveryOfWaiter(waiter, at - (waiter.waitedMs ?? 0), minRetryDelayMs, replyWindowMs)),
         answer: undefined,
       }));
     },
