@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryDeadLetterStore } from '../src/dead-letter/memory-dead-letter-store.js';
 import { createRedisDeadLetterStore } from '../src/dead-letter/redis-dead-letter-store.js';
 import { DeadLetterStoreError, WebhookReceiverError } from '../src/errors.js';
-import { deadLetterEntry, describeDeadLetterReplaceContract, type DeadLetterStoreFactory } from './helpers/dead-letter-store-contract.js';
+import { deadLetterEntry, describeDeadLetterReplaceContract, describeDeadLetterStoreContract, type DeadLetterStoreFactory } from './helpers/dead-letter-store-contract.js';
 import { eventBody } from './helpers/events.js';
 import { startRedisWithClients, type RedisWithClients } from './helpers/redis-server.js';
 
@@ -38,47 +38,8 @@ describe.each(stores)('%s replaces an entry in one operation (replace)', (_name,
   describeDeadLetterReplaceContract(createStore, { bounded: true });
 });
 
-describe.each(stores)('%s keeps dead letters until they are deleted', (_name, createStoreWith) => {
-  const createStore = () => createStoreWith({});
-  it('lists what was put, oldest first, byte for byte (also bytes that are not UTF-8)', async () => {
-    const store = createStore();
-    const notUtf8 = new Uint8Array([0xff, 0xfe, 0x00, 0x7b]);
-    await store.put(entry('b', 2_000));
-    await store.put(entry('a', 1_000, notUtf8));
-    await store.put(entry('c', 3_000));
-    const listed = await store.list(10);
-    expect(listed.map((kept) => kept.bodySha256)).toEqual(['a', 'b', 'c']);
-    expect([...listed[0]!.rawBody]).toEqual([...notUtf8]);
-    expect(listed[1]).toEqual({ ...entry('b', 2_000), rawBody: expect.any(Uint8Array) });
-    expect(new TextDecoder().decode(listed[1]!.rawBody)).toBe('{"n":"b"}');
-    expect((await store.list(2)).map((kept) => kept.bodySha256)).toEqual(['a', 'b']);
-  });
-
-  it('keeps why an entry was kept: a valid event whose handlers failed after an early 202 (handler_failed) comes back as such', async () => {
-    const store = createStore();
-    await store.put({ ...entry('a', 1_000), errors: [], reason: 'handler_failed' });
-    await store.put(entry('b', 2_000));
-    expect((await store.list(10)).map((kept) => [kept.bodySha256, kept.reason, kept.errors.length])).toEqual([['a', 'handler_failed', 0], ['b', 'invalid_event', 1]]);
-  });
-
-  it('keeps one entry per body digest: a redelivery of the same body leaves the first entry as it is', async () => {
-    const store = createStore();
-    await store.put(entry('a', 1_000));
-    await store.put(entry('b', 2_000));
-    await store.put({ ...entry('a', 5_000), timestamp: 1_700_000_060 });
-    const listed = await store.list(10);
-    expect(listed.map((kept) => kept.bodySha256)).toEqual(['a', 'b']);
-    expect(listed[0]).toMatchObject({ timestamp: 1_700_000_000, receivedAt: 1_000 });
-  });
-
-  it('forgets a deleted entry and ignores an unknown digest', async () => {
-    const store = createStore();
-    await store.put(entry('a', 1_000));
-    await store.put(entry('b', 2_000));
-    await store.delete('a');
-    await store.delete('never-kept');
-    expect((await store.list(10)).map((kept) => kept.bodySha256)).toEqual(['b']);
-  });
+describe.each(stores)('%s keeps dead letters until they are deleted', (_name, createStore) => {
+  describeDeadLetterStoreContract(createStore);
 });
 
 describe('refuses what it cannot keep, with a typed error', () => {

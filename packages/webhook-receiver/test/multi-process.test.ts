@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventBody } from './helpers/events.js';
 import { driftedBodies } from './helpers/upgraded-validator.js';
 import pg from 'pg';
+import { deadLetterTableSql } from '../examples/postgres-dead-letter-store.js';
 import { DEDUPE_TABLE } from '../examples/postgres-dedupe-store.js';
 import { startPostgresServer, type PostgresServer } from './helpers/postgres-server.js';
 import { bundleReceiverProcess, startReceiverProcess, type ReceiverProcess } from './helpers/receiver-processes.js';
@@ -24,6 +25,7 @@ beforeAll(async () => {
   const client = new pg.Client({ connectionString: postgres.url });
   await client.connect();
   await client.query(`CREATE TABLE ${DEDUPE_TABLE} (key text PRIMARY KEY, value text NOT NULL, expires_at bigint NOT NULL)`);
+  for (const statement of deadLetterTableSql()) await client.query(statement);
   await client.end();
   workDir = mkdtempSync(join(tmpdir(), 'capi-receiver-'));
 }, 60_000);
@@ -272,12 +274,13 @@ describe('answers 503 while Redis is down and loses nothing once it is back', ()
   });
 });
 
-describe('keeps schema drift in Redis across receiver processes, and replays it from another process after the upgrade', () => {
+// Dead letters in the same store as the dedupe store: Redis, or PostgreSQL (examples/postgres-dead-letter-store.ts).
+describe.each<SharedStore>(['Redis', 'PostgreSQL'])('keeps schema drift in %s across receiver processes, and replays it from another process after the upgrade', (store) => {
   it('answers an unknown enum value and a missing field 202 on either process, and an upgraded process replays each once', async () => {
-    const recordFile = join(workDir, 'drift.log');
-    const invalidFile = join(workDir, 'drift-invalid.log');
+    const recordFile = join(workDir, `${store}-drift.log`);
+    const invalidFile = join(workDir, `${store}-drift-invalid.log`);
     writeFileSync(invalidFile, '');
-    const current = await startProcesses(recordFile, 2, { DEAD_LETTERS: '1', INVALID_FILE: invalidFile });
+    const current = await startProcesses(recordFile, 2, { DEAD_LETTERS: '1', INVALID_FILE: invalidFile }, store);
     const { newEnumValue, missingField } = driftedBodies('multi-drift');
     // Each body to one process, and a copy to the other (after a 202 the platform sends none: a later event with that content, kept in the later place).
     const replies = [
@@ -291,7 +294,7 @@ describe('keeps schema drift in Redis across receiver processes, and replays it 
     expect(sawInvalid.get(sha256(newEnumValue))?.pids).toEqual(new Set(current.map((child) => String(child.pid))));
     expect(sawInvalid.get(sha256(missingField))?.count).toBe(1);
 
-    const upgraded = await startProcesses(recordFile, 1, { DEAD_LETTERS: '1', UPGRADED: '1' });
+    const upgraded = await startProcesses(recordFile, 1, { DEAD_LETTERS: '1', UPGRADED: '1' }, store);
     const replay = async () => (await (await fetch(upgraded[0]!.url.replace('/webhooks', '/replay'), { method: 'POST' })).json()) as { results: Array<{ bodySha256: string; outcome: string; deleted: boolean }> };
     expect((await replay()).results).toEqual([
       { bodySha256: sha256(missingField), outcome: 'processed', deleted: true },

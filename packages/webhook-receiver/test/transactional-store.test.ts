@@ -1,9 +1,9 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTransactionalDedupeStore, DedupeStoreError, WebhookReceiverError, type DedupeRecordChange, type DedupeTransact } from '../src/index.js';
 import { createPostgresDedupeStore, DEDUPE_TABLE } from '../examples/postgres-dedupe-store.js';
 import { describeDedupeStoreContract, expectPlacesOnTheReceiversClock } from './helpers/dedupe-store-contract.js';
-import { startPostgresServer, type PostgresServer } from './helpers/postgres-server.js';
+import { usePostgresPool } from './helpers/postgres-server.js';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -68,32 +68,22 @@ describe('transactional store over conditional writes that are tried again: the 
 });
 
 describe('transactional store on a real PostgreSQL server (examples/postgres-dedupe-store.ts)', () => {
-  let server: PostgresServer;
-  let pool: pg.Pool;
-  beforeAll(async () => {
-    server = await startPostgresServer();
-    pool = new pg.Pool({ connectionString: server.url, max: 20 });
-    await pool.query(`CREATE TABLE ${DEDUPE_TABLE} (key text PRIMARY KEY, value text NOT NULL, expires_at bigint NOT NULL)`);
-  }, 60_000);
-  afterAll(async () => {
-    await pool?.end();
-    await server?.close();
-  });
+  const postgres = usePostgresPool((pool) => pool.query(`CREATE TABLE ${DEDUPE_TABLE} (key text PRIMARY KEY, value text NOT NULL, expires_at bigint NOT NULL)`));
   let prefix = 0;
 
   describe('the store contract', () => {
-    describeDedupeStoreContract((options) => createPostgresDedupeStore(pool, { keyPrefix: `contract:${++prefix}:`, ...options }), { shortTtlMs: 200 });
+    describeDedupeStoreContract((options) => createPostgresDedupeStore(postgres.pool, { keyPrefix: `contract:${++prefix}:`, ...options }), { shortTtlMs: 200 });
   });
 
   it('gives a subject to exactly one of 50 concurrent claims over 20 connections, and keeps one row per subject with its expiry', async () => {
-    const store = createPostgresDedupeStore(pool, { keyPrefix: 'race:' });
+    const store = createPostgresDedupeStore(postgres.pool, { keyPrefix: 'race:' });
     const claims = await Promise.all(Array.from({ length: 50 }, () => store.claim('kyc.status.changed:u1', 'digest-a')));
     expect(claims.filter((claim) => claim.state === 'claimed')).toHaveLength(1);
     expect(claims.filter((claim) => claim.state === 'processing')).toHaveLength(49);
     const claimed = claims.find((claim) => claim.state === 'claimed')!;
     if (claimed.state !== 'claimed') throw new Error('unreachable');
     expect(await store.markProcessed('kyc.status.changed:u1', claimed.token)).toBe(true);
-    const { rows } = await pool.query<{ key: string; value: string; expires_at: string }>(`SELECT * FROM ${DEDUPE_TABLE} WHERE key LIKE 'race:%'`);
+    const { rows } = await postgres.pool.query<{ key: string; value: string; expires_at: string }>(`SELECT * FROM ${DEDUPE_TABLE} WHERE key LIKE 'race:%'`);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.key).toBe('race:kyc.status.changed:u1');
     expect(JSON.parse(rows[0]!.value)).toMatchObject({ v: 1, record: { state: 'processed', digest: 'digest-a' } });
@@ -103,7 +93,7 @@ describe('transactional store on a real PostgreSQL server (examples/postgres-ded
   });
 
   it('takes the row again when another transaction deleted it while this one waited for it (a release racing a claim), 50 times in a row', async () => {
-    const store = createPostgresDedupeStore(pool, { keyPrefix: 'delete-race:' });
+    const store = createPostgresDedupeStore(postgres.pool, { keyPrefix: 'delete-race:' });
     for (let round = 0; round < 50; round++) {
       const key = `kyc.status.changed:race-${round}`;
       const first = await store.claim(key, 'digest-a', 0, undefined, { acknowledgedEarly: true });
@@ -115,8 +105,8 @@ describe('transactional store on a real PostgreSQL server (examples/postgres-ded
   });
 
   it('answers dedupe_store_unavailable, and keeps the process up, when the server ends the connection of a transaction', async () => {
-    const store = createPostgresDedupeStore(pool, { keyPrefix: 'terminated:' });
-    const holder = await pool.connect();
+    const store = createPostgresDedupeStore(postgres.pool, { keyPrefix: 'terminated:' });
+    const holder = await postgres.pool.connect();
     try {
       // Another transaction holds the row: the store's transaction waits for it, and the server
       // ends that connection meanwhile (a restart, a failover, an administrator).
@@ -126,9 +116,9 @@ describe('transactional store on a real PostgreSQL server (examples/postgres-ded
       const claim = Promise.resolve(store.claim('kyc.status.changed:held', 'digest-b')).then(() => undefined, (error: unknown) => error);
       for (let tries = 0; ; tries++) {
         // From another connection: inside a transaction, pg_stat_activity keeps its first snapshot.
-        const { rows } = await pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO %'");
+        const { rows } = await postgres.pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO %'");
         if (rows.length > 0) {
-          await pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+          await postgres.pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
           break;
         }
         if (tries > 500) throw new Error('the store\'s transaction never waited for the row');
