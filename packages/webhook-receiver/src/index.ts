@@ -1,6 +1,7 @@
 /**
  * Receive capi webhooks safely on any server: verify the Ed25519 signature on the raw body,
- * parse and validate the event, drop duplicates (in memory or in Redis, across processes),
+ * parse and validate the event, drop duplicates (in memory; across processes in Redis, or in
+ * your own database through `createTransactionalDedupeStore`; in Durable Objects on Workers),
  * call the typed handlers and answer the status that makes the service retry exactly when it
  * should.
  *

@@ -34,6 +34,8 @@ describeReadmeExamples({
     hono: [join(modules, 'hono')],
     fastify: [join(modules, 'fastify')],
     ioredis: [join(modules, 'ioredis')],
+    // The PostgreSQL client of the transactional store's example.
+    pg: [join(modules, '@types/pg')],
   },
   // process.env, node:http.
   types: ['node'],
