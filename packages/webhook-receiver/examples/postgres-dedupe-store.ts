@@ -7,8 +7,8 @@
 //
 // Any isolation level works (the row lock does the work); READ COMMITTED, PostgreSQL's default,
 // never needs a retry.
-import { createTransactionalDedupeStore, type DedupeStore, type DedupeTransact, type TransactionalDedupeStoreOptions } from '@capi/webhook-receiver';
-import type pg from 'pg';
+import { createTransactionalDedupeStore, type DedupeStore, type DedupeTransact, type DedupeWakeUps, type TransactionalDedupeStoreOptions } from '@capi/webhook-receiver';
+import pg from 'pg';
 
 /** The table the store keeps its rows in (see the CREATE TABLE above). */
 export const DEDUPE_TABLE = 'capi_webhook_dedupe';
@@ -48,13 +48,65 @@ export function postgresTransact(pool: pg.Pool, table = DEDUPE_TABLE): DedupeTra
   };
 }
 
+/** The channel of {@link postgresWakeUps}, by default. */
+export const WAKE_UP_CHANNEL = 'capi_webhook_lines';
+
+/**
+ * Wake-ups over PostgreSQL's `NOTIFY` and `LISTEN`: a delivery waiting for a subject that another
+ * process holds claims it as soon as that process is done. `listen` keeps a connection of its
+ * own (made with the pool's settings, outside the pool); when the server ends it, it listens
+ * again on a new one after 1 s (wake-ups sent meanwhile are lost: those deliveries claim at their
+ * next try, within 250 ms). `close()` ends that connection: call it when the server stops,
+ * before `pool.end()`, or the connection keeps the process alive.
+ */
+export function postgresWakeUps(pool: pg.Pool, channel = WAKE_UP_CHANNEL): DedupeWakeUps & { close(): Promise<void> } {
+  let closed = false;
+  let current: pg.Client | undefined;
+  const listen = async (onMessage: (message: string) => void): Promise<void> => {
+    if (closed) return;
+    const client = new pg.Client(pool.options);
+    current = client;
+    let lost = false;
+    const again = () => {
+      if (lost) return;
+      lost = true;
+      void client.end().catch(() => {});
+      if (!closed) setTimeout(() => void listen(onMessage).catch(again), 1_000).unref();
+    };
+    client.on('error', again);
+    client.on('end', again);
+    client.on('notification', (notification) => {
+      if (notification.channel === channel && notification.payload !== undefined) onMessage(notification.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+    } catch (error) {
+      lost = true;
+      await client.end().catch(() => {});
+      throw error;
+    }
+  };
+  return {
+    notify: (message) => pool.query('SELECT pg_notify($1, $2)', [channel, message]),
+    listen,
+    async close() {
+      closed = true;
+      await current?.end().catch(() => {});
+    },
+  };
+}
+
 /** Options of {@link createPostgresDedupeStore}: the store's, and the table's name. */
 export interface PostgresDedupeStoreOptions extends Omit<TransactionalDedupeStoreOptions, 'transact'> {
   /** The table (see the CREATE TABLE above). Default {@link DEDUPE_TABLE}. */
   table?: string;
 }
 
-/** A deduplication store in a table of the database behind `pool`. */
+/**
+ * A deduplication store in a table of the database behind `pool`; pass `wakeUps:
+ * postgresWakeUps(pool)` for wake-ups over NOTIFY and LISTEN (and close them when the server stops).
+ */
 export function createPostgresDedupeStore(pool: pg.Pool, { table, ...options }: PostgresDedupeStoreOptions = {}): DedupeStore {
   return createTransactionalDedupeStore({ transact: postgresTransact(pool, table), ...options });
 }

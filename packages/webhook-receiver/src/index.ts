@@ -47,7 +47,7 @@ export {
 export { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type ClaimOptions, type DedupeClaim, type DedupeStore, type DedupeStoreTimingOptions, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe/dedupe-store.js';
 export { createMemoryDedupeStore, type MemoryDedupeStore, type MemoryDedupeStoreOptions } from './dedupe/memory-store.js';
 export { createRedisDedupeStore, type RedisDedupeStoreOptions } from './dedupe/redis-store.js';
-export { createTransactionalDedupeStore, type DedupeRecordChange, type DedupeTransact, type TransactionalDedupeStoreOptions } from './dedupe/transactional-store.js';
+export { createTransactionalDedupeStore, type DedupeRecordChange, type DedupeTransact, type DedupeWakeUps, type TransactionalDedupeStoreOptions } from './dedupe/transactional-store.js';
 export type { RedisClientLike, RedisCommand, RedisSubscriberLike } from './dedupe/redis-command.js';
 export type { DeadLetterEntry, DeadLetterReason, DeadLetterStore } from './dead-letter/dead-letter-store.js';
 export { createMemoryDeadLetterStore, type MemoryDeadLetterStoreOptions } from './dead-letter/memory-dead-letter-store.js';

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createTransactionalDedupeStore, DedupeStoreError, WebhookReceiverError, type DedupeRecordChange, type DedupeTransact } from '../src/index.js';
-import { createPostgresDedupeStore, DEDUPE_TABLE } from '../examples/postgres-dedupe-store.js';
+import { createPostgresDedupeStore, DEDUPE_TABLE, postgresWakeUps } from '../examples/postgres-dedupe-store.js';
 import { describeDedupeStoreContract, expectPlacesOnTheReceiversClock } from './helpers/dedupe-store-contract.js';
 import { usePostgresPool } from './helpers/postgres-server.js';
 
@@ -131,6 +131,31 @@ describe('transactional store on a real PostgreSQL server (examples/postgres-ded
     }
     // The pool dropped the ended connection: the next call works.
     expect(await store.claim('kyc.status.changed:held', 'digest-b')).toEqual({ state: 'processing' });
+  });
+
+  it('wakes the delivery first in line in another process (NOTIFY and LISTEN) once the holder is done, and ignores the keys of another prefix', async () => {
+    const wakeUps = [postgresWakeUps(postgres.pool), postgresWakeUps(postgres.pool), postgresWakeUps(postgres.pool)];
+    const holder = createPostgresDedupeStore(postgres.pool, { keyPrefix: 'wake:', wakeUps: wakeUps[0] });
+    const waiting = createPostgresDedupeStore(postgres.pool, { keyPrefix: 'wake:', wakeUps: wakeUps[1] });
+    const woken: string[] = [];
+    const failures: unknown[] = [];
+    const wake = (key: string, waiterId?: string) => woken.push(`${key} ${waiterId}`);
+    waiting.watchLines!(wake, (error) => failures.push(error));
+    // Another receiver on the same channel with another prefix: its wake-ups are not this store's.
+    const other = createPostgresDedupeStore(postgres.pool, { keyPrefix: 'wake-other:', wakeUps: wakeUps[2] });
+    const held = await holder.claim('kyc.status.changed:w', 'digest-a');
+    if (held.state !== 'claimed') throw new Error('expected a claim');
+    await new Promise((resolve) => setTimeout(resolve, 200)); // listening by now
+    expect(await waiting.claim('kyc.status.changed:w', 'digest-b', 0, { id: 'w1', leftMs: 10_000 })).toEqual({ state: 'processing' });
+    const otherHeld = await other.claim('kyc.status.changed:w', 'digest-a');
+    expect(await other.claim('kyc.status.changed:w', 'digest-b', 0, { id: 'w9', leftMs: 10_000 })).toEqual({ state: 'processing' });
+    await other.markProcessed('kyc.status.changed:w', (otherHeld as { token: string }).token);
+    await holder.markProcessed('kyc.status.changed:w', held.token);
+    for (let waited = 0; woken.length === 0 && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(woken).toEqual(['kyc.status.changed:w w1']);
+    expect(failures).toEqual([]);
+    expect((await waiting.claim('kyc.status.changed:w', 'digest-b', 0, { id: 'w1', leftMs: 10_000 })).state).toBe('claimed');
+    await Promise.all(wakeUps.map((wakeUp) => wakeUp.close()));
   });
 
   it('answers a claim dedupe_store_unavailable when the database is unreachable (the receiver answers 503)', async () => {

@@ -3,8 +3,8 @@ import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeStoreTimingOpti
 import { checkWaiter, DELIVERY_ATTEMPTS, failedAgo, RETRY_WAIT_FACTORS, retryDueWindow, SAME_ARRIVAL_MS, sentMsAgoOf } from './subject-record.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { toRedisCommand, toRedisSubscribe, withCommandTimeout, type RedisClientLike, type RedisSubscriberLike } from './redis-command.js';
-import { unrefTimer } from '../unref-timer.js';
 import { assertOptionNames, optionNames } from '../option-names.js';
+import { watchLinesOver } from './wake-ups.js';
 
 /**
  * Options of {@link createRedisDedupeStore}.
@@ -796,67 +796,11 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
       return Number(await command(['EVAL', RENEW_CLAIM, '1', keyPrefix + key, `${CLAIM_PREFIX}${token}|`, clock(), claimTtl, dueWindow])) === 1;
     },
   };
-  if (subscribe !== undefined) store.watchLines = watchLinesOver(subscribe, channel);
+  if (subscribe !== undefined) {
+    store.watchLines = watchLinesOver((onMessage) => subscribe(channel, onMessage), (error, retryMs) => new DedupeStoreError('wake_ups_unavailable',
+      `The subscriber did not subscribe to ${channel} (${error instanceof Error ? error.message : String(error)}); trying again in ${retryMs / 1000} s. Meanwhile deliveries waiting for a subject held in another process claim it at their next try (up to 250 ms) instead of at once. Pass a connected second connection as subscriber, whose Redis user may subscribe to ${channel}.`, { cause: error }));
+  }
   return store;
-}
-
-/**
- * `watchLines` over one subscription to the wake-up channel, made when the first receiver
- * watches (a store may serve several receivers). Each message is `<subject>|<waiter id>`: the
- * subject, and the waiter now first in its line. A subscription that fails is reported to every
- * watcher and tried again, after 1 s, then twice as long each time up to 30 s (a Redis that was
- * down at start, a user without the channel's permission that gets it).
- *
- * Watchers are held weakly (each receiver keeps its own `wake` alive, and `failed` lives as long
- * as its `wake`): a receiver built per request over one store is collected once the partner
- * drops it, instead of being kept, and called on every message, for as long as the store lives.
- */
-function watchLinesOver(subscribe: ReturnType<typeof toRedisSubscribe>, channel: string): NonNullable<DedupeStore['watchLines']> {
-  type Wake = (key: string, waiterId?: string) => void;
-  const watchers = new Set<WeakRef<Wake>>();
-  const failedOf = new WeakMap<Wake, (error: unknown) => void>();
-  const forget = new FinalizationRegistry<WeakRef<Wake>>((ref) => watchers.delete(ref));
-  const each = (call: (wake: Wake) => void): void => {
-    for (const ref of watchers) {
-      const wake = ref.deref();
-      if (wake === undefined) watchers.delete(ref);
-      else call(wake);
-    }
-  };
-  const onMessage = (message: string): void => {
-    // Waiter ids hold no '|'; a subject may.
-    const bar = message.lastIndexOf('|');
-    if (bar <= 0) return;
-    const key = message.slice(0, bar);
-    const waiterId = message.slice(bar + 1);
-    each((wake) => wake(key, waiterId));
-  };
-  const attempt = (retryMs: number): void => {
-    let subscribed: Promise<unknown>;
-    try {
-      subscribed = Promise.resolve(subscribe(channel, onMessage));
-    } catch (error) {
-      subscribed = Promise.reject(error);
-    }
-    subscribed.then(undefined, (error: unknown) => {
-      const reported = new DedupeStoreError('wake_ups_unavailable',
-        `The subscriber did not subscribe to ${channel} (${error instanceof Error ? error.message : String(error)}); trying again in ${retryMs / 1000} s. Meanwhile deliveries waiting for a subject held in another process claim it at their next try (up to 250 ms) instead of at once. Pass a connected second connection as subscriber, whose Redis user may subscribe to ${channel}.`, { cause: error });
-      each((wake) => failedOf.get(wake)?.(reported));
-      const timer = setTimeout(() => attempt(Math.min(2 * retryMs, 30_000)), retryMs);
-      unrefTimer(timer);
-    });
-  };
-  let subscribing = false;
-  return (wake, failed) => {
-    const ref = new WeakRef(wake);
-    watchers.add(ref);
-    failedOf.set(wake, failed);
-    forget.register(wake, ref);
-    if (!subscribing) {
-      subscribing = true;
-      attempt(1_000);
-    }
-  };
 }
 
 /** A waiter's id and ms left as script arguments; an id the value's lines could not hold is refused. */

@@ -2,6 +2,7 @@ import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { assertOptionNames, optionNames } from '../option-names.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeStoreTimingOptions, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
+import { watchLinesOver } from './wake-ups.js';
 import { checkWaiter, claimSubject, deliveryOfWaiter, expectSubjectRetry, failedAgo, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, renewSubjectClaim, type SubjectRecord } from './subject-record.js';
 
 /**
@@ -32,6 +33,28 @@ export interface DedupeRecordChange {
 export type DedupeTransact = (key: string, change: (stored: string | undefined) => DedupeRecordChange) => Promise<void> | void;
 
 /**
+ * Wake-ups across processes for a {@link createTransactionalDedupeStore}: a way to send a short
+ * text to every process that shares the table (PostgreSQL: `NOTIFY` and `LISTEN`). With them, a
+ * delivery waiting for a subject that another process holds claims it as soon as that process
+ * is done, instead of at its next try (every 10 to 250 ms).
+ */
+export interface DedupeWakeUps {
+  /**
+   * Sends `message` to every `listen` of every process (PostgreSQL: `SELECT pg_notify(channel,
+   * message)`). Called after a transaction that may free a subject for a delivery waiting in
+   * another process; best effort: a rejection is ignored, and that delivery claims at its next try.
+   */
+  notify(message: string): unknown;
+  /**
+   * Calls `onMessage` with every message any process notifies, from now on (PostgreSQL: a
+   * connection of its own that runs `LISTEN channel`); resolves once listening. A rejection (or a
+   * throw) is reported to `onError` (`wake_ups_unavailable`) and `listen` is called again after 1 s,
+   * then twice as long each time up to 30 s. Called once per store, when a receiver first uses it.
+   */
+  listen(onMessage: (message: string) => void): unknown;
+}
+
+/**
  * Options of {@link createTransactionalDedupeStore}.
  *
  * @example
@@ -45,6 +68,11 @@ export interface TransactionalDedupeStoreOptions extends DedupeStoreTimingOption
   /** Prefix of every key passed to `transact`, to share one table between receivers. Default `''`. */
   keyPrefix?: string;
   /**
+   * Optional wake-ups across processes (see {@link DedupeWakeUps}); without them, a delivery
+   * waiting for a subject held in another process claims it at its next try (up to 250 ms).
+   */
+  wakeUps?: DedupeWakeUps;
+  /**
    * Clock in ms, read once as each store call starts (before `transact`). Default `Date.now`.
    * Every process sharing the table places events by its own clock: keep their clocks in step
    * (NTP), closer than the time between two events of one user.
@@ -53,7 +81,7 @@ export interface TransactionalDedupeStoreOptions extends DedupeStoreTimingOption
 }
 
 // Every option: any other name is refused (see assertOptionNames).
-const OPTION_NAMES = optionNames<TransactionalDedupeStoreOptions>({ transact: true, keyPrefix: true, ttlMs: true, claimTtlMs: true, minRetryDelayMs: true, replyWindowMs: true, now: true });
+const OPTION_NAMES = optionNames<TransactionalDedupeStoreOptions>({ transact: true, keyPrefix: true, ttlMs: true, claimTtlMs: true, minRetryDelayMs: true, replyWindowMs: true, wakeUps: true, now: true });
 
 /** The version of the stored text's layout: a later one is refused, not misread. */
 const FORMAT = 1;
@@ -112,7 +140,10 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
   if (options.keyPrefix !== undefined && typeof options.keyPrefix !== 'string') {
     throw new WebhookReceiverError('invalid_options', `keyPrefix must be a string such as 'shop-eu:', got ${typeof options.keyPrefix}.`);
   }
-  const { transact } = options;
+  const { transact, wakeUps } = options;
+  if (wakeUps !== undefined && (typeof wakeUps?.notify !== 'function' || typeof wakeUps.listen !== 'function')) {
+    throw new WebhookReceiverError('invalid_options', 'wakeUps must be { notify(message), listen(onMessage) } (PostgreSQL: pg_notify and LISTEN on a channel), or left out.');
+  }
   const keyPrefix = options.keyPrefix ?? '';
   const ttlMs = positiveIntegerOption('ttlMs', options.ttlMs, DEFAULT_DEDUPE_TTL_MS);
   const minRetryDelayMs = minRetryDelayOption(options.minRetryDelayMs);
@@ -125,7 +156,7 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
    * written answered (each try of `transact` calls `change` again, on the value it read then, at
    * the same time).
    */
-  async function update<T>(key: string, operation: string, step: (record: SubjectRecord | undefined, at: number) => { record: SubjectRecord | undefined; answer: T }): Promise<T> {
+  async function update<T>(key: string, operation: string, step: (record: SubjectRecord | undefined, at: number) => { record: SubjectRecord | undefined; answer: T }, frees: (answer: T) => boolean = () => false): Promise<T> {
     const name = keyPrefix + key;
     // The clock, read once as the call starts, as the Redis store reads it before it sends its
     // script: the receiver measured waitedMs (and a settlement's sentMsAgo) just before. Read
@@ -134,7 +165,7 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
     // after a newer one, a failure placed later than the service saw it, and two calls of one
     // delivery no longer agreeing on its arrival (within SAME_ARRIVAL_MS).
     const at = now();
-    let answered: { answer: T } | undefined;
+    let answered: { answer: T; record: SubjectRecord | undefined } | undefined;
     let refused: DedupeStoreError | undefined;
     const change = (stored: string | undefined): DedupeRecordChange => {
       let before: SubjectRecord | undefined;
@@ -146,7 +177,7 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
         throw error;
       }
       const { record, answer } = step(before, at);
-      answered = { answer };
+      answered = { answer, record };
       if (record === undefined) return { value: undefined, expiresAt: 0, changed: stored !== undefined };
       if (record === before) return { value: stored, expiresAt: recordExpiry(record), changed: false };
       return { value: JSON.stringify({ v: FORMAT, record }), expiresAt: recordExpiry(record), changed: true };
@@ -164,10 +195,21 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
       throw new DedupeStoreError('unexpected_store_reply',
         `The store's transact returned without calling change for ${operation} of ${name}: it must read the value kept under the key, call change(value) and write what it answers.`);
     }
+    // The subject may now be free for the delivery first in its line, perhaps in another process.
+    if (wakeUps !== undefined && frees(answered.answer)) {
+      const first = firstWaiting(answered.record, at);
+      if (first !== undefined) {
+        try {
+          Promise.resolve(wakeUps.notify(`${name}|${first}`)).catch(() => undefined);
+        } catch {
+          // Best effort: that delivery claims at its next try.
+        }
+      }
+    }
     return answered.answer;
   }
 
-  return {
+  const store: DedupeStore = {
     replyWindowMs,
     minRetryDelayMs,
     claimTtlMs,
@@ -178,17 +220,17 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
       return update(key, 'a claim', (record, at) => {
         const result = claimSubject(record, digest, at, claimTtlMs, tokenId, minRetryDelayMs, at - waitedMs, waiter, replyWindowMs, claimOptions);
         return { record: result.record, answer: result.claim };
-      });
+      }, (claim) => claim.state === 'processed' || claim.state === 'superseded');
     },
     markProcessed(key: string, token: string, settleOptions?: MarkProcessedOptions): Promise<boolean> {
       return update(key, 'markProcessed', (record, at) => ({
         record: markSubjectProcessed(record, key, token, at, ttlMs, minRetryDelayMs, settleOptions, replyWindowMs),
         // Tokens are unique: the record still holds this one unless another delivery took the subject.
         answer: record?.token === token,
-      }));
+      }), () => true);
     },
     release(key: string, token: string, settleOptions?: ReleaseOptions): Promise<void> {
-      return update(key, 'release', (record, at) => ({ record: releaseSubject(record, token, at, settleOptions, minRetryDelayMs, replyWindowMs), answer: undefined }));
+      return update(key, 'release', (record, at) => ({ record: releaseSubject(record, token, at, settleOptions, minRetryDelayMs, replyWindowMs), answer: undefined }), () => true);
     },
     expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): Promise<void> {
       return update(key, 'expectRetry', (record, at) => ({
@@ -205,7 +247,7 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
     },
     leaveLine(key: string, waiter: SubjectWaiter): Promise<void> {
       checkWaiter(waiter);
-      return update(key, 'leaveLine', (record, at) => ({ record: leaveSubjectLine(record, waiter, at, minRetryDelayMs), answer: undefined }));
+      return update(key, 'leaveLine', (record, at) => ({ record: leaveSubjectLine(record, waiter, at, minRetryDelayMs), answer: undefined }), () => true);
     },
     renewClaim(key: string, token: string): Promise<boolean> {
       return update(key, 'renewClaim', (record, at) => {
@@ -214,6 +256,20 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
       });
     },
   };
+  if (wakeUps !== undefined) {
+    store.watchLines = watchLinesOver(
+      // Messages name prefixed keys: those of another prefix (another receiver on the same channel) are not this store's.
+      (onMessage) => wakeUps.listen((message) => { if (message.startsWith(keyPrefix)) onMessage(message.slice(keyPrefix.length)); }),
+      (error, retryMs) => new DedupeStoreError('wake_ups_unavailable',
+        `The transactional store's wakeUps.listen failed (${error instanceof Error ? error.message : String(error)}); trying again in ${retryMs / 1000} s. Meanwhile deliveries waiting for a subject held in another process claim it at their next try (up to 250 ms) instead of at once.`, { cause: error }));
+  }
+  return store;
+}
+
+/** The id of the delivery first in `record`'s line, when no live claim holds the subject at `at`. */
+function firstWaiting(record: SubjectRecord | undefined, at: number): string | undefined {
+  if (record === undefined || (record.state === 'processing' && record.expiresAt > at)) return undefined;
+  return record.line?.find((place) => !place.left && place.expiresAt > at)?.id;
 }
 
 /** The record kept as `stored` under `name` (none: `undefined`), or the store's typed error for a text it did not write. */
