@@ -44,7 +44,7 @@ export interface ReleaseOptions {
    * Optional, with `retryExpected`: how long ago, in ms, the service SENT this attempt (the
    * receiver's estimate, from the signature's timestamp). The service's reply window starts then,
    * not when the attempt arrived, so an attempt that outlived it failed that much sooner, and its
-   * retry comes that much sooner. The memory, Redis and Durable Object stores count the retry's
+   * retry comes that much sooner. The stores of this package count the retry's
    * wait from the end of the window so anchored, but never from earlier than the arrival less
    * `replyWindowMs`. Without it: from the arrival.
    */
@@ -87,7 +87,7 @@ export interface SubjectWaiter {
   readonly leftMs: number;
   /**
    * Optional, for {@link DedupeStore.joinLine} (a claim tells its own `digest`): the SHA-256 of
-   * the delivery's body. A store that keeps it (the memory, Redis and Durable Object stores do)
+   * the delivery's body. A store that keeps it (the stores of this package do)
    * keeps the place's delivery as a retry due of that body, in its event's place, should the
    * place lapse while the delivery still waits for an answer (its process died: the service got
    * no answer and sends the body again), as it does after a 409 (`expectRetry`). A place without
@@ -143,7 +143,7 @@ export interface DedupeStore {
   /**
    * Optional, read-only: how long, in ms, the service waits for an answer before it counts the
    * attempt failed and retries it (30,000, reference 6.3; a sandbox's `--delivery-timeout` /
-   * `deliveryTimeoutMs` can shorten or lengthen it). The memory, Redis and Durable Object stores
+   * `deliveryTimeoutMs` can shorten or lengthen it). The stores of this package
    * have it, from their `replyWindowMs` option, and count a retry's wait from the end of that
    * window when the handlers outlived it. The receiver reads it once, when it is created: it
    * reports a delivery answered that long or longer after it arrived
@@ -155,8 +155,8 @@ export interface DedupeStore {
   readonly replyWindowMs?: number;
   /**
    * Optional, read-only: the service's first wait before a retry, in ms (60,000, reference 6.3;
-   * 60,000 / N against a sandbox with a time scale N). The memory, Redis and Durable Object
-   * stores have it, from their `minRetryDelayMs` option. The receiver reads it once, when it is
+   * 60,000 / N against a sandbox with a time scale N). The stores of this package
+   * have it, from their `minRetryDelayMs` option. The receiver reads it once, when it is
    * created: it keeps deliveries it refused for the key for twice this wait, and meanwhile asks
    * its key provider for the key every `minRetryDelayMs / 15` ms, at most every second, so that
    * it verifies them well before their retries come. A store without it counts as 60,000.
@@ -173,7 +173,7 @@ export interface DedupeStore {
    * superseded retry, below). The claim must expire
    * by itself (a process that dies mid-handler must not block the retries forever). A store may
    * answer `superseded` to the first delivery of a digest released with `retryExpected` once
-   * an event of `key` first received after it was processed (the memory, Redis and Durable Object stores do; a
+   * an event of `key` first received after it was processed (the stores of this package do; a
    * store that never does dispatches such a late retry). Throws (or rejects) when the store
    * cannot answer: the receiver then replies 503. `waitedMs`: how long ago the delivery reached
    * the receiver (its body read, its key fetched, its wait in its subject's line; on a replay,
@@ -186,7 +186,7 @@ export interface DedupeStore {
    * `acknowledgedEarly`, below).
    *
    * `waiter`: the delivery will wait for the subject if it is not free. A store that keeps lines
-   * (the memory, Redis and Durable Object stores do) then keeps the waiter's place in the
+   * (the stores of this package do) then keeps the waiter's place in the
    * subject's line, in the order deliveries first asked, and gives the subject to the first
    * waiter whose place has not lapsed: it answers `processing` to every other delivery, with or
    * without a `waiter`, until then. The waiter leaves the line when its claim is answered anything
@@ -194,13 +194,13 @@ export interface DedupeStore {
    * in the order they first asked the store (their arrival, give or take the network). A place
    * that lapses while its delivery still waits for an answer (its process died: it never claimed,
    * gave its place back nor had its 409 recorded by `expectRetry`) is a delivery the service sends
-   * again: the memory, Redis and Durable Object stores then keep it as a retry due of `digest`, in
+   * again: the stores of this package then keep it as a retry due of `digest`, in
    * its event's place (its arrival, `waitedMs` before the call), as after a 409, so that a newer
    * event processed before that retry supersedes it. A store without lines ignores it.
    *
    * `options`: optional, passed only when it says something (see {@link ClaimOptions}). With
    * `acknowledgedEarly`, a claim that expires leaves no retry due, since the service got its 2xx
-   * and sends none; the memory, Redis and Durable Object stores honour it. A store written before
+   * and sends none; the stores of this package honour it. A store written before
    * it (which ignores it) keeps such a claim as a retry due when it expires, as above.
    */
   claim(key: string, digest?: string, waitedMs?: number, waiter?: SubjectWaiter, options?: ClaimOptions): DedupeClaim | Promise<DedupeClaim>;
@@ -211,7 +211,7 @@ export interface DedupeStore {
    * store lost it: a Redis restart or failover without persistence), so that another delivery of
    * the subject may have been handled meanwhile, concurrently with this one's handlers. The
    * receiver reports `false` to onError (`claim_lost`); `true` or nothing reports nothing. The
-   * memory, Redis and Durable Object stores answer it. With `retryExpected` (the reply comes
+   * stores of this package answer it. With `retryExpected` (the reply comes
    * after the service's window), the body's retry is due as well: see {@link MarkProcessedOptions}.
    * A store that ignores the options dispatches that retry like a new event once a newer event of
    * the subject was processed.
@@ -229,7 +229,7 @@ export interface DedupeStore {
    * the service sends it again: keep its retry due, in its event's place, as a release with
    * `retryExpected` does (see {@link DedupeStore.claim}). Then a newer event processed before
    * the retry arrives supersedes it, and an older one does not. A store without it dispatches
-   * such a retry like a new event (the memory, Redis and Durable Object stores have it).
+   * such a retry like a new event (the stores of this package have it).
    * `failedMsAgo` (default 0, at most `waitedMs`): how long ago the service saw the attempt fail.
    * The receiver passes it for a delivery it answered 401 or 503 because of the key (a rotation
    * it had not fetched yet, an unreachable key endpoint) and verified later, once it had the
@@ -273,7 +273,7 @@ export interface DedupeStore {
    * The receiver calls it while a delivery's handlers run (an `acknowledgeEarly` handler that
    * calls a slow service, a handler that outlives the reply window), so that a handler still
    * running keeps its subject, while the claim of a process that died still expires
-   * `claimTtlMs` after its last renewal. The memory, Redis and Durable Object stores have it; a
+   * `claimTtlMs` after its last renewal. The stores of this package have it; a
    * store without it keeps a claim for `claimTtlMs` only: keep that above your longest handlers.
    */
   renewClaim?(key: string, token: string): boolean | Promise<boolean>;

@@ -85,7 +85,7 @@ function claimLost(claim: SubjectClaim, settlement: Settlement): WebhookReceiver
     `The handlers of ${claim.subject} finished${settlement.afterReply ? ' (after an early 202, acknowledgeEarly)' : ''}, but the deduplication store no longer held this delivery's claim: ` +
     'it expired (claimTtlMs, 2 minutes by default) and another delivery took the subject, or the store lost it (a Redis restart or failover without persistence). ' +
     `Another event of ${claim.subject} may have been handled meanwhile, at the same time as these handlers, and your data holds whichever wrote last: check it against the API. ` +
-    'The memory, Redis and Durable Object stores renew the claims of running handlers, so with them this means at least two renewals in a row failed (the store unreachable, or the event loop blocked, for about half of claimTtlMs), the handlers ran longer than ten times claimTtlMs, or the store lost its data; with a store of your own without renewClaim, keep claimTtlMs above your longest handlers (acknowledgeEarly ones included). Keep the store\'s data through restarts (Redis appendonly, a failover that keeps writes).');
+    'The stores of this package (memory, Redis, Durable Object, transactional) renew the claims of running handlers, so with them this means at least two renewals in a row failed (the store unreachable, or the event loop blocked, for about half of claimTtlMs), the handlers ran longer than ten times claimTtlMs, or the store lost its data; with a store of your own without renewClaim, keep claimTtlMs above your longest handlers (acknowledgeEarly ones included). Keep the store\'s data through restarts (Redis appendonly, a failover that keeps writes).');
 }
 
 /**
