@@ -47,8 +47,14 @@ const ACKNOWLEDGED_EARLY: ClaimOptions = Object.freeze({ acknowledgedEarly: true
  * claimed as a new event, in its own place, and dispatched. Dispatched, even after a newer
  * event, rather than the opposite risk, which the store would otherwise run for the whole life
  * of every early delivery's handlers: a new event with that body answered `superseded` and lost.
+ *
+ * `tieIsOlder`: a replay of a dead letter its event's claim kept (see
+ * `DeliveryMode.placedByItsClaim` in receive.ts), placed 1 ms before its arrival. The store moves an event
+ * placed after another in the same millisecond past it, so an event that ties with this one came
+ * after it; but a claim released without a retry due (its handlers failed after an early 202)
+ * leaves the store no trace of its place, and the later event then takes the same millisecond.
  */
-export function claimSubject(context: PipelineContext, subject: string, delivery: WebhookDelivery, retryExpected: boolean, acknowledgedEarly = false): MaybePromise<SubjectClaim | ClaimAnswer> {
+export function claimSubject(context: PipelineContext, subject: string, delivery: WebhookDelivery, retryExpected: boolean, acknowledgedEarly = false, tieIsOlder = false): MaybePromise<SubjectClaim | ClaimAnswer> {
   const { dedupe } = context;
   if (dedupe === undefined) return { subject, token: '' };
   // The delivery's place in the store's line, should it wait (none when it would not wait).
@@ -88,7 +94,10 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
   // The store places the event where it reached this receiver (before its body was read, its
   // key fetched and its wait in line): claims that run late keep the order of arrival.
   const claim = (lineWaitMs?: number) => {
-    const waitedMs = sinceReceived(delivery, arrivedAt + (lineWaitMs ?? 0));
+    // A replay whose event its claim placed: 1 ms earlier, so that an event of the subject that
+    // shares its millisecond (on Workers, Date.now() advances only between I/O, and events a few
+    // ms apart often do), which came after it, supersedes it instead of tying with it.
+    const waitedMs = sinceReceived(delivery, arrivedAt + (lineWaitMs ?? 0)) + (tieIsOlder ? 1 : 0);
     // (A claim sent as the wait ends may find less than 1 ms left.)
     const place = waiter === undefined || lineWaitMs === undefined ? waiter : { id: waiter.id, leftMs: Math.max(1, waiter.leftMs - lineWaitMs) };
     // Options only when they say something: a store written before them sees the call it knew.

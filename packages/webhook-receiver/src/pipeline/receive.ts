@@ -21,6 +21,14 @@ export interface Processed extends Answer {
 export interface DeliveryMode {
   readonly replay: boolean;
   /**
+   * A replay of an entry its event's claim kept (`handler_failed`, `in_flight`): its event was
+   * placed by the store, so an event of its subject that shares its millisecond came after it
+   * (one placed after another in the same millisecond is moved past it). It is placed 1 ms
+   * earlier, so that such an event, processed since, supersedes it rather than tie with it (see
+   * {@link claimSubject}'s `tieIsOlder`).
+   */
+  readonly placedByItsClaim?: boolean;
+  /**
    * Nothing keeps work alive after this delivery's reply (`handle` without `waitUntil` on
    * Cloudflare Workers): with `acknowledgeEarly`, its handlers run before the reply, and
    * `onError` hears once that `waitUntil` is missing.
@@ -95,7 +103,7 @@ function claimAndDispatch(
   // Known before the claim: an event whose handlers run after an early 202 (the branches below),
   // for which the service sends no retry, so that the store keeps none due should its claim expire.
   const early = context.acknowledgeEarly && !mode.replay && mode.workDroppedAfterReply !== true && parsed.kind === 'event';
-  return andThen(claimSubject(context, parsed.subject, delivery, !mode.replay, early), (claim): MaybePromise<Processed> => {
+  return andThen(claimSubject(context, parsed.subject, delivery, !mode.replay, early, mode.placedByItsClaim === true), (claim): MaybePromise<Processed> => {
     if ('outcome' in claim) {
       return claim.outcome === 'superseded' && parsed.kind === 'event' ? giveToSupersededHook(context, parsed.event, delivery, parsed.subject) : claim;
     }

@@ -71,7 +71,10 @@ export async function replayDeadLetters(context: PipelineContext, options: Repla
       ranAny = true;
       // Placed where it was received: a newer event of its subject processed since supersedes it.
       const delivery = { timestamp: entry.timestamp, bodySha256: entry.bodySha256, receivedAt: entry.receivedAt };
-      const { outcome } = await processVerified(context, entry.rawBody, { delivery, signature: entry.signature }, { replay: true });
+      // An entry its event's claim kept (its handlers failed, or its process died after an early
+      // 202) was placed by the store: an event of its subject in the same millisecond came after it.
+      const placedByItsClaim = entry.reason === 'handler_failed' || entry.reason === 'in_flight';
+      const { outcome } = await processVerified(context, entry.rawBody, { delivery, signature: entry.signature }, { replay: true, placedByItsClaim });
       let deleted = false;
       if (DONE.has(outcome)) {
         done += 1;
