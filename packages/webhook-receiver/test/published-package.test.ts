@@ -35,7 +35,7 @@ describe('is consumed alike from ESM and CommonJS on Node', () => {
     const { stdout } = await run(process.execPath, ['-e', script], { cwd: packageDir });
     const { cjs, esm } = JSON.parse(stdout) as { cjs: string[]; esm: string[] };
     expect(esm).toEqual(cjs);
-    expect(esm).toEqual(expect.arrayContaining(['createWebhookReceiver', 'toNodeHandler', 'createMemoryDedupeStore', 'createRedisDedupeStore', 'RECEIVER_OUTCOMES', 'WebhookReceiverError', 'DedupeStoreError']));
+    expect(esm).toEqual(expect.arrayContaining(['createWebhookReceiver', 'toNodeHandler', 'createMemoryDedupeStore', 'createRedisDedupeStore', 'createTransactionalDedupeStore', 'RECEIVER_OUTCOMES', 'WebhookReceiverError', 'DedupeStoreError']));
   });
 });
 
