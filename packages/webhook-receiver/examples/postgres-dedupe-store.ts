@@ -5,8 +5,12 @@
 //   CREATE TABLE capi_webhook_dedupe (key text PRIMARY KEY, value text NOT NULL, expires_at bigint NOT NULL);
 //   -- now and then (a cron job): DELETE FROM capi_webhook_dedupe WHERE expires_at < <now in ms>;
 //
-// Any isolation level works (the row lock does the work); READ COMMITTED, PostgreSQL's default,
-// never needs a retry.
+// Its transactions run at READ COMMITTED (PostgreSQL's default, set explicitly in case the
+// database's is stricter): the row lock does the work, and no call needs a retry (under
+// REPEATABLE READ or SERIALIZABLE, concurrent calls for one subject fail with 40001). Give the
+// pool timeouts (`connectionTimeoutMillis`, `query_timeout`: 2,000 ms each) and an 'error'
+// listener (`pool.on('error', ...)`: an idle connection the server ends emits it, and without a
+// listener Node ends the process).
 import { createTransactionalDedupeStore, type DedupeStore, type DedupeTransact, type DedupeWakeUps, type TransactionalDedupeStoreOptions } from '@capi/webhook-receiver';
 import pg from 'pg';
 
@@ -28,7 +32,7 @@ export function postgresTransact(pool: pg.Pool, table = DEDUPE_TABLE): DedupeTra
     const onError = (error: Error) => { failure = error; };
     client.on('error', onError);
     try {
-      await client.query('BEGIN');
+      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
       const { rows } = await client.query<{ value: string }>(
         `INSERT INTO ${table} (key, value, expires_at) VALUES ($1, '', 0) ON CONFLICT (key) DO UPDATE SET key = EXCLUDED.key RETURNING value`, [key]);
       const stored = rows[0]!.value;

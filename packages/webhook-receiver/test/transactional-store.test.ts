@@ -158,6 +158,19 @@ describe('transactional store on a real PostgreSQL server (examples/postgres-ded
     await Promise.all(wakeUps.map((wakeUp) => wakeUp.close()));
   });
 
+  it('runs its transactions at READ COMMITTED where the database defaults to SERIALIZABLE: 20 concurrent claims of one subject, none refused', async () => {
+    const strict = new pg.Pool({ connectionString: postgres.pool.options.connectionString, max: 20, options: '-c default_transaction_isolation=serializable' });
+    try {
+      expect((await strict.query<{ default_transaction_isolation: string }>('SHOW default_transaction_isolation')).rows[0]!.default_transaction_isolation).toBe('serializable');
+      const store = createPostgresDedupeStore(strict, { keyPrefix: 'serializable:' });
+      const claims = await Promise.all(Array.from({ length: 20 }, () => Promise.resolve(store.claim('kyc.status.changed:s', 'digest-a')).then((claim) => claim.state, (error: { code?: string }) => error.code)));
+      expect(claims.filter((state) => state === 'claimed')).toHaveLength(1);
+      expect(claims.filter((state) => state === 'processing')).toHaveLength(19);
+    } finally {
+      await strict.end();
+    }
+  });
+
   it('answers a claim dedupe_store_unavailable when the database is unreachable (the receiver answers 503)', async () => {
     const unreachable = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:1/postgres`, connectionTimeoutMillis: 2_000 });
     const store = createPostgresDedupeStore(unreachable);

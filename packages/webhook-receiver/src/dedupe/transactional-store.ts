@@ -108,7 +108,7 @@ const STATES: ReadonlySet<unknown> = new Set(['processing', 'processed', 'releas
  *     const onError = (error: Error) => { failure = error; }; // a connection the server ends
  *     db.on('error', onError);
  *     try {
- *       await db.query('BEGIN');
+ *       await db.query('BEGIN ISOLATION LEVEL READ COMMITTED'); // the row lock does the work
  *       // The row, locked (made empty when there is none, or when another transaction deleted it meanwhile).
  *       const { rows } = await db.query(`INSERT INTO capi_webhook_dedupe VALUES ($1, '', 0)
  *         ON CONFLICT (key) DO UPDATE SET key = EXCLUDED.key RETURNING value`, [key]);
