@@ -266,6 +266,45 @@ describe('transactional store: its clock', () => {
   });
 });
 
+describe('transactional store: wake-ups that fail', () => {
+  it('reports a listen that fails to onError as wake_ups_unavailable and listens again; a notify that fails changes no answer', async () => {
+    let listens = 0;
+    const reported: unknown[] = [];
+    const store = createTransactionalDedupeStore({
+      transact: lockingTransact(),
+      wakeUps: {
+        notify: () => Promise.reject(new Error('NOTIFY refused')),
+        listen: () => {
+          listens += 1;
+          throw new Error('permission denied for LISTEN');
+        },
+      },
+    });
+    const wake = () => undefined;
+    store.watchLines!(wake, (error) => reported.push(error));
+    expect(reported).toHaveLength(0);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(reported).toEqual([expect.objectContaining({
+      code: 'wake_ups_unavailable',
+      message: "The transactional store's wakeUps.listen failed (permission denied for LISTEN); trying again in 1 s. Meanwhile deliveries waiting for a subject held in another process claim it at their next try (up to 250 ms) instead of at once.",
+    })]);
+    expect(reported[0]).toBeInstanceOf(DedupeStoreError);
+    // Tried again after 1 s.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(listens).toBe(2);
+    // A delivery waits, the holder settles: the store notifies (which fails), and answers as ever.
+    const held = await store.claim('s', 'a');
+    if (held.state !== 'claimed') throw new Error('expected a claim');
+    expect(await store.claim('s', 'b', 0, { id: 'w1', leftMs: 5_000 })).toEqual({ state: 'processing' });
+    expect(await store.markProcessed('s', held.token)).toBe(true);
+    expect((await store.claim('s', 'b', 0, { id: 'w1', leftMs: 5_000 })).state).toBe('claimed');
+  });
+
+  it('refuses wakeUps that are not { notify, listen } with invalid_options', () => {
+    expect(() => createTransactionalDedupeStore({ transact: lockingTransact(), wakeUps: { notify: () => undefined } as never })).toThrow(/wakeUps must be \{ notify\(message\), listen\(onMessage\) \}/);
+  });
+});
+
 describe('transactional store: what it refuses', () => {
   it.each([
     ['no options', undefined, /createTransactionalDedupeStore needs \{ transact\(key, change\) \}/],
