@@ -275,6 +275,24 @@ describe('Redis store shared by many clients', () => {
     expect((await store.claim('k', 'd2')).state).toBe('claimed');
   });
 
+  it('writes the retry due of a copy of the state\'s body answered 409 as a superseded one whose failures start with 0 (s01:), which a process of the previous version answers alike; once rewritten without the 0, it stays superseded', async () => {
+    let clock = 1_000_000;
+    const keyPrefix = freshPrefix();
+    const store = createRedisDedupeStore({ client: redis.ioredis, keyPrefix, now: () => clock });
+    const holder = await store.claim('k', 'x');
+    if (holder.state !== 'claimed') throw new Error('expected a claim of x');
+    clock += 10;
+    await store.expectRetry!('k', 'x');
+    await store.markProcessed('k', holder.token);
+    expect((await redis.ioredis.get(`${keyPrefix}k`))!.split('\n')[2]).toBe(`s01:${1_000_010 + 25 * 60_000}:1000010:1000010:x`);
+    // A process of the previous version rewrote the line without the 0: a superseded retry due,
+    // answered processed while x is the latest, as the repeat would be.
+    const value = (await redis.ioredis.get(`${keyPrefix}k`))!.replace('\ns01:', '\ns1:');
+    await redis.ioredis.set(`${keyPrefix}k`, value, 'PX', 60_000_000);
+    clock += 61_000;
+    expect((await store.claim('k', 'x')).state).toBe('processed');
+  });
+
   it('refuses a key it did not write with unexpected_store_reply, naming keyPrefix as the fix', async () => {
     const keyPrefix = freshPrefix();
     await redis.ioredis.set(`${keyPrefix}foreign`, 'someone else');
@@ -383,6 +401,19 @@ describe('Redis store and memory store agree', () => {
           { kind: 'wait', seconds: 301 },
           { kind: 'answer409', nth: 0, giveBack: false },
           { kind: 'markProcessed', key: 'a', nth: 0, retryExpected: false },
+          { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
+        ], undefined],
+        // A copy of the body in progress answered 409 repeats its state: a copy sooner than a
+        // retry is that state again (processed), and once y was processed its retry is superseded.
+        [[
+          { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
+          { kind: 'expectRetry', key: 'a', digest: 'x', waited: 0 },
+          { kind: 'markProcessed', key: 'a', nth: 0, retryExpected: false },
+          { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
+          { kind: 'claim', key: 'a', digest: 'y', waited: 0, waiter: undefined },
+          { kind: 'markProcessed', key: 'a', nth: 0, retryExpected: false },
+          { kind: 'wait', seconds: 61 },
+          { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
           { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
         ], undefined],
       ],

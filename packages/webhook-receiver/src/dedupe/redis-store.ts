@@ -58,7 +58,13 @@ const CLAIM_PREFIX = 'processing:';
 // processes, during a rolling upgrade, still answer a retry of the latest event `processed`
 // (they drop the second line; `processed:<digest>` alone reads as place 0, with no claim time).
 // The next lines are the subject's retries due, one per failed event:
-// `<a|s><failures>:<expires at>:<since>:<failed at>:<digest>` (ms), `s` once superseded.
+// `<a|s><failures>:<expires at>:<since>:<failed at>:<digest>` (ms), `s` once superseded. A copy
+// of the state's body answered 409 (RetryDue.repeats: not newer than a processed event with its
+// body) is `s0<failures>:...` while not superseded (read as flag `r`): a process of the previous
+// version reads it as a superseded retry due (the leading 0 aside), which it answers as this
+// version answers a repeat in the common cases (`duplicate` while that state is the latest,
+// `superseded` after a newer event) and consumes; once it rewrites the line, the 0 is gone and
+// the retry due stays superseded.
 // The last lines are the subject's line, first first: `w<expires at>|<waiter id>` for a place,
 // `l<expires at>|<waiter id>` for one given back (leaveLine; see LinePlace.left). Ids have no
 // `:` or `|`, so that no reading of the lines above can take them for a retry due. A place whose
@@ -102,9 +108,22 @@ local function retries(rest, now)
   local live = {}
   -- (At the start of a line: a place's digest, at the end of its line, may hold anything.)
   for flag, count, expires, since, failed, digest in string.gmatch(NL .. rest, NL .. '([as])(%d+):(%d+):(%d+):(%d+):([^' .. NL .. ']+)') do
+    if flag == 's' and string.sub(count, 1, 1) == '0' then flag = 'r' end
     if tonumber(expires) > now then table.insert(live, { flag, tonumber(count), tonumber(expires), tonumber(since), tonumber(failed), digest }) end
   end
   return live
+end
+-- The retry due in list that a copy of digest arriving at ms received can be (retryDueOf in
+-- subject-record.ts): of its body, whose wait after its last failure is over; one not superseded
+-- first, then the earliest in the subject's order.
+local function retryDueOf(list, digest, received, minDelay)
+  local due = nil
+  for _, r in ipairs(list) do
+    if r[6] == digest and received - r[5] >= minDelay * (WAITS[r[2]] or 1) then
+      if not due or (due[1] == 's' and r[1] ~= 's') or ((due[1] == 's') == (r[1] == 's') and r[4] < due[4]) then due = r end
+    end
+  end
+  return due
 end
 -- Every place in the line, lapsed or not: { expires, id, kind, extra, arrived, due, digest }, extra
 -- being the text after the id ('' for a place that told no delivery), from which the last three come.
@@ -138,7 +157,11 @@ local function inLine(line, id)
 end
 local function joined(first, live, line)
   local lines = { first }
-  for _, r in ipairs(live) do table.insert(lines, r[1] .. r[2] .. ':' .. r[3] .. ':' .. r[4] .. ':' .. r[5] .. ':' .. r[6]) end
+  for _, r in ipairs(live) do
+    local flag = r[1]
+    if flag == 'r' then flag = 's0' end
+    table.insert(lines, flag .. r[2] .. ':' .. r[3] .. ':' .. r[4] .. ':' .. r[5] .. ':' .. r[6])
+  end
   for _, w in ipairs(line) do table.insert(lines, w[3] .. w[1] .. '|' .. w[2] .. w[4]) end
   return table.concat(lines, NL)
 end
@@ -255,30 +278,25 @@ end
 -- can be, or a new event placed where it arrived, due until ms expires; nil when nothing is
 -- added (a copy of the live state's body, or an arrival whose retry is due already).
 local function failedAttempt(list, view, digest, received, failed, expires, minDelay)
-  local due = nil
-  for _, r in ipairs(list) do
-    if r[6] == digest and received - r[5] >= minDelay * (WAITS[r[2]] or 1) then
-      if not due or (due[1] == 's' and r[1] == 'a') or (due[1] == r[1] and r[4] < due[4]) then due = r end
-    end
-  end
+  local due = retryDueOf(list, digest, received, minDelay)
   local next = {}
   if due then
     for _, r in ipairs(list) do if r ~= due then table.insert(next, r) end end
     if due[2] + 1 < ${DELIVERY_ATTEMPTS} then table.insert(next, { due[1], due[2] + 1, due[3], due[4], failed, due[6] }) end
     return next
   end
-  if view.live and view.digest == digest then
-    -- Unless another event's retry due was received between the two (the user went back).
-    local between = false
-    for _, r in ipairs(list) do
-      if r[6] ~= digest and view.place and r[4] > view.place and r[4] < received then between = true end
-    end
-    if not between then return nil end
-  end
   for _, r in ipairs(list) do if r[6] == digest and r[4] == received then return nil end end
+  -- A copy of the live state's body repeats that state ('r'), unless another event's retry due
+  -- was received between the two (the user went back).
+  local flag, place = 'a', nil
+  if view.live and view.digest == digest then
+    flag = 'r'
+    for _, r in ipairs(list) do
+      if r[6] ~= digest and view.place and r[4] > view.place and r[4] < received then flag = 'a' end
+    end
+  end
   for _, r in ipairs(list) do table.insert(next, r) end
   -- Received before the processed event, it is older than it.
-  local flag, place = 'a', nil
   if view.latest and received < view.latest then flag = 's' end
   if view.live then place = view.place end
   table.insert(next, { flag, 1, expires, freePlace(received, place, list), failed, digest })
@@ -498,12 +516,7 @@ local after = {}
 for _, w in ipairs(line) do if w ~= first then table.insert(after, w) end end
 local live = retries(rest, now)
 if expired then expiredClaim(expired, live, now, tonumber(ARGV[7])) end
-local due = nil
-for _, r in ipairs(live) do
-  if r[6] == ARGV[1] and received - r[5] >= minDelay * (WAITS[r[2]] or 1) then
-    if not due or (due[1] == 's' and r[1] == 'a') or (due[1] == r[1] and r[4] < due[4]) then due = r end
-  end
-end
+local due = retryDueOf(live, ARGV[1], received, minDelay)
 local others = {}
 for _, r in ipairs(live) do if r ~= due then table.insert(others, r) end end
 local repeated = false
@@ -526,7 +539,8 @@ if pdigest == ARGV[1] then
   local newer = false
   if due then newer = due[1] == 'a' and due[4] > psince
   elseif pat and minDelay > 0 and (pfailures + 1 >= ${DELIVERY_ATTEMPTS} or received - pat < minDelay * WAITS[pfailures + 1]) then
-    for _, r in ipairs(live) do if r[1] == 'a' and r[4] > psince then newer = true end end
+    -- (A copy of the processed body answered 409, 'r', is that state again: not newer.)
+    for _, r in ipairs(live) do if (r[1] == 'a' or (r[1] == 'r' and r[6] ~= pdigest)) and r[4] > psince then newer = true end end
     if not newer and received > latestArrival(psince, pat, prepeated) then
       repeated = true
       header = state .. NL .. pline .. ':' .. received

@@ -137,6 +137,13 @@ export interface RetryDue {
   digest: string;
   /** An event of the subject received after this one was processed since. */
   superseded: boolean;
+  /**
+   * A copy of the body of the event in progress (or processed) answered 409 with no other event
+   * of the subject received between the two (see {@link expectSubjectRetry}): the same state, so
+   * not newer than that event once it is processed (its retry is answered `processed`), and
+   * superseded like it by a newer event processed before its retry.
+   */
+  repeats?: true;
   /** Failed attempts so far (the service makes 4 in all, reference 6.3). */
   failures: number;
   /**
@@ -379,9 +386,10 @@ export function renewSubjectClaim(record: SubjectRecord | undefined, token: stri
  * failed attempt, in its place (none is kept after the last attempt). Otherwise it is a newer
  * event, placed after the event in progress and every retry due, and its retry is now due: a
  * newer event processed before that retry supersedes it, an older one does not. A copy of the
- * body in progress (or of the latest processed one) adds nothing: with no other event between
- * them it is a duplicate the service sent (reference 6: duplicates are possible), answered
- * `duplicate` once that event is processed, and the state is the same either way. The
+ * body in progress (or of the latest processed one) with no other event between them (a
+ * duplicate the service sent, reference 6, or a new event with the same state) is kept too, as
+ * repeating that state ({@link RetryDue.repeats}): its retry is answered `duplicate` while that
+ * state is the latest processed, and `superseded` once a newer event was processed. The
  * delivery's place in line, if it still has one (its receiver did not give it back first), is
  * marked answered, and a delivery whose place lapsed and was converted already (see
  * {@link withLapsedPlaces}) adds nothing.
@@ -413,9 +421,9 @@ export function expectSubjectRetry(before: SubjectRecord | undefined, digest: st
  * without a claim (a 409, or a place that lapsed), `record` being the subject's state: if it was
  * the retry of a retry due, that event counts one more failed attempt, in its place (none is
  * kept after the last attempt); otherwise it is a newer event, placed where it arrived, due until
- * `expiresAt`. `undefined` when nothing is added: a copy of the body in progress or of the
- * latest processed one with no retry due of another event received between the two (a
- * duplicate the service sent), or an arrival whose retry is due already.
+ * `expiresAt` (a copy of the body in progress or of the latest processed one, with no retry due
+ * of another event received between the two, flagged {@link RetryDue.repeats}). `undefined`
+ * when nothing is added: an arrival whose retry is due already.
  */
 function withFailedAttempt(record: SubjectRecord | undefined, retries: RetryDue[], digest: string, at: number, minRetryDelayMs: number, receivedAt: number, failedAt: number, expiresAt: number): RetryDue[] | undefined {
   const live = record !== undefined && record.expiresAt > at;
@@ -424,18 +432,22 @@ function withFailedAttempt(record: SubjectRecord | undefined, retries: RetryDue[
     const others = retries.filter((retry) => retry !== due);
     return due.failures + 1 < DELIVERY_ATTEMPTS ? [...others, { ...due, failures: due.failures + 1, failedAt }] : others;
   }
-  // A copy of the body in progress or processed, with no other event of the subject received
-  // between the two, is a duplicate the service sent. With one between (a 409 kept as its retry
-  // due), it is the user going back to that state: kept like any newer event, or its retry would
-  // be taken for a new event, after the events received since, and bring the older state back.
-  if (live && record.state !== 'released' && record.digest === digest && !retries.some((retry) => retry.digest !== digest && retry.since > placeOf(record) && retry.since < receivedAt)) return undefined;
   // The same arrival again (a 503's give-back after its claim ran and was released): kept already.
   if (retries.some((retry) => retry.digest === digest && retry.since === receivedAt)) return undefined;
+  // A copy of the body in progress or processed, with no other event of the subject received
+  // between the two (a duplicate the service sent, or a new event with the same state): its
+  // retry is due all the same, flagged as repeating that state (see RetryDue.repeats). Without
+  // it, once a newer event is processed, that retry would be taken for a new event after it and
+  // bring the older state back. With another event between (a 409 kept as its retry due), it
+  // is the user going back to that state: kept like any newer event.
+  const repeats = live && record.state !== 'released' && record.digest === digest && !retries.some((retry) => retry.digest !== digest && retry.since > placeOf(record) && retry.since < receivedAt);
   // Placed where it arrived; received before the processed event (or a copy of it that was a
   // newer event), it is older than it.
   const superseded = live && record.state === 'processed' && receivedAt < latestArrivalOf(record);
   const since = freePlace(receivedAt, live ? record : undefined, retries);
-  return [...retries, { digest, superseded, failures: 1, since, failedAt, expiresAt }];
+  const added: RetryDue = { digest, superseded, failures: 1, since, failedAt, expiresAt };
+  if (repeats) added.repeats = true;
+  return [...retries, added];
 }
 
 /**
@@ -496,9 +508,12 @@ function answeredMark(place: LinePlace): LinePlace {
   return { ...place, left: true, expiresAt: Math.max(place.expiresAt, place.dueUntil ?? 0) };
 }
 
-/** A retry due of an event received after the processed one (not superseded by it). */
+/**
+ * A retry due of an event received after the processed one (not superseded by it), unless it
+ * repeats that event's state ({@link RetryDue.repeats}).
+ */
 function isNewer(retry: RetryDue, processed: SubjectRecord): boolean {
-  return !retry.superseded && retry.since > placeOf(processed);
+  return !retry.superseded && retry.since > placeOf(processed) && !(retry.repeats === true && retry.digest === processed.digest);
 }
 
 /** The place in the subject's order of the event a record's state is about (see {@link SubjectRecord.since}). */
