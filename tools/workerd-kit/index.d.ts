@@ -12,6 +12,12 @@ export interface RunningWorkerd {
   readonly url: string;
   /** Everything workerd printed so far (stderr and stdout). */
   stderr(): string;
+  /**
+   * Fires the worker's scheduled handler as a Cron Trigger does (`startWorkerd({ cron: true })`
+   * only), with `cron` as `controller.cron` (default `* * * * *`); resolves with workerd's
+   * outcome (`ok`, or `exception` when the handler or a `waitUntil` promise threw).
+   */
+  scheduled(cron?: string): Promise<{ outcome: string; noRetry: boolean }>;
   close(): Promise<void>;
 }
 
@@ -20,4 +26,6 @@ export declare function startWorkerd(options: {
   code: string;
   bindings?: Record<string, string>;
   durableObjects?: { binding: string; className: string }[];
+  /** Also serve the worker that fires the main worker's scheduled events (see {@link RunningWorkerd.scheduled}). */
+  cron?: boolean;
 }): Promise<RunningWorkerd>;

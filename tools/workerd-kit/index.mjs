@@ -40,26 +40,51 @@ export async function freePort() {
 
 const capnpText = (value) => JSON.stringify(value);
 
+// The worker that fires scheduled events (what a Cron Trigger does): it calls the main worker's
+// scheduled handler through a service binding, `Fetcher.scheduled()`, which workerd gives a
+// worker with the experimental flag `service_binding_extra_handlers` (the way Miniflare and
+// @cloudflare/vitest-pool-workers fire them). The main worker itself runs without the flag.
+const CRON_WORKER = `export default {
+  async fetch(request, env) {
+    const cron = new URL(request.url).searchParams.get('cron') ?? '* * * * *';
+    return Response.json(await env.MAIN.scheduled({ scheduledTime: new Date(), cron }));
+  },
+};
+`;
+
 /**
  * Starts workerd serving one worker.
- * @param {{ code: string, bindings?: Record<string, string>, durableObjects?: { binding: string, className: string }[] }} options
+ * @param {{ code: string, bindings?: Record<string, string>, durableObjects?: { binding: string, className: string }[], cron?: boolean }} options
  *   `code`: the bundled ES module; `bindings`: text bindings; `durableObjects`: namespaces of
- *   classes the module exports (storage in memory, for the life of the process).
- * @returns {Promise<{ url: string, stderr: () => string, close: () => Promise<void> }>}
+ *   classes the module exports (storage in memory, for the life of the process); `cron`: serve
+ *   the worker that fires its scheduled events too (`scheduled()` of the result).
+ * @returns {Promise<{ url: string, stderr: () => string, scheduled: (cron?: string) => Promise<{ outcome: string, noRetry: boolean }>, close: () => Promise<void> }>}
  */
-export async function startWorkerd({ code, bindings = {}, durableObjects = [] }) {
+export async function startWorkerd({ code, bindings = {}, durableObjects = [], cron = false }) {
   const dir = mkdtempSync(path.join(tmpdir(), 'capi-workerd-'));
   writeFileSync(path.join(dir, 'worker.js'), code);
+  if (cron) writeFileSync(path.join(dir, 'cron.js'), CRON_WORKER);
   const port = await freePort();
+  const cronPort = cron ? await freePort() : undefined;
   const config = `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [
     (name = "main", worker = .worker),
     # The sandbox runs on loopback: let fetch() reach private and local addresses.
-    (name = "loopback", network = (allow = ["public", "private", "local"])),
+    (name = "loopback", network = (allow = ["public", "private", "local"])),${cron ? `
+    (name = "cron", worker = .cron),` : ''}
   ],
-  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
-);
+  sockets = [
+    (name = "http", address = "127.0.0.1:${port}", http = (), service = "main"),${cron ? `
+    (name = "cron", address = "127.0.0.1:${cronPort}", http = (), service = "cron"),` : ''}
+  ],
+);${cron ? `
+const cron :Workerd.Worker = (
+  modules = [(name = "cron.js", esModule = embed "cron.js")],
+  compatibilityDate = ${capnpText(workerd.compatibilityDate)},
+  compatibilityFlags = ["service_binding_extra_handlers"],
+  bindings = [(name = "MAIN", service = "main")],
+);` : ''}
 const worker :Workerd.Worker = (
   modules = [(name = "worker.js", esModule = embed "worker.js")],
   compatibilityDate = ${capnpText(workerd.compatibilityDate)},
@@ -77,7 +102,8 @@ ${durableObjects.map(({ className }) => `    (className = ${capnpText(className)
 );
 `;
   writeFileSync(path.join(dir, 'config.capnp'), config);
-  const child = spawn(workerd.default, ['serve', 'config.capnp'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  // (--experimental: the cron worker's flag is an experimental one.)
+  const child = spawn(workerd.default, ['serve', ...(cron ? ['--experimental'] : []), 'config.capnp'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   child.stdout.on('data', (chunk) => (stderr += chunk));
@@ -108,5 +134,11 @@ ${durableObjects.map(({ className }) => `    (className = ${capnpText(className)
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-  return { url, stderr: () => stderr, close };
+  const scheduled = async (expression = '* * * * *') => {
+    if (cronPort === undefined) throw new Error('startWorkerd({ cron: true }) serves the worker that fires scheduled events; this one was started without it');
+    const response = await fetch(`http://127.0.0.1:${cronPort}/?cron=${encodeURIComponent(expression)}`);
+    if (!response.ok) throw new Error(`the cron worker answered ${response.status}: ${await response.text()}`);
+    return response.json();
+  };
+  return { url, stderr: () => stderr, scheduled, close };
 }

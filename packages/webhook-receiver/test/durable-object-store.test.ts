@@ -21,6 +21,7 @@ beforeAll(async () => {
     code,
     bindings: { PUBLIC_KEY: service.publicKey },
     durableObjects: [{ binding: 'WEBHOOK_STORE', className: 'WebhookStoreObject' }],
+    cron: true,
   });
 }, 60_000);
 
@@ -220,6 +221,26 @@ describe('Durable Object dead-letter store', () => {
     expect(replayed.results).toEqual([{ bodySha256: kept!.bodySha256, outcome: 'processed', deleted: true }]);
     expect(await dispatchedFor('usr_early')).toEqual(['usr_early:requiresAction']);
     expect(await letters.list(10)).toEqual([]);
+  });
+
+  it('replays from the Worker\'s scheduled handler (a Cron Trigger, fired by workerd) with the receiver fetch created: the failed event is dispatched and its dead letter deleted', async () => {
+    const body = kyc('usr_cron', 'approved');
+    // fetch creates the receiver in this isolate first, as a Worker that received deliveries has.
+    await fetch(`${worker.url}/fail-next`, { method: 'POST' });
+    expect(await service.deliver(`${worker.url}/webhooks-early`, body)).toMatchObject({ status: 202, body: { code: 'acknowledged' } });
+    const letters = createDurableObjectDeadLetterStore({ namespace: namespaceOverHttp, keyPrefix: 'early:' });
+    await expect.poll(async () => (await letters.list(10)).map((letter) => letter.reason), { timeout: 5_000 }).toEqual(['handler_failed']);
+    const [kept] = await letters.list(10);
+    expect(await worker.scheduled('*/5 * * * *')).toMatchObject({ outcome: 'ok' });
+    const replays = (await (await fetch(`${worker.url}/replays`)).json()) as Array<{ cron: string; results: unknown[] }>;
+    expect(replays.at(-1)).toEqual({ cron: '*/5 * * * *', results: [{ bodySha256: kept!.bodySha256, outcome: 'processed', deleted: true }] });
+    expect(await dispatchedFor('usr_cron')).toEqual(['usr_cron:approved']);
+    expect(await letters.list(10)).toEqual([]);
+    // Nothing left: the next run replays nothing.
+    expect(await worker.scheduled()).toMatchObject({ outcome: 'ok' });
+    expect(((await (await fetch(`${worker.url}/replays`)).json()) as Array<{ results: unknown[] }>).at(-1)!.results).toEqual([]);
+    // (No request-context error: the receiver fetch created serves the cron event too.)
+    expect(worker.stderr()).not.toMatch(/Uncaught|different request|Cannot perform I\/O/);
   });
 
   describe('replace, against the real object on workerd', () => {

@@ -10,7 +10,7 @@ describeReadmeExamples({
   packageName: '@capi/webhook-receiver',
   // The free names the README's snippets stand for: the receiver of the quick start and its
   // public key, the partner's database and loggers, the framework apps (Express, Hono, Fastify),
-  // the Worker's Env and ExecutionContext, Bun's server, and the store factories that later snippets use without importing them.
+  // the Worker's Env, ExecutionContext and ScheduledController, Bun's server, and the store factories that later snippets use without importing them.
   prelude: [
     "import { createMemoryDedupeStore, createRedisDeadLetterStore, createRedisDedupeStore, type WebhookReceiver } from '@capi/webhook-receiver';",
     "import type { DurableObjectNamespaceLike } from '@capi/webhook-receiver/durable-object';",
@@ -25,6 +25,7 @@ describeReadmeExamples({
     'declare const logger: { error(fields: object, message: string): void };',
     'interface Env { CAPI_WEBHOOK_PUBLIC_KEY: string; WEBHOOK_STORE: DurableObjectNamespaceLike }',
     'interface ExecutionContext { waitUntil(promise: Promise<unknown>): void }',
+    'interface ScheduledController { readonly cron: string; readonly scheduledTime: number }',
     'declare const Bun: { serve(options: { port: number; fetch(request: Request): Promise<Response> }): unknown };',
     '',
   ].join('\n'),

@@ -34,6 +34,27 @@ describe('serves a worker on real workerd', () => {
     }
   }, 60_000);
 
+  it('fires the worker\'s scheduled handler as a Cron Trigger does, with its cron and waitUntil, and reports a handler that throws', async () => {
+    const { code } = await bundleWorker(writeWorker(`
+      const fired = [];
+      export default {
+        async fetch() { return Response.json(fired); },
+        async scheduled(controller, env, ctx) {
+          if (controller.cron === 'fail') throw new Error('scheduled handler failure');
+          ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 20)).then(() => fired.push(controller.cron + ' ' + typeof controller.scheduledTime)));
+        },
+      };`));
+    const worker = await startWorkerd({ code, cron: true });
+    try {
+      expect(await worker.scheduled('*/5 * * * *')).toEqual({ outcome: 'ok', noRetry: false });
+      // The waitUntil promise has settled once scheduled() resolves.
+      expect(await (await fetch(worker.url)).json()).toEqual(['*/5 * * * * number']);
+      expect((await worker.scheduled('fail')).outcome).toBe('exception');
+    } finally {
+      await worker.close();
+    }
+  }, 60_000);
+
   it('fails with workerd\'s own message when the worker does not load', async () => {
     await expect(startWorkerd({ code: 'export default { fetch() { return new Response(undefinedName); } };\nthrow new Error("top-level failure");' }))
       .rejects.toThrow(/workerd exited with \d+ before serving:[\s\S]*top-level failure/);
