@@ -5,7 +5,7 @@ import { createDurableObjectDeadLetterStore } from '../src/dead-letter/durable-o
 import { createDurableObjectDedupeStore } from '../src/dedupe/durable-object-store.js';
 import { DeadLetterStoreError, DedupeStoreError, WebhookReceiverError } from '../src/errors.js';
 import { deadLetterEntry, describeDeadLetterReplaceContract } from './helpers/dead-letter-store-contract.js';
-import { describeDedupeStoreContract, expectPlacesOnTheReceiversClock } from './helpers/dedupe-store-contract.js';
+import { describeDedupeStoreContract, expectFailurePlacedWhenTheServiceSawIt, expectPlacesOnTheReceiversClock } from './helpers/dedupe-store-contract.js';
 import { eventBody } from './helpers/events.js';
 import { createFakeService, type FakeService } from './helpers/service.js';
 
@@ -68,6 +68,22 @@ describe('Durable Object store: places on the receiver\'s clock', () => {
       };
       return createDurableObjectDedupeStore({ namespace: slowFirstHop, keyPrefix: `transit:${++prefixCounter}:` });
     }, 'kyc.status.changed:usr_transit');
+  });
+
+  it('places the failure of an attempt that outlived the reply window when the service saw it, not later by the release\'s transit to the object', async () => {
+    let transitMs = 0;
+    // The namespace as Node sees it, each operation taking transitMs to reach the object.
+    const slowHop = {
+      idFromName: (name: string) => name,
+      get: (id: never) => ({
+        fetch: async (_url: string, init: { method: string; body: string }) => {
+          if (transitMs > 0) await new Promise((resolve) => setTimeout(resolve, transitMs));
+          return fetch(`${worker.url}/object/${encodeURIComponent(id)}`, init);
+        },
+      }),
+    };
+    const store = createDurableObjectDedupeStore({ namespace: slowHop, keyPrefix: `transit:${++prefixCounter}:`, minRetryDelayMs: 1_000, replyWindowMs: 500 });
+    await expectFailurePlacedWhenTheServiceSawIt(store, (ms) => (transitMs = ms));
   });
 });
 

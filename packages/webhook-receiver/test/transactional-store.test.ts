@@ -2,7 +2,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createTransactionalDedupeStore, DedupeStoreError, WebhookReceiverError, type DedupeRecordChange, type DedupeTransact } from '../src/index.js';
 import { createPostgresDedupeStore, DEDUPE_TABLE, postgresWakeUps } from '../examples/postgres-dedupe-store.js';
-import { describeDedupeStoreContract, expectPlacesOnTheReceiversClock } from './helpers/dedupe-store-contract.js';
+import { describeDedupeStoreContract, expectFailurePlacedWhenTheServiceSawIt, expectPlacesOnTheReceiversClock } from './helpers/dedupe-store-contract.js';
 import { usePostgresPool } from './helpers/postgres-server.js';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -216,26 +216,7 @@ describe('transactional store: a settlement that waited for the row', () => {
         await locking(key, change);
       },
     });
-    // The service sent the attempt 300 ms before it arrived (a slow network): it counted it failed
-    // at sentAt + 500, 200 ms after the arrival.
-    const sentAt = Date.now() - 300;
-    const a = await store.claim('s', 'digest-a', 0);
-    if (a.state !== 'claimed') throw new Error('expected a claim');
-    // The handler outlives the window; its release then waits 300 ms for the row.
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    holdMs = 300;
-    await store.release('s', a.token, { retryExpected: true, sentMsAgo: Date.now() - sentAt });
-    holdMs = 0;
-    // A newer event of the subject is processed.
-    const b = await store.claim('s', 'digest-b', 0);
-    if (b.state !== 'claimed') throw new Error('expected a claim');
-    await store.markProcessed('s', b.token);
-    // The service's retry of A comes 1,000 ms after it saw the attempt fail: it is that retry
-    // (superseded by B), not a newer event with A's body, which a failure placed 300 ms late
-    // (counted from the end of the transaction's wait) would make it.
-    const retryAt = sentAt + 500 + 1_000 + 50;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, retryAt - Date.now())));
-    expect(await store.claim('s', 'digest-a', 0)).toEqual({ state: 'superseded' });
+    await expectFailurePlacedWhenTheServiceSawIt(store, (ms) => (holdMs = ms));
   });
 });
 

@@ -40,8 +40,8 @@ export interface StoredDeadLetter extends Omit<DeadLetterEntry, 'rawBody'> {
  */
 export type StoreOperation =
   | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number; waitedMs?: number; arrivedAt?: number; waiter?: SubjectWaiter; replyWindowMs?: number; acknowledgedEarly?: boolean }
-  | { op: 'markProcessed'; key: string; token: string; ttlMs: number; minRetryDelayMs?: number; retryExpected?: boolean; replyWindowMs?: number; sentMsAgo?: number }
-  | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number; replyWindowMs?: number; sentMsAgo?: number }
+  | { op: 'markProcessed'; key: string; token: string; ttlMs: number; minRetryDelayMs?: number; retryExpected?: boolean; replyWindowMs?: number; sentMsAgo?: number; sentAt?: number }
+  | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number; replyWindowMs?: number; sentMsAgo?: number; sentAt?: number }
   | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number; arrivedAt?: number; failedMsAgo?: number; replyWindowMs?: number }
   | { op: 'joinLine'; waiter: SubjectWaiter; arrivedAt?: number; minRetryDelayMs?: number; replyWindowMs?: number }
   | { op: 'leaveLine'; waiter: SubjectWaiter; minRetryDelayMs?: number }
@@ -134,10 +134,10 @@ export class WebhookStoreObject {
       }
       case 'markProcessed':
         answer = { owned: record?.token === operation.token };
-        this.#record = markSubjectProcessed(record, operation.key, operation.token, at, operation.ttlMs, operation.minRetryDelayMs ?? 0, { retryExpected: operation.retryExpected === true, sentMsAgo: operation.sentMsAgo }, operation.replyWindowMs ?? REPLY_WINDOW_MS);
+        this.#record = markSubjectProcessed(record, operation.key, operation.token, at, operation.ttlMs, operation.minRetryDelayMs ?? 0, { retryExpected: operation.retryExpected === true, sentMsAgo: sentMsAgoAt(operation, at) }, operation.replyWindowMs ?? REPLY_WINDOW_MS);
         break;
       case 'release':
-        this.#record = releaseSubject(record, operation.token, at, { retryExpected: operation.retryExpected === true, sentMsAgo: operation.sentMsAgo }, operation.minRetryDelayMs ?? 0, operation.replyWindowMs ?? REPLY_WINDOW_MS);
+        this.#record = releaseSubject(record, operation.token, at, { retryExpected: operation.retryExpected === true, sentMsAgo: sentMsAgoAt(operation, at) }, operation.minRetryDelayMs ?? 0, operation.replyWindowMs ?? REPLY_WINDOW_MS);
         break;
       case 'expectRetry':
         this.#record = expectSubjectRetry(record, operation.digest, at, operation.minRetryDelayMs, arrivalAt(operation, at), at - failedAgo(operation.waitedMs ?? 0, operation.failedMsAgo ?? 0), operation.replyWindowMs ?? REPLY_WINDOW_MS);
@@ -350,10 +350,28 @@ export async function sendToObject(
   }
 }
 
-/** `sentMsAgo` of a settlement with a retry expected, as the operation's field (none otherwise). */
-function sentMsAgoField(options: MarkProcessedOptions | ReleaseOptions | undefined): { sentMsAgo?: number } {
+/**
+ * `sentMsAgo` of a settlement with a retry expected, as the operation's fields (none otherwise),
+ * with `sentAt`: when the service sent the attempt, on the Worker's clock. The object counts the
+ * service's reply window from `sentAt` (see {@link sentMsAgoAt}); an object of the previous
+ * version reads `sentMsAgo` alone.
+ */
+function sentMsAgoField(options: MarkProcessedOptions | ReleaseOptions | undefined): { sentMsAgo?: number; sentAt?: number } {
   const sentMsAgo = sentMsAgoOf(options);
-  return sentMsAgo === undefined ? {} : { sentMsAgo };
+  return sentMsAgo === undefined ? {} : { sentMsAgo, sentAt: Date.now() - sentMsAgo };
+}
+
+/**
+ * How long before `at` (the object's clock) the service sent the attempt a settlement is about:
+ * from the `sentAt` the Worker sent, so that the end of the service's reply window, from which
+ * the retry's wait counts, is not placed later by the time the operation took to reach the
+ * object (the object's clock less a `sentMsAgo` measured before that transit would be: a retry
+ * that came on schedule would then seem too early to be one, be taken for a newer event, and
+ * bring the older state back); `sentMsAgo` from an adapter of the previous version.
+ */
+function sentMsAgoAt(operation: { sentMsAgo?: number; sentAt?: number }, at: number): number | undefined {
+  const { sentAt } = operation;
+  return typeof sentAt === 'number' && Number.isFinite(sentAt) ? Math.max(1, at - sentAt) : operation.sentMsAgo;
 }
 
 /**

@@ -760,3 +760,33 @@ export async function expectPlacesOnTheReceiversClock(createStore: (firstCall: P
   const b = await store.claim(key, 'digest-b', Date.now() - arrivalOfB);
   expect(b.state).toBe('claimed');
 }
+
+/**
+ * A settlement of an attempt that outlived the service's reply window, applied late (the
+ * transaction waited for the row, or the operation took that long to reach the store): the
+ * failure must be placed when the service saw it (the end of the window after it SENT the
+ * attempt), not later by that delay, or the retry that comes on schedule seems too early to be
+ * one and is dispatched as a newer event. `store` has `minRetryDelayMs` 1,000 and
+ * `replyWindowMs` 500; `delay(ms)` makes each of its operations from then on take `ms` more.
+ */
+export async function expectFailurePlacedWhenTheServiceSawIt(store: DedupeStore, delay: (ms: number) => void): Promise<void> {
+  // The service sent the attempt 300 ms before it arrived (a slow network): it counted it failed
+  // at sentAt + 500, 200 ms after the arrival.
+  const sentAt = Date.now() - 300;
+  const a = await store.claim('s', 'digest-a', 0);
+  if (a.state !== 'claimed') throw new Error('expected a claim');
+  // The handler outlives the window; its release then takes 300 ms more to apply.
+  await sleep(400);
+  delay(300);
+  await store.release('s', a.token, { retryExpected: true, sentMsAgo: Date.now() - sentAt });
+  delay(0);
+  // A newer event of the subject is processed.
+  const b = await store.claim('s', 'digest-b', 0);
+  if (b.state !== 'claimed') throw new Error('expected a claim');
+  await store.markProcessed('s', b.token);
+  // The service's retry of A comes 1,000 ms after it saw the attempt fail: that retry
+  // (superseded by B), not a newer event with A's body, which a failure placed 300 ms late would
+  // make it.
+  await sleep(Math.max(0, sentAt + 500 + 1_000 + 50 - Date.now()));
+  expect(await store.claim('s', 'digest-a', 0)).toEqual({ state: 'superseded' });
+}
