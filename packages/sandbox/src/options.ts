@@ -39,6 +39,19 @@ export interface SandboxOptions {
    */
   deliveryTimeoutMs?: number;
   /**
+   * The share of webhook deliveries (0 to 1) the service sends twice (reference 6.2: duplicates
+   * are possible), each copy with its own attempts and retries; the copy's log entry names the
+   * first (`Delivery.copyOf`). Default 0. `1` sends every event twice, to test that a receiver
+   * handles each event once whatever the copies' timing.
+   */
+  duplicateRate?: number;
+  /**
+   * How long after the first copy a duplicate's first attempt starts, in ms. Default 0: at once,
+   * beside the first (a copy arriving while the first is being handled); longer, once the
+   * first was answered.
+   */
+  duplicateAfterMs?: number;
+  /**
    * How long a new daily limit stays `pending` before it becomes `synced`, in real time
    * (`advanceClock` does not move it). Default 2,000 ms. A second change within it restarts
    * the wait: the first amount is never in force. `'manual'`: a change stays `pending` until
@@ -126,6 +139,14 @@ function timeScaleOption(value: number | undefined): number {
   return timeScale;
 }
 
+function duplicateRateOption(value: number | undefined): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) {
+    throw new SandboxConfigError('invalid_option', `duplicateRate must be the share of deliveries sent twice, a number from 0 to 1 (1: every one); got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
 function port(name: string, value: number | undefined): number {
   if (value === undefined) return 0;
   if (!Number.isInteger(value) || value < 0 || value > 65535) {
@@ -154,7 +175,7 @@ function optionalFunction<T>(name: string, value: T | undefined, what: string): 
 
 // Every name of SandboxOptions: the compiler refuses a list that misses or adds one.
 const OPTION_NAMES = Object.keys({
-  port: true, webhooksPort: true, host: true, users: true, usersFile: true, webhookUrls: true, timeScale: true, deliveryTimeoutMs: true,
+  port: true, webhooksPort: true, host: true, users: true, usersFile: true, webhookUrls: true, timeScale: true, deliveryTimeoutMs: true, duplicateRate: true, duplicateAfterMs: true,
   limitSyncDelayMs: true, generation: true, whitelist: true, verifySmartAccountSignature: true, now: true, onLog: true, maxDailyLimitCents: true,
   requirePhone: true, migrationKycSetupMs: true, olderGenerationUsers: true, webhookPrivateKey: true,
 } satisfies { [Name in keyof Required<SandboxOptions>]: true });
@@ -197,6 +218,8 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     webhookUrls: options.webhookUrls ?? [],
     timeScale: timeScaleOption(options.timeScale),
     deliveryTimeoutMs: timerMilliseconds('deliveryTimeoutMs', positiveNumber('deliveryTimeoutMs', options.deliveryTimeoutMs, 30_000)),
+    duplicateRate: duplicateRateOption(options.duplicateRate),
+    duplicateAfterMs: timerMilliseconds('duplicateAfterMs', nonNegativeNumber('duplicateAfterMs', options.duplicateAfterMs, 0)),
     limitSyncDelayMs: limitSyncDelayOption(options.limitSyncDelayMs),
     generation,
     whitelist: (options.whitelist ?? []).map(whitelistEntry),

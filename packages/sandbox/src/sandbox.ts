@@ -93,15 +93,18 @@ export interface Sandbox {
    * `allowUnknownFields: true` sends such fields on purpose, to test how a receiver tolerates
    * the fields of a newer schema; `unchecked: true` sends `data` (a JSON object) without any
    * check, signed like any event, to test how a receiver handles schema drift (an unknown
-   * `kycStatus`, a missing field: its dead-letter store and `replay()`).
+   * `kycStatus`, a missing field: its dead-letter store and `replay()`). `duplicate: true` sends
+   * it twice to each endpoint (reference 6.2: duplicates are possible; the copy's entry names the
+   * first in `copyOf`, and starts `duplicateAfterMs` after it), `false` once, whatever the
+   * sandbox's `duplicateRate`.
    */
-  sendEvent(eventType: SandboxEventType, data?: unknown, options?: { to?: string[]; allowUnknownFields?: boolean; unchecked?: boolean }): Delivery[];
+  sendEvent(eventType: SandboxEventType, data?: unknown, options?: { to?: string[]; allowUnknownFields?: boolean; unchecked?: boolean; duplicate?: boolean }): Delivery[];
   /**
    * Sends one event of a kind the SDK does not know (reference 6.1: other kinds are not shown),
    * with `data` (a JSON object, default `{}`) unchecked, to test how a receiver treats unknown
    * kinds. A known kind with this option throws {@link EventPublishError}.
    */
-  sendEvent(eventType: string, data: Record<string, unknown> | undefined, options: { to?: string[]; unknownEventType: true }): Delivery[];
+  sendEvent(eventType: string, data: Record<string, unknown> | undefined, options: { to?: string[]; unknownEventType: true; duplicate?: boolean }): Delivery[];
   /**
    * Replaces the webhook signing key with a fresh one and resolves to its public key: the key
    * service serves it at once, and every later delivery attempt (retries of earlier events
@@ -263,6 +266,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     signer: webhookKey,
     timeScale: config.timeScale,
     deliveryTimeoutMs: config.deliveryTimeoutMs,
+    duplicateRate: config.duplicateRate,
+    duplicateAfterMs: config.duplicateAfterMs,
     ...(log ? { onAttempt: (delivery: Delivery, attempt: Delivery['attempts'][number]) => log(deliveryAttemptLogEntry(delivery, attempt)) } : {}),
   });
   const publisher = createPublisher(scheduler, config.webhookUrls);
@@ -358,6 +363,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       migrationKycSetupMs: config.migrationKycSetupMs,
       timeScale: config.timeScale,
       deliveryTimeoutMs: config.deliveryTimeoutMs,
+      duplicateRate: config.duplicateRate,
+      duplicateAfterMs: config.duplicateAfterMs,
       limitSyncDelayMs: config.limitSyncDelayMs,
       whitelist: ['localhost', ...config.whitelist],
       webhookEndpoints: publisher.endpoints(),
@@ -405,7 +412,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       // As GET /__sandbox/one-time-passwords?sentTo=: compared ignoring case.
       return passwords.sent().filter((password) => sentTo === undefined || password.sentTo.toLowerCase() === sentTo.toLowerCase());
     },
-    sendEvent: (eventType: string, data?: unknown, sendOptions?: { to?: string[]; unknownEventType?: boolean; allowUnknownFields?: boolean; unchecked?: boolean }) => {
+    sendEvent: (eventType: string, data?: unknown, sendOptions?: { to?: string[]; unknownEventType?: boolean; allowUnknownFields?: boolean; unchecked?: boolean; duplicate?: boolean }) => {
       const unknownEventType = sendOptions?.unknownEventType;
       const allowUnknownFields = sendOptions?.allowUnknownFields;
       const unchecked = sendOptions?.unchecked;
@@ -416,6 +423,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         ...(unknownEventType === undefined ? {} : { unknownEventType }),
         ...(allowUnknownFields === undefined ? {} : { allowUnknownFields }),
         ...(unchecked === undefined ? {} : { unchecked }),
+        duplicate: sendOptions?.duplicate,
       });
     },
     rotateWebhookKey: () => webhookKey.rotate(),

@@ -58,14 +58,14 @@ async function serve(args: string[], { subcommand = ['serve'] }: { subcommand?: 
 }
 
 describe('capi-sandbox serve prints the base URLs and the public key, and serves them', () => {
-  it('starts with --port 0, --users FILE, --user, --webhook-url, --time-scale, --generation; stops cleanly on SIGTERM', async () => {
+  it('starts with --port 0, --users FILE, --user, --webhook-url, --time-scale, --generation, --duplicate-rate, --duplicate-after; stops cleanly on SIGTERM', async () => {
     const partner = await startPlainReceiver({ publicKey: () => publicKey });
     closers.push(partner.close);
     const fromFile = newAccount();
     const fromFlag = newAccount();
     const usersFile = join(workDir, 'users.json');
     writeFileSync(usersFile, JSON.stringify({ users: [{ email: 'file@example.com', signInWallets: [fromFile.address], smartWallets: [{ address: newAccount().address, chainId: '100' }] }] }));
-    const sandbox = await serve(['--port', '0', '--users', usersFile, '--user', fromFlag.address, '--webhook-url', partner.url, '--time-scale', '60', '--generation', 'newer']);
+    const sandbox = await serve(['--port', '0', '--users', usersFile, '--user', fromFlag.address, '--webhook-url', partner.url, '--time-scale', '60', '--generation', 'newer', '--duplicate-rate', '1', '--duplicate-after', '50']);
     expect(sandbox.output()).toMatch(/newer generation, time scale 60/);
     expect(sandbox.output()).toContain(partner.url);
     const key = await callOperation(sandbox.webhooksUrl, 'getWebhookPublicKey');
@@ -80,8 +80,10 @@ describe('capi-sandbox serve prints the base URLs and the public key, and serves
     }
     const sent = await fetch(`${sandbox.baseUrl}/__sandbox/events`, { method: 'POST', body: JSON.stringify({ eventType: 'user.created' }) });
     expect(sent.status).toBe(202);
-    for (let i = 0; i < 200 && partner.received.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
-    expect(partner.received.map((delivery) => delivery.event.eventType)).toEqual(['user.created']);
+    // --duplicate-rate 1: the service's duplicate follows 50 ms later.
+    for (let i = 0; i < 200 && partner.received.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(partner.received.map((delivery) => delivery.event.eventType)).toEqual(['user.created', 'user.created']);
+    expect(await (await fetch(`${sandbox.baseUrl}/__sandbox`)).json()).toMatchObject({ duplicateRate: 1, duplicateAfterMs: 50 });
     expect(partner.rejected).toEqual([]);
     expect(await sandbox.stop()).toBe(0);
   });
@@ -158,6 +160,8 @@ describe('capi-sandbox refuses unusable command lines with a message and exit co
     [['serve', '--port', '70000'], /port must be an integer port from 0 to 65535/],
     [['serve', '--time-scale', '0'], /timeScale must be a number greater than 0/],
     [['serve', '--delivery-timeout', '99999999999'], /deliveryTimeoutMs must be at most 2147483647 ms/],
+    [['serve', '--duplicate-rate', '1.5'], /duplicateRate must be the share of deliveries sent twice, a number from 0 to 1/],
+    [['serve', '--duplicate-after', '-5'], /duplicate-after|duplicateAfterMs/],
     [['serve', '--generation', 'newest'], /--generation must be "older" or "newer"/],
     [['serve', '--port', '0', '--webhook-private-key', '/nonexistent/key.pem'], /Cannot read the --webhook-private-key file \/nonexistent\/key\.pem: .*openssl genpkey -algorithm ed25519/],
     [['serve', '--port', '0', '--webhook-private-key', fileURLToPath(import.meta.url)], /webhookPrivateKey must be the text of a PKCS8 PEM Ed25519 private key/],

@@ -128,7 +128,7 @@ describe('deliveries(filter) keeps one user\'s, one kind\'s or one state\'s deli
     const sandbox = await start({ users: [] });
     expect(() => sandbox.deliveries({ userid: 'x' } as never)).toThrow(SandboxConfigError);
     expect(() => sandbox.deliveries({ userid: 'x' } as never)).toThrow(/deliveries has no option "userid"; did you mean userId\? Its options: id, userId, url, eventType, state/);
-    expect(() => sandbox.deliveries({ state: 'done' as never })).toThrow(/state must be one of delivering, retrying, succeeded, failed; got "done"/);
+    expect(() => sandbox.deliveries({ state: 'done' as never })).toThrow(/state must be one of scheduled, delivering, retrying, succeeded, failed; got "done"/);
     expect(() => sandbox.deliveries({ userId: 42 as never })).toThrow(/deliveries's userId must be a string; got 42/);
 
     const misspelt = await callAdmin(sandbox.baseUrl, 'GET', '/__sandbox/deliveries?userid=x');
@@ -136,7 +136,7 @@ describe('deliveries(filter) keeps one user\'s, one kind\'s or one state\'s deli
     expect(misspelt.body.message).toBe('GET /__sandbox/deliveries has no filter "userid". Its filters: id, userId, url, eventType, state.');
     const noSuchState = await callAdmin(sandbox.baseUrl, 'GET', '/__sandbox/deliveries?state=done');
     expect(noSuchState.status).toBe(422);
-    expect(noSuchState.body.message).toMatch(/state must be one of delivering, retrying, succeeded, failed/);
+    expect(noSuchState.body.message).toMatch(/state must be one of scheduled, delivering, retrying, succeeded, failed/);
   });
 
   it('GET /__sandbox names the delivery timeout and the limit sync delay, as the sandbox was started with', async () => {

@@ -33,6 +33,8 @@ async function fetchPublicKey(sandbox: Sandbox): Promise<string> {
   return response.body.publicKey;
 }
 
+const sampleKycStatus = (delivery: Delivery) => (delivery.event as { data: { kycStatus: string } }).data.kycStatus;
+
 const gapsBetweenAttempts = (delivery: Delivery) =>
   delivery.attempts.slice(1).map((attempt, i) => Date.parse(attempt.startedAt) - Date.parse(delivery.attempts[i]!.finishedAt));
 
@@ -259,6 +261,82 @@ describe('sends nothing once closed, even an event emitted just before close()',
     expect(delivery!.attempts.map((attempt) => [attempt.outcome, attempt.status])).toEqual([['network-error', null]]);
     expect(delivery!.attempts[0]!.error).toMatch(/sandbox was closed/);
     expect(partner.received).toEqual([]);
+  });
+});
+
+describe('sends duplicates as the service may (reference 6.2), each copy a delivery of its own', () => {
+  it('duplicateRate 1 sends every event twice: the same body, each signed afresh, the copy naming the first (copyOf), and a receiver handles it once', async () => {
+    const handled: string[] = [];
+    const sandbox = await sandboxWith({ duplicateRate: 1 });
+    const receiver = createWebhookReceiver({ publicKey: sandbox.publicKey, onError: () => undefined })
+      .on('kyc.status.changed', async (event) => {
+        // Slow enough for the copy, sent beside the first, to arrive while it is handled.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        handled.push(event.data.kycStatus);
+      });
+    const server = createServer(toNodeHandler(receiver));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+    const [first, copy] = sandbox.sendEvent('kyc.status.changed', undefined, { to: [url] });
+    expect(copy).toMatchObject({ copyOf: first!.id, url: first!.url, eventType: 'kyc.status.changed', event: first!.event });
+    expect(first!.copyOf).toBeUndefined();
+    await sandbox.whenDeliveriesSettled();
+    const log = sandbox.deliveries();
+    expect(log.map((delivery) => [delivery.state, delivery.copyOf])).toEqual([['succeeded', undefined], ['succeeded', first!.id]]);
+    // One dispatch; the copy is answered as a duplicate (it waited for the first, or came after it).
+    expect(handled).toEqual([sampleKycStatus(first!)]);
+    expect(log.map((delivery) => (JSON.parse(delivery.attempts[0]!.responseBody!) as { code: string }).code).sort()).toEqual(['duplicate', 'processed']);
+  });
+
+  it('duplicateAfterMs starts the copy that much later, scheduled until then, the same body signed afresh', async () => {
+    const partner = await receiver({ publicKey: () => sandbox.publicKey, answer: () => 200 });
+    const sandbox = await sandboxWith({ webhookUrls: [partner.url], duplicateRate: 1, duplicateAfterMs: 300 });
+    const [first, copy] = sandbox.sendEvent('user.created');
+    expect(sandbox.deliveries({ id: copy!.id })[0]).toMatchObject({ state: 'scheduled', attempts: [], copyOf: first!.id });
+    expect(sandbox.deliveries({ state: 'scheduled' }).map((delivery) => delivery.id)).toEqual([copy!.id]);
+    await sandbox.whenDeliveriesSettled();
+    const [logged, loggedCopy] = sandbox.deliveries();
+    expect([logged!.state, loggedCopy!.state]).toEqual(['succeeded', 'succeeded']);
+    expect(Date.parse(loggedCopy!.attempts[0]!.startedAt) - Date.parse(logged!.attempts[0]!.startedAt)).toBeGreaterThanOrEqual(290);
+    expect(partner.received.map((received) => received.rawBody)).toEqual([JSON.stringify(first!.event), JSON.stringify(first!.event)]);
+    expect(partner.rejected).toEqual([]);
+  });
+
+  it('duplicate: false sends once and duplicate: true twice, whatever the rate (sendEvent, POST /__sandbox/events); anything else is refused', async () => {
+    const partner = await receiver({ publicKey: () => sandbox.publicKey, answer: () => 200 });
+    const sandbox = await sandboxWith({ webhookUrls: [partner.url] });
+    expect(sandbox.sendEvent('user.created').map((delivery) => delivery.copyOf)).toEqual([undefined]);
+    const [first, copy] = sandbox.sendEvent('user.created', undefined, { duplicate: true });
+    expect(copy!.copyOf).toBe(first!.id);
+    const twice = await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'user.created', duplicate: true });
+    expect(twice.status).toBe(202);
+    expect((twice.body.deliveries as Delivery[]).map((delivery) => delivery.copyOf === undefined)).toEqual([true, false]);
+    expect(await callAdmin(sandbox.baseUrl, 'POST', '/__sandbox/events', { eventType: 'user.created', duplicate: 'yes' })).toMatchObject({ status: 422, body: { message: expect.stringContaining('duplicate must be true or false') } });
+    await sandbox.whenDeliveriesSettled();
+    expect(partner.received).toHaveLength(5);
+    const alwaysPartner = await receiver({ publicKey: () => always.publicKey, answer: () => 200 });
+    const always = await sandboxWith({ webhookUrls: [alwaysPartner.url], duplicateRate: 1 });
+    expect(always.sendEvent('user.created', undefined, { duplicate: false })).toHaveLength(1);
+    await always.whenDeliveriesSettled();
+    expect(alwaysPartner.received).toHaveLength(1);
+  });
+
+  it('close() ends a duplicate still scheduled as failed, without a request', async () => {
+    const partner = await receiver({ publicKey: () => sandbox.publicKey, answer: () => 200 });
+    const sandbox = await sandboxWith({ webhookUrls: [partner.url], duplicateRate: 1, duplicateAfterMs: 60_000 });
+    const [sent, pending] = sandbox.sendEvent('user.created');
+    await expect.poll(() => sandbox.deliveries({ id: sent!.id })[0]!.state).toBe('succeeded');
+    await sandbox.close();
+    await sandbox.whenDeliveriesSettled();
+    expect(sandbox.deliveries({ id: pending!.id })[0]).toMatchObject({ state: 'failed', attempts: [] });
+    expect(partner.received).toHaveLength(1);
+  });
+
+  it('refuses a duplicateRate outside 0 to 1 and a duplicateAfterMs below 0, naming the option', async () => {
+    await expect(startSandbox({ duplicateRate: 2 })).rejects.toThrow(/duplicateRate must be the share of deliveries sent twice, a number from 0 to 1/);
+    await expect(startSandbox({ duplicateRate: Number.NaN })).rejects.toThrow(/duplicateRate/);
+    await expect(startSandbox({ duplicateAfterMs: -1 })).rejects.toThrow(/duplicateAfterMs must be a number of milliseconds >= 0/);
   });
 });
 

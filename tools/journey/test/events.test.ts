@@ -208,6 +208,37 @@ describe('a repeated delivery is processed once (reference 6.2 rule 6: duplicate
   });
 });
 
+describe('the service sends every event twice (reference 6.2: duplicates are possible; the sandbox\'s duplicateRate 1)', () => {
+  // duplicateAfterMs 0: the copy reaches the receiver while the first is being handled; 40: once it was answered.
+  it.each([0, 40])('copies %i ms apart: each event of a user\'s life is handled once, in order, the User the API answers, and returning to an earlier state is still seen', async (duplicateAfterMs) => {
+    const twice = await startJourney({ duplicateRate: 1, duplicateAfterMs });
+    try {
+      const { client, user } = await onboardedUser(twice, `twice-${duplicateAfterMs}@example.com`);
+      const seen = { count: twice.received.length };
+      for (const kycStatus of ['resubmissionRequested', 'approved', 'resubmissionRequested']) {
+        await admin(twice.sandbox, 'PUT', `/__sandbox/users/${user.id}/kyc-status`, { kycStatus });
+        await expectNewEvents(twice, seen, client, ['kyc.status.changed']);
+      }
+      expect(twice.received.filter((event) => event.eventType === 'kyc.status.changed').map((event) => event.data.kycStatus).slice(-3))
+        .toEqual(['resubmissionRequested', 'approved', 'resubmissionRequested']);
+      // Every event went out twice, both copies acknowledged: one processed, the other a duplicate.
+      const deliveries = twice.sandbox.deliveries();
+      const copies = deliveries.filter((delivery) => delivery.copyOf !== undefined);
+      expect(copies.length * 2).toBe(deliveries.length);
+      const answers = copies.map((copy) => {
+        const first = deliveries.find((delivery) => delivery.id === copy.copyOf)!;
+        return [first, copy].map((delivery) => `${delivery.attempts.at(-1)!.status} ${JSON.parse(delivery.attempts.at(-1)!.responseBody!).code}`).sort().join(' + ');
+      });
+      expect(new Set(answers)).toEqual(new Set(['200 duplicate + 200 processed']));
+      // One handler call per event: as many as the events the platform sent.
+      expect(twice.received.length + twice.transactions.length).toBe(copies.length);
+      expect(twice.received.at(-1)!.data).toEqual(await apiUser(client));
+    } finally {
+      await twice.close();
+    }
+  });
+});
+
 /** Sends one event to a listener of its own and returns the raw body and signature headers the platform sent. */
 async function catchDelivery(send: (to: string) => unknown): Promise<{ body: string; headers: Record<string, string> }> {
   let caught: { body: string; headers: Record<string, string> } | undefined;

@@ -25,6 +25,8 @@ function parseServeArgs(args: string[]) {
       'webhook-url': { type: 'string', multiple: true },
       'time-scale': { type: 'string' },
       'delivery-timeout': { type: 'string' },
+      'duplicate-rate': { type: 'string' },
+      'duplicate-after': { type: 'string' },
       'limit-sync-delay': { type: 'string' },
       generation: { type: 'string' },
       whitelist: { type: 'string', multiple: true },
@@ -74,6 +76,8 @@ export async function runServe(args: string[], { out }: CliStreams): Promise<num
     webhookUrls: flags['webhook-url'] ?? [],
     ...(flags['time-scale'] !== undefined ? { timeScale: parseNumberFlag('time-scale', flags['time-scale'])! } : {}),
     ...(flags['delivery-timeout'] !== undefined ? { deliveryTimeoutMs: parseNumberFlag('delivery-timeout', flags['delivery-timeout'])! } : {}),
+    ...(flags['duplicate-rate'] !== undefined ? { duplicateRate: parseNumberFlag('duplicate-rate', flags['duplicate-rate'])! } : {}),
+    ...(flags['duplicate-after'] !== undefined ? { duplicateAfterMs: parseNumberFlag('duplicate-after', flags['duplicate-after'])! } : {}),
     // 'manual': a change stays pending until POST /__sandbox/limits/sync.
     ...(flags['limit-sync-delay'] !== undefined ? { limitSyncDelayMs: flags['limit-sync-delay'] === 'manual' ? 'manual' : parseNumberFlag('limit-sync-delay', flags['limit-sync-delay'])! } : {}),
     ...(generation !== undefined ? { generation: generation as Generation } : {}),

@@ -15,6 +15,8 @@ serve options:
   --webhook-url URL        POST every event to this partner endpoint (repeatable)
   --time-scale N           divide the webhook retry delays (1, 5, 15 min) by N (default 1)
   --delivery-timeout MS    how long a receiver has to answer (default 30000)
+  --duplicate-rate R       send this share of deliveries twice, 0 to 1 (default 0; 1: every one)
+  --duplicate-after MS     start a duplicate this long after the first copy (default 0: beside it)
   --limit-sync-delay MS    how long a new daily limit stays pending (default 2000; manual: until
                            POST /__sandbox/limits/sync)
   --generation G           older (default): one token, ttlInSeconds, no daily limit (404); newer: 15-min access

@@ -107,6 +107,6 @@ export function deliveryAttemptLogEntry(delivery: Delivery, attempt: DeliveryAtt
     ...(attempt.error !== undefined ? { error: attempt.error } : {}),
     durationMs,
     nextAttemptAt: delivery.nextAttemptAt,
-    message: `webhook ${delivery.eventType} -> ${delivery.url} attempt ${attempt.attempt} (${durationMs} ms): ${describeAttemptAnswer(attempt)}${next}`,
+    message: `webhook ${delivery.eventType}${delivery.copyOf === undefined ? '' : ' (duplicate)'} -> ${delivery.url} attempt ${attempt.attempt} (${durationMs} ms): ${describeAttemptAnswer(attempt)}${next}`,
   };
 }

@@ -182,6 +182,9 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
       // A known kind's data sent without the schema check, on purpose (schema drift: a receiver's dead-letter path).
       const unchecked = body.unchecked ?? false;
       if (typeof unchecked !== 'boolean') throw invalid(`unchecked must be true or false; got ${JSON.stringify(unchecked)}.`);
+      // The service's duplicate (reference 6.2), on request; absent: the sandbox's duplicateRate decides.
+      const duplicate = body.duplicate;
+      if (duplicate !== undefined && typeof duplicate !== 'boolean') throw invalid(`duplicate must be true or false; got ${JSON.stringify(duplicate)}.`);
       if (body.to !== undefined && (!Array.isArray(body.to) || body.to.some((url) => typeof url !== 'string'))) {
         throw invalid('to must be an array of endpoint URLs; leave it out to use the configured endpoints.');
       }
@@ -190,7 +193,7 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
       if (unknownEventType) {
         if (typeof eventType !== 'string') throw invalid(`eventType must be the event kind as a string; got ${JSON.stringify(eventType)}.`);
         if (body.userId !== undefined) throw invalid('userId picks the data of a known event kind; an unknown kind sends the data you give (default {}).');
-        const deliveries = deps.publisher.publish(eventType, body.data ?? {}, { to: body.to as string[] | undefined, unknownEventType: true });
+        const deliveries = deps.publisher.publish(eventType, body.data ?? {}, { to: body.to as string[] | undefined, unknownEventType: true, duplicate });
         return { status: 202, json: { deliveries } };
       }
       if (typeof eventType !== 'string' || !(SANDBOX_EVENT_TYPES as readonly string[]).includes(eventType)) {
@@ -203,7 +206,7 @@ export function registerAdminApi(router: Router, deps: AdminApiDependencies): vo
         // That user's event data: the User itself, or a sample transaction of that user's card.
         data = sampleEventData(eventType, user);
       }
-      const deliveries = deps.publisher.publish(eventType, data ?? sampleEventData(eventType, deps.users.list()[0]), { to: body.to as string[] | undefined, allowUnknownFields, unchecked });
+      const deliveries = deps.publisher.publish(eventType, data ?? sampleEventData(eventType, deps.users.list()[0]), { to: body.to as string[] | undefined, allowUnknownFields, unchecked, duplicate });
       return { status: 202, json: { deliveries } };
     }),
   );

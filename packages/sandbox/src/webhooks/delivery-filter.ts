@@ -20,7 +20,7 @@ export interface DeliveryFilter {
   url?: string | undefined;
   /** Only deliveries of this event kind (`Delivery.eventType`). */
   eventType?: string | undefined;
-  /** Only deliveries in this state: `delivering`, `retrying`, `succeeded` or `failed`. */
+  /** Only deliveries in this state: `scheduled`, `delivering`, `retrying`, `succeeded` or `failed`. */
   state?: Delivery['state'] | undefined;
 }
 
@@ -29,7 +29,7 @@ export const DELIVERY_FILTER_NAMES = Object.keys({ id: true, userId: true, url: 
   [Name in keyof Required<DeliveryFilter>]: true;
 }) as Array<keyof DeliveryFilter>;
 
-const DELIVERY_STATES: ReadonlyArray<Delivery['state']> = ['delivering', 'retrying', 'succeeded', 'failed'];
+const DELIVERY_STATES: ReadonlyArray<Delivery['state']> = ['scheduled', 'delivering', 'retrying', 'succeeded', 'failed'];
 
 /** The user an event is about: `data.userId` of a card transaction, `data.id` of a user or KYC event. */
 export function deliveryUserId(delivery: Delivery): unknown {

@@ -54,9 +54,10 @@ export interface DeliveryAttempt {
 }
 
 /**
- * One event sent to one endpoint, with every attempt. `state`: `delivering` while an
- * attempt is in flight, `retrying` while waiting for the next, then `succeeded` or `failed`
- * (after the 4th attempt, or when the sandbox closed).
+ * One event sent to one endpoint, with every attempt. `state`: `scheduled` while a duplicate
+ * waits for its first attempt (`duplicateAfterMs`), `delivering` while an attempt is in flight,
+ * `retrying` while waiting for the next, then `succeeded` or `failed` (after the 4th attempt, or
+ * when the sandbox closed).
  *
  * @example
  * ```ts
@@ -70,7 +71,13 @@ export interface Delivery {
   url: string;
   /** The event exactly as sent (the raw body parsed back). */
   event: unknown;
-  state: 'delivering' | 'retrying' | 'succeeded' | 'failed';
+  state: 'scheduled' | 'delivering' | 'retrying' | 'succeeded' | 'failed';
+  /**
+   * The delivery this one duplicates: the service sent the same event to the same endpoint
+   * twice (reference 6.2: duplicates are possible), each copy with its own attempts and retries
+   * (the sandbox's `duplicateRate`, or `sendEvent`'s `duplicate`).
+   */
+  copyOf?: string;
   createdAt: string;
   /** When the next attempt is due, while `retrying`. */
   nextAttemptAt: string | null;
@@ -84,6 +91,10 @@ export interface DeliverySchedulerOptions {
   deliveryTimeoutMs: number;
   /** Called after each attempt, once the delivery's state says what comes next (a retry, or none). */
   onAttempt?: (delivery: Delivery, attempt: DeliveryAttempt) => void;
+  /** The share of deliveries (0 to 1) the service sends twice. Default 0. */
+  duplicateRate?: number;
+  /** How long after the first copy the duplicate's first attempt starts, in ms. Default 0: at once, beside it. */
+  duplicateAfterMs?: number;
 }
 
 /**
@@ -113,8 +124,32 @@ export class DeliveryScheduler {
     setMaxListeners(0, this.#closing.signal);
   }
 
-  /** Starts delivering `rawBody` to `url` (first attempt at once); returns the log entry. */
-  deliver(url: URL, eventType: string, rawBody: string): Delivery {
+  /**
+   * Starts delivering `rawBody` to `url` (first attempt at once); returns the log entries: this
+   * delivery, and its duplicate when the service sends this one twice (`duplicate`, or else at
+   * the scheduler's `duplicateRate`), whose first attempt starts `duplicateAfterMs` later.
+   */
+  deliver(url: URL, eventType: string, rawBody: string, duplicate?: boolean): Delivery[] {
+    const first = this.#add(url, eventType, rawBody, undefined);
+    this.#startAttempt(first, url, rawBody, 0);
+    if (!(duplicate ?? Math.random() < (this.options.duplicateRate ?? 0))) return [first];
+    const copy = this.#add(url, eventType, rawBody, first.id);
+    const afterMs = this.options.duplicateAfterMs ?? 0;
+    if (afterMs === 0) {
+      this.#startAttempt(copy, url, rawBody, 0);
+    } else {
+      copy.state = 'scheduled';
+      copy.nextAttemptAt = new Date(Date.now() + afterMs).toISOString();
+      const timer = setTimeout(() => {
+        this.#timers.delete(timer);
+        this.#startAttempt(copy, url, rawBody, 0);
+      }, afterMs);
+      this.#timers.add(timer);
+    }
+    return [first, copy];
+  }
+
+  #add(url: URL, eventType: string, rawBody: string, copyOf: string | undefined): Delivery {
     const delivery: Delivery = {
       id: randomUUID(),
       eventType,
@@ -125,10 +160,10 @@ export class DeliveryScheduler {
       nextAttemptAt: null,
       attempts: [],
     };
+    if (copyOf !== undefined) delivery.copyOf = copyOf;
     this.#deliveries.push(delivery);
     this.#unsettled.add(delivery);
     this.#inFlight++;
-    this.#startAttempt(delivery, url, rawBody, 0);
     return delivery;
   }
 
@@ -174,13 +209,13 @@ export class DeliveryScheduler {
     return { settled, cancel: () => void (listener && this.#settleListeners.delete(listener)) };
   }
 
-  /** Stops every pending retry and aborts attempts in flight; their deliveries end `failed`. */
+  /** Stops every pending retry and duplicate and aborts attempts in flight; their deliveries end `failed`. */
   close(): void {
     this.#closing.abort();
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
-    for (const delivery of this.#deliveries) {
-      if (delivery.state === 'retrying') this.#finish(delivery, 'failed');
+    for (const delivery of this.#unsettled) {
+      if (delivery.state === 'retrying' || delivery.state === 'scheduled') this.#finish(delivery, 'failed');
     }
   }
 

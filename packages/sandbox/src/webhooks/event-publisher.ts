@@ -90,6 +90,13 @@ export interface PublishOptions {
    * dead-letter store and `replay()`). The data must still be a JSON object.
    */
   unchecked?: boolean;
+  /**
+   * Send the event twice to each endpoint (`true`; reference 6.2: duplicates are possible), or
+   * once (`false`), whatever the sandbox's `duplicateRate`; the duplicate's first attempt starts
+   * the sandbox's `duplicateAfterMs` after the first (default 0: beside it). Default: the
+   * sandbox's `duplicateRate` decides.
+   */
+  duplicate?: boolean | undefined;
 }
 
 /** How the HTTP control route and `sendEvent` spell the opt-ins, in refusals. */
@@ -146,11 +153,11 @@ export class EventPublisher {
    * the deliveries started. A known kind's event must match its schema, with no field the
    * schema does not define unless `allowUnknownFields: true`, or else be sent `unchecked: true`
    * (a JSON object as `data`); any other kind needs `unknownEventType: true` and a JSON object
-   * as `data`.
+   * as `data`. A duplicate (see {@link PublishOptions.duplicate}) follows the delivery it copies.
    */
   publish(eventType: string, data: unknown, options: PublishOptions = {}): Delivery[] {
-    const { to, unknownEventType = false, allowUnknownFields = false, unchecked = false } = options;
-    for (const [name, value] of [['unknownEventType', unknownEventType], ['allowUnknownFields', allowUnknownFields], ['unchecked', unchecked]] as const) {
+    const { to, unknownEventType = false, allowUnknownFields = false, unchecked = false, duplicate } = options;
+    for (const [name, value] of [['unknownEventType', unknownEventType], ['allowUnknownFields', allowUnknownFields], ['unchecked', unchecked], ['duplicate', duplicate ?? false]] as const) {
       if (typeof value !== 'boolean') throw new EventPublishError('invalid_event', `${name} must be true or false; got ${JSON.stringify(value)}.`);
     }
     // Unchecked data is still an event body a receiver can parse: {eventType, data} with an object as data.
@@ -200,6 +207,6 @@ export class EventPublisher {
       throw new EventPublishError('invalid_event', `The ${eventType} event cannot be sent as JSON (${(error as Error).message}); pass plain JSON data.`);
     }
     const targets = to ? to.map(parseEndpointUrl) : [...this.#endpoints.values()];
-    return targets.map((url) => this.scheduler.deliver(url, eventType, rawBody));
+    return targets.flatMap((url) => this.scheduler.deliver(url, eventType, rawBody, duplicate));
   }
 }
