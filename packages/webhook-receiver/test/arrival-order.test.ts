@@ -233,19 +233,27 @@ describe('a receiver process killed mid-handler', () => {
   const writtenIn = (recordFile: string) => readRecord(recordFile).filter((entry) => entry.kind === 'done').map((entry) => entry.kycStatus);
   const started = (recordFile: string, kycStatus: string) => readRecord(recordFile).some((entry) => entry.kind === 'start' && entry.kycStatus === kycStatus);
 
+  /**
+   * The start both stories below share: approved (E0) processed by B, then pending (E1) sent to A,
+   * whose handler of it has started (and hangs); rejected (E2) is the platform's next event.
+   */
+  async function pendingHeldByA(name: string) {
+    const recordFile = join(workDir, `${name}.jsonl`);
+    const [a, b] = await startProcesses(recordFile);
+    const [e0, e1, e2] = [kyc(name, 'approved'), kyc(name, 'pending'), kyc(name, 'rejected')];
+    expect(answered(await service.deliver(b.url, e0))).toBe('200 processed');
+    const e1First = sendAttempt(service, a.url, e1, 1);
+    await until(() => started(recordFile, 'pending'), "A's handler of pending started");
+    return { recordFile, a, b, e1, e2, e1First };
+  }
+
   // The platform: approved (E0, processed), pending (E1), rejected (E2). E1 reached receiver A,
   // whose handler hangs; E2 reached A too and waited behind E1 in A's line; A was killed
   // (SIGKILL): neither was answered. The service retries both against B, E1 first each round,
   // on its schedule (a 409 or 5xx is retried at the next step, 4 attempts in all). The partner
   // must end on rejected, and E2 must be dispatched (not answered superseded).
   it('ends on the later event (rejected) after the process that held both died', async () => {
-    const recordFile = join(workDir, 'killed-with-two.jsonl');
-    const [a, b] = await startProcesses(recordFile);
-    const [e0, e1, e2] = [kyc('killed-user', 'approved'), kyc('killed-user', 'pending'), kyc('killed-user', 'rejected')];
-    expect(answered(await service.deliver(b.url, e0))).toBe('200 processed');
-
-    const e1First = sendAttempt(service, a.url, e1, 1);
-    await until(() => started(recordFile, 'pending'), "A's handler of pending started");
+    const { recordFile, a, b, e1, e2, e1First } = await pendingHeldByA('killed-with-two');
     const e2First = sendAttempt(service, a.url, e2, 1);
     await sleep(100); // E2 waits in A's line (for up to SUBJECT_WAIT_MS)
     await a.kill('SIGKILL');
@@ -293,6 +301,31 @@ describe('a receiver process killed mid-handler', () => {
     expect({ e2Answer, e1Retries: e1Retries!.map(describeAttempt), e1bRetries: e1bRetries!.map(describeAttempt), partnerEndsOn: written.at(-1) },
       `E0 (pending) retries to B: ${attempts(e0Retries!)}; handlers wrote ${written.join(' > ')}; onSuperseded saw [${superseded.join(', ')}]`)
       .toEqual({ e2Answer: '200 processed', e1Retries: ['200 superseded'], e1bRetries: ['200 superseded'], partnerEndsOn: 'rejected' });
+  });
+
+  // A partner trial's trace: E1 (pending) reached A, whose handler hangs, and A was killed; E2
+  // (rejected) reached B and waited for the dead claim: 409. E1's retry came a retry wait after
+  // E1 (to B, the claim still holding): 409 too. Once the claim expired, E2's retry was processed,
+  // then E1's third attempt came. It must be superseded: E1's retry was kept in E1's place, not as
+  // a new event after E2 (E2's 409 came between them), and the partner must end on rejected.
+  it('ends on the later event (rejected) when the held event\'s retry came while the dead process\'s claim still held', async () => {
+    const { recordFile, a, b, e1, e2, e1First } = await pendingHeldByA('killed-retry-while-held');
+    const e1ArrivedBy = Date.now();
+    await a.kill('SIGKILL');
+    expect(describeAttempt(await e1First)).toBe('no answer');
+    const e2First = describeAttempt(await sendAttempt(service, b.url, e2, 1));
+    // E1's retry, once a retry wait has passed since E1 arrived, while the claim still holds.
+    await sleep(e1ArrivedBy + MIN_RETRY_DELAY_MS + 50 - Date.now());
+    const e1Second = describeAttempt(await sendAttempt(service, b.url, e1, 2));
+    const e1SecondAt = Date.now();
+    // The claim expires CLAIM_TTL_MS after its last renewal, before the kill.
+    await sleep(e1ArrivedBy + CLAIM_TTL_MS + 300 - Date.now());
+    const e2Second = describeAttempt(await sendAttempt(service, b.url, e2, 2));
+    await sleep(e1SecondAt + 5 * MIN_RETRY_DELAY_MS + 50 - Date.now());
+    const e1Third = describeAttempt(await sendAttempt(service, b.url, e1, 3));
+    const written = writtenIn(recordFile);
+    expect({ e2First, e1Second, e2Second, e1Third, partnerEndsOn: written.at(-1) }, `handlers wrote ${written.join(' > ')}`)
+      .toEqual({ e2First: '409 duplicate_in_progress', e1Second: '409 duplicate_in_progress', e2Second: '200 processed', e1Third: '200 superseded', partnerEndsOn: 'rejected' });
   });
 
   // The same with E1 alone: A was killed while handling it. Its retry must be processed once

@@ -416,6 +416,20 @@ describe('Redis store and memory store agree', () => {
           { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
           { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
         ], undefined],
+        // x's claim is held by a process that died; y is answered 409, then x's retry a minute
+        // later (the claim still holds): that retry, in x's place, superseded once y is processed.
+        [[
+          { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
+          { kind: 'wait', seconds: 1 },
+          { kind: 'expectRetry', key: 'a', digest: 'y', waited: 0 },
+          { kind: 'wait', seconds: 61 },
+          { kind: 'expectRetry', key: 'a', digest: 'x', waited: 0 },
+          { kind: 'wait', seconds: 61 },
+          { kind: 'claim', key: 'a', digest: 'y', waited: 0, waiter: undefined },
+          { kind: 'markProcessed', key: 'a', nth: 1, retryExpected: false },
+          { kind: 'wait', seconds: 301 },
+          { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
+        ], undefined],
       ],
     });
   });
@@ -452,6 +466,51 @@ describe.each([
       await store.markProcessed('s', newer.token);
       clock += 60_000; // as late as the service's retry of A would come
       expect((await store.claim('s', 'A')).state).toBe(expected);
+    }
+  });
+
+  it('takes a copy of the body of a live claim that comes once that claim\'s retry could for that retry, in the claim\'s place (its process died): once a newer event was processed, its next attempt is superseded', async () => {
+    // A partner trial (SIGKILL of a receiver): A's claim is held by a dead process; B arrives and
+    // is answered 409; A's retry comes a minute after A and is answered 409 too (the claim still
+    // holds). Once the claim expires, B's retry is processed; A's next attempt must not bring A
+    // back. (It was kept as a new event at its own arrival, after B: B's 409 came between.)
+    let clock = 1_000_000;
+    const store = create(() => clock);
+    expect((await store.claim('s', 'A')).state).toBe('claimed');
+    clock += 1_000;
+    expect((await store.claim('s', 'B')).state).toBe('processing');
+    await store.expectRetry!('s', 'B');
+    clock += 60_000;
+    expect((await store.claim('s', 'A')).state).toBe('processing');
+    await store.expectRetry!('s', 'A');
+    clock += 100_000; // A's claim has expired
+    const b = await store.claim('s', 'B');
+    if (b.state !== 'claimed') throw new Error(`expected B's retry claimed, got ${b.state}`);
+    await store.markProcessed('s', b.token);
+    clock += 300_000;
+    expect((await store.claim('s', 'A')).state).toBe('superseded');
+    // One retry due for A's event, not one for its claim and one for its copy: the user going
+    // back to A later is a new event.
+    expect((await store.claim('s', 'A')).state).toBe('claimed');
+  });
+
+  it('keeps a copy of a live claim\'s body that comes sooner than its retry could as a newer event when another event came between (the user went back), and a claim acknowledged early has no retry', async () => {
+    for (const early of [false, true]) {
+      let clock = 1_000_000;
+      const store = create(() => clock);
+      expect((await store.claim('s', 'A', 0, undefined, early ? { acknowledgedEarly: true } : undefined)).state).toBe('claimed');
+      clock += 1_000;
+      await store.expectRetry!('s', 'B');
+      // Sooner than a retry of A (or A was acknowledged early: the service sends no retry of it).
+      clock += early ? 60_000 : 30_000;
+      await store.expectRetry!('s', 'A');
+      clock += 100_000;
+      const b = await store.claim('s', 'B');
+      if (b.state !== 'claimed') throw new Error(`expected B's retry claimed, got ${b.state}`);
+      await store.markProcessed('s', b.token);
+      clock += 300_000;
+      // A's copy came after B: the user went back to A, dispatched.
+      expect((await store.claim('s', 'A')).state).toBe('claimed');
     }
   });
 

@@ -125,6 +125,13 @@ local function retryDueOf(list, digest, received, minDelay)
   end
   return due
 end
+-- Whether the retries due in list hold one of digest in place since: the event of a claim, kept
+-- already from a copy of its body answered while the claim held (hasRetryOfEvent in
+-- subject-record.ts), so that the claim's expiry or failure adds no second one.
+local function hasRetryOfEvent(list, digest, since)
+  for _, r in ipairs(list) do if r[6] == digest and r[4] == since then return true end end
+  return false
+end
 -- Every place in the line, lapsed or not: { expires, id, kind, extra, arrived, due, digest }, extra
 -- being the text after the id ('' for a place that told no delivery), from which the last three come.
 local function allPlaces(rest)
@@ -219,7 +226,7 @@ local function expiredClaim(state, live, now, window)
   if not digest or failures >= ${DELIVERY_ATTEMPTS} then return end
   local expires = dueUntil
   if expires == 0 then expires = (claimedAt or now) + window end
-  if expires > now then table.insert(live, { 'a', failures, expires, since, claimedAt or 0, digest }) end
+  if expires > now and not hasRetryOfEvent(live, digest, since) then table.insert(live, { 'a', failures, expires, since, claimedAt or 0, digest }) end
 end
 -- The place of a new event that arrived at ms place: that one, or the first after it that no
 -- event of the subject holds (taken: the state's place, or nil; the retries due in live) and
@@ -265,8 +272,11 @@ end
 -- live, its digest and place, and a processed state's latest arrival (latestArrivalOf).
 local function stateView(state, rest, now)
   if string.sub(state, 1, 11) == 'processing:' then
-    local _, since, _, expires = claimFields(state)
-    if expires > now then return { live = true, digest = string.match(state, '^processing:[^:|]*:([^|]*)|'), place = since } end
+    local failures, since, dueUntil, expires, claimedAt = claimFields(state)
+    if expires > now then
+      return { live = true, digest = string.match(state, '^processing:[^:|]*:([^|]*)|'), place = since, claim = {
+        failures = failures, claimedAt = claimedAt, dueUntil = dueUntil, early = string.sub(state, -2) == '|e' } }
+    end
   elseif string.sub(state, 1, 10) == 'processed:' then
     local line, placed, at, _, expires, repeated = processedLine(rest)
     if expires > now then return { live = true, digest = string.sub(state, 11), place = placed, latest = latestArrival(placed, at, repeated) } end
@@ -275,8 +285,9 @@ local function stateView(state, rest, now)
 end
 -- The retries due list once a delivery of digest that arrived at ms received failed at ms failed
 -- without a claim (withFailedAttempt in subject-record.ts): one more failure of the retry due it
--- can be, or a new event placed where it arrived, due until ms expires; nil when nothing is
--- added (a copy of the live state's body, or an arrival whose retry is due already).
+-- can be, or of the live claim whose retry it can be (isRetryOfClaim), or a new event placed
+-- where it arrived, due until ms expires; nil when nothing is added (an arrival whose retry is
+-- due already).
 local function failedAttempt(list, view, digest, received, failed, expires, minDelay)
   local due = retryDueOf(list, digest, received, minDelay)
   local next = {}
@@ -286,6 +297,19 @@ local function failedAttempt(list, view, digest, received, failed, expires, minD
     return next
   end
   for _, r in ipairs(list) do if r[6] == digest and r[4] == received then return nil end end
+  -- A copy of the claim's body that comes once the claim's own retry could (its attempt counted
+  -- failed at its arrival, as when a claim expires): that retry, one more failed attempt of the
+  -- claim's event, in its place.
+  local claim = view.claim
+  if claim and view.digest == digest and not claim.early and claim.claimedAt and minDelay > 0
+    and received - claim.claimedAt >= minDelay * (WAITS[claim.failures + 1] or 1) then
+    for _, r in ipairs(list) do table.insert(next, r) end
+    local failures = claim.failures + 2
+    local dueBy = claim.dueUntil
+    if dueBy == 0 then dueBy = expires end
+    if failures < ${DELIVERY_ATTEMPTS} then table.insert(next, { 'a', failures, dueBy, view.place, failed, digest }) end
+    return next
+  end
   -- A copy of the live state's body repeats that state ('r'), unless another event's retry due
   -- was received between the two (the user went back).
   local flag, place = 'a', nil
@@ -379,8 +403,8 @@ local state, rest = split(v)
 local now = tonumber(ARGV[4])
 local failures, since, dueUntil, _, claimedAt = claimFields(state)
 failures = failures + 1
-local adds = ARGV[3] == '1' and failures < tonumber(ARGV[6])
 local live = retries(rest, now)
+local adds = ARGV[3] == '1' and failures < tonumber(ARGV[6]) and not hasRetryOfEvent(live, ARGV[2], since)
 local line = waiting(rest, now)
 if adds then
   local expires = dueUntil
@@ -431,7 +455,7 @@ if mine then
   local claimedFailures, claimedSince, dueUntil, _, at = claimFields(state)
   since, place = claimedSince, claimedSince
   if at then claimedAt, failures = at, claimedFailures end
-  if ARGV[8] == '1' and claimedFailures + 1 < ${DELIVERY_ATTEMPTS} then
+  if ARGV[8] == '1' and claimedFailures + 1 < ${DELIVERY_ATTEMPTS} and not hasRetryOfEvent(live, string.sub(ARGV[2], ${PROCESSED.length + 1}), claimedSince) then
     local expires = dueUntil
     if expires == 0 then expires = now + tonumber(ARGV[7]) end
     local failedAt = failedAtOf(at, now, tonumber(ARGV[9]), ARGV[10])

@@ -434,6 +434,14 @@ function withFailedAttempt(record: SubjectRecord | undefined, retries: RetryDue[
   }
   // The same arrival again (a 503's give-back after its claim ran and was released): kept already.
   if (retries.some((retry) => retry.digest === digest && retry.since === receivedAt)) return undefined;
+  // A copy of the claim's body that comes once the claim's own retry could (counting its attempt
+  // failed at its arrival, as when a claim expires): that retry, answered without a claim while
+  // the claim still held (its process died: the claim holds until it expires). It is one more
+  // failed attempt of the claim's event, in its place.
+  if (live && isRetryOfClaim(record, digest, receivedAt, minRetryDelayMs)) {
+    const failures = (record.failures ?? 0) + 2;
+    return failures < DELIVERY_ATTEMPTS ? [...retries, { digest, superseded: false, failures, since: placeOf(record), failedAt, expiresAt: record.dueUntil ?? expiresAt }] : retries;
+  }
   // A copy of the body in progress or processed, with no other event of the subject received
   // between the two (a duplicate the service sent, or a new event with the same state): its
   // retry is due all the same, flagged as repeating that state (see RetryDue.repeats). Without
@@ -448,6 +456,30 @@ function withFailedAttempt(record: SubjectRecord | undefined, retries: RetryDue[
   const added: RetryDue = { digest, superseded, failures: 1, since, failedAt, expiresAt };
   if (repeats) added.repeats = true;
   return [...retries, added];
+}
+
+/**
+ * Whether a copy of `digest` arriving at `receivedAt` can be the retry of `record`'s claim: the
+ * claim's body, its delivery not acknowledged early (the service then sends no retry), and the
+ * service's wait after the claim's attempt over, counted from the attempt's arrival (the earliest
+ * the service could have seen it fail: its connection reset as its process died). A live process
+ * answers within the reply window, later than that, so such a copy comes while the claim still
+ * holds only when its process died, or its handlers ran past `minRetryDelayMs` (which the
+ * receiver's docs advise against). Unknown schedule (`minRetryDelayMs` 0): `false`.
+ */
+function isRetryOfClaim(record: SubjectRecord, digest: string, receivedAt: number, minRetryDelayMs: number): boolean {
+  if (record.state !== 'processing' || record.digest !== digest || record.acknowledgedEarly === true || record.claimedAt === undefined || minRetryDelayMs === 0) return false;
+  return receivedAt - record.claimedAt >= minRetryDelayMs * (RETRY_WAIT_FACTORS[record.failures ?? 0] ?? 1);
+}
+
+/**
+ * Whether `retries` holds a retry due of the event `record` is about (its body, in its place):
+ * kept already, from a copy of its body answered while the claim held (see
+ * {@link isRetryOfClaim}), so that its claim's expiry or failure adds no second one.
+ */
+function hasRetryOfEvent(retries: readonly RetryDue[] | undefined, record: SubjectRecord): boolean {
+  const place = placeOf(record);
+  return retries?.some((retry) => retry.digest === record.digest && retry.since === place) === true;
 }
 
 /**
@@ -572,7 +604,7 @@ function withoutExpiredClaim(record: SubjectRecord | undefined, at: number, minR
   const failures = (record.failures ?? 0) + 1;
   const failedAt = record.claimedAt ?? 0;
   const expiresAt = record.dueUntil ?? (record.claimedAt ?? at) + retryDueWindow(minRetryDelayMs, replyWindowMs);
-  if (failures < DELIVERY_ATTEMPTS && expiresAt > at) retries.push({ digest: record.digest, superseded: false, failures, since: placeOf(record), failedAt, expiresAt });
+  if (failures < DELIVERY_ATTEMPTS && expiresAt > at && !hasRetryOfEvent(retries, record)) retries.push({ digest: record.digest, superseded: false, failures, since: placeOf(record), failedAt, expiresAt });
   return released(withoutEmpty(retries), liveList(record.line, at));
 }
 
@@ -658,7 +690,7 @@ export function releaseSubject(before: SubjectRecord | undefined, token: string,
  */
 function withRetryDue(retries: RetryDue[] | undefined, record: SubjectRecord, at: number, minRetryDelayMs: number, replyWindowMs: number, sentMsAgo?: number): RetryDue[] | undefined {
   const failures = (record.failures ?? 0) + 1;
-  if (failures >= DELIVERY_ATTEMPTS) return retries;
+  if (failures >= DELIVERY_ATTEMPTS || hasRetryOfEvent(retries, record)) return retries;
   const due: RetryDue = { digest: record.digest, superseded: false, failures, since: placeOf(record), failedAt: attemptFailedAt(record.claimedAt ?? at, at, replyWindowMs, sentMsAgo), expiresAt: record.dueUntil ?? at + retryDueWindow(minRetryDelayMs, replyWindowMs) };
   return [...(retries ?? []), due];
 }
