@@ -283,6 +283,7 @@ describe('capi-sandbox send-event signs one event and sends it, like stripe trig
       [['send-event', 'other.kind', '--unknown-event-type', '--to', 'http://localhost:9', '--data', arrayFile], /The other\.kind event's data must be a JSON object .*; got an array/],
       [['send-event', 'other.kind', '--unknown-event-type', '--sandbox', 'http://127.0.0.1:9', '--user-id', 'u1'], /--user-id picks the data of a known event kind; an unknown kind sends the --data you give \(default \{\}\)/],
       [['send-event', 'card.statement.created', '--to', 'http://localhost:9'], /Unknown event type "card\.statement\.created"; use one of user\.created, .*\. To send a kind the SDK does not know .*, add --unknown-event-type\./],
+      [['send-event', 'user.created', '--to', 'http://localhost:9', '--duplicate'], /--duplicate has a running sandbox send the event twice, as the service may: add --sandbox/],
     ];
     for (const [args, pattern] of cases) {
       const { code, stderr } = await run(args);
@@ -387,6 +388,17 @@ describe('capi-sandbox send-event --sandbox has a running sandbox sign and deliv
     expect(viaSandbox.stdout).toBe(`kyc.status.changed -> ${receiverUrl}: HTTP 200 processed (signed by the sandbox at ${sandbox.baseUrl}, delivery ${delivery!.id})\n`);
     // Without --data, the event carries the sandbox's first user.
     expect(handled).toEqual(['kyc.status.changed first@example.com']);
+
+    // --duplicate: the service's duplicate too, one line each; the receiver handles it once.
+    handled.length = 0;
+    const twice = sandbox.users.create({ email: 'twice@example.com' });
+    const sentTwice = await run(['send-event', 'kyc.status.changed', '--sandbox', sandbox.baseUrl, '--to', receiverUrl, '--user-id', twice.id, '--duplicate']);
+    expect(sentTwice.code).toBe(0);
+    const [first, copy] = sandbox.deliveries().filter((entry) => entry.url === receiverUrl).slice(-2);
+    expect(copy!.copyOf).toBe(first!.id);
+    expect(sentTwice.stdout.split('\n').filter(Boolean)).toHaveLength(2);
+    expect(sentTwice.stdout).toMatch(/HTTP 200 duplicate/);
+    expect(handled).toEqual(['kyc.status.changed twice@example.com']);
   });
 
   it('without --to, delivers to the sandbox\'s configured endpoints, one line each; --user-id picks the user', async () => {

@@ -45,6 +45,7 @@ export async function runSendEvent(args: string[], { out, err }: CliStreams): Pr
       'unknown-event-type': { type: 'boolean' },
       'allow-unknown-fields': { type: 'boolean' },
       unchecked: { type: 'boolean' },
+      duplicate: { type: 'boolean' },
     },
     true,
   );
@@ -86,6 +87,7 @@ export async function runSendEvent(args: string[], { out, err }: CliStreams): Pr
       );
     }
     if (values['user-id'] !== undefined) throw new CliUsageError('--user-id names a user of a running sandbox: add --sandbox [URL].');
+    if (values.duplicate === true) throw new CliUsageError('--duplicate has a running sandbox send the event twice, as the service may: add --sandbox [URL].');
   } else {
     if (values['private-key'] !== undefined) {
       throw new CliUsageError('--private-key and --sandbox exclude each other: with --sandbox the sandbox signs with its own key (the one its webhooks URL serves).');
@@ -130,6 +132,7 @@ export async function runSendEvent(args: string[], { out, err }: CliStreams): Pr
         ...(unknownEventType ? { unknownEventType } : {}),
         ...(allowUnknownFields ? { allowUnknownFields } : {}),
         ...(unchecked ? { unchecked } : {}),
+        ...(values.duplicate === true ? { duplicate: true } : {}),
       },
       { out, err },
     );

@@ -111,7 +111,7 @@ function describeDelivery(delivery: Delivery, sandboxUrl: string): string {
  * keeps retrying), 2 when no sandbox answers or it refuses the event.
  */
 export async function sendEventThroughSandbox(
-  input: { sandboxUrl: string; eventType: string; to: string[]; data?: unknown; userId?: string; unknownEventType?: boolean; allowUnknownFields?: boolean; unchecked?: boolean },
+  input: { sandboxUrl: string; eventType: string; to: string[]; data?: unknown; userId?: string; unknownEventType?: boolean; allowUnknownFields?: boolean; unchecked?: boolean; duplicate?: boolean },
   { out }: CliStreams,
 ): Promise<number> {
   const { sandboxUrl } = input;
@@ -134,6 +134,7 @@ export async function sendEventThroughSandbox(
     ...(input.unknownEventType === true ? { unknownEventType: true } : {}),
     ...(input.allowUnknownFields === true ? { allowUnknownFields: true } : {}),
     ...(input.unchecked === true ? { unchecked: true } : {}),
+    ...(input.duplicate === true ? { duplicate: true } : {}),
   });
   if (sent.status !== 202) throw new CliUsageError(`The sandbox at ${sandboxUrl} refused the event (HTTP ${sent.status}): ${refusal(sent.body)}`);
   const started = (sent.body as { deliveries: Delivery[] }).deliveries;

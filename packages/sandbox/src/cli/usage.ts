@@ -3,7 +3,7 @@ export const USAGE = `capi-sandbox: a local capi service (SIWE auth, users, dail
 Usage:
   capi-sandbox [serve] [options]      serve is the default command
   capi-sandbox send-event TYPE --to URL [--data FILE] [--private-key FILE] [--unknown-event-type | --unchecked]
-  capi-sandbox send-event TYPE --sandbox [URL] [--to URL]... [--data FILE | --user-id ID] [--unknown-event-type | --unchecked]
+  capi-sandbox send-event TYPE --sandbox [URL] [--to URL]... [--data FILE | --user-id ID] [--unknown-event-type | --unchecked] [--duplicate]
   capi-sandbox --version | --help
 
 serve options:
@@ -52,4 +52,6 @@ send-event:
   --unchecked              send --data (a JSON object) of a known TYPE without checking it against the
                            schema (an unknown kycStatus, a missing field), signed like any event, to test
                            a receiver's handling of schema drift (dead letters, replay)
+  --duplicate              with --sandbox: send the event twice, as the service may (duplicates are
+                           possible); a receiver should handle it once (the copy answered duplicate)
 `;
