@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { getOnboardingStatus, requestPhoneVerification, setPhone } from '@capi/client/onboarding';
 import { createMemoryDeadLetterStore } from '@capi/webhook-receiver';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { admin, apiUser, changeKyc, expectHeldChangesInOrder, expectLateRetrySuperseded, expectNewEvents, expectOutageRetriesInOrder, expectRepeatedDeliveryDuplicate, lastOneTimePassword, onboardedUser, startJourney, type Journey } from './support/journey.js';
+import { admin, apiUser, changeKyc, expectEachEventOnceWhenSentTwice, expectHeldChangesInOrder, expectLateRetrySuperseded, expectNewEvents, expectOutageRetriesInOrder, expectRepeatedDeliveryDuplicate, lastOneTimePassword, onboardedUser, startJourney, type Journey } from './support/journey.js';
 
 let journey: Journey;
 beforeAll(async () => {
@@ -213,26 +213,7 @@ describe('the service sends every event twice (reference 6.2: duplicates are pos
   it.each([0, 40])('copies %i ms apart: each event of a user\'s life is handled once, in order, the User the API answers, and returning to an earlier state is still seen', async (duplicateAfterMs) => {
     const twice = await startJourney({ duplicateRate: 1, duplicateAfterMs });
     try {
-      const { client, user } = await onboardedUser(twice, `twice-${duplicateAfterMs}@example.com`);
-      const seen = { count: twice.received.length };
-      for (const kycStatus of ['resubmissionRequested', 'approved', 'resubmissionRequested']) {
-        await admin(twice.sandbox, 'PUT', `/__sandbox/users/${user.id}/kyc-status`, { kycStatus });
-        await expectNewEvents(twice, seen, client, ['kyc.status.changed']);
-      }
-      expect(twice.received.filter((event) => event.eventType === 'kyc.status.changed').map((event) => event.data.kycStatus).slice(-3))
-        .toEqual(['resubmissionRequested', 'approved', 'resubmissionRequested']);
-      // Every event went out twice, both copies acknowledged: one processed, the other a duplicate.
-      const deliveries = twice.sandbox.deliveries();
-      const copies = deliveries.filter((delivery) => delivery.copyOf !== undefined);
-      expect(copies.length * 2).toBe(deliveries.length);
-      const answers = copies.map((copy) => {
-        const first = deliveries.find((delivery) => delivery.id === copy.copyOf)!;
-        return [first, copy].map((delivery) => `${delivery.attempts.at(-1)!.status} ${JSON.parse(delivery.attempts.at(-1)!.responseBody!).code}`).sort().join(' + ');
-      });
-      expect(new Set(answers)).toEqual(new Set(['200 duplicate + 200 processed']));
-      // One handler call per event: as many as the events the platform sent.
-      expect(twice.received.length + twice.transactions.length).toBe(copies.length);
-      expect(twice.received.at(-1)!.data).toEqual(await apiUser(client));
+      await expectEachEventOnceWhenSentTwice(twice, `twice-${duplicateAfterMs}@example.com`);
     } finally {
       await twice.close();
     }

@@ -5,7 +5,7 @@
 // alternate instances.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer, type RedisServer } from '@capi/bench-kit/redis-server';
-import { changeKyc, expectHeldChangesInOrder, expectLateRetrySuperseded, expectNewEvents, expectOutageRetriesInOrder, expectRepeatedDeliveryDuplicate, onboardedUser, startJourney, type Journey } from './support/journey.js';
+import { changeKyc, expectEachEventOnceWhenSentTwice, expectHeldChangesInOrder, expectLateRetrySuperseded, expectNewEvents, expectOutageRetriesInOrder, expectRepeatedDeliveryDuplicate, onboardedUser, startJourney, type Journey } from './support/journey.js';
 
 let redis: RedisServer;
 let journey: Journey;
@@ -56,5 +56,17 @@ describe('two instances sharing Redis: a failed attempt and its late retry (refe
 
   it('pending and approved both fail (an outage): both retries are handled, once each, in order, on whichever instance they reach', async () => {
     await expectOutageRetriesInOrder(late, 'lb-outage@example.com');
+  });
+});
+
+describe('two instances sharing Redis: the service sends every event twice (the sandbox\'s duplicateRate 1)', () => {
+  let twice: Journey;
+  beforeAll(async () => {
+    twice = await startJourney({ duplicateRate: 1 }, { instances: 2, redisPort: redis.port });
+  });
+  afterAll(() => twice?.close());
+
+  it('the copies reach alternate instances (the second waits for the first in the other process): each event is handled once, in order, where the API is', async () => {
+    await expectEachEventOnceWhenSentTwice(twice, 'lb-duplicates@example.com');
   });
 });

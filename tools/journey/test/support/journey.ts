@@ -323,3 +323,33 @@ export async function expectRepeatedDeliveryDuplicate(journey: Journey, email: s
   expect(again.state).toBe('succeeded');
   expect(JSON.parse(again.attempts[0]!.responseBody!)).toMatchObject({ code: 'duplicate' });
 }
+
+/**
+ * A user's whole life (onboarding, then KYC approved -> resubmissionRequested -> approved ->
+ * resubmissionRequested) on a journey whose sandbox sends every event twice (`duplicateRate: 1`):
+ * each event reaches the handlers once, in order, the User the API answers, the return to an
+ * earlier state included; each pair of copies is answered processed + duplicate.
+ */
+export async function expectEachEventOnceWhenSentTwice(journey: Journey, email: string): Promise<void> {
+  const { client, user } = await onboardedUser(journey, email);
+  const seen = { count: journey.received.length };
+  for (const kycStatus of ['resubmissionRequested', 'approved', 'resubmissionRequested']) {
+    await admin(journey.sandbox, 'PUT', `/__sandbox/users/${user.id}/kyc-status`, { kycStatus });
+    await expectNewEvents(journey, seen, client, ['kyc.status.changed']);
+  }
+  const mine = (event: ReceivedEvent) => event.data.id === user.id;
+  expect(journey.received.filter((event) => mine(event) && event.eventType === 'kyc.status.changed').map((event) => event.data.kycStatus).slice(-3))
+    .toEqual(['resubmissionRequested', 'approved', 'resubmissionRequested']);
+  // Every event went out twice, both copies acknowledged: one processed, the other a duplicate.
+  const deliveries = journey.sandbox.deliveries({ userId: user.id });
+  const copies = deliveries.filter((delivery) => delivery.copyOf !== undefined);
+  expect(copies.length * 2).toBe(deliveries.length);
+  const answers = copies.map((copy) => {
+    const first = deliveries.find((delivery) => delivery.id === copy.copyOf)!;
+    return [first, copy].map((delivery) => `${delivery.attempts.at(-1)!.status} ${JSON.parse(delivery.attempts.at(-1)!.responseBody!).code}`).sort().join(' + ');
+  });
+  expect(new Set(answers)).toEqual(new Set(['200 duplicate + 200 processed']));
+  // One handler call per event of this user: as many as the events the platform sent.
+  expect(journey.received.filter(mine).length + journey.transactions.filter((data) => data.userId === user.id).length).toBe(copies.length);
+  expect(journey.received.filter(mine).at(-1)!.data).toEqual(await apiUser(client));
+}
