@@ -317,8 +317,9 @@ describe('Redis store and memory store agree', () => {
       fc.record({ kind: fc.constant('joinLine' as const), key, waiter: fc.constantFrom({ id: 'w1', leftMs: 30_000 }, { id: 'w2', leftMs: 300_000 }, { id: 'w4', leftMs: 2_000 }),
         digest: fc.constantFrom(undefined, 'x', 'y', 'z'), waited: fc.constantFrom(0, 3_000) }),
       // The receiver's 409 of a delivery that waited in line (its place given back first, or not:
-      // a receiver of the previous version), told with the arrival its place has.
-      fc.record({ kind: fc.constant('answer409' as const), nth: fc.nat(6), giveBack: fc.boolean() }),
+      // a receiver of the previous version), told with the arrival its place has, and naming the
+      // place (this version's receiver) or not (the previous version's).
+      fc.record({ kind: fc.constant('answer409' as const), nth: fc.nat(6), giveBack: fc.boolean(), named: fc.boolean() }),
       fc.record({ kind: fc.constant('leaveLine' as const), key, waiter: fc.constantFrom({ id: 'w1', leftMs: 30_000 }, { id: 'w2', leftMs: 300_000 }, { id: 'w3', leftMs: 30_000 }) }),
       fc.record({ kind: fc.constantFrom('markProcessed' as const, 'release' as const), key, nth: fc.nat(12), retryExpected: fc.boolean() }),
       fc.record({ kind: fc.constant('expectRetry' as const), key, digest: fc.constantFrom('x', 'y', 'z'), waited: fc.constantFrom(0, 10_000) }),
@@ -344,8 +345,9 @@ describe('Redis store and memory store agree', () => {
             memory.leaveLine(place.key, { id: place.id, leftMs: 1 });
             await inRedis.leaveLine!(place.key, { id: place.id, leftMs: 1 });
           }
-          memory.expectRetry(place.key, place.digest, clock - place.arrivedAt);
-          await inRedis.expectRetry!(place.key, place.digest, clock - place.arrivedAt);
+          const waiterId = op.named ? place.id : undefined;
+          memory.expectRetry(place.key, place.digest, clock - place.arrivedAt, 0, waiterId);
+          await inRedis.expectRetry!(place.key, place.digest, clock - place.arrivedAt, 0, waiterId);
         } else if (op.kind === 'wait') {
           clock += op.seconds * 1_000;
         } else if (op.kind === 'expectRetry') {
@@ -396,10 +398,10 @@ describe('Redis store and memory store agree', () => {
         // expired meanwhile is a retry due all the same: its markProcessed finds it no longer its own.
         [[
           { kind: 'joinLine', key: 'a', waiter: { id: 'w1', leftMs: 30_000 }, digest: 'z', waited: 0 },
-          { kind: 'answer409', nth: 0, giveBack: true },
+          { kind: 'answer409', nth: 0, giveBack: true, named: false },
           { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
           { kind: 'wait', seconds: 301 },
-          { kind: 'answer409', nth: 0, giveBack: false },
+          { kind: 'answer409', nth: 0, giveBack: false, named: false },
           { kind: 'markProcessed', key: 'a', nth: 0, retryExpected: false },
           { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
         ], undefined],
@@ -416,6 +418,23 @@ describe('Redis store and memory store agree', () => {
           { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
           { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
         ], undefined],
+        // Two copies of y sent at once wait behind x and are answered 409, each naming its place
+        // (or the second's place lapses): two retries due, the second repeating the first. Once z
+        // was processed, both retries are superseded; without z, the first is dispatched and the
+        // second answered processed.
+        ...[true, false].flatMap((bothAnswered) => [true, false].map((newer) => [[
+          { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
+          { kind: 'joinLine', key: 'a', waiter: { id: 'w1', leftMs: 30_000 }, digest: 'y', waited: 0 },
+          { kind: 'joinLine', key: 'a', waiter: bothAnswered ? { id: 'w2', leftMs: 300_000 } : { id: 'w4', leftMs: 2_000 }, digest: 'y', waited: 0 },
+          { kind: 'answer409', nth: 0, giveBack: true, named: true },
+          ...(bothAnswered ? [{ kind: 'answer409', nth: 1, giveBack: true, named: true }] : [{ kind: 'wait', seconds: 1 }, { kind: 'wait', seconds: 1 }]),
+          { kind: 'markProcessed', key: 'a', nth: 0, retryExpected: false },
+          ...(newer ? [{ kind: 'claim', key: 'a', digest: 'z', waited: 0, waiter: undefined }, { kind: 'markProcessed', key: 'a', nth: 0, retryExpected: false }] : []),
+          { kind: 'wait', seconds: 61 },
+          { kind: 'claim', key: 'a', digest: 'y', waited: 0, waiter: undefined },
+          { kind: 'markProcessed', key: 'a', nth: 0, retryExpected: false },
+          { kind: 'claim', key: 'a', digest: 'y', waited: 0, waiter: undefined },
+        ], undefined] as never)),
         // x's claim is held by a process that died; y is answered 409, then x's retry a minute
         // later (the claim still holds): that retry, in x's place, superseded once y is processed.
         [[

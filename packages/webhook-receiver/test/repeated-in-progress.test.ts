@@ -4,6 +4,10 @@
 // a newer event was processed before that retry, the retry was taken for a new event and
 // dispatched over it, and the user was left on the older state. Real HTTP on loopback, both
 // adapters, the memory store and a real redis-server; the service's schedule scaled down.
+// And near copies: the service sends an event twice at once (reference 6.2) while an earlier
+// event of its subject is handled; both copies wait and are answered 409. A later trial (the
+// sandbox's duplicateRate) found them kept as one retry due: the second copy's retry, after a
+// newer event, was dispatched as a new event.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryDedupeStore, createRedisDedupeStore, createWebhookReceiver, toNodeHandler, WebhookReceiverError, type DedupeStore } from '../src/index.js';
 import { eventBody } from './helpers/events.js';
@@ -28,7 +32,7 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 const answered = (reply: Delivered) => `${reply.status} ${reply.body.code}`;
-const kyc = (userId: string, kycStatus: 'pending' | 'approved') => eventBody('kyc.status.changed', userId, { kycStatus });
+const kyc = (userId: string, kycStatus: 'pending' | 'approved' | 'resubmissionRequested') => eventBody('kyc.status.changed', userId, { kycStatus });
 
 const stores: Array<[string, () => DedupeStore]> = [
   ['the memory store', () => createMemoryDedupeStore({ minRetryDelayMs: MIN_RETRY_DELAY_MS })],
@@ -67,7 +71,18 @@ async function partner(store: DedupeStore, adapter: (typeof adapters)[number]) {
     expect(answered(await first)).toBe('200 processed');
     return retryAt;
   };
-  return { url, written, reported, copyAnswered409, close: () => server.close() };
+  // The first `pending` held; two copies of `copy` sent at once, both answered 409.
+  const twoCopiesAnswered409 = async (body: string, copy: string) => {
+    const first = service.deliver(url, body);
+    await sleep(20);
+    const copies = await Promise.all([service.deliver(url, copy), service.deliver(url, copy)]);
+    expect(copies.map(answered), 'the two copies, while the first is handled').toEqual(['409 duplicate_in_progress', '409 duplicate_in_progress']);
+    const retryAt = Date.now() + MIN_RETRY_DELAY_MS + 50;
+    release();
+    expect(answered(await first)).toBe('200 processed');
+    return retryAt;
+  };
+  return { url, written, reported, copyAnswered409, twoCopiesAnswered409, close: () => server.close() };
 }
 
 describe.each(stores)('a copy of the event in progress, answered 409, on %s', (_name, createStore) => {
@@ -104,5 +119,28 @@ describe.each(stores)('a copy of the event in progress, answered 409, on %s', (_
         await close();
       }
     });
+  });
+});
+
+describe.each(stores)('two copies of one event sent at once, both answered 409, on %s', (_name, createStore) => {
+  describe.each(adapters)('over %s', (adapter) => {
+    for (const newer of [true, false]) {
+      it(newer ? 'are neither dispatched on their retries once a newer event was processed: the user stays on the newer state' : 'are dispatched once on their retries, the second retry answered duplicate', async () => {
+        const { url, written, reported, twoCopiesAnswered409, close } = await partner(createStore(), adapter);
+        try {
+          const user = `near-copies-${newer}`;
+          const approved = kyc(user, 'approved');
+          const retryAt = await twoCopiesAnswered409(kyc(user, 'pending'), approved);
+          if (newer) expect(answered(await service.deliver(url, kyc(user, 'resubmissionRequested')))).toBe('200 processed');
+          await sleep(retryAt - Date.now());
+          const retries = await Promise.all([service.deliver(url, approved), service.deliver(url, approved)]);
+          expect(retries.map(answered).sort(), 'the two retries').toEqual(newer ? ['200 superseded', '200 superseded'] : ['200 duplicate', '200 processed']);
+          expect(written).toEqual(newer ? ['pending', 'resubmissionRequested'] : ['pending', 'approved']);
+          expect(reported).toEqual(['subject_wait_exceeded', 'subject_wait_exceeded']);
+        } finally {
+          await close();
+        }
+      });
+    }
   });
 });

@@ -240,8 +240,17 @@ export interface DedupeStore {
    * that converts lapsed places records one retry due for it either way (its place, should it
    * still be there, is marked answered; a place that lapsed already and was converted adds
    * nothing here).
+   *
+   * `waiterId`: the id of that delivery's place (its {@link SubjectWaiter}'s), passed for a 409,
+   * whose delivery never held a claim. The store then finds the place by it, not by body and
+   * arrival, and records the delivery's failure even when a retry due of its body was placed in
+   * the same ms: a copy the service sent beside it (two copies of one body within a ms or two,
+   * both answered 409) keeps its own place and its own retry due, and the second copy's retry is
+   * not taken for a new event. The stores of this package honour it (a store of the previous
+   * version ignores it, and keeps such copies as one retry due); the id must be a non-empty
+   * string (`invalid_waiter` otherwise).
    */
-  expectRetry?(key: string, digest: string, waitedMs?: number, failedMsAgo?: number): void | Promise<void>;
+  expectRetry?(key: string, digest: string, waitedMs?: number, failedMsAgo?: number, waiterId?: string): void | Promise<void>;
   /**
    * Optional, for stores that keep lines (see `waiter` in {@link DedupeStore.claim}): a store
    * that has it must honour `claim`'s `waiter`, since the receiver then lets every waiting

@@ -2,7 +2,7 @@ import type { DeadLetterEntry } from '../dead-letter/dead-letter-store.js';
 import { DedupeStoreError, WebhookReceiverError } from '../errors.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeStoreTimingOptions, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
-import { checkWaiter, claimSubject, deliveryOfWaiter, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, REPLY_WINDOW_MS, sentMsAgoOf, type SubjectRecord } from './subject-record.js';
+import { checkWaiter, checkWaiterId, claimSubject, deliveryOfWaiter, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, REPLY_WINDOW_MS, sentMsAgoOf, type SubjectRecord } from './subject-record.js';
 import { assertOptionNames, optionNames } from '../option-names.js';
 
 // The members of the Workers runtime this module uses, typed here so that the package needs
@@ -42,7 +42,7 @@ export type StoreOperation =
   | { op: 'claim'; digest: string; claimTtlMs: number; minRetryDelayMs?: number; waitedMs?: number; arrivedAt?: number; waiter?: SubjectWaiter; replyWindowMs?: number; acknowledgedEarly?: boolean }
   | { op: 'markProcessed'; key: string; token: string; ttlMs: number; minRetryDelayMs?: number; retryExpected?: boolean; replyWindowMs?: number; sentMsAgo?: number; sentAt?: number }
   | { op: 'release'; token: string; retryExpected?: boolean; minRetryDelayMs?: number; replyWindowMs?: number; sentMsAgo?: number; sentAt?: number }
-  | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number; arrivedAt?: number; failedMsAgo?: number; replyWindowMs?: number }
+  | { op: 'expectRetry'; digest: string; minRetryDelayMs: number; waitedMs?: number; arrivedAt?: number; failedMsAgo?: number; replyWindowMs?: number; waiterId?: string }
   | { op: 'joinLine'; waiter: SubjectWaiter; arrivedAt?: number; minRetryDelayMs?: number; replyWindowMs?: number }
   | { op: 'leaveLine'; waiter: SubjectWaiter; minRetryDelayMs?: number }
   | { op: 'renewClaim'; token: string; claimTtlMs: number }
@@ -140,7 +140,7 @@ export class WebhookStoreObject {
         this.#record = releaseSubject(record, operation.token, at, { retryExpected: operation.retryExpected === true, sentMsAgo: sentMsAgoAt(operation, at) }, operation.minRetryDelayMs ?? 0, operation.replyWindowMs ?? REPLY_WINDOW_MS);
         break;
       case 'expectRetry':
-        this.#record = expectSubjectRetry(record, operation.digest, at, operation.minRetryDelayMs, arrivalAt(operation, at), at - failedAgo(operation.waitedMs ?? 0, operation.failedMsAgo ?? 0), operation.replyWindowMs ?? REPLY_WINDOW_MS);
+        this.#record = expectSubjectRetry(record, operation.digest, at, operation.minRetryDelayMs, arrivalAt(operation, at), at - failedAgo(operation.waitedMs ?? 0, operation.failedMsAgo ?? 0), operation.replyWindowMs ?? REPLY_WINDOW_MS, operation.waiterId);
         break;
       case 'joinLine': {
         // An adapter of the previous version sends neither the waiter's digest nor the schedule:
@@ -280,8 +280,10 @@ export function createDurableObjectDedupeStore(options: DurableObjectDedupeStore
     async release(key: string, token: string, options?: ReleaseOptions): Promise<void> {
       await send(key, { op: 'release', token, retryExpected: options?.retryExpected === true, minRetryDelayMs, replyWindowMs, ...sentMsAgoField(options) });
     },
-    async expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): Promise<void> {
-      await send(key, { op: 'expectRetry', digest, minRetryDelayMs, waitedMs, arrivedAt: arrivedAt(waitedMs), failedMsAgo, replyWindowMs });
+    async expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0, waiterId?: string): Promise<void> {
+      checkWaiterId(waiterId);
+      // (An object of the previous version ignores waiterId: it finds the place by body and arrival.)
+      await send(key, { op: 'expectRetry', digest, minRetryDelayMs, waitedMs, arrivedAt: arrivedAt(waitedMs), failedMsAgo, replyWindowMs, ...(waiterId === undefined ? {} : { waiterId }) });
     },
     async joinLine(key: string, waiter: SubjectWaiter): Promise<void> {
       checkWaiter(waiter);

@@ -1,7 +1,7 @@
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeStoreTimingOptions, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { WebhookReceiverError } from '../errors.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
-import { checkWaiter, claimSubject, deliveryOfWaiter, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
+import { checkWaiter, checkWaiterId, claimSubject, deliveryOfWaiter, expectSubjectRetry, failedAgo, renewSubjectClaim, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, releaseSubject, type SubjectRecord } from './subject-record.js';
 import { assertOptionNames, optionNames } from '../option-names.js';
 
 /** A subject in the memory store: its record, and its neighbours in the least-recently-seen order. */
@@ -47,7 +47,7 @@ export interface MemoryDedupeStore extends DedupeStore {
   /** `false` when another delivery took the subject after this claim expired (see {@link DedupeStore.markProcessed}). */
   markProcessed(key: string, token: string, options?: MarkProcessedOptions): boolean;
   release(key: string, token: string, options?: ReleaseOptions): void;
-  expectRetry(key: string, digest: string, waitedMs?: number, failedMsAgo?: number): void;
+  expectRetry(key: string, digest: string, waitedMs?: number, failedMsAgo?: number, waiterId?: string): void;
   joinLine(key: string, waiter: SubjectWaiter): void;
   leaveLine(key: string, waiter: SubjectWaiter): void;
   /** The store's `claimTtlMs`: see {@link DedupeStore.claimTtlMs}. */
@@ -157,10 +157,11 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
       const next = releaseSubject(entry?.record, token, now(), options, minRetryDelayMs, replyWindowMs);
       if (next !== entry?.record) keep(key, entry, next);
     },
-    expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): void {
+    expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0, waiterId?: string): void {
+      checkWaiterId(waiterId);
       const entry = entries.get(key);
       const at = now();
-      const next = expectSubjectRetry(entry?.record, digest, at, minRetryDelayMs, at - waitedMs, at - failedAgo(waitedMs, failedMsAgo), replyWindowMs);
+      const next = expectSubjectRetry(entry?.record, digest, at, minRetryDelayMs, at - waitedMs, at - failedAgo(waitedMs, failedMsAgo), replyWindowMs, waiterId);
       if (next !== entry?.record) keep(key, entry, next);
     },
     joinLine(key: string, waiter: SubjectWaiter): void {

@@ -287,8 +287,9 @@ end
 -- without a claim (withFailedAttempt in subject-record.ts): one more failure of the retry due it
 -- can be, or of the live claim whose retry it can be (isRetryOfClaim), or a new event placed
 -- where it arrived, due until ms expires; nil when nothing is added (an arrival whose retry is
--- due already).
-local function failedAttempt(list, view, digest, received, failed, expires, minDelay)
+-- due already; not when the caller knows it is not, unrecorded: a delivery known by its place, or
+-- a lapsed place whose copies were counted).
+local function failedAttempt(list, view, digest, received, failed, expires, minDelay, unrecorded)
   local due = retryDueOf(list, digest, received, minDelay)
   local next = {}
   if due then
@@ -296,7 +297,9 @@ local function failedAttempt(list, view, digest, received, failed, expires, minD
     if due[2] + 1 < ${DELIVERY_ATTEMPTS} then table.insert(next, { due[1], due[2] + 1, due[3], due[4], failed, due[6] }) end
     return next
   end
-  for _, r in ipairs(list) do if r[6] == digest and r[4] == received then return nil end end
+  if not unrecorded then
+    for _, r in ipairs(list) do if r[6] == digest and r[4] == received then return nil end end
+  end
   -- A copy of the claim's body that comes once the claim's own retry could (its attempt counted
   -- failed at its arrival, as when a claim expires): that retry, one more failed attempt of the
   -- claim's event, in its place.
@@ -310,20 +313,23 @@ local function failedAttempt(list, view, digest, received, failed, expires, minD
     if failures < ${DELIVERY_ATTEMPTS} then table.insert(next, { 'a', failures, dueBy, view.place, failed, digest }) end
     return next
   end
-  -- A copy of the live state's body repeats that state ('r'), unless another event's retry due
-  -- was received between the two (the user went back).
+  -- A copy of the body of the latest event received before it (the live state's, or a retry
+  -- due's placed after it: latestEventBefore in subject-record.ts) repeats that state ('r');
+  -- after another event's, it is the user going back.
   local flag, place = 'a', nil
-  if view.live and view.digest == digest then
-    flag = 'r'
-    for _, r in ipairs(list) do
-      if r[6] ~= digest and view.place and r[4] > view.place and r[4] < received then flag = 'a' end
-    end
+  if view.live then place = view.place end
+  -- Placed where it arrived, after the events placed in that ms before it.
+  local since = freePlace(received, place, list)
+  local latest, latestDigest = nil, nil
+  if view.live and (view.place or 0) < since then latest, latestDigest = view.place or 0, view.digest end
+  for _, r in ipairs(list) do
+    if r[4] < since and (not latest or r[4] > latest) then latest, latestDigest = r[4], r[6] end
   end
+  if latestDigest == digest then flag = 'r' end
   for _, r in ipairs(list) do table.insert(next, r) end
   -- Received before the processed event, it is older than it.
   if view.latest and received < view.latest then flag = 's' end
-  if view.live then place = view.place end
-  table.insert(next, { flag, 1, expires, freePlace(received, place, list), failed, digest })
+  table.insert(next, { flag, 1, expires, since, failed, digest })
   return next
 end
 -- A place that lapsed while its delivery waited for an answer, and whose retries can still come.
@@ -355,12 +361,19 @@ local function settleLapsed(now, minDelay)
   local view = stateView(state, rest, now)
   local list = retries(rest, now)
   local line = {}
-  for _, w in ipairs(places) do
+  for i, w in ipairs(places) do
     if w[1] > now then table.insert(line, w)
     elseif lapsedUnanswered(w, now) then
-      local kept = false
-      for _, r in ipairs(list) do if r[6] == w[7] and math.abs(r[4] - w[5]) <= ${SAME_ARRIVAL_MS} then kept = true end end
-      if not kept then list = failedAttempt(list, view, w[7], w[5], w[5], w[6], minDelay) or list end
+      -- Kept already: a retry due of its body and arrival that no other delivery's recorded
+      -- failure (a mark with its delivery, 'l' with a digest) accounts for.
+      local recorded, others = 0, 0
+      for _, r in ipairs(list) do if r[6] == w[7] and math.abs(r[4] - w[5]) <= ${SAME_ARRIVAL_MS} then recorded = recorded + 1 end end
+      local function count(o)
+        if o[3] == 'l' and o[2] ~= w[2] and o[7] == w[7] and math.abs(o[5] - w[5]) <= ${SAME_ARRIVAL_MS} then others = others + 1 end
+      end
+      for _, o in ipairs(line) do count(o) end
+      for j = i + 1, #places do count(places[j]) end
+      if recorded <= others then list = failedAttempt(list, view, w[7], w[5], w[5], w[6], minDelay, true) or list end
       table.insert(line, answered(w))
     end
   end
@@ -606,7 +619,9 @@ return 'claimed'`;
 // due first (expiredClaim).
 // The service saw the attempt fail ARGV[6] ms ago (0: the 409 answered now; earlier: a 401 or
 // 503 answered before its body could be verified, see refused-deliveries.ts).
-// ARGV: digest, now, minRetryDelayMs, retry-due window, waited ms, failed ms ago.
+// ARGV[7]: the id of the delivery's place in line (see DedupeStore.expectRetry's waiterId), '' or
+// none (a process of the previous version) to find it by body and arrival.
+// ARGV: digest, now, minRetryDelayMs, retry-due window, waited ms, failed ms ago, waiter id.
 const EXPECT_RETRY = `${SPLIT}
 local now = tonumber(ARGV[2])
 local minDelay = tonumber(ARGV[3])
@@ -639,16 +654,33 @@ local failed = now - tonumber(ARGV[6])
 -- A failure told late: its retry may have come already (see expectSubjectRetry).
 if failed < now and now - failed >= minDelay then return 0 end
 local line = waiting(rest, now)
--- Its place lapsed and its failure was recorded then: this 409, told after, adds nothing.
-for _, w in ipairs(line) do if w[3] == 'l' and placeOf(w, ARGV[1], received) then return 0 end end
--- Its place, if it still has one, is answered: it will not become a retry due when it lapses.
 local marked = false
-for i, w in ipairs(line) do
-  if w[3] == 'w' and placeOf(w, ARGV[1], received) then line[i], marked = answered(w), true end
+local own = ARGV[7] ~= nil and ARGV[7] ~= ''
+if own then
+  -- Its own place, by its id (a copy's place with the same body and arrival is left alone): if
+  -- it lapsed and its failure was recorded then, nothing to add; else it, or the mark it left
+  -- giving it back, is answered with its delivery.
+  for i, w in ipairs(line) do
+    if w[2] == ARGV[7] then
+      if w[3] == 'l' and w[7] then return 0 end
+      if not w[7] then
+        local due = now + tonumber(ARGV[4])
+        w = { w[1], w[2], w[3], '|' .. received .. '|' .. due .. '|' .. ARGV[1], received, due, ARGV[1] }
+      end
+      line[i], marked = answered(w), true
+    end
+  end
+else
+  -- Its place lapsed and its failure was recorded then: this 409, told after, adds nothing.
+  for _, w in ipairs(line) do if w[3] == 'l' and placeOf(w, ARGV[1], received) then return 0 end end
+  -- Its place, if it still has one, is answered: it will not become a retry due when it lapses.
+  for i, w in ipairs(line) do
+    if w[3] == 'w' and placeOf(w, ARGV[1], received) then line[i], marked = answered(w), true end
+  end
 end
 local list = retries(rest, now)
 if expired then expiredClaim(expired, list, now, tonumber(ARGV[4])) end
-local next = failedAttempt(list, view, ARGV[1], received, failed, now + tonumber(ARGV[4]), minDelay)
+local next = failedAttempt(list, view, ARGV[1], received, failed, now + tonumber(ARGV[4]), minDelay, own)
 -- Nothing to add: written all the same if its place was answered, or a claim that expired is
 -- now a retry due (as the memory store keeps it).
 if not next then
@@ -819,8 +851,9 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
         PROCESSED + digestOfToken(token), ttl, clock(), channel, key, dueWindow, options?.retryExpected === true ? '1' : '0', replyWindow, String(sentMsAgoOf(options) ?? ''), minRetryDelay])) === 1;
     },
     release: releaseClaim,
-    async expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): Promise<void> {
-      await command(['EVAL', EXPECT_RETRY, '1', keyPrefix + key, digest, clock(), minRetryDelay, dueWindow, String(Math.floor(waitedMs)), String(Math.floor(failedAgo(waitedMs, failedMsAgo)))]);
+    async expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0, waiterId?: string): Promise<void> {
+      const own = waiterId === undefined ? [] : [waiterArguments({ id: waiterId, leftMs: 1 })[0]];
+      await command(['EVAL', EXPECT_RETRY, '1', keyPrefix + key, digest, clock(), minRetryDelay, dueWindow, String(Math.floor(waitedMs)), String(Math.floor(failedAgo(waitedMs, failedMsAgo))), ...own]);
     },
     async joinLine(key: string, waiter: SubjectWaiter): Promise<void> {
       const [digest, waited] = waiter.digest === undefined ? ['', '0'] : [waiter.digest, String(Math.floor(waiter.waitedMs ?? 0))];

@@ -138,10 +138,11 @@ export interface RetryDue {
   /** An event of the subject received after this one was processed since. */
   superseded: boolean;
   /**
-   * A copy of the body of the event in progress (or processed) answered 409 with no other event
-   * of the subject received between the two (see {@link expectSubjectRetry}): the same state, so
-   * not newer than that event once it is processed (its retry is answered `processed`), and
-   * superseded like it by a newer event processed before its retry.
+   * A copy of the body of the event in progress (or processed), or of a retry due's, answered
+   * 409 with no other event of the subject received between the two (see
+   * {@link expectSubjectRetry}): the same state, so not newer than that event once it is
+   * processed (its retry is answered `processed`), and superseded like it by a newer event
+   * processed before its retry.
    */
   repeats?: true;
   /** Failed attempts so far (the service makes 4 in all, reference 6.3). */
@@ -345,6 +346,13 @@ export function leaveSubjectLine(before: SubjectRecord | undefined, waiter: Subj
   return record === undefined ? released(undefined, next)! : lined(record, next);
 }
 
+/** Refuses an `expectRetry` waiter id that no waiter could have (see {@link checkWaiter}). */
+export function checkWaiterId(waiterId: string | undefined): void {
+  if (waiterId !== undefined && (typeof waiterId !== 'string' || waiterId === '')) {
+    throw new DedupeStoreError('invalid_waiter', `expectRetry's waiterId must be the non-empty id of the delivery's SubjectWaiter, or left out, got ${JSON.stringify(String(waiterId).slice(0, 40))}.`);
+  }
+}
+
 /** Longest wait a {@link SubjectWaiter} may announce: a day (the receiver's is at most its store's `replyWindowMs`, 30 s by default). */
 const MAX_WAITER_LEFT_MS = 86_400_000;
 
@@ -389,26 +397,43 @@ export function renewSubjectClaim(record: SubjectRecord | undefined, token: stri
  * body in progress (or of the latest processed one) with no other event between them (a
  * duplicate the service sent, reference 6, or a new event with the same state) is kept too, as
  * repeating that state ({@link RetryDue.repeats}): its retry is answered `duplicate` while that
- * state is the latest processed, and `superseded` once a newer event was processed. The
- * delivery's place in line, if it still has one (its receiver did not give it back first), is
- * marked answered, and a delivery whose place lapsed and was converted already (see
- * {@link withLapsedPlaces}) adds nothing.
+ * state is the latest processed, and `superseded` once a newer event was processed (so is a
+ * copy of a retry due's body with nothing between). The delivery's place in line, if it still
+ * has one (its receiver did not give it back first), is marked answered, and a delivery whose
+ * place lapsed and was converted already (see {@link withLapsedPlaces}) adds nothing.
+ *
+ * `waiterId` (see `DedupeStore.expectRetry`): the delivery's place, found by its id; it never held
+ * a claim. Without it, its place is found by body and arrival (within {@link SAME_ARRIVAL_MS}),
+ * which takes a copy that arrived beside it for the same delivery.
  */
-export function expectSubjectRetry(before: SubjectRecord | undefined, digest: string, at: number, minRetryDelayMs = 0, receivedAt = at, failedAt = at, replyWindowMs = REPLY_WINDOW_MS): SubjectRecord | undefined {
+export function expectSubjectRetry(before: SubjectRecord | undefined, digest: string, at: number, minRetryDelayMs = 0, receivedAt = at, failedAt = at, replyWindowMs = REPLY_WINDOW_MS, waiterId?: string): SubjectRecord | undefined {
   const stored = withLapsedPlaces(before, at, minRetryDelayMs);
   // A failure told late (a refusal verified once the key came): its retry may have come and been
   // handled already, and recording it now would supersede a later copy of its body, a new event.
   if (failedAt < at && at - failedAt >= minRetryDelayMs) return stored;
-  // This delivery's place lapsed and its failure was recorded then: its 409, told after, adds nothing.
   const line = liveList(stored?.line, at);
-  if (line?.some((place) => place.left && isPlaceOf(place, digest, receivedAt))) return stored;
-  // Its place, if it still has one (a receiver that did not give it back first), is answered:
-  // it will not become a retry due when it lapses.
-  const answered = line?.map((place) => (!place.left && isPlaceOf(place, digest, receivedAt) ? answeredMark(place) : place));
+  let answered: LinePlace[] | undefined;
+  if (waiterId === undefined) {
+    // The delivery's place is found by its body and arrival (a receiver of the previous version).
+    // This delivery's place lapsed and its failure was recorded then: its 409, told after, adds nothing.
+    if (line?.some((place) => place.left && isPlaceOf(place, digest, receivedAt))) return stored;
+    // Its place, if it still has one (a receiver that did not give it back first), is answered:
+    // it will not become a retry due when it lapses.
+    answered = line?.map((place) => (!place.left && isPlaceOf(place, digest, receivedAt) ? answeredMark(place) : place));
+  } else {
+    // The delivery's own place, found by its id: another delivery's place with the same body and
+    // arrival (a copy the service sent beside it) is left alone, its failure to be told by itself.
+    const own = line?.find((place) => place.id === waiterId);
+    // Its place lapsed and its failure was recorded then (or this 409 was told already): nothing to add.
+    if (own?.left === true && own.digest !== undefined) return stored;
+    // Its place, or the mark it left giving it back, is answered, with its delivery: it will not
+    // become a retry due, and a place of a copy that lapses later counts it (withLapsedPlaces).
+    answered = own === undefined ? line : line!.map((place) => (place === own ? answeredMark(own.digest === undefined ? { ...own, digest, arrivedAt: receivedAt, dueUntil: at + retryDueWindow(minRetryDelayMs, replyWindowMs) } : own) : place));
+  }
   const marked = answered !== undefined && answered.some((place, index) => place !== line![index]) ? lined(stored!, answered) : stored;
   const record = withoutExpiredClaim(marked, at, minRetryDelayMs, replyWindowMs);
   const live = record !== undefined && record.expiresAt > at;
-  const next = withFailedAttempt(record, liveRetries(record, at) ?? [], digest, at, minRetryDelayMs, receivedAt, failedAt, at + retryDueWindow(minRetryDelayMs, replyWindowMs));
+  const next = withFailedAttempt(record, liveRetries(record, at) ?? [], digest, at, minRetryDelayMs, receivedAt, failedAt, at + retryDueWindow(minRetryDelayMs, replyWindowMs), waiterId !== undefined);
   if (next === undefined) return record;
   const kept = liveList(record?.line, at);
   if (!live) return released(withoutEmpty(next), kept);
@@ -425,7 +450,7 @@ export function expectSubjectRetry(before: SubjectRecord | undefined, digest: st
  * of another event received between the two, flagged {@link RetryDue.repeats}). `undefined`
  * when nothing is added: an arrival whose retry is due already.
  */
-function withFailedAttempt(record: SubjectRecord | undefined, retries: RetryDue[], digest: string, at: number, minRetryDelayMs: number, receivedAt: number, failedAt: number, expiresAt: number): RetryDue[] | undefined {
+function withFailedAttempt(record: SubjectRecord | undefined, retries: RetryDue[], digest: string, at: number, minRetryDelayMs: number, receivedAt: number, failedAt: number, expiresAt: number, unrecorded = false): RetryDue[] | undefined {
   const live = record !== undefined && record.expiresAt > at;
   const due = retryDueOf(retries, digest, receivedAt, minRetryDelayMs);
   if (due !== undefined) {
@@ -433,7 +458,10 @@ function withFailedAttempt(record: SubjectRecord | undefined, retries: RetryDue[
     return due.failures + 1 < DELIVERY_ATTEMPTS ? [...others, { ...due, failures: due.failures + 1, failedAt }] : others;
   }
   // The same arrival again (a 503's give-back after its claim ran and was released): kept already.
-  if (retries.some((retry) => retry.digest === digest && retry.since === receivedAt)) return undefined;
+  // Not when the caller knows this delivery's failure is not recorded (`unrecorded`: a delivery
+  // known by its place, which never held a claim, or a lapsed place whose copies were counted):
+  // a retry due of its body placed at its arrival is then a copy's that arrived in the same ms.
+  if (!unrecorded && retries.some((retry) => retry.digest === digest && retry.since === receivedAt)) return undefined;
   // A copy of the claim's body that comes once the claim's own retry could (counting its attempt
   // failed at its arrival, as when a claim expires): that retry, answered without a claim while
   // the claim still held (its process died: the claim holds until it expires). It is one more
@@ -442,20 +470,34 @@ function withFailedAttempt(record: SubjectRecord | undefined, retries: RetryDue[
     const failures = (record.failures ?? 0) + 2;
     return failures < DELIVERY_ATTEMPTS ? [...retries, { digest, superseded: false, failures, since: placeOf(record), failedAt, expiresAt: record.dueUntil ?? expiresAt }] : retries;
   }
-  // A copy of the body in progress or processed, with no other event of the subject received
+  // A copy of the body of the subject's latest event received before it (the event in progress
+  // or processed, or a retry due placed after it), with no other event of the subject received
   // between the two (a duplicate the service sent, or a new event with the same state): its
   // retry is due all the same, flagged as repeating that state (see RetryDue.repeats). Without
   // it, once a newer event is processed, that retry would be taken for a new event after it and
-  // bring the older state back. With another event between (a 409 kept as its retry due), it
-  // is the user going back to that state: kept like any newer event.
-  const repeats = live && record.state !== 'released' && record.digest === digest && !retries.some((retry) => retry.digest !== digest && retry.since > placeOf(record) && retry.since < receivedAt);
-  // Placed where it arrived; received before the processed event (or a copy of it that was a
-  // newer event), it is older than it.
-  const superseded = live && record.state === 'processed' && receivedAt < latestArrivalOf(record);
+  // bring the older state back; and two copies answered 409 would both be dispatched, the second
+  // as newer than the first. With another event between (a 409 kept as its retry due), it is
+  // the user going back to that state: kept like any newer event.
+  // Placed where it arrived (after the events placed in that ms before it); received before the
+  // processed event (or a copy of it that was a newer event), it is older than it.
   const since = freePlace(receivedAt, live ? record : undefined, retries);
+  const repeats = latestEventBefore(live && record.state !== 'released' ? record : undefined, retries, since)?.digest === digest;
+  const superseded = live && record.state === 'processed' && receivedAt < latestArrivalOf(record);
   const added: RetryDue = { digest, superseded, failures: 1, since, failedAt, expiresAt };
   if (repeats) added.repeats = true;
   return [...retries, added];
+}
+
+/**
+ * The subject's latest event placed before `place`: the live `state`'s, or a retry due's;
+ * `undefined` when there is none.
+ */
+function latestEventBefore(state: SubjectRecord | undefined, retries: readonly RetryDue[], place: number): { readonly digest: string } | undefined {
+  let latest: { readonly digest: string; readonly since: number } | undefined = state === undefined || placeOf(state) >= place ? undefined : { digest: state.digest, since: placeOf(state) };
+  for (const retry of retries) {
+    if (retry.since < place && (latest === undefined || retry.since > latest.since)) latest = retry;
+  }
+  return latest;
 }
 
 /**
@@ -494,7 +536,8 @@ function hasRetryOfEvent(retries: readonly RetryDue[] | undefined, record: Subje
  * event in its place, superseded if the processed event arrived after it), and is kept as a mark
  * until then, so that a 409 of that delivery told after it adds nothing. None is added when a
  * retry due of its body and its arrival is kept already (its 409 recorded before its place
- * could be marked).
+ * could be marked): one that no other place's mark with that body and arrival accounts for (a
+ * copy the service sent beside it, whose failure was recorded: each copy keeps its own).
  *
  * When it failed is unknown: between its arrival and its place's lapse. It is counted failed at
  * its arrival, the early side (see {@link attemptFailedAt} on why early is safe). And it is
@@ -508,13 +551,17 @@ export function withLapsedPlaces(stored: SubjectRecord | undefined, at: number, 
   if (line === undefined || !line.some((place) => lapsedUnanswered(place, at))) return stored;
   let retries = liveRetries(stored, at) ?? [];
   const next: LinePlace[] = [];
-  for (const place of line) {
+  for (const [index, place] of line.entries()) {
     if (place.expiresAt > at) {
       next.push(place);
     } else if (lapsedUnanswered(place, at)) {
       const { digest, arrivedAt, dueUntil } = place;
-      if (!retries.some((retry) => retry.digest === digest && sameArrival(retry.since, arrivedAt))) {
-        retries = withFailedAttempt(stored, retries, digest, at, minRetryDelayMs, arrivedAt, arrivedAt, dueUntil) ?? retries;
+      // Kept already: a retry due of its body and arrival that no other delivery's recorded
+      // failure accounts for (a copy the service sent beside it, answered or lapsed before).
+      const recorded = retries.filter((retry) => retry.digest === digest && sameArrival(retry.since, arrivedAt)).length;
+      const others = [...next, ...line.slice(index + 1)].filter((other) => other.left === true && other.id !== place.id && other.digest === digest && other.arrivedAt !== undefined && sameArrival(other.arrivedAt, arrivedAt)).length;
+      if (recorded <= others) {
+        retries = withFailedAttempt(stored, retries, digest, at, minRetryDelayMs, arrivedAt, arrivedAt, dueUntil, true) ?? retries;
       }
       next.push(answeredMark(place));
     }

@@ -3,7 +3,7 @@ import { assertOptionNames, optionNames } from '../option-names.js';
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_DEDUPE_TTL_MS, type DedupeStoreTimingOptions, type ClaimOptions, type DedupeClaim, type DedupeStore, type MarkProcessedOptions, type ReleaseOptions, type SubjectWaiter } from './dedupe-store.js';
 import { minRetryDelayOption, positiveIntegerOption, replyWindowOption } from './positive-integer-option.js';
 import { watchLinesOver } from './wake-ups.js';
-import { checkWaiter, claimSubject, deliveryOfWaiter, expectSubjectRetry, failedAgo, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, renewSubjectClaim, type SubjectRecord } from './subject-record.js';
+import { checkWaiter, checkWaiterId, claimSubject, deliveryOfWaiter, expectSubjectRetry, failedAgo, joinSubjectLine, leaveSubjectLine, markSubjectProcessed, recordExpiry, releaseSubject, renewSubjectClaim, type SubjectRecord } from './subject-record.js';
 
 /**
  * What one call of a {@link TransactionalDedupeStoreOptions.transact} `change` answers: what to
@@ -232,9 +232,10 @@ export function createTransactionalDedupeStore(options: TransactionalDedupeStore
     release(key: string, token: string, settleOptions?: ReleaseOptions): Promise<void> {
       return update(key, 'release', (record, at) => ({ record: releaseSubject(record, token, at, settleOptions, minRetryDelayMs, replyWindowMs), answer: undefined }), () => true);
     },
-    expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0): Promise<void> {
+    expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0, waiterId?: string): Promise<void> {
+      checkWaiterId(waiterId);
       return update(key, 'expectRetry', (record, at) => ({
-        record: expectSubjectRetry(record, digest, at, minRetryDelayMs, at - waitedMs, at - failedAgo(waitedMs, failedMsAgo), replyWindowMs),
+        record: expectSubjectRetry(record, digest, at, minRetryDelayMs, at - waitedMs, at - failedAgo(waitedMs, failedMsAgo), replyWindowMs, waiterId),
         answer: undefined,
       }));
     },

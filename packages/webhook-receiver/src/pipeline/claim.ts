@@ -70,7 +70,8 @@ export function claimSubject(context: PipelineContext, subject: string, delivery
     //   for a 409). Its late claim may have found the subject held by another late claim, and
     //   recorded nothing: the retry would then be taken for a new event, placed after the events
     //   that arrived after it, and supersede them. (A claim that ran and was released already
-    //   keeps it: the store adds nothing for the same arrival.)
+    //   keeps it: the store adds nothing for the same arrival. So its place is not named, as a
+    //   409's is: the store finds it by body and arrival.)
     const afterReply: Array<() => unknown> = [];
     if (waiter !== undefined && dedupe.leaveLine !== undefined) {
       const leftMs = Math.max(1, waiter.leftMs - (Date.now() - arrivedAt));
@@ -145,7 +146,9 @@ function inProgress(context: PipelineContext, subject: string, delivery: Webhook
   const { dedupe } = context;
   const expectRetry = (): MaybePromise<Answer> => {
     if (!retryExpected || dedupe?.expectRetry === undefined) return answer;
-    return fromStore(() => dedupe.expectRetry!(subject, delivery.bodySha256, sinceReceived(delivery, Date.now())), () => answer, (error) => {
+    // Its place named (it never held a claim: every claim was answered `processing`), so that a
+    // copy of its body that arrived beside it keeps its own place and its own retry due.
+    return fromStore(() => dedupe.expectRetry!(subject, delivery.bodySha256, sinceReceived(delivery, Date.now()), 0, waiter?.id), () => answer, (error) => {
       context.report(error, { outcome: 'dedupe_store_unavailable', delivery, subject, afterReply: false });
       return answer;
     });

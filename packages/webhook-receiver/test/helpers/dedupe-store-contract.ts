@@ -690,8 +690,12 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     const one = ['superseded', 'claimed'];
     // No answer at all (its process died).
     expect(await copiesOfE1(async () => undefined, true)).toEqual(one);
-    // The receiver's 409: its place given back, then its retry recorded; before or after the lapse.
+    // The receiver's 409: its place given back, then its retry recorded, naming the place (this
+    // version) or not (the previous one); before or after the lapse.
     for (const lapseFirst of [false, true]) {
+      expect(await copiesOfE1(async (store, waiter, arrived) => { await giveBack(store, waiter); await store.expectRetry!('s', 'E1', Date.now() - arrived, 0, waiter.id); }, lapseFirst)).toEqual(one);
+      // Its place named without being given back (the give-back failed).
+      expect(await copiesOfE1((store, waiter, arrived) => store.expectRetry!('s', 'E1', Date.now() - arrived, 0, waiter.id), lapseFirst)).toEqual(one);
       expect(await copiesOfE1(async (store, waiter, arrived) => { await giveBack(store, waiter); await answer409(store, arrived); }, lapseFirst)).toEqual(one);
       // A receiver that records the 409 without giving the place back (the previous version).
       expect(await copiesOfE1((store, _waiter, arrived) => answer409(store, arrived), lapseFirst)).toEqual(one);
@@ -718,6 +722,52 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     for (const lapseFirst of [false, true]) {
       expect(await afterAnswer(2, lapseFirst)).toBe('superseded');
       expect(await afterAnswer(3, lapseFirst)).toBe('claimed');
+    }
+  });
+
+  it('keeps two copies of one body that arrived within a ms or two and waited, each answered 409 by its place (expectRetry with waiterId) or lapsed, as two retries due: both superseded by a newer event processed before them, the second answered processed after the first without one', async () => {
+    // E0 is handled; the service sends X twice at once (a duplicate, reference 6.2); both copies
+    // wait behind E0 and get no claim. (Partner trials: the first 409 marked the other copy's
+    // place answered, so only one retry was due; the other copy's retry, after a newer event,
+    // was dispatched as a new event and brought X back.)
+    type Ending = 'answered' | 'lapsed';
+    const twoCopies = async (apart: number, endings: [Ending, Ending], newer: boolean) => {
+      // (A retry comes minRetryDelayMs after its failure at the earliest: with 0, the second copy
+      // would be taken for the first one's retry.)
+      const store = createStore({ minRetryDelayMs: 200 });
+      const e0 = await claimed(store, 's', 'E0');
+      const base = Date.now();
+      const copies = [{ id: 'copy-1', arrived: base }, { id: 'copy-2', arrived: base + apart }].map((copy, index) => ({ ...copy, leftMs: endings[index] === 'lapsed' ? 2 * shortTtlMs : 60_000 }));
+      for (const copy of copies) {
+        expect(await store.claim('s', 'X', Math.max(0, Date.now() - copy.arrived), { id: copy.id, leftMs: copy.leftMs })).toEqual({ state: 'processing' });
+      }
+      // The receiver's 409: its place given back, then its retry recorded, naming its place.
+      for (const [index, copy] of copies.entries()) {
+        if (endings[index] !== 'answered') continue;
+        await store.leaveLine!('s', { id: copy.id, leftMs: 1 });
+        await store.expectRetry!('s', 'X', Math.max(0, Date.now() - copy.arrived), 0, copy.id);
+      }
+      await sleep(3 * shortTtlMs); // lapsed places lapse
+      await store.markProcessed('s', e0);
+      if (newer) await processes(store, 's', 'Y');
+      await sleep(Math.max(0, base + 260 - Date.now())); // the retries come
+      const first = await store.claim('s', 'X');
+      if (first.state === 'claimed') await store.markProcessed('s', first.token);
+      return [first.state, (await store.claim('s', 'X')).state];
+    };
+    for (const apart of [0, 1]) {
+      for (const endings of [['answered', 'answered'], ['answered', 'lapsed'], ['lapsed', 'answered'], ['lapsed', 'lapsed']] as Array<[Ending, Ending]>) {
+        const label = `${apart} ms apart, ${endings.join(' and ')}`;
+        expect(await twoCopies(apart, endings, true), label).toEqual(['superseded', 'superseded']);
+        expect(await twoCopies(apart, endings, false), label).toEqual(['claimed', 'processed']);
+      }
+    }
+  });
+
+  it('refuses an expectRetry waiterId that is not a non-empty string with invalid_waiter', async () => {
+    const store = createStore({});
+    for (const waiterId of ['', 42 as unknown as string]) {
+      await expect(Promise.resolve().then(() => store.expectRetry!('s', 'X', 0, 0, waiterId))).rejects.toMatchObject({ code: 'invalid_waiter' });
     }
   });
 
