@@ -293,6 +293,31 @@ describe('Redis store shared by many clients', () => {
     expect((await store.claim('k', 'x')).state).toBe('processed');
   });
 
+  it('keeps the mark of a 409 that names its place (with its delivery, for the copies beside it) until the reply window has passed, not for the retry-due window: a busy subject\'s 409s do not pile up in its line', async () => {
+    let clock = 1_000_000;
+    const keyPrefix = freshPrefix();
+    const store = createRedisDedupeStore({ client: redis.ioredis, keyPrefix, now: () => clock, replyWindowMs: 30_000, claimTtlMs: 600_000 });
+    const holder = await store.claim('k', 'x');
+    if (holder.state !== 'claimed') throw new Error('expected a claim of x');
+    const marks = async () => (await redis.ioredis.get(`${keyPrefix}k`))!.split('\n').filter((line) => line.startsWith('l'));
+    for (let n = 0; n < 20; n++) {
+      const waiter = { id: `waiter-${n}`, leftMs: 10_000 };
+      clock += 1_000;
+      expect(await store.claim('k', `y${n}`, 0, waiter)).toEqual({ state: 'processing' });
+      clock += 5_000; // (before its place lapses)
+      await store.leaveLine!('k', { id: waiter.id, leftMs: 1 });
+      await store.expectRetry!('k', `y${n}`, 5_000, 0, waiter.id);
+    }
+    // Each 409 marked with its delivery (arrival, due until, digest), the last ones still live.
+    const live = await marks();
+    expect(live.length).toBeGreaterThan(0);
+    expect(live.length).toBeLessThanOrEqual(6);
+    expect(live.at(-1)).toBe(`l${clock + 30_000 + 2}|waiter-19|${clock - 5_000}|${clock + 25 * 60_000}|y19`);
+    clock += 31_000;
+    await store.markProcessed('k', holder.token);
+    expect(await marks()).toEqual([]);
+  });
+
   it('refuses a key it did not write with unexpected_store_reply, naming keyPrefix as the fix', async () => {
     const keyPrefix = freshPrefix();
     await redis.ioredis.set(`${keyPrefix}foreign`, 'someone else');
@@ -458,6 +483,32 @@ describe.each([
   ['memory store', (now: () => number) => createMemoryDedupeStore({ now, claimTtlMs: 100_000 })],
   ['Redis store', (now: () => number) => createRedisDedupeStore({ client: redis.ioredis, keyPrefix: freshPrefix(), now, claimTtlMs: 100_000 })],
 ] as const)('%s: retries due on a clock', (_name, create) => {
+  it('counts the 409 of a copy whose mark has lapsed when the other copy\'s place, which lapsed as late as it could, is converted: two retries due', async () => {
+    // Two copies of y, sent at once, wait behind x. The first is answered 409 (naming its place);
+    // the second's process dies, and its place lapses a whole reply window (30 s) after its
+    // arrival. Nothing calls the store for a minute: the first's mark (kept 30 s after its 409)
+    // has lapsed too when the second's place is converted, and still counts.
+    let clock = 1_000_000;
+    const store = create(() => clock);
+    const holder = await store.claim('s', 'x');
+    if (holder.state !== 'claimed') throw new Error('expected a claim of x');
+    clock += 10;
+    expect(await store.claim('s', 'y', 0, { id: 'copy-1', leftMs: 30_000 })).toEqual({ state: 'processing' });
+    expect(await store.claim('s', 'y', 0, { id: 'copy-2', leftMs: 30_000 })).toEqual({ state: 'processing' });
+    clock += 100;
+    await store.leaveLine!('s', { id: 'copy-1', leftMs: 1 });
+    await store.expectRetry!('s', 'y', 100, 0, 'copy-1');
+    clock += 60_000;
+    await store.markProcessed('s', holder.token);
+    const newer = await store.claim('s', 'z');
+    if (newer.state !== 'claimed') throw new Error('expected a claim of z');
+    await store.markProcessed('s', newer.token);
+    clock += 61_000;
+    expect((await store.claim('s', 'y')).state).toBe('superseded');
+    expect((await store.claim('s', 'y')).state).toBe('superseded');
+    expect((await store.claim('s', 'y')).state).toBe('claimed');
+  });
+
   it('a claim that expired and is then marked processed supersedes nothing received meanwhile', async () => {
     let clock = 1_000_000;
     const store = create(() => clock);

@@ -365,14 +365,13 @@ local function settleLapsed(now, minDelay)
     if w[1] > now then table.insert(line, w)
     elseif lapsedUnanswered(w, now) then
       -- Kept already: a retry due of its body and arrival that no other delivery's recorded
-      -- failure (a mark with its delivery, 'l' with a digest) accounts for.
+      -- failure accounts for (a mark with its delivery, 'l' with a digest, counted even once
+      -- lapsed; or a place converted above).
       local recorded, others = 0, 0
       for _, r in ipairs(list) do if r[6] == w[7] and math.abs(r[4] - w[5]) <= ${SAME_ARRIVAL_MS} then recorded = recorded + 1 end end
-      local function count(o)
-        if o[3] == 'l' and o[2] ~= w[2] and o[7] == w[7] and math.abs(o[5] - w[5]) <= ${SAME_ARRIVAL_MS} then others = others + 1 end
+      for j, o in ipairs(places) do
+        if j ~= i and (o[3] == 'l' or (j < i and lapsedUnanswered(o, now))) and o[7] == w[7] and math.abs(o[5] - w[5]) <= ${SAME_ARRIVAL_MS} then others = others + 1 end
       end
-      for _, o in ipairs(line) do count(o) end
-      for j = i + 1, #places do count(places[j]) end
       if recorded <= others then list = failedAttempt(list, view, w[7], w[5], w[5], w[6], minDelay, true) or list end
       table.insert(line, answered(w))
     end
@@ -620,8 +619,9 @@ return 'claimed'`;
 // The service saw the attempt fail ARGV[6] ms ago (0: the 409 answered now; earlier: a 401 or
 // 503 answered before its body could be verified, see refused-deliveries.ts).
 // ARGV[7]: the id of the delivery's place in line (see DedupeStore.expectRetry's waiterId), '' or
-// none (a process of the previous version) to find it by body and arrival.
-// ARGV: digest, now, minRetryDelayMs, retry-due window, waited ms, failed ms ago, waiter id.
+// none (a process of the previous version) to find it by body and arrival; ARGV[8] with it: the
+// reply window.
+// ARGV: digest, now, minRetryDelayMs, retry-due window, waited ms, failed ms ago, waiter id, reply window.
 const EXPECT_RETRY = `${SPLIT}
 local now = tonumber(ARGV[2])
 local minDelay = tonumber(ARGV[3])
@@ -667,7 +667,9 @@ if own then
         local due = now + tonumber(ARGV[4])
         w = { w[1], w[2], w[3], '|' .. received .. '|' .. due .. '|' .. ARGV[1], received, due, ARGV[1] }
       end
-      line[i], marked = answered(w), true
+      -- Kept until every copy's place has lapsed (a receiver waits at most the reply window,
+      -- ARGV[8]), not for the whole retry-due window.
+      line[i], marked = { math.max(w[1], now + tonumber(ARGV[8]) + ${SAME_ARRIVAL_MS}), w[2], 'l', w[4], w[5], w[6], w[7] }, true
     end
   end
 else
@@ -852,7 +854,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): Dedupe
     },
     release: releaseClaim,
     async expectRetry(key: string, digest: string, waitedMs = 0, failedMsAgo = 0, waiterId?: string): Promise<void> {
-      const own = waiterId === undefined ? [] : [waiterArguments({ id: waiterId, leftMs: 1 })[0]];
+      const own = waiterId === undefined ? [] : [waiterArguments({ id: waiterId, leftMs: 1 })[0], replyWindow];
       await command(['EVAL', EXPECT_RETRY, '1', keyPrefix + key, digest, clock(), minRetryDelay, dueWindow, String(Math.floor(waitedMs)), String(Math.floor(failedAgo(waitedMs, failedMsAgo))), ...own]);
     },
     async joinLine(key: string, waiter: SubjectWaiter): Promise<void> {

@@ -427,8 +427,17 @@ export function expectSubjectRetry(before: SubjectRecord | undefined, digest: st
     // Its place lapsed and its failure was recorded then (or this 409 was told already): nothing to add.
     if (own?.left === true && own.digest !== undefined) return stored;
     // Its place, or the mark it left giving it back, is answered, with its delivery: it will not
-    // become a retry due, and a place of a copy that lapses later counts it (withLapsedPlaces).
-    answered = own === undefined ? line : line!.map((place) => (place === own ? answeredMark(own.digest === undefined ? { ...own, digest, arrivedAt: receivedAt, dueUntil: at + retryDueWindow(minRetryDelayMs, replyWindowMs) } : own) : place));
+    // become a retry due, and the place of a copy that lapses later counts it (withLapsedPlaces).
+    // Kept until every such copy's place has lapsed (a receiver waits at most the reply window),
+    // not for the whole retry-due window: a subject's 409s do not pile up in its line.
+    answered = own === undefined ? line : line!.map((place) => (place === own ? {
+      id: own.id,
+      left: true,
+      digest: own.digest ?? digest,
+      arrivedAt: own.arrivedAt ?? receivedAt,
+      dueUntil: own.dueUntil ?? at + retryDueWindow(minRetryDelayMs, replyWindowMs),
+      expiresAt: Math.max(own.expiresAt, at + replyWindowMs + SAME_ARRIVAL_MS),
+    } : place));
   }
   const marked = answered !== undefined && answered.some((place, index) => place !== line![index]) ? lined(stored!, answered) : stored;
   const record = withoutExpiredClaim(marked, at, minRetryDelayMs, replyWindowMs);
@@ -557,9 +566,10 @@ export function withLapsedPlaces(stored: SubjectRecord | undefined, at: number, 
     } else if (lapsedUnanswered(place, at)) {
       const { digest, arrivedAt, dueUntil } = place;
       // Kept already: a retry due of its body and arrival that no other delivery's recorded
-      // failure accounts for (a copy the service sent beside it, answered or lapsed before).
+      // failure accounts for (a copy the service sent beside it, answered before, whose mark is
+      // counted even once lapsed, or converted above).
       const recorded = retries.filter((retry) => retry.digest === digest && sameArrival(retry.since, arrivedAt)).length;
-      const others = [...next, ...line.slice(index + 1)].filter((other) => other.left === true && other.id !== place.id && other.digest === digest && other.arrivedAt !== undefined && sameArrival(other.arrivedAt, arrivedAt)).length;
+      const others = line.filter((other, position) => position !== index && (other.left === true || (position < index && lapsedUnanswered(other, at))) && other.digest === digest && other.arrivedAt !== undefined && sameArrival(other.arrivedAt, arrivedAt)).length;
       if (recorded <= others) {
         retries = withFailedAttempt(stored, retries, digest, at, minRetryDelayMs, arrivedAt, arrivedAt, dueUntil, true) ?? retries;
       }
