@@ -490,11 +490,28 @@ function withFailedAttempt(record: SubjectRecord | undefined, retries: RetryDue[
   // Placed where it arrived (after the events placed in that ms before it); received before the
   // processed event (or a copy of it that was a newer event), it is older than it.
   const since = freePlace(receivedAt, live ? record : undefined, retries);
-  const repeats = latestEventBefore(live && record.state !== 'released' ? record : undefined, retries, since)?.digest === digest;
+  const state = live && record.state !== 'released' ? record : undefined;
+  const repeats = latestEventBefore(state, retries, since)?.digest === digest;
   const superseded = live && record.state === 'processed' && receivedAt < latestArrivalOf(record);
   const added: RetryDue = { digest, superseded, failures: 1, since, failedAt, expiresAt };
   if (repeats) added.repeats = true;
-  return [...retries, added];
+  // Recorded after a copy placed later (a copy's 409 told before this place lapsed): that copy
+  // now repeats this event, with nothing between them.
+  const next = nextRetryAfter(state, retries, since);
+  const repeated = next !== undefined && next.digest === digest && !next.superseded && next.repeats !== true ? next : undefined;
+  return [...retries.map((retry) => (retry === repeated ? { ...retry, repeats: true as const } : retry)), added];
+}
+
+/**
+ * The retry due of the subject's next event placed after `place`, `undefined` when that event is
+ * the live `state`'s or there is none.
+ */
+function nextRetryAfter(state: SubjectRecord | undefined, retries: readonly RetryDue[], place: number): RetryDue | undefined {
+  let next: RetryDue | undefined;
+  for (const retry of retries) {
+    if (retry.since > place && (next === undefined || retry.since < next.since)) next = retry;
+  }
+  return next !== undefined && state !== undefined && placeOf(state) > place && placeOf(state) < next.since ? undefined : next;
 }
 
 /**
