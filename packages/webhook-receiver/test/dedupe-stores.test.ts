@@ -460,22 +460,23 @@ describe('Redis store and memory store agree', () => {
           { kind: 'markProcessed', key: 'a', nth: 0, retryExpected: false },
           { kind: 'claim', key: 'a', digest: 'y', waited: 0, waiter: undefined },
         ], undefined] as never)),
-        // Two copies of y a second apart wait behind x: the second is answered 409 first, then
-        // the first's place lapses (its process died): the second repeats the first all the same.
-        [[
+        // y waits behind x; a second later, a copy of y (or of x) waits too and is answered 409;
+        // then y's place lapses (its process died). A copy of y repeats y all the same; a copy of
+        // x repeated x at its 409, but x, y, x is the user going back to x, whose retry is dispatched.
+        ...['y', 'x'].map((second) => [[
           { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
           { kind: 'joinLine', key: 'a', waiter: { id: 'w4', leftMs: 2_000 }, digest: 'y', waited: 0 },
           { kind: 'wait', seconds: 1 },
-          { kind: 'joinLine', key: 'a', waiter: { id: 'w1', leftMs: 30_000 }, digest: 'y', waited: 0 },
+          { kind: 'joinLine', key: 'a', waiter: { id: 'w1', leftMs: 30_000 }, digest: second, waited: 0 },
           { kind: 'answer409', nth: 1, giveBack: true, named: true },
           { kind: 'wait', seconds: 1 },
           { kind: 'wait', seconds: 1 },
           { kind: 'markProcessed', key: 'a', nth: 0, retryExpected: false },
           { kind: 'wait', seconds: 61 },
-          { kind: 'claim', key: 'a', digest: 'y', waited: 0, waiter: undefined },
+          { kind: 'claim', key: 'a', digest: second, waited: 0, waiter: undefined },
           { kind: 'markProcessed', key: 'a', nth: 0, retryExpected: false },
           { kind: 'claim', key: 'a', digest: 'y', waited: 0, waiter: undefined },
-        ], undefined],
+        ], undefined] as never),
         // x's claim is held by a process that died; y is answered 409, then x's retry a minute
         // later (the claim still holds): that retry, in x's place, superseded once y is processed.
         [[

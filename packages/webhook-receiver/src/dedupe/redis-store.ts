@@ -326,8 +326,9 @@ local function failedAttempt(list, view, digest, received, failed, expires, minD
     if r[4] < since and (not latest or r[4] > latest) then latest, latestDigest = r[4], r[6] end
   end
   if latestDigest == digest then flag = 'r' end
-  -- Recorded after a copy placed later (a copy's 409 told before this place lapsed): that copy
-  -- now repeats this event, with nothing between them (nextRetryAfter in subject-record.ts).
+  -- Recorded after the event placed next (a later delivery's 409 told before this place lapsed):
+  -- that event repeats this one's state if it has its body, and nothing if not (nextRetryAfter in
+  -- subject-record.ts).
   local after = nil
   for _, r in ipairs(list) do
     if r[4] > since and (not after or r[4] < after[4]) then after = r end
@@ -335,6 +336,7 @@ local function failedAttempt(list, view, digest, received, failed, expires, minD
   if after and view.live and view.place and view.place > since and view.place < after[4] then after = nil end
   for _, r in ipairs(list) do
     if r == after and r[6] == digest and r[1] == 'a' then table.insert(next, { 'r', r[2], r[3], r[4], r[5], r[6] })
+    elseif r == after and r[6] ~= digest and r[1] == 'r' then table.insert(next, { 'a', r[2], r[3], r[4], r[5], r[6] })
     else table.insert(next, r) end
   end
   -- Received before the processed event, it is older than it.

@@ -495,11 +495,14 @@ function withFailedAttempt(record: SubjectRecord | undefined, retries: RetryDue[
   const superseded = live && record.state === 'processed' && receivedAt < latestArrivalOf(record);
   const added: RetryDue = { digest, superseded, failures: 1, since, failedAt, expiresAt };
   if (repeats) added.repeats = true;
-  // Recorded after a copy placed later (a copy's 409 told before this place lapsed): that copy
-  // now repeats this event, with nothing between them.
+  // Recorded after the event placed next (a later delivery's 409 told before this place
+  // lapsed): that event now comes right after this one, so it repeats this one's state if it has
+  // its body (a copy), and repeats nothing if not (the user went back to it after this one).
   const next = nextRetryAfter(state, retries, since);
-  const repeated = next !== undefined && next.digest === digest && !next.superseded && next.repeats !== true ? next : undefined;
-  return [...retries.map((retry) => (retry === repeated ? { ...retry, repeats: true as const } : retry)), added];
+  if (next === undefined || next.superseded || (next.repeats === true) === (next.digest === digest)) return [...retries, added];
+  const { repeats: _, ...after } = next;
+  const changed: RetryDue = next.digest === digest ? { ...after, repeats: true } : after;
+  return [...retries.map((retry) => (retry === next ? changed : retry)), added];
 }
 
 /**

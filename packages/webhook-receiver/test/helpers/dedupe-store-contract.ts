@@ -767,6 +767,29 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     }
   });
 
+  it('takes a copy of the body in progress answered 409 for the user going back to that state once another event received before it is recorded (its place lapsed after the 409): dispatched on its retry, and that event superseded', async () => {
+    // X is handled; Y waits behind it (its process dies); a copy of X arrives after Y, waits and
+    // is answered 409: at that time nothing stood between it and X, so it repeated X. Then Y's
+    // place lapses: X, Y, X is the user going back to X, and its retry is the latest state.
+    const store = createStore({ minRetryDelayMs: 200 });
+    const base = Date.now();
+    const holder = await claimed(store, 's', 'X');
+    await sleep(5);
+    expect(await store.claim('s', 'Y', 0, { id: 'y', leftMs: 2 * shortTtlMs })).toEqual({ state: 'processing' });
+    await sleep(40);
+    const arrived = Date.now();
+    expect(await store.claim('s', 'X', 0, { id: 'x-copy', leftMs: 60_000 })).toEqual({ state: 'processing' });
+    await store.leaveLine!('s', { id: 'x-copy', leftMs: 1 });
+    await store.expectRetry!('s', 'X', Date.now() - arrived, 0, 'x-copy');
+    await sleep(3 * shortTtlMs); // Y's place lapses
+    await store.markProcessed('s', holder);
+    await sleep(Math.max(0, base + 300 - Date.now())); // the retries come, X's copy's first
+    const retry = await store.claim('s', 'X');
+    expect(retry.state).toBe('claimed');
+    if (retry.state === 'claimed') await store.markProcessed('s', retry.token);
+    expect(await store.claim('s', 'Y')).toEqual({ state: 'superseded' });
+  });
+
   it('refuses an expectRetry waiterId that is not a non-empty string with invalid_waiter', async () => {
     const store = createStore({});
     for (const waiterId of ['', 42 as unknown as string]) {
