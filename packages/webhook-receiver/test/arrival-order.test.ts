@@ -303,6 +303,31 @@ describe('a receiver process killed mid-handler', () => {
       .toEqual({ e2Answer: '200 processed', e1Retries: ['200 superseded'], e1bRetries: ['200 superseded'], partnerEndsOn: 'rejected' });
   });
 
+  // A partner's trial (the sandbox sending every event twice): E0 (pending) and its copy reached
+  // A, whose handler of E0 hangs, the copy waiting behind it; A was killed. The copy's place
+  // lapsed, then E0's claim expired, both before the next call to the store. Their retries reach
+  // B: the partner's handler must run once, the other retry answered duplicate.
+  it('handles an event once when the process that died held it and had its copy waiting behind it', async () => {
+    const minRetryDelayMs = 1_500;
+    const recordFile = join(workDir, 'killed-with-copy.jsonl');
+    const [a, b] = await startProcesses(recordFile, { claimTtlMs: 400, minRetryDelayMs });
+    const [before, e0] = [kyc('copy-user', 'approved'), kyc('copy-user', 'pending')];
+    expect(answered(await service.deliver(b.url, before))).toBe('200 processed');
+    const e0First = sendAttempt(service, a.url, e0, 1);
+    await until(() => started(recordFile, 'pending'), "A's handler of pending started");
+    const copyFirst = sendAttempt(service, a.url, e0, 1);
+    await sleep(80); // the copy waits in A's line (for up to SUBJECT_WAIT_MS)
+    await a.kill('SIGKILL');
+    const killedAt = Date.now();
+    expect((await Promise.all([e0First, copyFirst])).map(describeAttempt)).toEqual(['no answer', 'no answer']);
+    // The copy's place has lapsed, and E0's claim expired (its last renewal was before the kill).
+    await sleep(killedAt + 800 - Date.now());
+    const [e0Retries, copyRetries] = await retryInRounds(service, [e0, e0], { url: b.url, nextAttempt: 2, failedAt: killedAt, minRetryDelayMs, staggerMs: 50 });
+    const written = writtenIn(recordFile);
+    expect({ answers: [...e0Retries!, ...copyRetries!].map(describeAttempt).sort(), written }, `E0 retries: ${attempts(e0Retries!)}; its copy's: ${attempts(copyRetries!)}`)
+      .toEqual({ answers: ['200 duplicate', '200 processed'], written: ['approved', 'pending'] });
+  });
+
   // A partner trial's trace: E1 (pending) reached A, whose handler hangs, and A was killed; E2
   // (rejected) reached B and waited for the dead claim: 409. E1's retry came a retry wait after
   // E1 (to B, the claim still holding): 409 too. Once the claim expired, E2's retry was processed,

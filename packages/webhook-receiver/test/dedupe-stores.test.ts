@@ -477,6 +477,17 @@ describe('Redis store and memory store agree', () => {
           { kind: 'markProcessed', key: 'a', nth: 0, retryExpected: false },
           { kind: 'claim', key: 'a', digest: 'y', waited: 0, waiter: undefined },
         ], undefined] as never),
+        // x's claim and a copy of x waiting behind it are in a process that dies: the copy's place
+        // lapses, then the claim expires before the next call; the copy repeats the claim's x.
+        [[
+          { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
+          { kind: 'wait', seconds: 1 },
+          { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: { id: 'w4', leftMs: 2_000 } },
+          { kind: 'wait', seconds: 301 },
+          { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
+          { kind: 'markProcessed', key: 'a', nth: 1, retryExpected: false },
+          { kind: 'claim', key: 'a', digest: 'x', waited: 0, waiter: undefined },
+        ], undefined],
         // x's claim is held by a process that died; y is answered 409, then x's retry a minute
         // later (the claim still holds): that retry, in x's place, superseded once y is processed.
         [[

@@ -370,7 +370,6 @@ local function settleLapsed(now, minDelay)
   local any = false
   for _, w in ipairs(places) do if lapsedUnanswered(w, now) then any = true end end
   if not any then return end
-  local view = stateView(state, rest, now)
   local list = retries(rest, now)
   local line = {}
   for i, w in ipairs(places) do
@@ -384,7 +383,9 @@ local function settleLapsed(now, minDelay)
       for j, o in ipairs(places) do
         if j ~= i and (o[3] == 'l' or (j < i and lapsedUnanswered(o, now))) and o[7] == w[7] and math.abs(o[5] - w[5]) <= ${SAME_ARRIVAL_MS} then others = others + 1 end
       end
-      if recorded <= others then list = failedAttempt(list, view, w[7], w[5], w[5], w[6], minDelay, true) or list end
+      -- Judged as the subject stood when the place lapsed: a claim that has expired since (its
+      -- process died too) still held the subject then, and a copy of its body repeats it.
+      if recorded <= others then list = failedAttempt(list, stateView(state, rest, math.min(now, w[1])), w[7], w[5], w[5], w[6], minDelay, true) or list end
       table.insert(line, answered(w))
     end
   end

@@ -590,8 +590,10 @@ export function withLapsedPlaces(stored: SubjectRecord | undefined, at: number, 
       // counted even once lapsed, or converted above).
       const recorded = retries.filter((retry) => retry.digest === digest && sameArrival(retry.since, arrivedAt)).length;
       const others = line.filter((other, position) => position !== index && (other.left === true || (position < index && lapsedUnanswered(other, at))) && other.digest === digest && other.arrivedAt !== undefined && sameArrival(other.arrivedAt, arrivedAt)).length;
+      // Judged as the subject stood when the place lapsed: a claim that has expired since (its
+      // process died too) still held the subject then, and a copy of its body repeats it.
       if (recorded <= others) {
-        retries = withFailedAttempt(stored, retries, digest, at, minRetryDelayMs, arrivedAt, arrivedAt, dueUntil, true) ?? retries;
+        retries = withFailedAttempt(stored, retries, digest, Math.min(at, place.expiresAt), minRetryDelayMs, arrivedAt, arrivedAt, dueUntil, true) ?? retries;
       }
       next.push(answeredMark(place));
     }

@@ -790,6 +790,24 @@ export function describeDedupeStoreContract(createStore: StoreFactory, { shortTt
     expect(await store.claim('s', 'Y')).toEqual({ state: 'superseded' });
   });
 
+  it('keeps a copy of the claim\'s body whose place lapsed while the claim held as repeating it, though the claim has expired too by the next call (the process that held both died): its retry is answered processed after the claim\'s', async () => {
+    // A partner's trial (Redis, the sandbox sending every event twice, kill -9 mid-handler): the
+    // copy's lapsed place, converted after the claim had expired too, was taken for a newer event
+    // with the same body, and both retries were dispatched.
+    for (const newer of [false, true]) {
+      const store = createStore({ claimTtlMs: 3 * shortTtlMs, minRetryDelayMs: 200 });
+      const base = Date.now();
+      await claimed(store, 's', 'X'); // never settled: its process dies
+      expect(await store.claim('s', 'X', 0, { id: 'copy', leftMs: shortTtlMs })).toEqual({ state: 'processing' });
+      await sleep(5 * shortTtlMs); // the copy's place lapses, then the claim expires
+      if (newer) await processes(store, 's', 'Y');
+      await sleep(Math.max(0, base + 5 * shortTtlMs + 260 - Date.now())); // the retries come
+      const first = await store.claim('s', 'X');
+      if (first.state === 'claimed') await store.markProcessed('s', first.token);
+      expect([first.state, (await store.claim('s', 'X')).state]).toEqual(newer ? ['superseded', 'superseded'] : ['claimed', 'processed']);
+    }
+  });
+
   it('refuses an expectRetry waiterId that is not a non-empty string with invalid_waiter', async () => {
     const store = createStore({});
     for (const waiterId of ['', 42 as unknown as string]) {
