@@ -68,6 +68,32 @@ describe('the self-contained samples of the guides run and print what they say',
     await expectSampleRunsAndPrints('older-generation-1', ['false', 'UserNotRegistered', 'true', 'true', '404']);
   }, 90_000);
 
+  // Not self-contained: its access token and the typed amount are `declare`d. Filled in here (a
+  // sign-in against a fresh sandbox, 19.99 typed), the rest runs as written. (A partner's trial:
+  // the wait was for the first of the two amounts set, and threw LimitSupersededError.)
+  it('daily limit: sets the limit twice and waits for the second amount to be in force', async () => {
+    const { code, name } = sample('daily-limit-1');
+    const prelude = [
+      "import { signerFromViemAccount } from '@capi/client';",
+      "import { DEV_WALLET, startSandbox } from '@capi/sandbox';",
+      "import { privateKeyToAccount } from 'viem/accounts';",
+      "const sandbox = await startSandbox({ generation: 'newer', users: [{ signInWallets: [DEV_WALLET.address], smartWallets: [{ address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', chainId: '100' }] }] });",
+      "const signIn = createPartnerClient({ baseUrl: sandbox.baseUrl });",
+      "const { token: accessToken } = await signIn.signInWithEthereum({ ...signerFromViemAccount(privateKeyToAccount(DEV_WALLET.privateKey)), domain: 'localhost', uri: 'http://localhost:3000/', chainId: 100 });",
+      "const typedDollars = '19.99';",
+    ].join('\n');
+    const filled = code
+      .replace('declare const accessToken: string; // from signInWithEthereum, on a newer-generation deployment', prelude)
+      .replace('declare const typedDollars: string;', '')
+      .replace("baseUrl: 'https://sandbox.capi.invalid'", 'baseUrl: sandbox.baseUrl');
+    expect(filled).not.toContain('declare ');
+    const result = await runSample({ name, code: `${filled}\nawait sandbox.close();\n` });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('in force: 1999');
+    expect(result.stdout).toMatch(/^amount \S/m); // the refused 0, checked before any request
+  }, 90_000);
+
   it('sandbox: the limit syncs, the key matches, the KYC change is delivered, signed and verified', async () => {
     await expectSampleRunsAndPrints('sandbox-2', ['synced', 'true', "[ 'kyc.status.changed: succeeded' ]", 'rejected']);
   }, 90_000);
