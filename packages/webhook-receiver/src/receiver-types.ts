@@ -200,7 +200,7 @@ export interface WebhookReceiverOptions extends SignatureCheckOptions {
    * handlers rely on: use it to run a newer validator, not to loosen the check.
    */
   validator?: WebhookEventParser;
-  /** Called with every failure that is the server's, not the sender's, and with every authentic event the schema refuses. Default: `console.error`. */
+  /** Called with every failure that is the server's, not the sender's, and with every authentic event the schema refuses. Default: `console.error` (a schema-refused event in one line: its first problems and the sizes of its raw body and problem list, not their contents). */
   onError?: (error: unknown, context: WebhookErrorContext) => void;
 }
 

@@ -4,7 +4,7 @@ import type { PublicKeyProvider } from '@capi/webhook-signature';
 import { createMemoryDedupeStore } from './dedupe/memory-store.js';
 import { replyWindowOption } from './dedupe/positive-integer-option.js';
 import { REPLY_WINDOW_MS } from './dedupe/subject-record.js';
-import { WebhookReceiverError } from './errors.js';
+import { InvalidWebhookEventError, WebhookReceiverError } from './errors.js';
 import { isPromiseLike, type PipelineContext } from './pipeline/context.js';
 import { createClaimRenewal } from './pipeline/claim-renewal.js';
 import { createHandlerRegistry } from './pipeline/dispatch.js';
@@ -235,7 +235,14 @@ function pipelineContext(options: WebhookReceiverOptions): PipelineContext {
 function logToConsole(error: unknown, context: WebhookErrorContext): void {
   // Which event: its subject (event type and user) and body digest, when known.
   const about = [context.subject, context.delivery && `body SHA-256 ${context.delivery.bodySha256}`].filter(Boolean).join(', ');
-  console.error(`[@capi/webhook-receiver] ${context.outcome}${context.afterReply ? ' (after the reply)' : ''}${about === '' ? '' : ` (${about})`}:`, error);
+  const prefix = `[@capi/webhook-receiver] ${context.outcome}${context.afterReply ? ' (after the reply)' : ''}${about === '' ? '' : ` (${about})`}:`;
+  // A schema-refused event: its message names the first problems; the raw body and the whole
+  // list (on the error, for onError) would fill a screen of bytes and objects.
+  if (error instanceof InvalidWebhookEventError) {
+    console.error(prefix, `${error.name}: ${error.message} (error.rawBody: ${error.rawBody.byteLength} bytes; error.errors: ${error.errors.length} problem${error.errors.length === 1 ? '' : 's'}; pass onError to handle it)`);
+    return;
+  }
+  console.error(prefix, error);
 }
 
 function hasMethods(value: unknown, names: readonly string[]): boolean {

@@ -714,6 +714,23 @@ describe.each(servings)('over %s', (_name, serve) => {
       }
     });
 
+    it('logs a schema-refused event by default in one line: its problems, and the sizes of the raw body and of the list instead of their contents', async () => {
+      const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      try {
+        const { url } = await start({ onError: undefined, deadLetters: createMemoryDeadLetterStore() });
+        const body = eventBody('kyc.status.changed', 'u16', { kycStatus: 'verifiedByPartner' as never }); // a value this SDK does not know yet
+        expect((await service.deliver(url, body)).status).toBe(202);
+        await vi.waitFor(() => expect(logged).toHaveBeenCalledTimes(1));
+        const [prefix, line] = logged.mock.calls[0]!;
+        expect(prefix).toMatch(/^\[@capi\/webhook-receiver\] invalid_event_dead_lettered \(body SHA-256 [0-9a-f]{64}\):$/);
+        expect(line).toBe(`InvalidWebhookEventError: An authentic kyc.status.changed delivery does not match this SDK version's schema: ${(line as string).split('schema: ')[1]!.split('. It never')[0]}. ` +
+          `It never reaches the typed handlers; keep it with a deadLetters store and receiver.replay() it after upgrading @capi/webhook-receiver. (error.rawBody: ${Buffer.byteLength(body)} bytes; error.errors: 1 problem; pass onError to handle it)`);
+        expect(line).toContain('kycStatus');
+      } finally {
+        logged.mockRestore();
+      }
+    });
+
     it('still answers 401, and an unhandled invalid body 500, before acknowledging anything', async () => {
       const { url } = await start({ acknowledgeEarly: true });
       expect((await service.deliver(url, 'nope')).status).toBe(500);
