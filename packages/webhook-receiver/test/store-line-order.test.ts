@@ -170,12 +170,12 @@ describe('what the store is told of a waiting delivery, should its process die',
       claim: (key, digest, waitedMs, waiter) => inner.claim(key, digest, waitedMs, waiter),
       markProcessed: (key, token) => inner.markProcessed(key, token),
       release: (key, token, options) => inner.release(key, token, options),
-      expectRetry: (key, digest, waitedMs) => {
-        calls.push(`expectRetry ${digest === sha256(body.approved) ? 'approved' : digest === sha256(body.rejected) ? 'rejected' : digest}`);
-        return inner.expectRetry(key, digest, waitedMs);
+      expectRetry: (key, digest, waitedMs, failedMsAgo, waiterId) => {
+        calls.push(`expectRetry ${digest === sha256(body.approved) ? 'approved' : digest === sha256(body.rejected) ? 'rejected' : digest}${waiterId === undefined ? '' : ' naming its place'}`);
+        return inner.expectRetry(key, digest, waitedMs, failedMsAgo, waiterId);
       },
       joinLine: (key, waiter) => {
-        calls.push(`joinLine ${waiter.digest === sha256(body.rejected) ? 'rejected' : waiter.digest} ${typeof waiter.waitedMs}`);
+        calls.push(`joinLine ${waiter.digest === sha256(body.rejected) ? 'rejected' : waiter.digest} ${typeof waiter.waitedMs} leftMs ${waiter.leftMs}`);
         return inner.joinLine(key, waiter);
       },
       leaveLine: (key, waiter) => {
@@ -199,11 +199,13 @@ describe('what the store is told of a waiting delivery, should its process die',
     release();
     await first;
     // The rejected delivery told its body and arrival when it joined the line (the approved one's
-    // claim told them itself); each 409 gave its place back before its retry was recorded. (The two
-    // 409s may interleave on a loaded machine: the k-th expectRetry comes after k give-backs.)
-    expect(calls).toContain('joinLine rejected number');
+    // claim told them itself), its place to live a quarter of subjectWaitMs past its own wait (so
+    // that it does not lapse just before its 409 gives it back); each 409 gave its place back
+    // before its retry was recorded, naming the place. (The two 409s may interleave on a loaded
+    // machine: the k-th expectRetry comes after k give-backs.)
+    expect(calls).toContain('joinLine rejected number leftMs 375');
     const settlements = calls.filter((call) => call === 'leaveLine' || call.startsWith('expectRetry'));
-    expect(settlements.filter((call) => call !== 'leaveLine').sort()).toEqual(['expectRetry approved', 'expectRetry rejected']);
+    expect(settlements.filter((call) => call !== 'leaveLine').sort()).toEqual(['expectRetry approved naming its place', 'expectRetry rejected naming its place']);
     settlements.forEach((call, index) => {
       if (call === 'leaveLine') return;
       const retriesSoFar = settlements.slice(0, index + 1).filter((each) => each !== 'leaveLine').length;

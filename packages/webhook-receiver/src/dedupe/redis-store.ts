@@ -681,8 +681,8 @@ if own then
         w = { w[1], w[2], w[3], '|' .. received .. '|' .. due .. '|' .. ARGV[1], received, due, ARGV[1] }
       end
       -- Kept until every copy's place has lapsed (a receiver waits at most the reply window,
-      -- ARGV[8]), not for the whole retry-due window.
-      line[i], marked = { math.max(w[1], now + tonumber(ARGV[8]) + ${SAME_ARRIVAL_MS}), w[2], 'l', w[4], w[5], w[6], w[7] }, true
+      -- ARGV[8], and its places live up to 1 s longer), not for the whole retry-due window.
+      line[i], marked = { math.max(w[1], now + tonumber(ARGV[8]) + 1000 + ${SAME_ARRIVAL_MS}), w[2], 'l', w[4], w[5], w[6], w[7] }, true
     end
   end
 else

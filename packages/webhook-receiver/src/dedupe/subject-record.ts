@@ -428,15 +428,16 @@ export function expectSubjectRetry(before: SubjectRecord | undefined, digest: st
     if (own?.left === true && own.digest !== undefined) return stored;
     // Its place, or the mark it left giving it back, is answered, with its delivery: it will not
     // become a retry due, and the place of a copy that lapses later counts it (withLapsedPlaces).
-    // Kept until every such copy's place has lapsed (a receiver waits at most the reply window),
-    // not for the whole retry-due window: a subject's 409s do not pile up in its line.
+    // Kept until every such copy's place has lapsed (a receiver waits at most the reply window,
+    // and its places live up to 1 s longer), not for the whole retry-due window: a subject's 409s
+    // do not pile up in its line.
     answered = own === undefined ? line : line!.map((place) => (place === own ? {
       id: own.id,
       left: true,
       digest: own.digest ?? digest,
       arrivedAt: own.arrivedAt ?? receivedAt,
       dueUntil: own.dueUntil ?? at + retryDueWindow(minRetryDelayMs, replyWindowMs),
-      expiresAt: Math.max(own.expiresAt, at + replyWindowMs + SAME_ARRIVAL_MS),
+      expiresAt: Math.max(own.expiresAt, at + replyWindowMs + 1_000 + SAME_ARRIVAL_MS),
     } : place));
   }
   const marked = answered !== undefined && answered.some((place, index) => place !== line![index]) ? lined(stored!, answered) : stored;
